@@ -1,0 +1,297 @@
+"""The collector: the one process per machine that turns sources into the stored snapshot.
+
+A lock file decides which process is the collector; front ends start one on demand (`ensure_running`) and
+`lunavect daemon` runs one in the foreground. Each tick it ingests the hook spool exactly once, folds the
+new evidence into each session's facts, applies the rules with the current time (so freshness expires even
+when no new evidence arrives) and writes the snapshot rows that changed. watchfiles only wakes it early;
+byte offsets in the store are the truth.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import msgspec
+
+from lunavect import paths, spool, store
+from lunavect.claude.hooks import evidence_from_record
+from lunavect.core.model import session_key
+from lunavect.core.rules import Facts, decide, fold
+from lunavect.host.processes import is_alive
+from lunavect.snapshot import build_session
+
+log = logging.getLogger("lunavect.collector")
+
+TICK_S = 1.0
+POKE_FILE_NAME = "poke"
+# How long a front end waits for a collector it started, or for the collector to catch up with the spool.
+CATCH_UP_TIMEOUT_S = 5.0
+
+_facts_encoder = msgspec.json.Encoder()
+_facts_decoder = msgspec.json.Decoder(Facts)
+_session_encoder = msgspec.json.Encoder()
+
+
+class Collector:
+    """Ingest and snapshot, one tick at a time. Holds each session's facts, never its history."""
+
+    def __init__(self, conn: sqlite3.Connection, spool_dir: Path | None = None) -> None:
+        self.conn = conn
+        self.spool_dir = spool_dir or paths.spool_dir()
+        self._facts: dict[str, Facts] = {}
+        self._written: dict[str, bytes] = {}
+        for key, data in conn.execute("SELECT id, data FROM facts"):
+            try:
+                self._facts[key] = _facts_decoder.decode(data)
+            except msgspec.DecodeError:
+                log.warning("dropping unreadable facts of %s", key)
+        for key, data in conn.execute("SELECT id, data FROM snapshot"):
+            self._written[key] = data.encode() if isinstance(data, str) else data
+
+    # -- ingest ------------------------------------------------------------------------------------------
+
+    def ingest(self, now: float | None = None) -> int:
+        """Ingest every complete spooled line; returns how many new events were stored."""
+        stored = 0
+        for path in spool.spool_files(self.spool_dir):
+            while True:
+                chunk = spool.read_new(self.conn, path)
+                if chunk is None:
+                    break
+                stored += self._ingest_chunk(chunk, time.time() if now is None else now)
+        spool.rotate_and_retire(self.conn, self.spool_dir, now)
+        return stored
+
+    def _ingest_chunk(self, chunk: spool.Chunk, now: float) -> int:
+        stored = 0
+        changed: dict[str, Facts] = {}
+        with store.transaction(self.conn):
+            for line in chunk.lines:
+                stored += self._ingest_line(line, changed)
+            for key, facts in changed.items():
+                self.conn.execute(
+                    "INSERT INTO facts (id, provider, session_id, data, updated) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated = excluded.updated",
+                    (key, facts.provider, facts.session_id, _facts_encoder.encode(facts).decode(), now),
+                )
+            spool.commit_cursor(self.conn, chunk, now)
+        # Only now, with the transaction committed, does the in-memory view move on.
+        self._facts.update(changed)
+        return stored
+
+    def _ingest_line(self, line: bytes, changed: dict[str, Facts]) -> int:
+        if not line.strip():
+            return 0
+        try:
+            record = json.loads(line)
+        except ValueError:
+            store.bump_counter(self.conn, "spool.malformed")
+            return 0
+        if not isinstance(record, dict):
+            store.bump_counter(self.conn, "spool.malformed")
+            return 0
+        if "rejected" in record:
+            store.bump_counter(self.conn, f"hook.rejected.{record.get('rejected')}")
+            return 0
+        event_id = record.get("id")
+        evidence = evidence_from_record(record)
+        if evidence is None or not isinstance(event_id, str):
+            store.bump_counter(self.conn, "spool.unusable")
+            return 0
+        cursor = self.conn.execute(
+            "INSERT OR IGNORE INTO events (event_id, provider, session_id, kind, at, data) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                event_id,
+                evidence.provider,
+                evidence.session_id,
+                evidence.kind,
+                evidence.at,
+                msgspec.json.encode(evidence).decode(),
+            ),
+        )
+        if cursor.rowcount == 0:
+            return 0  # already stored: a replay after a crash
+        key = session_key(evidence.provider, evidence.session_id)
+        facts = changed.get(key) or self._facts.get(key) or Facts(evidence.provider, evidence.session_id)
+        changed[key] = fold(facts, evidence)
+        return 1
+
+    # -- snapshot ----------------------------------------------------------------------------------------
+
+    def snapshot(self, now: float | None = None) -> int:
+        """Apply the rules to every session at `now`; write the rows that changed. Returns that count."""
+        now = time.time() if now is None else now
+        updates: list[tuple[str, str, int, str, float]] = []
+        for key, facts in self._facts.items():
+            alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and _needs_liveness(facts) else None
+            decision = decide(facts, now, alive)
+            session = build_session(facts, decision)
+            data = _session_encoder.encode(session)
+            if self._written.get(key) != data:
+                updates.append((key, session.state, int(decision.listed), data.decode(), now))
+        if updates:
+            with store.transaction(self.conn):
+                self.conn.executemany(
+                    "INSERT INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT (id) DO UPDATE SET state = excluded.state, listed = excluded.listed, "
+                    "data = excluded.data, updated = excluded.updated",
+                    updates,
+                )
+            for key, _state, _listed, data, _now in updates:
+                self._written[key] = data.encode()
+        return len(updates)
+
+    def tick(self, now: float | None = None) -> None:
+        started = time.time()
+        self.ingest(now)
+        self.snapshot(now)
+        # A front end that asked at time T sees its events once a tick that started after T has finished.
+        store.set_collector_value(self.conn, "tick_started", repr(started))
+
+
+def _needs_liveness(facts: Facts) -> bool:
+    return facts.phase not in ("ready", "error", "idle") and not facts.ended
+
+
+# -- the one collector per machine -------------------------------------------------------------------------
+
+
+def lock_path() -> Path:
+    return paths.data_dir() / paths.LOCK_FILE_NAME
+
+
+def try_lock() -> int | None:
+    """The lock's file descriptor if this process may be the collector, else None."""
+    paths.ensure_private_dir(paths.data_dir())
+    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def is_running() -> bool:
+    """True when some process holds the collector lock."""
+    try:
+        fd = os.open(lock_path(), os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def collector_pid() -> int | None:
+    try:
+        return int(lock_path().read_text().strip() or 0) or None
+    except (OSError, ValueError):
+        return None
+
+
+def ensure_running() -> bool:
+    """Start a collector in the background unless one runs; True when one runs now."""
+    if is_running():
+        return True
+    data = paths.ensure_private_dir(paths.data_dir())
+    log_file = open(data / paths.LOG_FILE_NAME, "ab")  # noqa: SIM115 - handed to the child
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "lunavect", "daemon", "--quiet"],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        log_file.close()
+    deadline = time.monotonic() + CATCH_UP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if is_running():
+            return True
+        time.sleep(0.02)
+    return is_running()
+
+
+def wait_caught_up(conn: sqlite3.Connection, timeout: float = CATCH_UP_TIMEOUT_S) -> bool:
+    """Wait until the collector has ingested everything spooled before this call, and snapshotted it.
+
+    Front ends call this so that what they show includes every event already delivered: a hook event
+    followed by `lunavect list` always shows that event's effect.
+    """
+    started = time.time()
+    poke()
+    deadline = time.monotonic() + timeout
+    while True:
+        tick = store.collector_values(conn).get("tick_started")
+        if tick is not None and float(tick) >= started:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+
+
+def poke() -> None:
+    """Wake the collector now rather than at its next timed tick (it watches the spool folder)."""
+    try:
+        target = paths.ensure_private_dir(paths.spool_dir()) / POKE_FILE_NAME
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, repr(time.time()).encode())
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
+    """Be the collector until stopped or the data folder disappears; returns an exit code."""
+    fd = try_lock()
+    if fd is None:
+        log.info("another collector is running (pid %s)", collector_pid())
+        return 0
+    stop = stop or threading.Event()
+    conn = store.connect()
+    collector = Collector(conn)
+    spool_dir = paths.ensure_private_dir(paths.spool_dir())
+    data_dir = paths.data_dir()
+    try:
+        import watchfiles
+
+        collector.tick()
+        for _changes in watchfiles.watch(
+            spool_dir,
+            debounce=10,
+            step=10,
+            rust_timeout=int(tick_s * 1000),
+            yield_on_timeout=True,
+            stop_event=stop,
+            raise_interrupt=False,
+        ):
+            if not data_dir.exists():
+                log.info("the data folder %s is gone; stopping", data_dir)
+                break
+            collector.tick()
+            if stop.is_set():
+                break
+    except FileNotFoundError:
+        log.info("the spool folder disappeared; stopping")
+    finally:
+        conn.close()
+        os.close(fd)
+    return 0

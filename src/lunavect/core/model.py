@@ -1,0 +1,116 @@
+"""The shapes every part of lunavect agrees on: evidence in, sessions out.
+
+Evidence is a small typed fact with the time it describes and where it came from; a session is the one
+serialisable snapshot every front end renders (`lunavect list --json` is exactly a list of them).
+"""
+
+from __future__ import annotations
+
+import enum
+
+import msgspec
+
+
+class State(str, enum.Enum):
+    WORKING = "working"
+    BACKGROUND = "background"
+    COMPACTING = "compacting"
+    PERMISSION = "permission"
+    INPUT = "input"
+    READY = "ready"
+    IDLE = "idle"
+    ERROR = "error"
+    OFFLINE = "offline"
+    UNKNOWN = "unknown"
+
+
+# States in which a session counts as working, and as awaiting its person, for the header counters.
+WORKING_STATES = frozenset({State.WORKING, State.BACKGROUND, State.COMPACTING, State.OFFLINE})
+AWAITING_STATES = frozenset({State.PERMISSION, State.INPUT})
+
+
+class ErrorReason(str, enum.Enum):
+    LIMIT = "limit"
+    UNREACHABLE = "unreachable"
+    SERVICE = "service"
+    AUTH = "auth"
+    ACCOUNT = "account"
+    OTHER = "other"
+
+
+class BackgroundTask(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One background task as a hook reported it: a kind and an id, never its command or description."""
+
+    kind: str
+    id: str | None = None
+    status: str | None = None
+    service: bool = False
+
+
+class Evidence(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One observed fact about one session.
+
+    `at` is the time the fact describes and never changes when the fact is read again; `source` says which
+    kind of observation it is (hook, transcript, catalog, process).
+    """
+
+    provider: str
+    session_id: str
+    kind: str
+    at: float
+    source: str = "hook"
+    tool: str | None = None
+    tool_use_id: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+    prompt_id: str | None = None
+    turn_id: str | None = None
+    start_source: str | None = None
+    trigger: str | None = None
+    reason: str | None = None
+    notification: str | None = None
+    error: str | None = None
+    error_detail: str | None = None
+    question: bool = False
+    interrupt: bool = False
+    notification_only: bool = False
+    background: tuple[BackgroundTask, ...] | None = None
+    background_started: BackgroundTask | None = None
+    background_ended: tuple[BackgroundTask, ...] = ()
+    crons: int = 0
+    pid: int | None = None
+    pstart: float | None = None
+    tty: str | None = None
+    cwd: str | None = None
+    transcript: str | None = None
+    title: str | None = None
+    mode: str | None = None
+
+
+class Session(msgspec.Struct, omit_defaults=False):
+    """The snapshot of one session, as `lunavect list --json` prints it (DESIGN.md, "Contracts")."""
+
+    id: str
+    provider: str
+    session_id: str
+    title: str | None
+    project: str | None
+    cwd: str | None
+    host: str
+    state: str
+    activity: str | None
+    since: str | None
+    background: dict[str, int]
+    error: str | None
+    pinned: bool
+    hidden: bool
+    resume: str | None
+    basis: list[str]
+    updated: str | None = None
+    pid: int | None = None
+    tty: str | None = None
+
+
+def session_key(provider: str, session_id: str) -> str:
+    """The id a session is known by everywhere: `claude:<session id>` or `codex:<thread id>`."""
+    return f"{provider}:{session_id}"

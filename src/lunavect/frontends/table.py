@@ -1,0 +1,60 @@
+"""The plain text table of sessions that `lunavect list` and `lunavect watch` print."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import shutil
+
+from lunavect.core.model import Session
+
+COLUMNS = ("STATE", "DETAIL", "FOR", "PROVIDER", "PROJECT", "TITLE", "ID")
+
+
+def _ago(iso: str | None, now: _dt.datetime) -> str:
+    if not iso:
+        return ""
+    try:
+        then = _dt.datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    seconds = max(0, int((now - then).total_seconds()))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    if seconds < 86400:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 86400}d"
+
+
+def detail(session: Session) -> str:
+    parts = []
+    if session.activity:
+        parts.append(session.activity)
+    if session.error:
+        parts.append(session.error)
+    if session.background:
+        parts.append("+" + str(sum(session.background.values())) + " bg")
+    return " ".join(parts)
+
+
+def render(sessions: list[Session], now: _dt.datetime | None = None, width: int | None = None) -> str:
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    width = width or shutil.get_terminal_size((120, 24)).columns
+    rows = [
+        (
+            s.state + (" (hidden)" if s.hidden else "") + (" *" if s.pinned else ""),
+            detail(s),
+            _ago(s.since, now),
+            s.provider,
+            s.project or "",
+            (s.title or "").replace("\n", " "),
+            s.session_id[:8],
+        )
+        for s in sessions
+    ]
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(COLUMNS)]
+    lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(COLUMNS)).rstrip()]
+    for row in rows:
+        lines.append("  ".join(v.ljust(widths[i]) for i, v in enumerate(row)).rstrip())
+    return "\n".join(line[:width] for line in lines)

@@ -1,0 +1,43 @@
+"""`lunavect watch`: the plain live table, redrawn in place (the main job until the panel lands)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+
+from lunavect.frontends.table import render
+from lunavect.sessions import counts, read_sessions
+
+CLEAR = "\x1b[H\x1b[2J"
+
+
+def frame(conn: sqlite3.Connection, include_hidden: bool, explain_empty: Callable[[], str]) -> str:
+    sessions = read_sessions(conn, include_hidden=include_hidden)
+    total = counts(conn)
+    stamp = _dt.datetime.now().strftime("%H:%M:%S")
+    header = f"lunavect  {stamp}  working {total['working']}  awaiting input {total['awaiting_input']}"
+    body = render(sessions) if sessions else explain_empty()
+    return f"{header}\n\n{body}\n"
+
+
+def run_watch(
+    conn: sqlite3.Connection,
+    interval: float,
+    include_hidden: bool,
+    explain_empty: Callable[[], str],
+    frames: int | None = None,
+) -> None:
+    """Redraw every `interval` seconds; `frames` bounds the loop for tests."""
+    tty = sys.stdout.isatty()
+    drawn = 0
+    while frames is None or drawn < frames:
+        text = frame(conn, include_hidden, explain_empty)
+        sys.stdout.write((CLEAR if tty else "") + text)
+        sys.stdout.flush()
+        drawn += 1
+        if frames is not None and drawn >= frames:
+            break
+        time.sleep(interval)

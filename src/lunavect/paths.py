@@ -1,0 +1,60 @@
+"""Every folder lunavect reads or writes, derived only from the environment.
+
+Tests and people run side-by-side installations by pointing HOME, CLAUDE_CONFIG_DIR, CODEX_HOME and
+LUNAVECT_HOME elsewhere, so nothing here may cache a path or look anywhere else.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+STORE_FILE_NAME = "lunavect.sqlite3"
+LOCK_FILE_NAME = "collector.lock"
+LOG_FILE_NAME = "collector.log"
+
+
+def _home() -> Path:
+    return Path(os.environ.get("HOME") or os.path.expanduser("~"))
+
+
+def data_dir() -> Path:
+    """$LUNAVECT_HOME, or the platform's user data folder (the hook shim computes the same by hand)."""
+    override = os.environ.get("LUNAVECT_HOME")
+    if override:
+        return Path(os.path.abspath(os.path.expanduser(override)))
+    return Path(platformdirs.user_data_dir("lunavect", appauthor=False, roaming=False))
+
+
+def store_path() -> Path:
+    return data_dir() / STORE_FILE_NAME
+
+
+def spool_dir() -> Path:
+    from lunavect.hook import SPOOL_DIR_NAME
+
+    return data_dir() / SPOOL_DIR_NAME
+
+
+def claude_config_dir() -> Path:
+    """Claude Code's folder: $CLAUDE_CONFIG_DIR, or ~/.claude."""
+    override = os.environ.get("CLAUDE_CONFIG_DIR")
+    if override:
+        return Path(os.path.expanduser(override))
+    return _home() / ".claude"
+
+
+def codex_home() -> Path:
+    """Codex's folder: $CODEX_HOME, or ~/.codex."""
+    override = os.environ.get("CODEX_HOME")
+    if override:
+        return Path(os.path.expanduser(override))
+    return _home() / ".codex"
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create a folder only its owner can read: it holds session ids, paths and times."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path

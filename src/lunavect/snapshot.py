@@ -1,0 +1,59 @@
+"""From facts and the person's arrangement to the `Session` rows every front end renders."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import shlex
+import socket
+
+from lunavect.core.model import Session, session_key
+from lunavect.core.rules import Decision, Facts
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def resume_command(provider: str, session_id: str, cwd: str | None) -> str | None:
+    if provider == "claude":
+        command = f"claude --resume {shlex.quote(session_id)}"
+    elif provider == "codex":
+        command = f"codex resume {shlex.quote(session_id)}"
+    else:
+        return None
+    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
+
+
+def build_session(
+    facts: Facts,
+    decision: Decision,
+    *,
+    pinned: bool = False,
+    hidden: bool = False,
+    host: str | None = None,
+) -> Session:
+    cwd = facts.cwd
+    return Session(
+        id=session_key(facts.provider, facts.session_id),
+        provider=facts.provider,
+        session_id=facts.session_id,
+        title=facts.title,
+        project=os.path.basename(cwd.rstrip("/")) if cwd else None,
+        cwd=cwd,
+        host=host or socket.gethostname(),
+        state=decision.state.value,
+        activity=decision.activity,
+        since=iso(decision.since),
+        background=dict(decision.background),
+        error=decision.error.value if decision.error else None,
+        pinned=pinned,
+        hidden=hidden,
+        resume=resume_command(facts.provider, facts.session_id, cwd),
+        basis=list(decision.basis),
+        updated=iso(facts.last_event_at),
+        pid=facts.pid,
+        tty=facts.tty,
+    )

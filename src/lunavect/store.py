@@ -1,0 +1,163 @@
+"""The store: one SQLite file that every lunavect process shares.
+
+WAL mode lets the one collector write while any number of front ends read. It keeps evidence (kinds, ids,
+times, tool names: never private text), each session's folded facts, the last snapshot of every session,
+the person's arrangement (pins, hidden, order), settings and counters. The schema is versioned with
+`PRAGMA user_version`; each migration runs once, in order, in its own transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from lunavect import paths
+
+BUSY_TIMEOUT_MS = 5000
+
+MIGRATIONS: list[str] = [
+    # 1: the foundation.
+    """
+    CREATE TABLE events (
+        seq INTEGER PRIMARY KEY,
+        event_id TEXT NOT NULL UNIQUE,
+        provider TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        at REAL NOT NULL,
+        data TEXT NOT NULL
+    );
+    CREATE INDEX events_by_session ON events (provider, session_id, seq);
+    CREATE TABLE spool_cursor (
+        inode INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        offset INTEGER NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE TABLE facts (
+        id TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE TABLE snapshot (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        listed INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE TABLE arrangement (
+        id TEXT PRIMARY KEY,
+        pinned INTEGER NOT NULL DEFAULT 0,
+        hidden INTEGER NOT NULL DEFAULT 0,
+        hidden_at REAL,
+        position REAL
+    );
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    CREATE TABLE collector (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(Exception):
+    """The store cannot be opened or is of a newer schema than this lunavect knows."""
+
+
+def _create_private_file(path: Path) -> None:
+    """Create the database file with mode 0600 before SQLite opens it (SQLite would use the umask)."""
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+
+
+def connect(path: Path | None = None) -> sqlite3.Connection:
+    """Open (creating and migrating as needed) the store."""
+    path = path or paths.store_path()
+    paths.ensure_private_dir(path.parent)
+    if not path.exists():
+        _create_private_file(path)
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"cannot open the store {path}: {exc}") from None
+    for suffix in ("-wal", "-shm"):
+        side = Path(str(path) + suffix)
+        if side.exists():
+            try:
+                os.chmod(side, 0o600)
+            except OSError:
+                pass
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"the store has schema {version}; this lunavect knows up to {SCHEMA_VERSION}")
+    for number in range(version, SCHEMA_VERSION):
+        with transaction(conn):
+            # executescript would commit on its own; run the statements one by one inside our transaction.
+            for statement in MIGRATIONS[number].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction: all of it is stored, or none of it."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def bump_counter(conn: sqlite3.Connection, name: str, by: int = 1) -> None:
+    conn.execute(
+        "INSERT INTO counters (name, value) VALUES (?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+        (name, by),
+    )
+
+
+def counters(conn: sqlite3.Connection) -> dict[str, int]:
+    return dict(conn.execute("SELECT name, value FROM counters ORDER BY name").fetchall())
+
+
+def set_collector_value(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO collector (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
+def collector_values(conn: sqlite3.Connection) -> dict[str, str]:
+    return dict(conn.execute("SELECT key, value FROM collector").fetchall())
+
+
+def latest_event_time(conn: sqlite3.Connection, provider: str | None = None) -> float | None:
+    if provider is None:
+        row = conn.execute("SELECT MAX(at) FROM events").fetchone()
+    else:
+        row = conn.execute("SELECT MAX(at) FROM events WHERE provider = ?", (provider,)).fetchone()
+    return row[0] if row else None
+
+
+def now() -> float:
+    return time.time()

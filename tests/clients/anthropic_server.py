@@ -1,0 +1,840 @@
+"""A scripted, local stand-in for the Anthropic Messages API.
+
+Real Claude Code talks to it through ``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT``.
+Standard library only.
+
+Vocabulary
+----------
+*Step*: how the server answers ONE model request (a text reply, one or more
+``tool_use`` blocks, an HTTP error, a hang ...).  Build steps with the helpers
+:func:`text`, :func:`tool_use`, :func:`tool_uses`, :func:`error`, :func:`hang`,
+:func:`delayed` and :func:`custom`.
+
+*Route*: a queue of steps plus a predicate that decides which requests it
+answers.  Two routes are built in:
+
+- ``"subagent"``: requests of a sub-agent (Claude Code 2.1.328 marks them with
+  ``cc_is_subagent=true`` in the system prompt's billing line; their tool list
+  differs from the main loop's but still contains ``Agent``), see
+  :func:`is_subagent`.  They reach the server concurrently with the main loop's.
+- ``"main"``: every other request that carries a non-empty ``tools`` list
+  (the main conversation loop).
+
+Extra routes added with ``server.route(name, match=...)`` or
+``server.script(..., match=...)`` are tried first, in the order they were
+added; then ``subagent``, then ``main``.  A route keeps claiming matching requests after its queue is
+exhausted and then answers a plain ``"ok"`` end_turn text, so the client never
+hangs.
+
+Requests without tools (titles, summaries, quota probes ...) are *side
+requests*: they get a short plain text and never consume a step.
+
+Example::
+
+    srv = AnthropicServer().start()
+    srv.script(tool_use("Bash", {"command": "echo hi"}), text("done"))
+    env["ANTHROPIC_BASE_URL"] = srv.url
+    ...
+    req = srv.wait_for(lambda r: r.tool_results(), timeout=30)
+    srv.stop()
+"""
+
+from __future__ import annotations
+
+import http.server
+import itertools
+import json
+import socket
+import socketserver
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+__all__ = [
+    "AnthropicServer",
+    "RecordedRequest",
+    "Step",
+    "text",
+    "tool_use",
+    "tool_uses",
+    "error",
+    "hang",
+    "delayed",
+    "custom",
+    "has_tools",
+    "is_subagent",
+    "is_main_loop",
+    "has_tool",
+    "lacks_tool",
+    "system_contains",
+    "messages_contain",
+    "refused_url",
+    "RefusingPort",
+    "ERROR_TYPES",
+    "SUBAGENT_MARKER",
+]
+
+#: Default Anthropic error ``type`` for an HTTP status.
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    502: "api_error",
+    503: "api_error",
+    529: "overloaded_error",
+}
+
+_ERROR_MESSAGES = {
+    "invalid_request_error": "Invalid request (scripted)",
+    "authentication_error": "invalid x-api-key",
+    "billing_error": "Your credit balance is too low (scripted)",
+    "permission_error": "Your API key does not have permission (scripted)",
+    "not_found_error": "Not found (scripted)",
+    "request_too_large": "Request exceeds the maximum allowed size (scripted)",
+    "rate_limit_error": "Number of request tokens has exceeded your rate limit (scripted)",
+    "api_error": "Internal server error (scripted)",
+    "overloaded_error": "Overloaded (scripted)",
+}
+
+# Headers never kept in the request log.
+_SECRET_HEADERS = {"x-api-key", "authorization", "proxy-authorization", "cookie"}
+
+_ids = itertools.count(1)
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:20]}{next(_ids):04d}"
+
+
+# --------------------------------------------------------------------------
+# Steps
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """How to answer one request.
+
+    ``kind`` is ``"message"`` (content ``blocks``, a ``stop_reason``),
+    ``"error"``, ``"hang"`` or ``"custom"``.  ``delay`` seconds pass before the
+    answer starts; ``chunk_delay`` seconds pass between streamed deltas.
+    """
+
+    kind: str
+    blocks: list[dict] = field(default_factory=list)
+    stop_reason: str = "end_turn"
+    status: int = 200
+    error_type: str | None = None
+    message: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    chunk_delay: float = 0.0
+    func: Callable[["RecordedRequest"], "Step"] | None = None
+
+    def after(self, seconds: float) -> "Step":
+        """Return this step, answered only after ``seconds``."""
+        self.delay = float(seconds)
+        return self
+
+    def describe(self) -> str:
+        if self.kind == "message":
+            kinds = ",".join(
+                b["type"] + (":" + b["name"] if b["type"] == "tool_use" else "") for b in self.blocks
+            )
+            return f"message[{kinds}] {self.stop_reason}"
+        if self.kind == "error":
+            return f"error {self.status} {self.error_type}"
+        return self.kind
+
+
+def text(reply: str, *, delay: float = 0.0, chunk_delay: float = 0.0, stop_reason: str = "end_turn") -> Step:
+    """A plain assistant text reply (``end_turn``)."""
+    return Step("message", blocks=[{"type": "text", "text": reply}], stop_reason=stop_reason,
+                delay=delay, chunk_delay=chunk_delay)
+
+
+def tool_use(name: str, input: dict | None = None, *, id: str | None = None, text: str | None = None,
+             delay: float = 0.0, chunk_delay: float = 0.0) -> Step:
+    """One ``tool_use`` block (``stop_reason: tool_use``), optionally preceded by ``text``."""
+    return tool_uses([(name, input or {}, id)], text=text, delay=delay, chunk_delay=chunk_delay)
+
+
+def tool_uses(calls: Iterable[tuple], *, text: str | None = None, delay: float = 0.0,
+              chunk_delay: float = 0.0) -> Step:
+    """Several parallel tool calls: ``calls`` holds ``(name, input)`` or ``(name, input, id)`` tuples."""
+    blocks: list[dict] = []
+    if text:
+        blocks.append({"type": "text", "text": text})
+    for call in calls:
+        name, inp = call[0], call[1]
+        tid = call[2] if len(call) > 2 and call[2] else _new_id("toolu")
+        blocks.append({"type": "tool_use", "id": tid, "name": name, "input": dict(inp)})
+    return Step("message", blocks=blocks, stop_reason="tool_use", delay=delay, chunk_delay=chunk_delay)
+
+
+def error(status: int, error_type: str | None = None, message: str | None = None, *,
+          headers: dict[str, str] | None = None, delay: float = 0.0) -> Step:
+    """An HTTP error with an Anthropic error body ``{"type": "error", "error": {...}}``."""
+    etype = error_type or ERROR_TYPES.get(status, "api_error")
+    return Step("error", status=status, error_type=etype, message=message or _ERROR_MESSAGES.get(etype, etype),
+                headers=dict(headers or {}), delay=delay)
+
+
+def hang(*, delay: float = 0.0) -> Step:
+    """Never answer: the request blocks until the server stops (then the connection drops)."""
+    return Step("hang", delay=delay)
+
+
+def delayed(seconds: float, step: Step) -> Step:
+    """``step``, answered after ``seconds``."""
+    return step.after(seconds)
+
+
+def custom(func: Callable[["RecordedRequest"], Step]) -> Step:
+    """Decide the answer when the request arrives: ``func(request) -> Step``."""
+    return Step("custom", func=func)
+
+
+# --------------------------------------------------------------------------
+# Recorded requests and predicates
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server saw it (secrets removed from the headers)."""
+
+    seq: int
+    time: float
+    method: str
+    path: str  # with the query string, e.g. "/v1/messages?beta=true"
+    headers: dict[str, str]
+    body: Any  # parsed JSON, or None
+    raw_body: bytes = b""
+    route: str | None = None  # "main", a custom route name, "side", or None (not a messages request)
+    answer: str | None = None  # Step.describe() of the answer
+
+    @property
+    def route_path(self) -> str:
+        return self.path.split("?", 1)[0]
+
+    @property
+    def is_messages(self) -> bool:
+        return self.method == "POST" and self.route_path.rstrip("/") == "/v1/messages"
+
+    @property
+    def tools(self) -> list[dict]:
+        if isinstance(self.body, dict) and isinstance(self.body.get("tools"), list):
+            return self.body["tools"]
+        return []
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t.get("name", "") for t in self.tools if isinstance(t, dict)]
+
+    @property
+    def messages(self) -> list[dict]:
+        if isinstance(self.body, dict) and isinstance(self.body.get("messages"), list):
+            return self.body["messages"]
+        return []
+
+    @property
+    def system_text(self) -> str:
+        system = self.body.get("system") if isinstance(self.body, dict) else None
+        if isinstance(system, str):
+            return system
+        if isinstance(system, list):
+            return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+        return ""
+
+    def blocks(self, role: str | None = None) -> list[dict]:
+        """Every content block of every message (optionally of one role), strings as text blocks."""
+        out: list[dict] = []
+        for m in self.messages:
+            if role and m.get("role") != role:
+                continue
+            content = m.get("content")
+            if isinstance(content, str):
+                out.append({"type": "text", "text": content})
+            elif isinstance(content, list):
+                out.extend(b for b in content if isinstance(b, dict))
+        return out
+
+    def tool_results(self) -> list[dict]:
+        """All ``tool_result`` blocks in the request's messages."""
+        return [b for b in self.blocks("user") if b.get("type") == "tool_result"]
+
+    def tool_result_text(self, tool_use_id: str | None = None) -> str:
+        parts = []
+        for b in self.tool_results():
+            if tool_use_id and b.get("tool_use_id") != tool_use_id:
+                continue
+            c = b.get("content")
+            if isinstance(c, str):
+                parts.append(c)
+            elif isinstance(c, list):
+                parts.extend(x.get("text", "") for x in c if isinstance(x, dict))
+        return "\n".join(parts)
+
+    def user_text(self) -> str:
+        """All user text blocks joined (includes Claude Code's injected reminders)."""
+        return "\n".join(b.get("text", "") for b in self.blocks("user") if b.get("type") == "text")
+
+    def last_user_text(self) -> str:
+        for m in reversed(self.messages):
+            if m.get("role") != "user":
+                continue
+            c = m.get("content")
+            if isinstance(c, str):
+                return c
+            if isinstance(c, list):
+                return "\n".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
+        return ""
+
+
+Predicate = Callable[[RecordedRequest], bool]
+
+
+def has_tools(req: RecordedRequest) -> bool:
+    """A messages request with a non-empty tool list."""
+    return bool(req.tools)
+
+
+#: Marker of a sub-agent request in the system prompt (Claude Code 2.1.328).
+SUBAGENT_MARKER = "cc_is_subagent=true"
+
+
+def is_subagent(req: RecordedRequest) -> bool:
+    """A sub-agent's model request (tools, and the sub-agent marker in the system prompt)."""
+    return bool(req.tools) and SUBAGENT_MARKER in req.system_text
+
+
+def is_main_loop(req: RecordedRequest) -> bool:
+    """The default main-loop predicate: tools, and not a sub-agent."""
+    return bool(req.tools) and not is_subagent(req)
+
+
+def has_tool(name: str) -> Predicate:
+    return lambda req: name in req.tool_names
+
+
+def lacks_tool(name: str) -> Predicate:
+    return lambda req: bool(req.tools) and name not in req.tool_names
+
+
+def system_contains(needle: str) -> Predicate:
+    return lambda req: needle in req.system_text
+
+
+def messages_contain(needle: str) -> Predicate:
+    return lambda req: needle in json.dumps(req.messages)
+
+
+# --------------------------------------------------------------------------
+# Routes
+# --------------------------------------------------------------------------
+
+
+class _Route:
+    def __init__(self, name: str, match: Predicate):
+        self.name = name
+        self.match = match
+        self.steps: list[Step] = []
+        self.served = 0
+
+
+# --------------------------------------------------------------------------
+# The server
+# --------------------------------------------------------------------------
+
+
+class _HTTPServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 64
+    owner: "AnthropicServer"
+
+
+class AnthropicServer:
+    """A scripted Anthropic Messages API on ``127.0.0.1`` (port 0 by default).
+
+    Use as a context manager or call :meth:`start` / :meth:`stop`.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, side_text: str = "Test session",
+                 exhausted_text: str = "ok", model: str | None = None):
+        self._host = host
+        self._port = port
+        self.side_text = side_text
+        self.exhausted_text = exhausted_text
+        self.model = model
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
+        self._stopping = threading.Event()
+        self._requests: list[RecordedRequest] = []
+        self._routes: list[_Route] = []  # custom routes, tried in order
+        self._main = _Route("main", is_main_loop)
+        self._sub = _Route("subagent", is_subagent)
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._seq = itertools.count(1)
+        self._holder: socket.socket | None = None
+
+    # -- lifecycle -----------------------------------------------------
+    def start(self) -> "AnthropicServer":
+        if self._httpd is not None:
+            return self
+        self._stopping.clear()
+        httpd = _HTTPServer((self._host, self._port), _Handler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._port = httpd.server_address[1]
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=f"anthropic-server-{self._port}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving: hanging requests are released (their connections drop)."""
+        self._stopping.set()
+        with self._cond:
+            self._cond.notify_all()
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        if self._holder is not None:
+            self._holder.close()
+            self._holder = None
+
+    close = stop
+
+    def refuse_connections(self) -> None:
+        """Stop serving and keep the port bound but not listening: connects get ECONNREFUSED.
+
+        ``url`` stays the same, so a running client starts seeing "connection refused".
+        """
+        port = self._port
+        self.stop()
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((self._host, port))
+        except OSError:
+            s.close()
+            return
+        self._holder = s
+
+    def __enter__(self) -> "AnthropicServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The value for ``ANTHROPIC_BASE_URL``."""
+        return f"http://{self._host}:{self._port}"
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    # -- scripting -----------------------------------------------------
+    def route(self, name: str, match: Predicate) -> "AnthropicServer":
+        """Add (or replace the predicate of) a custom route; custom routes are tried before the built-in ones."""
+        if name in ("main", "subagent"):
+            raise ValueError("the built-in routes keep their predicates; pick another name")
+        with self._lock:
+            for r in self._routes:
+                if r.name == name:
+                    r.match = match
+                    return self
+            self._routes.append(_Route(name, match))
+        return self
+
+    def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> "AnthropicServer":
+        """Queue ``steps``, one per request, on a route.
+
+        Without ``match``/``route`` they go to ``main`` (requests with tools,
+        not from a sub-agent); ``route="subagent"`` queues for sub-agents.
+        With ``match`` a custom route is created (named ``route`` or
+        automatically) or, if ``route`` names an existing one, re-targeted.
+        """
+        with self._lock:
+            if match is not None:
+                name = route or f"route{len(self._routes) + 1}"
+                if name in ("main", "subagent"):
+                    raise ValueError("the built-in routes keep their predicates; pick another name")
+                self.route(name, match)
+                target = self._find_route(name)
+            elif route is not None and route != "main":
+                target = self._find_route(route)
+                if target is None:
+                    raise KeyError(f"no route {route!r}; give match=")
+            else:
+                target = self._main
+            assert target is not None
+            target.steps.extend(steps)
+        return self
+
+    # aliases
+    push = script
+
+    def _find_route(self, name: str) -> _Route | None:
+        if name == "main":
+            return self._main
+        if name == "subagent":
+            return self._sub
+        return next((r for r in self._routes if r.name == name), None)
+
+    def pending(self, route: str = "main") -> int:
+        """How many scripted steps of a route are still unused."""
+        with self._lock:
+            r = self._find_route(route)
+            return len(r.steps) if r else 0
+
+    def clear_script(self) -> None:
+        with self._lock:
+            self._main.steps.clear()
+            self._sub.steps.clear()
+            self._routes.clear()
+
+    def _choose(self, req: RecordedRequest) -> tuple[str, Step]:
+        with self._lock:
+            chosen = None
+            for r in self._routes:
+                try:
+                    ok = r.match(req)
+                except Exception:
+                    ok = False
+                if ok:
+                    chosen = r
+                    break
+            if chosen is None and is_subagent(req):
+                chosen = self._sub
+            if chosen is None and has_tools(req):
+                chosen = self._main
+            if chosen is None:
+                return "side", text(self.side_text)
+            if chosen.steps:
+                step = chosen.steps.pop(0)
+                chosen.served += 1
+            else:
+                step = text(self.exhausted_text)
+        if step.kind == "custom" and step.func is not None:
+            step = step.func(req)
+        return chosen.name, step
+
+    # -- the request log ---------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request so far (a copy)."""
+        with self._lock:
+            return list(self._requests)
+
+    def message_requests(self, route: str | None = None) -> list[RecordedRequest]:
+        """``POST /v1/messages`` requests, optionally only those answered by ``route`` ("main", "side", ...)."""
+        return [r for r in self.requests if r.is_messages and (route is None or r.route == route)]
+
+    @property
+    def main_requests(self) -> list[RecordedRequest]:
+        return self.message_requests("main")
+
+    def _record(self, req: RecordedRequest) -> None:
+        with self._cond:
+            self._requests.append(req)
+            self._cond.notify_all()
+
+    def _touch(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def wait_for(self, predicate: Predicate, timeout: float = 30.0, *, start: int = 0) -> RecordedRequest:
+        """Wait until a recorded request (from index ``start``) satisfies ``predicate``; return it."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for r in self._requests[start:]:
+                    try:
+                        if predicate(r):
+                            return r
+                    except Exception:
+                        pass
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    summary = "\n".join(
+                        f"  #{r.seq} {r.method} {r.path} route={r.route} answer={r.answer}" for r in self._requests
+                    )
+                    raise TimeoutError(f"no matching request within {timeout}s; seen:\n{summary}")
+                self._cond.wait(min(left, 0.2))
+
+    def wait_for_main(self, n: int, timeout: float = 30.0, *, route: str = "main") -> list[RecordedRequest]:
+        """Wait until ``n`` requests answered by ``route`` (default ``main``) have arrived; return them."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                got = [r for r in self._requests if r.route == route]
+                if len(got) >= n:
+                    return got
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"only {len(got)} of {n} {route} requests within {timeout}s")
+                self._cond.wait(min(left, 0.2))
+
+
+# --------------------------------------------------------------------------
+# HTTP handling
+# --------------------------------------------------------------------------
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    # -- helpers -------------------------------------------------------
+    @property
+    def owner(self) -> AnthropicServer:
+        return self.server.owner
+
+    def _read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            return self.rfile.read(length)
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            chunks = []
+            while True:
+                size_line = self.rfile.readline().strip()
+                size = int(size_line.split(b";")[0] or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    break
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b"".join(chunks)
+        return b""
+
+    def _recorded(self, raw: bytes) -> RecordedRequest:
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in _SECRET_HEADERS}
+        return RecordedRequest(seq=next(self.owner._seq), time=time.time(), method=self.command, path=self.path,
+                               headers=headers, body=body, raw_body=raw)
+
+    def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("request-id", _new_id("req"))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        self.wfile.flush()
+
+    def _sleep(self, seconds: float) -> bool:
+        """Sleep unless the server stops; False if it stopped."""
+        if seconds > 0:
+            return not self.owner._stopping.wait(seconds)
+        return not self.owner.stopping
+
+    # -- verbs ---------------------------------------------------------
+    def do_HEAD(self) -> None:
+        self.owner._record(self._recorded(b""))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self.owner._record(self._recorded(b""))
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path == "/v1/models":
+            model = self.owner.model or "claude-sonnet-4-5"
+            self._send_json(200, {"data": [{"type": "model", "id": model, "display_name": model,
+                                            "created_at": "2025-01-01T00:00:00Z"}],
+                                  "has_more": False, "first_id": model, "last_id": model})
+            return
+        self._send_json(200, {})
+
+    def do_DELETE(self) -> None:
+        self.owner._record(self._recorded(self._read_body()))
+        self._send_json(200, {})
+
+    do_PUT = do_PATCH = do_DELETE
+
+    def do_POST(self) -> None:
+        raw = self._read_body()
+        req = self._recorded(raw)
+        path = req.route_path.rstrip("/")
+        if path == "/v1/messages/count_tokens":
+            self.owner._record(req)
+            size = len(raw) // 4 + 1
+            self._send_json(200, {"input_tokens": size})
+            return
+        if path != "/v1/messages":
+            self.owner._record(req)
+            self._send_json(200, {})
+            return
+        if not isinstance(req.body, dict):
+            req.route, req.answer = "invalid", "error 400"
+            self.owner._record(req)
+            self._send_error(error(400, message="request body is not JSON"))
+            return
+        route, step = self.owner._choose(req)
+        req.route, req.answer = route, step.describe()
+        self.owner._record(req)
+        self._answer(req, step)
+
+    # -- answers -------------------------------------------------------
+    def _answer(self, req: RecordedRequest, step: Step) -> None:
+        if not self._sleep(step.delay):
+            self.close_connection = True
+            return
+        if step.kind == "hang":
+            self.owner._stopping.wait()
+            self.close_connection = True
+            return
+        if step.kind == "error":
+            self._send_error(step)
+            return
+        model = self.owner.model or req.body.get("model") or "claude-sonnet-4-5"
+        if req.body.get("stream"):
+            self._stream(step, model, req)
+        else:
+            self._send_json(200, self._message(step, model, req))
+
+    def _send_error(self, step: Step) -> None:
+        headers = dict(step.headers)
+        if step.status == 429:
+            headers.setdefault("retry-after", "1")
+        if step.status in (429, 500, 529):
+            headers.setdefault("x-should-retry", "true")
+        self._send_json(step.status, {"type": "error",
+                                      "error": {"type": step.error_type, "message": step.message},
+                                      "request_id": _new_id("req")}, headers)
+
+    @staticmethod
+    def _usage(req: RecordedRequest, output_tokens: int) -> dict:
+        return {"input_tokens": max(1, len(req.raw_body) // 4), "output_tokens": output_tokens,
+                "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+                "service_tier": "standard"}
+
+    def _message(self, step: Step, model: str, req: RecordedRequest) -> dict:
+        return {"id": _new_id("msg"), "type": "message", "role": "assistant", "model": model,
+                "content": step.blocks, "stop_reason": step.stop_reason, "stop_sequence": None,
+                "usage": self._usage(req, 5)}
+
+    def _stream(self, step: Step, model: str, req: RecordedRequest) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("request-id", _new_id("req"))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        msg = self._message(step, model, req)
+        start = dict(msg, content=[], stop_reason=None)
+        start["usage"] = dict(msg["usage"], output_tokens=1)
+
+        def ev(name: str, data: dict) -> bool:
+            try:
+                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
+            except OSError:
+                return False
+            return True
+
+        def pause() -> bool:
+            return self._sleep(step.chunk_delay) if step.chunk_delay else True
+
+        if not ev("message_start", {"type": "message_start", "message": start}):
+            return
+        for i, block in enumerate(step.blocks):
+            if block["type"] == "text":
+                ev("content_block_start", {"type": "content_block_start", "index": i,
+                                           "content_block": {"type": "text", "text": ""}})
+                body = block["text"]
+                pieces = [body[j:j + 40] for j in range(0, len(body), 40)] or [""]
+                for p in pieces:
+                    if not pause():
+                        return
+                    ev("content_block_delta", {"type": "content_block_delta", "index": i,
+                                               "delta": {"type": "text_delta", "text": p}})
+            elif block["type"] == "tool_use":
+                ev("content_block_start", {"type": "content_block_start", "index": i,
+                                           "content_block": {"type": "tool_use", "id": block["id"],
+                                                             "name": block["name"], "input": {}}})
+                js = json.dumps(block["input"])
+                for j in range(0, len(js), 60):
+                    if not pause():
+                        return
+                    ev("content_block_delta", {"type": "content_block_delta", "index": i,
+                                               "delta": {"type": "input_json_delta", "partial_json": js[j:j + 60]}})
+            else:  # pass other block kinds through whole
+                ev("content_block_start", {"type": "content_block_start", "index": i, "content_block": block})
+            ev("content_block_stop", {"type": "content_block_stop", "index": i})
+        ev("message_delta", {"type": "message_delta",
+                             "delta": {"stop_reason": step.stop_reason, "stop_sequence": None},
+                             "usage": {"output_tokens": 5}})
+        ev("message_stop", {"type": "message_stop"})
+
+
+# --------------------------------------------------------------------------
+# Connection refused
+# --------------------------------------------------------------------------
+
+
+class RefusingPort:
+    """A 127.0.0.1 port that is bound but never listens: connecting gets ECONNREFUSED.
+
+    Holding the bound socket keeps the port from being reused while the test runs.
+    """
+
+    def __init__(self, host: str = "127.0.0.1"):
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind((host, 0))
+        self.host = host
+        self.port = self._sock.getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def __enter__(self) -> "RefusingPort":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def refused_url() -> str:
+    """A URL whose port refuses connections (the port is freed again, so prefer :class:`RefusingPort`)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return f"http://127.0.0.1:{port}"
