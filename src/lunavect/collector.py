@@ -24,10 +24,12 @@ import msgspec
 
 from lunavect import paths, spool, store
 from lunavect.claude.hooks import evidence_from_record
-from lunavect.core.model import session_key
-from lunavect.core.rules import Facts, decide, fold
+from lunavect.core.model import Evidence, session_key
+from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold
+from lunavect.host.network import NetworkWatch, has_network
 from lunavect.host.processes import is_alive
 from lunavect.snapshot import build_session
+from lunavect.sources import Source
 
 log = logging.getLogger("lunavect.collector")
 
@@ -44,11 +46,20 @@ _session_encoder = msgspec.json.Encoder()
 class Collector:
     """Ingest and snapshot, one tick at a time. Holds each session's facts, never its history."""
 
-    def __init__(self, conn: sqlite3.Connection, spool_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        spool_dir: Path | None = None,
+        sources: list[Source] | None = None,
+    ) -> None:
         self.conn = conn
         self.spool_dir = spool_dir or paths.spool_dir()
+        self.sources: list[Source] = sources if sources is not None else []
         self._facts: dict[str, Facts] = {}
+        # Sessions a source identified as internal (sub-agents, tool-launched runtimes): never listed.
+        self.internal: set[str] = set()
         self._written: dict[str, bytes] = {}
+        self.network = NetworkWatch()
         for key, data in conn.execute("SELECT id, data FROM facts"):
             try:
                 self._facts[key] = _facts_decoder.decode(data)
@@ -56,6 +67,7 @@ class Collector:
                 log.warning("dropping unreadable facts of %s", key)
         for key, data in conn.execute("SELECT id, data FROM snapshot"):
             self._written[key] = data.encode() if isinstance(data, str) else data
+        self.internal = {row[0] for row in conn.execute("SELECT id FROM internal")}
 
     # -- ingest ------------------------------------------------------------------------------------------
 
@@ -77,12 +89,7 @@ class Collector:
         with store.transaction(self.conn):
             for line in chunk.lines:
                 stored += self._ingest_line(line, changed)
-            for key, facts in changed.items():
-                self.conn.execute(
-                    "INSERT INTO facts (id, provider, session_id, data, updated) VALUES (?, ?, ?, ?, ?) "
-                    "ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated = excluded.updated",
-                    (key, facts.provider, facts.session_id, _facts_encoder.encode(facts).decode(), now),
-                )
+            self._save_facts(changed, now)
             spool.commit_cursor(self.conn, chunk, now)
         # Only now, with the transaction committed, does the in-memory view move on.
         self._facts.update(changed)
@@ -107,6 +114,10 @@ class Collector:
         if evidence is None or not isinstance(event_id, str):
             store.bump_counter(self.conn, "spool.unusable")
             return 0
+        return self._store_evidence(event_id, evidence, changed)
+
+    def _store_evidence(self, event_id: str, evidence: Evidence, changed: dict[str, Facts]) -> int:
+        """Store one piece of evidence unless it is already stored, and fold it into its session."""
         cursor = self.conn.execute(
             "INSERT OR IGNORE INTO events (event_id, provider, session_id, kind, at, data) VALUES (?, ?, ?, ?, ?, ?)",
             (
@@ -119,21 +130,58 @@ class Collector:
             ),
         )
         if cursor.rowcount == 0:
-            return 0  # already stored: a replay after a crash
+            return 0  # already stored: a replay after a crash, or a fact read again
         key = session_key(evidence.provider, evidence.session_id)
         facts = changed.get(key) or self._facts.get(key) or Facts(evidence.provider, evidence.session_id)
         changed[key] = fold(facts, evidence)
         return 1
+
+    def _save_facts(self, changed: dict[str, Facts], now: float) -> None:
+        for key, facts in changed.items():
+            self.conn.execute(
+                "INSERT INTO facts (id, provider, session_id, data, updated) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated = excluded.updated",
+                (key, facts.provider, facts.session_id, _facts_encoder.encode(facts).decode(), now),
+            )
+
+    def poll_sources(self, now: float | None = None) -> int:
+        """Poll every file and catalog source once; store what they found with their cursors."""
+        now = time.time() if now is None else now
+        stored = 0
+        for source in self.sources:
+            try:
+                batch = source.poll(self.conn, now)
+            except Exception:  # noqa: BLE001 - one broken source must not stop the others
+                log.exception("source %s failed", getattr(source, "name", source))
+                store.bump_counter(self.conn, f"source.failed.{getattr(source, 'name', 'unknown')}")
+                continue
+            changed: dict[str, Facts] = {}
+            with store.transaction(self.conn):
+                for event_id, evidence in batch.evidence:
+                    stored += self._store_evidence(event_id, evidence, changed)
+                self._save_facts(changed, now)
+                batch.commit(self.conn)
+                for key in batch.internal - self.internal:
+                    self.conn.execute(
+                        "INSERT OR IGNORE INTO internal (id, reason, at) VALUES (?, ?, ?)",
+                        (key, getattr(source, "name", "source"), now),
+                    )
+            self._facts.update(changed)
+            self.internal |= batch.internal
+        return stored
 
     # -- snapshot ----------------------------------------------------------------------------------------
 
     def snapshot(self, now: float | None = None) -> int:
         """Apply the rules to every session at `now`; write the rows that changed. Returns that count."""
         now = time.time() if now is None else now
+        offline_since = self.network.sample(now, has_network())
         updates: list[tuple[str, str, int, str, float]] = []
         for key, facts in self._facts.items():
+            if key in self.internal:
+                continue
             alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and _needs_liveness(facts) else None
-            decision = decide(facts, now, alive)
+            decision = decide(facts, now, alive, offline_since)
             session = build_session(facts, decision)
             data = _session_encoder.encode(session)
             if self._written.get(key) != data:
@@ -153,16 +201,23 @@ class Collector:
     def tick(self, now: float | None = None) -> None:
         started = time.time()
         self.ingest(now)
+        self.poll_sources(now)
         self.snapshot(now)
         # A front end that asked at time T sees its events once a tick that started after T has finished.
         store.set_collector_value(self.conn, "tick_started", repr(started))
 
 
 def _needs_liveness(facts: Facts) -> bool:
-    return facts.phase not in ("ready", "error", "idle") and not facts.ended
+    """Only phases that a dead process would make false are worth a process lookup."""
+    return facts.phase in LIVE_PHASES and not facts.ended
 
 
 # -- the one collector per machine -------------------------------------------------------------------------
+
+
+def default_sources() -> list[Source]:
+    """The file and catalog sources the collector polls on every tick, besides the hook spool."""
+    return []
 
 
 def lock_path() -> Path:
@@ -267,7 +322,7 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
         return 0
     stop = stop or threading.Event()
     conn = store.connect()
-    collector = Collector(conn)
+    collector = Collector(conn, sources=default_sources())
     spool_dir = paths.ensure_private_dir(paths.spool_dir())
     data_dir = paths.data_dir()
     try:

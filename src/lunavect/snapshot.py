@@ -53,6 +53,7 @@ def build_session(
         hidden=hidden,
         resume=resume_command(facts.provider, facts.session_id, cwd),
         basis=list(decision.basis),
+        waiting_for=decision.waiting_for,
         updated=iso(facts.last_event_at),
         pid=facts.pid,
         tty=facts.tty,

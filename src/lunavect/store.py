@@ -63,6 +63,11 @@ MIGRATIONS: list[str] = [
     CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     CREATE TABLE collector (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 2: sessions identified as internal (sub-agents, tool-launched runtimes) stay so, whatever a source
+    # later fails to say of them.
+    """
+    CREATE TABLE internal (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at REAL NOT NULL);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

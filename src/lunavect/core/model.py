@@ -71,6 +71,10 @@ class Evidence(msgspec.Struct, frozen=True, omit_defaults=True):
     notification: str | None = None
     error: str | None = None
     error_detail: str | None = None
+    http_status: int | None = None
+    # A live catalog's status (idle, busy, waiting) and what it waits for.
+    status: str | None = None
+    waiting_for: str | None = None
     question: bool = False
     interrupt: bool = False
     notification_only: bool = False
@@ -106,6 +110,7 @@ class Session(msgspec.Struct, omit_defaults=False):
     hidden: bool
     resume: str | None
     basis: list[str]
+    waiting_for: str | None = None
     updated: str | None = None
     pid: int | None = None
     tty: str | None = None

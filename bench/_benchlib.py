@@ -1,0 +1,172 @@
+"""Helpers shared by the scripts in bench/ (standard library only).
+
+Benchmarks are not tests: they are run by hand and read as ratios against a baseline measured side by side,
+in the same process, interleaved round-robin, so that drift of the machine cancels out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.join(REPO, "src")
+ISOLATED_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")
+
+
+# -- isolation ----------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def isolated_home(prefix: str) -> Iterator[dict[str, str]]:
+    """A temporary HOME, CLAUDE_CONFIG_DIR, CODEX_HOME and LUNAVECT_HOME, set in os.environ (so lunavect
+    code run in this process sees them) and returned as the environment for child processes. The folder
+    is deleted on exit, and os.environ restored."""
+    root = tempfile.mkdtemp(prefix=prefix)
+    saved = {k: os.environ.get(k) for k in ISOLATED_VARS + ("XDG_DATA_HOME",)}
+    values = {
+        "HOME": os.path.join(root, "home"),
+        "CLAUDE_CONFIG_DIR": os.path.join(root, "home", ".claude"),
+        "CODEX_HOME": os.path.join(root, "home", ".codex"),
+        "LUNAVECT_HOME": os.path.join(root, "lunavect"),
+    }
+    for path in values.values():
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    os.environ.update(values)
+    os.environ.pop("XDG_DATA_HOME", None)
+    try:
+        yield dict(os.environ)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def installed_hook_command() -> str:
+    """The command `lunavect hooks install` writes into (the temporary) CLAUDE_CONFIG_DIR for PreToolUse."""
+    import json
+
+    from lunavect.claude import install
+
+    assert os.environ["CLAUDE_CONFIG_DIR"].startswith(tempfile.gettempdir()), "refusing a real Claude folder"
+    install.install()
+    settings = json.loads(install.settings_path().read_text())
+    for group in settings["hooks"]["PreToolUse"]:
+        for handler in group["hooks"]:
+            if install.is_ours(handler):
+                return handler["command"]
+    raise RuntimeError("lunavect hooks install wrote no PreToolUse command")
+
+
+def set_process_name(name: str) -> bool:
+    """Rename this process (its /proc comm) so that a hook shim it spawns finds it as the agent, as it finds
+    Claude Code in real use. Linux only; returns False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        PR_SET_NAME = 15
+        return libc.prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0) == 0
+    except OSError:
+        return False
+
+
+# -- running one child the way an agent runs a hook ------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    wall_s: float
+    cpu_s: float  # the child's user + system time
+    status: int
+
+
+def spawn_timed(argv: list[str], payload: bytes, env: dict[str, str], out_fd: int) -> Run:
+    """Run argv with `payload` written to its stdin through a pipe (then closed), as Claude Code does, and
+    stdout/stderr to out_fd; wall time from spawn to reaped exit."""
+    read_end, write_end = os.pipe()  # both close-on-exec; the child gets read_end as fd 0 via dup2
+    actions = [
+        (os.POSIX_SPAWN_DUP2, read_end, 0),
+        (os.POSIX_SPAWN_DUP2, out_fd, 1),
+        (os.POSIX_SPAWN_DUP2, out_fd, 2),
+    ]
+    start = time.perf_counter()
+    try:
+        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
+    finally:
+        os.close(read_end)
+    try:
+        view = memoryview(payload)
+        while view:
+            written = os.write(write_end, view)
+            view = view[written:]
+    except BrokenPipeError:
+        pass  # a child that does not read stdin (the baselines) exits without draining it
+    finally:
+        os.close(write_end)
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    return Run(wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status))
+
+
+def resolve(argv: list[str]) -> list[str]:
+    """argv with its program resolved on PATH (posix_spawn does not search PATH)."""
+    program = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    if program is None:
+        raise FileNotFoundError(argv[0])
+    return [program, *argv[1:]]
+
+
+# -- figures ---------------------------------------------------------------------------------------------------
+
+
+def p90(values: list[float]) -> float:
+    if len(values) < 2:
+        return values[0]
+    return statistics.quantiles(values, n=10, method="inclusive")[8]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f}"
+
+
+def md_table(headers: list[str], rows: list[list[str]], align: str | None = None) -> str:
+    """A Markdown table; `align` is one character per column: l or r."""
+    align = align or "l" + "r" * (len(headers) - 1)
+    rule = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def machine_line() -> str:
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        cpu = platform.processor() or cpu
+    try:
+        load = "load %.2f %.2f %.2f" % os.getloadavg()
+    except OSError:
+        load = "load ?"
+    return (
+        f"{len(os.sched_getaffinity(0))} CPUs ({cpu}), {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()} ({sys.executable}), {load}"
+    )
