@@ -9,25 +9,23 @@ counts, and two verdicts computed here from private text (is the closing reply a
 command a long-lived service). Prompts, replies, commands, tool inputs and outputs never leave this process.
 The kept record is appended as one line to the spool, which the collector ingests exactly once.
 
-The installed hook command runs this file directly as `python -I -S hook.py claude`, which skips `site` and
-every third-party import; `lunavect hook claude` runs the same code through the CLI.
+The installed hook command imports this module with `python -I -S`, which skips `site` and every
+third-party import, from its cached bytecode; `lunavect hook claude` runs the same code through the CLI.
+Its cost is held to about one bare interpreter start (bench/hook_shim.py), which is why it speaks JSON
+through the C accelerator `_json` rather than `json` (whose import pulls in `re`), checks names with string
+methods, and imports the classifiers only for the events that need them.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import select
 import sys
 import time
+
 
 if __package__ in (None, ""):
     # Run as a file: make the package's pure classifiers importable without `site`.
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from lunavect.core.commands import is_long_lived_service  # noqa: E402
-from lunavect.core.wording import is_closing_question  # noqa: E402
 
 SPOOL_FORMAT = 1
 SPOOL_DIR_NAME = "spool"
@@ -46,9 +44,89 @@ CLIENT_PROCESS_NAMES = {
     "codex": ("codex",),
 }
 
-_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-_TASK_NOTIFICATION_RE = re.compile(r"<task-notification>(.*?)</task-notification>", re.DOTALL)
-_TAG_RE_CACHE: dict[str, re.Pattern[str]] = {}
+NOTIFICATION_OPEN, NOTIFICATION_CLOSE = "<task-notification>", "</task-notification>"
+# The runtime appends a fixed pointer to the output file after a notification; anything else is a person's.
+OUTPUT_POINTER = "Read the output file to retrieve the result:"
+JSON_WHITESPACE = " \t\n\r"
+
+
+class _DecodeContext:
+    """What `_json.make_scanner` reads from a JSONDecoder: plain types, strict=False like json.loads."""
+
+    strict = False
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo: dict = {}
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+try:
+    from _json import encode_basestring_ascii as _quote, make_scanner as _make_scanner
+
+    _scan = _make_scanner(_DecodeContext)
+except ImportError:  # an interpreter without the accelerator: the json module does the same, slower
+    import json as _json_module
+
+    _quote = _json_module.encoder.encode_basestring_ascii
+    _scan = _json_module.JSONDecoder(strict=False).scan_once
+
+
+def json_loads(text: str) -> object:
+    """One JSON document, as json.loads(strict=False) decodes it; ValueError when it is not exactly that.
+
+    The C scanner reports errors through `json.decoder`, which it only finds if something imported it;
+    bad input is rare, so only then is the json module imported to decide and explain.
+    """
+    stripped = text.strip(JSON_WHITESPACE)
+    try:
+        value, end = _scan(stripped, 0)
+        if end == len(stripped):
+            return value
+    except (StopIteration, SystemError, ValueError):
+        pass
+    import json
+
+    return json.loads(stripped, strict=False)
+
+
+def json_dumps(value: object) -> str:
+    """Compact ASCII JSON of the spool record's plain types."""
+    if isinstance(value, str):
+        return _quote(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value) if value == value and value not in (float("inf"), float("-inf")) else "null"
+    if isinstance(value, dict):
+        return "{" + ",".join(_quote(str(k)) + ":" + json_dumps(v) for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(json_dumps(v) for v in value) + "]"
+    return _quote(str(value))
+
+
+def is_long_lived_service(command: str) -> bool:
+    from lunavect.core.commands import is_long_lived_service as classify
+
+    return classify(command)
+
+
+def is_closing_question(text: object) -> bool:
+    if not isinstance(text, str) or "?" not in text[-2000:]:
+        return False  # no question mark near the end: no need to load the classifier
+    from lunavect.core.wording import is_closing_question as classify
+
+    return classify(text)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -85,6 +163,8 @@ def read_stdin(fd: int = 0, deadline_s: float = STDIN_DEADLINE_S) -> tuple[bytes
             return None, "stdin-is-a-terminal"
     except OSError:
         return None, "no-stdin"
+    import select
+
     chunks: list[bytes] = []
     size = 0
     too_large = False
@@ -122,7 +202,7 @@ def parse_payload(raw: bytes) -> tuple[dict | None, str | None]:
     """The event object, or None with the reason. Invalid UTF-8 is replaced, not fatal."""
     text = raw.decode("utf-8", errors="replace")
     try:
-        payload = json.loads(text)
+        payload = json_loads(text)
     except (ValueError, RecursionError):
         return None, "not-json"
     if not isinstance(payload, dict):
@@ -277,30 +357,61 @@ def _short(value: object, limit: int = MAX_ID_CHARS) -> str | None:
 
 
 def _name(value: object) -> str | None:
-    if isinstance(value, str) and _NAME_RE.match(value):
+    """An event, tool or kind name: ASCII letters, digits and underscores, starting with a letter."""
+    if (
+        isinstance(value, str)
+        and 0 < len(value) <= 64
+        and value.isascii()
+        and value[0].isalpha()
+        and value.replace("_", "a").isalnum()
+    ):
         return value
     return None
 
 
-def _tag(block: str, tag: str) -> str | None:
-    pattern = _TAG_RE_CACHE.get(tag)
-    if pattern is None:
-        pattern = _TAG_RE_CACHE[tag] = re.compile(rf"<{tag}>\s*([^<]*?)\s*</{tag}>", re.DOTALL)
-    match = pattern.search(block)
-    return match.group(1) if match else None
+def _tag_values(block: str, tag: str) -> list[str]:
+    """The stripped texts of every `<tag>…</tag>` in a block."""
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    values, start = [], 0
+    while True:
+        begin = block.find(opening, start)
+        if begin < 0:
+            return values
+        end = block.find(closing, begin)
+        if end < 0:
+            return values
+        values.append(block[begin + len(opening) : end].strip())
+        start = end + len(closing)
+
+
+def _notification_blocks(prompt: str) -> tuple[list[str], str]:
+    """The inside of every `<task-notification>` block, and the prompt's text outside them."""
+    blocks, rest, start = [], [], 0
+    while True:
+        begin = prompt.find(NOTIFICATION_OPEN, start)
+        end = prompt.find(NOTIFICATION_CLOSE, begin) if begin >= 0 else -1
+        if begin < 0 or end < 0:
+            rest.append(prompt[start:])
+            return blocks, "".join(rest)
+        rest.append(prompt[start:begin])
+        blocks.append(prompt[begin + len(NOTIFICATION_OPEN) : end])
+        start = end + len(NOTIFICATION_CLOSE)
 
 
 def task_notifications(prompt: str) -> tuple[list[dict], bool]:
     """The background tasks a `<task-notification>` prompt reports ended, and whether it is nothing else.
 
-    Each notification names its task id (and tool-use id) and status: ids and kinds only, never the
+    Each notification names its task ids (and tool-use id) and status: ids and kinds only, never the
     summary or result text.
     """
     ended: list[dict] = []
-    for block in _TASK_NOTIFICATION_RE.findall(prompt):
-        status = _name(_tag(block, "status"))
-        tool_use_id = _short(_tag(block, "tool-use-id"))
-        task_ids = [t for t in re.findall(r"<task-id>\s*([^<\s]+)\s*</task-id>", block) if len(t) <= MAX_ID_CHARS]
+    blocks, rest = _notification_blocks(prompt)
+    for block in blocks:
+        statuses = _tag_values(block, "status")
+        tool_use_ids = _tag_values(block, "tool-use-id")
+        status = _name(statuses[0]) if statuses else None
+        tool_use_id = _short(tool_use_ids[0]) if tool_use_ids else None
+        task_ids = [t for t in _tag_values(block, "task-id") if t and len(t) <= MAX_ID_CHARS and " " not in t]
         for task_id in task_ids or [None]:
             entry: dict = {}
             if task_id:
@@ -311,10 +422,8 @@ def task_notifications(prompt: str) -> tuple[list[dict], bool]:
                 entry["status"] = status
             if entry:
                 ended.append(entry)
-    rest = _TASK_NOTIFICATION_RE.sub("", prompt)
-    # The runtime appends a fixed pointer to the output file after a notification; anything else is a person.
-    rest = re.sub(r"Read the output file to retrieve the result:[^\n]*", "", rest)
-    only = bool(ended) and not rest.strip()
+    outside = "\n".join(line for line in rest.splitlines() if not line.strip().startswith(OUTPUT_POINTER))
+    only = bool(ended) and not outside.strip()
     return ended, only
 
 
@@ -446,7 +555,7 @@ def extract(client: str, payload: dict) -> dict | None:
         record["interrupt"] = True
     if event == "UserPromptSubmit":
         prompt = payload.get("prompt")
-        if isinstance(prompt, str) and "<task-notification>" in prompt:
+        if isinstance(prompt, str) and NOTIFICATION_OPEN in prompt:
             ended, only = task_notifications(prompt)
             if ended:
                 record["bg_end"] = ended
@@ -465,11 +574,13 @@ def _new_id() -> str:
 
 def append_line(path: str, record: dict) -> bool:
     """Append one JSON line with a single write(2); True when it was written whole."""
-    line = (json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+    line = (json_dumps(record) + "\n").encode("ascii")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
     except FileNotFoundError:
         try:
+            # makedirs gives only the last folder the mode: create the data folder private first.
+            os.makedirs(os.path.dirname(os.path.dirname(path)), mode=0o700, exist_ok=True)
             os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
         except OSError:

@@ -68,6 +68,15 @@ MIGRATIONS: list[str] = [
     """
     CREATE TABLE internal (id TEXT PRIMARY KEY, reason TEXT NOT NULL, at REAL NOT NULL);
     """,
+    # 3: the panel's arrangement rules. `shown_at`: when the person last restored a session from the hidden
+    # list (automatic hiding counts inactivity from then); `listed_at`: when a complete client catalog last
+    # listed it; `catalog_listing`: when each client's complete catalog was last read in full (a hidden
+    # session leaves the hidden list once that catalog has not listed it for 35 days).
+    """
+    ALTER TABLE arrangement ADD COLUMN shown_at REAL;
+    ALTER TABLE arrangement ADD COLUMN listed_at REAL;
+    CREATE TABLE catalog_listing (provider TEXT PRIMARY KEY, at REAL NOT NULL);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -109,16 +118,21 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
 
 
 def migrate(conn: sqlite3.Connection) -> None:
+    """Bring the schema up to date. The version is read again inside the write transaction, so several
+    processes opening a new store at once migrate it exactly once between them."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise StoreError(f"the store has schema {version}; this lunavect knows up to {SCHEMA_VERSION}")
-    for number in range(version, SCHEMA_VERSION):
-        with transaction(conn):
+    if version == SCHEMA_VERSION:
+        return
+    with transaction(conn):
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number in range(version, SCHEMA_VERSION):
             # executescript would commit on its own; run the statements one by one inside our transaction.
             for statement in MIGRATIONS[number].split(";"):
                 if statement.strip():
                     conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number + 1}")
+        conn.execute(f"PRAGMA user_version = {max(version, SCHEMA_VERSION)}")
 
 
 @contextmanager

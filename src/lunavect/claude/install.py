@@ -42,7 +42,10 @@ EVENTS = (
 HOOK_TIMEOUT_S = 10
 BACKUP_SUFFIX = ".lunavect-backup"
 # How lunavect recognises its own entries among the person's hooks.
-MARKERS = ("lunavect/hook.py", "lunavect hook ")
+MARKERS = ("lunavect.hook", "lunavect/hook.py", "lunavect hook ")
+# The installed command: the interpreter imports the shim from its cached bytecode, from the folder that
+# holds this installation's package (passed as an argument, so `status` can check it still exists).
+LAUNCHER = "import sys;sys.path.insert(0,sys.argv.pop(1));import lunavect.hook as h;h.main()"
 
 
 class SettingsError(Exception):
@@ -60,12 +63,15 @@ def hook_script() -> Path:
 
 
 def hook_command(client: str = "claude") -> str:
-    """The command the agent runs: this installation's interpreter on the shim file, without `site`.
+    """The command the agent runs: this installation's interpreter on the shim, without `site`.
 
-    Running the file with -I -S costs one bare interpreter start, where the `lunavect` console script
-    would first import site-packages and the CLI.
+    With -I -S and the module's cached bytecode it costs about one bare interpreter start, where the
+    `lunavect` console script would first import site-packages and the CLI (bench/hook_shim.py).
     """
-    return f"{shlex.quote(sys.executable)} -I -S {shlex.quote(str(hook_script()))} {client}"
+    package_parent = hook_script().parent.parent
+    return " ".join(
+        shlex.quote(word) for word in (sys.executable, "-I", "-S", "-c", LAUNCHER, str(package_parent), client)
+    )
 
 
 def is_ours(handler: object) -> bool:
@@ -186,7 +192,12 @@ def _command_exists(command: str) -> bool:
     except ValueError:
         return False
     files = [w for w in words if w.startswith("/")]
-    return bool(files) and all(os.path.exists(w) for w in files)
+    for word in files:
+        if not os.path.exists(word):
+            return False
+        if os.path.isdir(word) and not os.path.exists(os.path.join(word, "lunavect", "hook.py")):
+            return False  # the folder is there, but lunavect was removed from it
+    return bool(files)
 
 
 def status(path: Path | None = None) -> Status:

@@ -1,0 +1,375 @@
+"""Every Claude Code state rule of the guide, with a clock the test controls."""
+
+from __future__ import annotations
+
+import pytest
+
+from lunavect.core.model import BackgroundTask, ErrorReason, Evidence, State
+from lunavect.core.rules import (
+    BACKGROUND_AUTHORITY_S,
+    EVENT_AUTHORITY_S,
+    Facts,
+    decide,
+    fold,
+)
+
+T0 = 1_800_000_000.0
+
+
+def ev(kind: str, at: float, **fields) -> Evidence:
+    return Evidence(provider="claude", session_id="s", kind=kind, at=T0 + at, **fields)
+
+
+def play(*events: Evidence, facts: Facts | None = None) -> Facts:
+    facts = facts or Facts("claude", "s")
+    for event in events:
+        facts = fold(facts, event)
+    return facts
+
+
+def state_at(facts: Facts, at: float, **kwargs) -> State:
+    return decide(facts, T0 + at, **kwargs).state
+
+
+def shell(task_id: str, service: bool = False) -> BackgroundTask:
+    return BackgroundTask(kind="shell", id=task_id, status="running", service=service)
+
+
+def agent(task_id: str) -> BackgroundTask:
+    return BackgroundTask(kind="agent", id=task_id, status="running")
+
+
+# -- working ----------------------------------------------------------------------------------------------
+
+
+def test_working_timer_is_the_current_responses_not_the_sessions():
+    facts = play(
+        ev("SessionStart", 0, start_source="startup"),
+        ev("UserPromptSubmit", 10),
+        ev("Stop", 20, background=()),
+        ev("UserPromptSubmit", 100),
+        ev("PreToolUse", 105, tool="Bash", tool_use_id="t1"),
+    )
+    decision = decide(facts, T0 + 110)
+    assert decision.state is State.WORKING
+    assert decision.activity == "Bash"
+    assert decision.since == T0 + 100
+
+
+def test_thinking_between_tools():
+    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Read", tool_use_id="t1"), ev("PostToolUse", 2, tool="Read", tool_use_id="t1"))
+    decision = decide(facts, T0 + 3)
+    assert (decision.state, decision.activity) == (State.WORKING, "thinking")
+
+
+# -- background -------------------------------------------------------------------------------------------
+
+
+def test_stop_with_running_background_shell_is_background_then_ready_after_its_notification():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("PostToolUse", 2, tool="Bash", tool_use_id="t1", background_started=shell("b1")),
+        ev("Stop", 3, background=(shell("b1"),)),
+    )
+    decision = decide(facts, T0 + 4)
+    assert decision.state is State.BACKGROUND
+    assert decision.background == {"shell": 1}
+    assert decision.since == T0 + 0  # the task's timer goes on
+    facts = play(
+        ev("UserPromptSubmit", 30, notification_only=True, background_ended=(BackgroundTask(kind="", id="b1", status="completed"),)),
+        facts=facts,
+    )
+    assert state_at(facts, 31) is State.WORKING
+    assert decide(facts, T0 + 31).since == T0 + 0
+    facts = play(ev("Stop", 35, background=()), facts=facts)
+    assert state_at(facts, 36) is State.READY
+
+
+def test_capsule_grows_on_post_tool_use_and_is_set_exactly_at_subagent_stop_and_stop():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PostToolUse", 1, tool="Bash", tool_use_id="t1", background_started=shell("b1")),
+        ev("PostToolUse", 2, tool="Agent", tool_use_id="t2", background_started=agent("a1")),
+    )
+    assert decide(facts, T0 + 3).background == {"shell": 1, "agent": 1}
+    # A background command that ends while Claude works is counted until the next SubagentStop or Stop.
+    facts = play(ev("UserPromptSubmit", 4, notification_only=True), facts=facts)
+    assert decide(facts, T0 + 5).background == {"shell": 1, "agent": 1}
+    facts = play(ev("SubagentStop", 6, agent_id="a1", background=(agent("a1"),)), facts=facts)
+    assert decide(facts, T0 + 7).background == {"agent": 1}
+
+
+def test_long_lived_services_do_not_hold_the_response():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PostToolUse", 1, tool="Bash", tool_use_id="t1", background_started=shell("dev", service=True)),
+        ev("Stop", 2, background=(shell("dev", service=True),)),
+    )
+    assert state_at(facts, 3) is State.READY
+
+
+def test_background_pause_lasts_an_hour_then_becomes_unknown():
+    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 1, background=(shell("b1"),)))
+    assert state_at(facts, 1 + BACKGROUND_AUTHORITY_S - 1) is State.BACKGROUND
+    assert state_at(facts, 1 + BACKGROUND_AUTHORITY_S + 1) is State.UNKNOWN
+
+
+def test_idle_poll_does_not_end_a_background_pause():
+    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 1, background=(shell("b1"),)), ev("Notification", 70, notification="idle_prompt"))
+    assert state_at(facts, 71) is State.BACKGROUND
+
+
+def test_session_crons_never_hold_the_response():
+    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 1, background=(), crons=2))
+    assert state_at(facts, 2) is State.READY
+
+
+def test_a_client_without_background_tasks_keeps_the_old_behaviour():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PostToolUse", 1, tool="Bash", tool_use_id="t1", background_started=shell("b1")),
+        ev("Stop", 2),  # no background_tasks field at all
+    )
+    assert state_at(facts, 3) is State.READY
+
+
+def test_closing_question_wins_over_background():
+    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 1, background=(shell("b1"),), question=True))
+    assert state_at(facts, 2) is State.INPUT
+
+
+def test_subagent_tool_events_do_not_move_the_main_loop():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Agent", tool_use_id="t1"),
+        ev("PreToolUse", 2, tool="Grep", tool_use_id="t2", agent_id="a1"),
+    )
+    assert decide(facts, T0 + 3).activity == "Agent"
+    facts = play(ev("Stop", 4, background=(agent("a1"),)), ev("PreToolUse", 5, tool="Read", tool_use_id="t3", agent_id="a1"), facts=facts)
+    assert state_at(facts, 6) is State.BACKGROUND
+
+
+# -- compaction -------------------------------------------------------------------------------------------
+
+
+def test_manual_compaction_has_its_own_timer_and_ends_idle():
+    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 5, background=()), ev("PreCompact", 50, trigger="manual"))
+    decision = decide(facts, T0 + 55)
+    assert (decision.state, decision.since) == (State.COMPACTING, T0 + 50)
+    facts = play(ev("PostCompact", 60, trigger="manual"), facts=facts)
+    assert state_at(facts, 61) is State.IDLE
+
+
+def test_automatic_compaction_keeps_the_running_responses_start_and_returns_to_it():
+    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("PostToolUse", 2, tool_use_id="t1"), ev("PreCompact", 3, trigger="auto"))
+    decision = decide(facts, T0 + 4)
+    assert (decision.state, decision.since) == (State.COMPACTING, T0 + 0)
+    facts = play(ev("SessionStart", 9, start_source="compact"), facts=facts)  # the fallback completion
+    decision = decide(facts, T0 + 10)
+    assert (decision.state, decision.since) == (State.WORKING, T0 + 0)
+
+
+def test_idle_poll_cannot_cancel_a_fresh_compaction():
+    facts = play(ev("PreCompact", 0, trigger="manual"), ev("Notification", 2, notification="idle_prompt"))
+    assert state_at(facts, 3) is State.COMPACTING
+
+
+def test_missing_compaction_completion_expires_after_ten_minutes():
+    facts = play(ev("PreCompact", 0, trigger="manual"))
+    assert state_at(facts, EVENT_AUTHORITY_S - 1) is State.COMPACTING
+    assert state_at(facts, EVENT_AUTHORITY_S + 1) is State.UNKNOWN
+
+
+def test_later_events_supersede_compaction():
+    facts = play(ev("PreCompact", 0, trigger="manual"), ev("UserPromptSubmit", 5))
+    assert state_at(facts, 6) is State.WORKING
+
+
+# -- permission -------------------------------------------------------------------------------------------
+
+
+def test_permission_request_then_notification_then_approval():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("PermissionRequest", 2, tool="Bash"),
+    )
+    decision = decide(facts, T0 + 3)
+    assert (decision.state, decision.waiting_for, decision.since) == (State.PERMISSION, "Bash", T0 + 0)
+    facts = play(ev("Notification", 8, notification="permission_prompt"), facts=facts)
+    assert state_at(facts, 9) is State.PERMISSION
+    facts = play(ev("PostToolUse", 20, tool="Bash", tool_use_id="t1"), facts=facts)
+    assert state_at(facts, 21) is State.WORKING
+
+
+def test_a_racing_pre_tool_use_does_not_clear_permission():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("PermissionRequest", 2, tool="Bash"),
+        ev("PreToolUse", 2.1, tool="Read", tool_use_id="t2"),
+        ev("PostToolUse", 2.2, tool="Read", tool_use_id="t2"),
+    )
+    assert state_at(facts, 3) is State.PERMISSION
+
+
+def test_permission_cleared_by_a_new_prompt_or_the_turns_end():
+    base = (ev("UserPromptSubmit", 0), ev("PermissionRequest", 1, tool="Bash"))
+    assert state_at(play(*base, ev("UserPromptSubmit", 5)), 6) is State.WORKING
+    assert state_at(play(*base, ev("Stop", 5, background=())), 6) is State.READY
+
+
+def test_a_denied_permission_prompt_ends_when_the_catalog_turns_idle():
+    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("PermissionRequest", 2, tool="Bash"))
+    facts = play(Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 10, source="catalog", status="idle"), facts=facts)
+    assert state_at(facts, 11) is State.IDLE
+
+
+# -- input ------------------------------------------------------------------------------------------------
+
+
+def test_elicitation_and_link_requests_need_input():
+    facts = play(ev("UserPromptSubmit", 0), ev("Notification", 1, notification="elicitation_dialog"))
+    assert decide(facts, T0 + 2).waiting_for == "elicitation"
+    facts = play(ev("UserPromptSubmit", 0), ev("Notification", 1, notification="elicitation_url_dialog"))
+    assert (state_at(facts, 2), decide(facts, T0 + 2).waiting_for) == (State.INPUT, "link")
+    facts = play(ev("Notification", 3, notification="elicitation_complete"), facts=facts)
+    assert state_at(facts, 4) is State.WORKING
+
+
+def test_closing_question_is_input_kept_by_idle_polls_without_renewing_its_time():
+    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 10, background=(), question=True))
+    assert state_at(facts, 11) is State.INPUT
+    facts = play(ev("Notification", 70, notification="idle_prompt"), facts=facts)
+    assert state_at(facts, 71) is State.INPUT
+    # The idle poll did not extend it: ten minutes after the question itself, it is a ready response.
+    assert state_at(facts, 10 + EVENT_AUTHORITY_S + 1) is State.READY
+
+
+def test_resumed_work_supersedes_a_question_and_a_later_question_counts_again():
+    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 10, question=True), ev("UserPromptSubmit", 20))
+    assert state_at(facts, 21) is State.WORKING
+    assert facts.superseded_question_at == T0 + 10
+    facts = play(ev("Stop", 30, question=True), facts=facts)
+    assert state_at(facts, 31) is State.INPUT
+
+
+def test_permission_events_have_priority_over_input():
+    facts = play(ev("UserPromptSubmit", 0), ev("PermissionRequest", 1, tool="Bash"), ev("Notification", 2, notification="elicitation_dialog"))
+    assert state_at(facts, 3) is State.PERMISSION
+
+
+# -- ready, idle, error -----------------------------------------------------------------------------------
+
+
+def test_resumed_session_is_idle_until_work_is_confirmed():
+    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 1), ev("SessionEnd", 2, reason="prompt_input_exit"))
+    assert state_at(facts, 3) is State.READY
+    facts = play(ev("SessionStart", 100, start_source="resume"), facts=facts)
+    assert state_at(facts, 101) is State.IDLE
+
+
+@pytest.mark.parametrize(
+    ("error", "detail", "reason"),
+    [
+        ("rate_limit", None, ErrorReason.LIMIT),
+        ("authentication_failed", None, ErrorReason.AUTH),
+        ("server_error", None, ErrorReason.SERVICE),
+        ("overloaded", None, ErrorReason.SERVICE),
+        ("server_error", "ECONNREFUSED", ErrorReason.UNREACHABLE),
+        ("billing_error", None, ErrorReason.ACCOUNT),
+        ("oauth_org_not_allowed", None, ErrorReason.ACCOUNT),
+        ("invalid_request", None, ErrorReason.OTHER),
+        ("unknown", None, ErrorReason.OTHER),
+    ],
+)
+def test_error_reasons(error, detail, reason):
+    facts = play(ev("UserPromptSubmit", 0), ev("StopFailure", 1, error=error, error_detail=detail))
+    decision = decide(facts, T0 + 2)
+    assert (decision.state, decision.error) == (State.ERROR, reason)
+
+
+def test_transcript_api_error_decides_a_session_without_hooks():
+    facts = play(
+        Evidence(provider="claude", session_id="s", kind="TranscriptPrompt", at=T0, source="transcript"),
+        Evidence(provider="claude", session_id="s", kind="TranscriptApiError", at=T0 + 1, source="transcript", http_status=429),
+    )
+    decision = decide(facts, T0 + 2)
+    assert (decision.state, decision.error) == (State.ERROR, ErrorReason.LIMIT)
+
+
+def test_hook_evidence_wins_over_transcript_records():
+    facts = play(ev("UserPromptSubmit", 0), Evidence(provider="claude", session_id="s", kind="TranscriptResponse", at=T0 + 1, source="transcript"))
+    assert state_at(facts, 2) is State.WORKING
+
+
+# -- offline, unknown, liveness ---------------------------------------------------------------------------
+
+
+def test_offline_after_ten_seconds_without_network_while_working_keeps_the_timer():
+    facts = play(ev("UserPromptSubmit", 0))
+    assert state_at(facts, 20, offline_since=T0 + 15) is State.WORKING
+    decision = decide(facts, T0 + 26, offline_since=T0 + 15)
+    assert (decision.state, decision.since) == (State.OFFLINE, T0)
+    assert state_at(facts, 30, offline_since=None) is State.WORKING
+
+
+def test_events_lose_authority_after_ten_minutes():
+    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"))
+    assert state_at(facts, 1 + EVENT_AUTHORITY_S - 1) is State.WORKING
+    assert state_at(facts, 1 + EVENT_AUTHORITY_S + 1) is State.UNKNOWN
+
+
+def test_late_post_tool_use_after_stop_does_not_restart_working():
+    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("Stop", 2, background=()), ev("PostToolUse", 3, tool="Bash", tool_use_id="t1"))
+    assert state_at(facts, 4) is State.READY
+
+
+def test_refolding_never_changes_an_events_time():
+    events = (ev("UserPromptSubmit", 0), ev("PreToolUse", 5, tool="Bash", tool_use_id="t1"))
+    assert play(*events) == play(*events)
+    assert decide(play(*events), T0 + 6).since == T0
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        (ev("UserPromptSubmit", 0),),
+        (ev("UserPromptSubmit", 0), ev("Stop", 1, background=(shell("b1"),))),
+        (ev("UserPromptSubmit", 0), ev("PermissionRequest", 1, tool="Bash")),
+        (ev("UserPromptSubmit", 0), ev("Notification", 1, notification="elicitation_dialog")),
+    ],
+)
+def test_a_dead_process_is_never_working_background_permission_or_input(events):
+    facts = play(*events)
+    assert decide(facts, T0 + 2, alive=False).state in (State.IDLE, State.READY)
+    assert decide(facts, T0 + 2, alive=None).state not in (State.IDLE, State.READY)
+
+
+def test_esc_during_a_tool_ends_the_turn():
+    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("PostToolUseFailure", 2, tool="Bash", tool_use_id="t1", interrupt=True))
+    assert state_at(facts, 3) is State.IDLE
+
+
+def test_esc_while_thinking_ends_with_the_idle_prompt_or_the_catalog():
+    facts = play(ev("UserPromptSubmit", 0), ev("Notification", 65, notification="idle_prompt"))
+    assert state_at(facts, 66) is State.IDLE
+    facts = play(ev("UserPromptSubmit", 0), Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 5, source="catalog", status="idle"))
+    assert state_at(facts, 6) is State.IDLE
+
+
+def test_a_catalog_row_older_than_the_hooks_cannot_end_a_turn():
+    facts = play(ev("UserPromptSubmit", 10), Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 9, source="catalog", status="idle"))
+    assert state_at(facts, 11) is State.WORKING
+
+
+def test_session_end_closes_a_turn():
+    facts = play(ev("UserPromptSubmit", 0), ev("SessionEnd", 1, reason="other"))
+    assert state_at(facts, 2) is State.IDLE
+
+
+def test_lifecycle_only_launch_is_not_listed():
+    facts = play(ev("SessionStart", 0, start_source="startup"), ev("SessionEnd", 1, reason="other"))
+    assert decide(facts, T0 + 2).listed is False
+    assert decide(play(ev("UserPromptSubmit", 0)), T0 + 1).listed is True
