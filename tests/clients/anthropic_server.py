@@ -45,7 +45,6 @@ import http.server
 import itertools
 import json
 import socket
-import socketserver
 import threading
 import time
 import uuid
@@ -137,6 +136,9 @@ class Step:
     delay: float = 0.0
     chunk_delay: float = 0.0
     func: Callable[["RecordedRequest"], "Step"] | None = None
+    # The context size to report (usage.input_tokens); by default about the request's own size. A large
+    # value makes the client believe its context is full, so it compacts automatically.
+    input_tokens: int | None = None
 
     def after(self, seconds: float) -> "Step":
         """Return this step, answered only after ``seconds``."""
@@ -735,15 +737,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                       "request_id": _new_id("req")}, headers)
 
     @staticmethod
-    def _usage(req: RecordedRequest, output_tokens: int) -> dict:
-        return {"input_tokens": max(1, len(req.raw_body) // 4), "output_tokens": output_tokens,
+    def _usage(req: RecordedRequest, output_tokens: int, input_tokens: int | None = None) -> dict:
+        size = input_tokens if input_tokens is not None else max(1, len(req.raw_body) // 4)
+        return {"input_tokens": size, "output_tokens": output_tokens,
                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
                 "service_tier": "standard"}
 
     def _message(self, step: Step, model: str, req: RecordedRequest) -> dict:
         return {"id": _new_id("msg"), "type": "message", "role": "assistant", "model": model,
                 "content": step.blocks, "stop_reason": step.stop_reason, "stop_sequence": None,
-                "usage": self._usage(req, 5)}
+                "usage": self._usage(req, 5, step.input_tokens)}
 
     def _stream(self, step: Step, model: str, req: RecordedRequest) -> None:
         self.send_response(200)
@@ -794,9 +797,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             else:  # pass other block kinds through whole
                 ev("content_block_start", {"type": "content_block_start", "index": i, "content_block": block})
             ev("content_block_stop", {"type": "content_block_stop", "index": i})
+        final_usage = {"output_tokens": 5}
+        if step.input_tokens is not None:
+            final_usage["input_tokens"] = step.input_tokens
         ev("message_delta", {"type": "message_delta",
                              "delta": {"stop_reason": step.stop_reason, "stop_sequence": None},
-                             "usage": {"output_tokens": 5}})
+                             "usage": final_usage})
         ev("message_stop", {"type": "message_stop"})
 
 

@@ -102,7 +102,7 @@ def find_clients(root: Path | str | None = None, *, check_versions: bool = True)
         return None
     claude_version = _pkg_version(nm / "@anthropic-ai" / "claude-code")
     codex_version = _pkg_version(nm / "@openai" / "codex")
-    if check_versions and claude_version != CLAUDE_VERSION:
+    if check_versions and (claude_version != CLAUDE_VERSION or codex_version != CODEX_VERSION):
         return None
     codex = nm / ".bin" / "codex"
     natives = sorted(nm.glob("@openai/codex-*/vendor/*/bin/codex"))
@@ -362,6 +362,8 @@ class IsoHome:
 
     root: Path
     env: dict[str, str] = field(default_factory=dict)
+    #: set by the ``iso_home`` fixture: did ``python -m lunavect hooks install`` succeed here?
+    lunavect_hooks_installed: bool = False
 
     @classmethod
     def create(cls, parent: str | Path | None = None, prefix: str = "lv-") -> "IsoHome":
@@ -528,10 +530,17 @@ class IsoHome:
     def kill_processes(self) -> list[int]:
         return kill_processes_under(self.root, home=self.home)
 
-    def cleanup(self, *, keep: bool = False) -> None:
-        self.kill_processes()
-        if not keep:
+    def cleanup(self, *, keep: bool = False, attempts: int = 20) -> None:
+        """Kill what runs under the folder, then remove it (retrying: a dying client and its
+        SessionEnd hooks may still write for a moment)."""
+        for _ in range(attempts):
+            self.kill_processes()
+            if keep:
+                return
             shutil.rmtree(self.root, ignore_errors=True)
+            if not self.root.exists():
+                return
+            time.sleep(0.2)
 
 
 # --------------------------------------------------------------------------
@@ -580,6 +589,7 @@ class ClaudeTmux:
         self.width, self.height = width, height
         self.via_shell = via_shell
         self.session = session
+        self._own_root = root is None
         self._root = Path(root) if root else Path(tempfile.mkdtemp(prefix="lvtmux-"))
         self.socket = self._root / f"tmux-{os.getpid()}-{next(_tmux_ids)}.sock"
         self.conf = self._root / "tmux.conf"
@@ -676,6 +686,27 @@ class ClaudeTmux:
         if keys:
             self.tmux("send-keys", "-t", self.target, *keys)
 
+    def answer(self, *keys: str, until_gone: str | re.Pattern, timeout: float = 10.0, retry_every: float = 1.0,
+               settle: float = 0.3) -> None:
+        """Answer a dialog (e.g. a permission prompt) with ``keys`` until ``until_gone`` leaves the screen.
+
+        Claude Code ignores keys for ~0.1-0.15 s after a dialog appears (a guard against keys typed
+        ahead), so wait ``settle`` seconds first and resend the keys every ``retry_every`` seconds while
+        the dialog is still there.
+        """
+        rx = re.compile(until_gone, re.M) if isinstance(until_gone, str) else until_gone
+        time.sleep(settle)
+        deadline = time.monotonic() + timeout
+        while True:
+            self.send_keys(*keys)
+            resend_at = time.monotonic() + retry_every
+            while time.monotonic() < resend_at:
+                time.sleep(0.05)
+                if not rx.search(self.capture()):
+                    return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{rx.pattern!r} still on screen after {timeout}s:\n{self.capture()}")
+
     # -- processes -----------------------------------------------------------
     def pane_pid(self) -> int | None:
         r = self.tmux("display-message", "-p", "-t", self.target, "#{pane_pid}", check=False)
@@ -723,7 +754,8 @@ class ClaudeTmux:
 
     def catalog_entry(self) -> dict | None:
         """``$CLAUDE_CONFIG_DIR/sessions/<pid>.json`` of this claude, or None."""
-        path = Path(self.env["CLAUDE_CONFIG_DIR"]) / "sessions" / f"{self.pid()}.json"
+        pid = self._pid or self.pid()  # the last known pid, also after claude exited
+        path = Path(self.env["CLAUDE_CONFIG_DIR"]) / "sessions" / f"{pid}.json"
         try:
             return json.loads(path.read_text())
         except (OSError, ValueError):
@@ -768,3 +800,5 @@ class ClaudeTmux:
         kill_pids(sorted(pids), grace=2.0)
         with contextlib.suppress(OSError):
             self.socket.unlink()
+        if self._own_root:
+            shutil.rmtree(self._root, ignore_errors=True)

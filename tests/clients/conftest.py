@@ -103,7 +103,7 @@ def iso_home() -> Iterator[IsoHome]:
     (and TMPDIR, XDG_*) pointing into it.  Teardown kills every process left under it."""
     iso = IsoHome.create()
     try:
-        iso.lunavect_hooks_installed = install_lunavect_hooks(iso.env)  # type: ignore[attr-defined]
+        iso.lunavect_hooks_installed = install_lunavect_hooks(iso.env)
         yield iso
     finally:
         iso.cleanup(keep=_KEEP)
