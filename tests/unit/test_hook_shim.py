@@ -20,7 +20,7 @@ import pytest
 from lunavect import hook
 from lunavect.host.processes import is_alive
 
-from conftest import HOOK_FILE, LUNAVECT_BIN, installed_hook_command
+from unit_support import HOOK_FILE, HOOK_FORMS, LUNAVECT_BIN, installed_hook_command
 
 SRC_DIR = str(Path(HOOK_FILE).parent.parent)
 
@@ -42,7 +42,7 @@ def assert_silent(proc: subprocess.CompletedProcess) -> None:
     assert proc.stderr == b""
 
 
-VIA = pytest.mark.parametrize("via", ["file", "cli"])
+VIA = pytest.mark.parametrize("via", sorted(HOOK_FORMS))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -81,11 +81,45 @@ def test_bad_stdin_is_a_counted_rejection(iso_env, via, raw, reason):
     assert "event" not in record
 
 
+def test_rejections_are_counted_by_the_collector(iso_env):
+    from lunavect import store
+    from lunavect.collector import Collector
+
+    for raw in (b"", b"not json", b"not json either", b"[]", b'{"session_id": "s"}'):
+        assert iso_env.hook(raw).returncode == 0
+    assert iso_env.hook(None).returncode == 0
+    assert iso_env.hook(event("Stop")).returncode == 0
+    conn = iso_env.connect()
+    Collector(conn).tick()
+    assert store.counters(conn) == {
+        "hook.rejected.empty": 2,
+        "hook.rejected.not-json": 2,
+        "hook.rejected.not-an-object": 1,
+        "hook.rejected.no-event-name": 1,
+    }
+    assert conn.execute("SELECT kind FROM events").fetchall() == [("Stop",)]
+
+
 @VIA
 def test_stdin_dev_null_is_empty(iso_env, via):
     proc = iso_env.hook(None, via=via)
     assert_silent(proc)
     assert [r["rejected"] for r in iso_env.spool_records()] == ["empty"]
+
+
+@VIA
+def test_stdin_a_terminal_is_not_read(iso_env, via):
+    """Run by hand in a terminal, the shim does not wait for typing: it returns at once."""
+    master, slave = os.openpty()
+    try:
+        started = time.monotonic()
+        proc = iso_env.hook(None, via=via, stdin=slave)
+        assert time.monotonic() - started < 3
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert_silent(proc)
+    assert [r["rejected"] for r in iso_env.spool_records()] == ["stdin-is-a-terminal"]
 
 
 def test_stdin_closed_is_a_rejection(iso_env):
@@ -132,7 +166,7 @@ def test_50_mb_payload_is_still_an_event(iso_env):
     payload = event("PostToolUse", tool_name="Read", tool_use_id="toolu_big", tool_input={"file_path": "/x"},
                     tool_response={"content": "A" * (50 * 1024 * 1024)})
     started = time.monotonic()
-    proc = iso_env.hook(payload, via="file")
+    proc = iso_env.hook(payload)
     assert_silent(proc)
     assert time.monotonic() - started < 10
     (record,) = iso_env.spool_records()
@@ -142,7 +176,7 @@ def test_50_mb_payload_is_still_an_event(iso_env):
 
 def test_payload_over_the_limit_is_drained_and_rejected(iso_env):
     raw = b'{"hook_event_name":"Stop","x":"' + b"B" * (hook.MAX_PAYLOAD_BYTES + 1024) + b'"}'
-    proc = iso_env.hook(raw, via="file")  # no BrokenPipeError here: the shim reads it all
+    proc = iso_env.hook(raw)  # no BrokenPipeError here: the shim reads it all
     assert_silent(proc)
     assert [r["rejected"] for r in iso_env.spool_records()] == ["payload-too-large"]
 
@@ -187,7 +221,7 @@ def test_no_collector_needed(iso_env):
     """The shim never waits for a collector: none runs here, and a stale lock file changes nothing."""
     iso_env.data.mkdir(parents=True)
     (iso_env.data / "collector.lock").write_text("999999999\n")
-    assert _timed_hook(iso_env, "file") < 2
+    assert _timed_hook(iso_env, "installed") < 2
     assert iso_env.spool_records()[0]["event"] == "Stop"
 
 
@@ -228,10 +262,10 @@ def test_agent_pid_start_time_and_tty(iso_env):
     # The agent runs its hooks through a shell: the shim's parent is `sh`, its grandparent the agent.
     script = textwrap.dedent(
         f"""
-        import os, subprocess, sys
-        cmd = " ".join(map(repr, {installed_hook_command()!r}))
+        import os, shlex, subprocess, sys
+        cmd = " ".join(shlex.quote(w) for w in {installed_hook_command()!r})
         payload = {json.dumps(json.dumps(event("PreToolUse", tool_name="Bash", tool_use_id="toolu_1")))}
-        subprocess.run(["/bin/sh", "-c", cmd], input=payload.encode(), check=True, stdin=None)
+        subprocess.run(["/bin/sh", "-c", cmd], input=payload.encode(), check=True)
         print(os.getpid(), flush=True)
         """
     )
@@ -240,6 +274,7 @@ def test_agent_pid_start_time_and_tty(iso_env):
         proc = subprocess.run(
             [str(fake_claude), "-I", "-S", "-c", script],
             env=iso_env.env,
+            stdin=slave,
             stdout=subprocess.PIPE,
             stderr=slave,
             timeout=30,
@@ -277,13 +312,14 @@ def test_start_time_agrees_with_liveness_check(iso_env):
 
 
 def test_no_agent_ancestor_records_no_pid(iso_env):
-    assert hook.agent_process("claude", start_pid=os.getpid()) == {} or "pytest" not in " ".join(sys.argv)
-    proc = iso_env.hook(event("Stop"), via="file")
+    me = psutil.Process()
+    if any(p.name() == "claude" for p in [me, *me.parents()]):
+        pytest.skip("these tests run under a process named claude")
+    assert hook.agent_process("claude", start_pid=os.getpid()) == {}
+    proc = iso_env.hook(event("Stop"))
     assert_silent(proc)
     (record,) = iso_env.spool_records()
-    ancestors = {p.name() for p in psutil.Process().parents()}
-    if "claude" not in ancestors:
-        assert "pid" not in record and "tty" not in record
+    assert "pid" not in record and "pstart" not in record and "tty" not in record
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -299,35 +335,53 @@ def _third_party(modules: list[str]) -> list[str]:
     )
 
 
-def test_installed_command_imports_only_the_stdlib(iso_env):
-    out = iso_env.root / "modules.json"
-    # Run hook.py as the installed command does (as __main__, by path, with -I -S), reading a real event;
-    # its os._exit records sys.modules first.
-    script = textwrap.dedent(
-        f"""
-        import json, os, runpy, sys
-        real_exit = os._exit
-        def recording_exit(code):
-            with open({str(out)!r}, "w") as f:
-                json.dump(sorted(sys.modules), f)
-            real_exit(code)
-        os._exit = recording_exit
-        sys.argv = [{HOOK_FILE!r}, "claude"]
-        runpy.run_path({HOOK_FILE!r}, run_name="__main__")
-        """
-    )
-    stop = json.dumps(event("Stop", last_assistant_message="Shall I apply these changes?",
-                            background_tasks=[{"id": "b1", "type": "shell", "command": "npm run dev"}]))
-    proc = subprocess.run([sys.executable, "-I", "-S", "-c", script], input=stop.encode(), env=iso_env.env,
-                          capture_output=True, timeout=20)
+RECORD_MODULES_AT_EXIT = """
+import json as _j, os as _o, sys as _s
+_real_exit = _o._exit
+def _recording_exit(code):
+    with open({out!r}, "w") as f:
+        _j.dump(sorted(_s.modules), f)
+    _real_exit(code)
+_o._exit = _recording_exit
+"""
+
+
+def _modules_of_a_shim_run(iso_env, form: str, payload: dict) -> set[str]:
+    """Run the shim the way `form` says, with -I -S; every module loaded when it exits (os._exit)."""
+    out = iso_env.root / f"modules-{form}.json"
+    recorder = RECORD_MODULES_AT_EXIT.format(out=str(out))
+    if form == "installed":
+        argv = installed_hook_command()
+        assert argv[:4] == [sys.executable, "-I", "-S", "-c"], argv
+        argv = [*argv[:4], recorder + "\n" + argv[4], *argv[5:]]
+    else:
+        argv = [sys.executable, "-I", "-S", "-c",
+                recorder + f"\nimport runpy, sys\nsys.argv = [{HOOK_FILE!r}, 'claude']\n"
+                f"runpy.run_path({HOOK_FILE!r}, run_name='__main__')"]
+    proc = subprocess.run(argv, input=json.dumps(payload).encode(), env=iso_env.env, capture_output=True, timeout=20)
     assert_silent(proc)
-    modules = json.loads(out.read_text())
+    return set(json.loads(out.read_text()))
+
+
+@pytest.mark.parametrize("form", ["installed", "file"])
+def test_shim_imports_only_the_stdlib(iso_env, form):
+    stop = event("Stop", last_assistant_message="Shall I apply these changes?",
+                 background_tasks=[{"id": "b1", "type": "shell", "command": "npm run dev"}])
+    modules = _modules_of_a_shim_run(iso_env, form, stop)
     assert _third_party(modules) == []
-    assert {"lunavect.core.wording", "lunavect.core.commands"} <= set(modules)
-    for heavy in ("msgspec", "psutil", "platformdirs", "click", "watchfiles", "sqlite3", "subprocess"):
+    assert {"lunavect.core.wording", "lunavect.core.commands"} <= modules  # this event needed both
+    for heavy in ("msgspec", "psutil", "platformdirs", "click", "watchfiles", "sqlite3", "subprocess",
+                  "lunavect.core.model", "lunavect.core.rules", "lunavect.store", "lunavect.paths"):
         assert heavy not in modules
     (record,) = iso_env.spool_records()
     assert record["question"] is True and record["bg"] == [{"kind": "shell", "id": "b1", "service": True}]
+
+
+def test_plain_events_do_not_load_the_classifiers(iso_env):
+    modules = _modules_of_a_shim_run(iso_env, "installed", event("PreToolUse", tool_name="Bash", tool_use_id="t"))
+    assert _third_party(modules) == []
+    assert "lunavect.core.wording" not in modules and "lunavect.core.commands" not in modules
+    assert iso_env.spool_records()[0]["tool"] == "Bash"
 
 
 def test_cli_hook_path_does_not_import_the_cli(iso_env):

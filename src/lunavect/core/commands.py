@@ -4,78 +4,157 @@ A dev server, a log follower or a tunnel never finishes, so it never wakes Claud
 background work would keep a finished session "working" forever (the guide, "Background tasks in Claude").
 The hook shim runs this on the command and keeps only the verdict; the command itself is never stored.
 
-Standard library only: the hook shim imports this module on the agent's hot path.
+Standard library only, and no `re` or `shlex`: the hook shim runs this on the agent's hot path, where
+importing and compiling regular expressions would cost more than the rest of the shim. Commands are read
+as words: each segment of a pipeline or list is reduced to its program (past variable assignments and
+wrappers such as `sudo`, `npx` or `python -m`) and its arguments.
 """
 
 from __future__ import annotations
 
-import re
+_READ_CHARS = 4096
 
-# Each pattern matches one shell command segment (split on ;, &&, ||, |). They are searched, not anchored,
-# so wrappers such as `cd web && npm run dev` or `FOO=1 uvicorn app:app` are recognised.
-_SERVICE_PATTERNS = [
-    # Package-manager scripts that conventionally run servers or watchers.
-    r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|preview|watch)\b",
-    r"\bnpx\s+(?:vite|next\s+dev|serve|http-server|live-server|nodemon|webpack\s+serve)\b",
-    # Front-end dev servers.
-    r"(?:^|[\s/])vite(?:\s+(?:dev|serve|preview))?\s*(?:$|--(?!.*\bbuild\b))",
-    r"\bnext\s+(?:dev|start)\b",
-    r"\bnuxt\s+dev\b",
-    r"\bastro\s+dev\b",
-    r"\bwebpack(?:-dev-server|\s+serve)\b",
-    r"\bng\s+serve\b",
-    r"\bnodemon\b",
-    r"\bhttp-server\b",
-    r"\blive-server\b",
-    # Python servers.
-    r"\bhttp\.server\b",
-    r"\buvicorn\b",
-    r"\bgunicorn\b",
-    r"\bhypercorn\b",
-    r"\bflask\s+run\b",
-    r"\bmanage\.py\s+runserver\b",
-    r"\bjupyter\s+(?:lab|notebook)\b",
-    r"\bmkdocs\s+serve\b",
-    # Other site generators and frameworks.
-    r"\bjekyll\s+serve\b",
-    r"\bhugo\s+serve(?:r)?\b",
-    r"\brails\s+(?:s|server)\b",
-    r"\bphp\s+-S\b",
-    r"\bcargo\s+watch\b",
-    r"\bair\b\s*$",
-    # Followers.
-    r"\btail\s+(?:-\w*\s+)*-[a-zA-Z]*[fF]",
-    r"\blog\s+stream\b",
-    r"\bjournalctl\b.*\s-[a-zA-Z]*f",
-    r"\bkubectl\s+(?:logs\b.*\s-[a-zA-Z]*f|port-forward)\b",
-    r"\bdocker\s+logs\b.*\s-[a-zA-Z]*f",
-    r"--watch\b",
-    r"(?:^|\s)-w\s*$",
-    r"^\s*watch\s",
-    # Tunnels.
-    r"\bngrok\b",
-    r"\bcloudflared\b",
-    r"\blocaltunnel\b|\blt\s+--port\b",
-    r"\bssh\b.*\s-[a-zA-Z]*N",
-    # Waiting forever.
-    r"\bsleep\s+infinity\b",
-]
-_SERVICE_RE = re.compile("|".join(f"(?:{p})" for p in _SERVICE_PATTERNS))
-_COMPOSE_UP_RE = re.compile(r"\bdocker[\s-]compose\b.*\bup\b")
-_DETACHED_RE = re.compile(r"(?:^|\s)(?:-d|--detach)\b")
-_SEGMENT_SPLIT_RE = re.compile(r"&&|\|\||;|\|")
+# Wrappers that run the next word as the program.
+_WRAPPERS = {"sudo", "nohup", "env", "exec", "time", "nice", "command", "npx", "bunx", "stdbuf", "caffeinate"}
+# Two-word wrappers: `bundle exec x`, `uv run x`, `pnpm dlx x` ...
+_WRAPPER_PAIRS = {
+    ("bundle", "exec"),
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("pnpm", "dlx"),
+    ("pnpm", "exec"),
+    ("yarn", "dlx"),
+}
+_PYTHONS = {"python", "python3", "py"}
+_PACKAGE_MANAGERS = {"npm", "pnpm", "yarn", "bun"}
+_SERVER_SCRIPTS = {"dev", "start", "serve", "preview", "watch"}
+# Programs that serve or follow whatever their arguments.
+_ALWAYS = {
+    "uvicorn",
+    "gunicorn",
+    "hypercorn",
+    "http.server",
+    "nodemon",
+    "http-server",
+    "live-server",
+    "webpack-dev-server",
+    "ngrok",
+    "cloudflared",
+    "localtunnel",
+    "watch",
+    "serve",
+}
+# Programs that serve when their first argument is one of these.
+_SUBCOMMANDS = {
+    "next": {"dev", "start"},
+    "nuxt": {"dev"},
+    "astro": {"dev"},
+    "ng": {"serve"},
+    "webpack": {"serve"},
+    "flask": {"run"},
+    "jupyter": {"lab", "notebook"},
+    "mkdocs": {"serve"},
+    "jekyll": {"serve"},
+    "hugo": {"server", "serve"},
+    "rails": {"s", "server"},
+    "cargo": {"watch"},
+    "kubectl": {"port-forward"},
+}
+# Watchers whose `-w` flag means "watch".
+_WATCH_FLAG_PROGRAMS = {"tsc", "webpack", "rollup", "esbuild", "sass", "tailwindcss", "jest", "vitest", "mocha", "babel"}
+
+
+def _segments(command: str) -> list[str]:
+    for separator in ("&&", "||", ";", "|", "\n"):
+        command = command.replace(separator, "\0")
+    return [segment.strip() for segment in command.split("\0") if segment.strip()]
+
+
+def _words(segment: str) -> list[str]:
+    return [word.strip("'\"") for word in segment.split() if word.strip("'\"")]
+
+
+def _is_assignment(word: str) -> bool:
+    name, equals, _value = word.partition("=")
+    return bool(equals) and name.replace("_", "a").isalnum() and not name[0].isdigit()
+
+
+def _program(words: list[str]) -> tuple[str, list[str]]:
+    """The program a segment really runs and its arguments."""
+    index = 0
+    after_wrapper = False
+    while index < len(words):
+        word = words[index]
+        name = word.rsplit("/", 1)[-1]
+        if _is_assignment(word) or name in _WRAPPERS or (after_wrapper and word.startswith("-")):
+            after_wrapper = after_wrapper or name in _WRAPPERS
+            index += 1
+            continue
+        if index + 1 < len(words) and (name, words[index + 1]) in _WRAPPER_PAIRS:
+            index += 2
+            continue
+        if name in _PYTHONS or name.startswith("python3."):
+            rest = words[index + 1 :]
+            if len(rest) >= 2 and rest[0] == "-m":
+                return rest[1], rest[2:]
+            if rest and not rest[0].startswith("-"):
+                return rest[0].rsplit("/", 1)[-1], rest[1:]
+        return name, words[index + 1 :]
+    return "", []
+
+
+def _short_flag_has(args: list[str], letter: str) -> bool:
+    return any(a.startswith("-") and not a.startswith("--") and letter in a[1:] for a in args)
+
+
+def _serves(program: str, args: list[str]) -> bool:
+    first = args[0] if args else ""
+    if program in _ALWAYS:
+        return True
+    if program in _PACKAGE_MANAGERS:
+        script = args[1] if first == "run" and len(args) > 1 else first
+        return script in _SERVER_SCRIPTS
+    if program == "vite":
+        return "build" not in args and "optimize" not in args
+    if program in _SUBCOMMANDS and first in _SUBCOMMANDS[program]:
+        return True
+    if program == "manage.py":
+        return first == "runserver"
+    if program == "php":
+        return "-S" in args
+    if program == "air":
+        return not args
+    if program == "sleep":
+        return first == "infinity"
+    if program == "lt":
+        return "--port" in args
+    if program == "log":
+        return first == "stream"
+    if program == "tail":
+        return "--follow" in args or _short_flag_has(args, "f") or _short_flag_has(args, "F")
+    if program == "journalctl":
+        return "--follow" in args or _short_flag_has(args, "f")
+    if program in ("kubectl", "docker", "docker-compose"):
+        rest = args[1:] if program == "docker" and first == "compose" else args
+        if rest[:1] == ["logs"]:
+            return "--follow" in rest or _short_flag_has(rest[1:], "f")
+        if program != "kubectl" and (program == "docker-compose" or first == "compose") and rest[:1] == ["up"]:
+            return "-d" not in rest and "--detach" not in rest
+        return False
+    if program == "ssh":
+        return _short_flag_has(args, "N")
+    if any(a in ("--watch", "--watchAll") or a.startswith("--watch=") for a in args):
+        return True
+    return program in _WATCH_FLAG_PROGRAMS and args[-1:] == ["-w"]
 
 
 def is_long_lived_service(command: str) -> bool:
     """True when a background command is a server, follower or tunnel that never finishes on its own."""
     if not command:
         return False
-    for segment in _SEGMENT_SPLIT_RE.split(command[:4096]):
-        segment = segment.strip()
-        if not segment:
-            continue
-        if _COMPOSE_UP_RE.search(segment) and not _DETACHED_RE.search(segment):
-            return True
-        if _SERVICE_RE.search(segment):
+    for segment in _segments(command[:_READ_CHARS]):
+        program, args = _program(_words(segment))
+        if program and _serves(program, args):
             return True
     return False

@@ -1,0 +1,198 @@
+"""Shared fixtures of the unit tests.
+
+Every test runs isolated: `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `LUNAVECT_HOME` point into the test's
+own tmp folder (an autouse fixture, so no test can reach this machine's real `~/.claude` or `~/.codex`), and
+any collector a test started, directly or through `lunavect list`, is stopped in teardown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import lunavect.hook
+
+HOOK_FILE = str(Path(lunavect.hook.__file__).resolve())
+# The console script of this venv (the tests run with .venv/bin/python).
+LUNAVECT_BIN = str(Path(sys.executable).parent / "lunavect")
+ISOLATED_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")
+
+
+def installed_hook_command(client: str = "claude") -> list[str]:
+    """The command `lunavect hooks install` writes into settings.json, as an argv."""
+    from lunavect.claude import install
+
+    return shlex.split(install.hook_command(client))
+
+
+def hook_file_command(client: str = "claude") -> list[str]:
+    """The shim run as a file by path, without `site`: `python -I -S <path>/lunavect/hook.py claude`."""
+    return [sys.executable, "-I", "-S", HOOK_FILE, client]
+
+
+# The ways the agent (or a person) can run the shim.
+HOOK_FORMS = {
+    "installed": installed_hook_command,
+    "file": hook_file_command,
+    "cli": lambda client="claude": [LUNAVECT_BIN, "hook", client],
+}
+
+
+def _is_our_collector(pid: int, data: Path) -> bool:
+    """True when `pid` is a lunavect collector (not some reused pid of another program)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    text = b" ".join(cmdline).decode("utf-8", "replace")
+    if "lunavect" not in text or "daemon" not in text:
+        return False
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return True
+    wanted = f"LUNAVECT_HOME={data}".encode()
+    return wanted in environ
+
+
+def stop_collector(data: Path, timeout: float = 5.0) -> None:
+    """Stop the collector whose lock lies in `data` (if one runs), by its pid."""
+    try:
+        pid = int((data / "collector.lock").read_text().strip() or 0)
+    except (OSError, ValueError):
+        return
+    if not pid or pid == os.getpid() or not _is_our_collector(pid, data):
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                # Reap it if it is our child; otherwise poll for its disappearance.
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    return
+            except ChildProcessError:
+                pass
+            if not Path(f"/proc/{pid}").exists():
+                return
+            try:
+                if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
+                    return  # a zombie of a parent that is not us: it is stopped
+            except (OSError, IndexError):
+                return
+            time.sleep(0.02)
+
+
+@dataclass
+class Iso:
+    """One isolated installation: its folders and the environment that points at them."""
+
+    root: Path
+    home: Path
+    claude: Path
+    codex: Path
+    data: Path
+    env: dict[str, str]
+    _conns: list[sqlite3.Connection] = field(default_factory=list)
+
+    # -- the spool ---------------------------------------------------------------------------------------
+
+    @property
+    def spool_dir(self) -> Path:
+        return self.data / "spool"
+
+    @property
+    def spool(self) -> Path:
+        return self.spool_dir / "events.jsonl"
+
+    def spool_records(self) -> list[dict]:
+        try:
+            raw = self.spool.read_bytes()
+        except FileNotFoundError:
+            return []
+        return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+    # -- running lunavect --------------------------------------------------------------------------------
+
+    def hook(
+        self,
+        payload: bytes | str | dict | None,
+        *,
+        via: str = "installed",
+        timeout: float = 20,
+        client: str = "claude",
+        env: dict[str, str] | None = None,
+        **kwargs,
+    ) -> subprocess.CompletedProcess:
+        """Run the real shim in one of its HOOK_FORMS (by default the command `hooks install` writes)."""
+        if isinstance(payload, dict):
+            payload = json.dumps(payload)
+        if isinstance(payload, str):
+            payload = payload.encode("utf-8")
+        argv = HOOK_FORMS[via](client)
+        if payload is None:
+            kwargs.setdefault("stdin", subprocess.DEVNULL)
+        else:
+            kwargs["input"] = payload
+        return subprocess.run(argv, env=env or self.env, capture_output=True, timeout=timeout, **kwargs)
+
+    def cli(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+        """Run `lunavect <args>` as a subprocess in this installation."""
+        return subprocess.run(
+            [LUNAVECT_BIN, *args], env=self.env, capture_output=True, text=True, timeout=timeout
+        )
+
+    def connect(self) -> sqlite3.Connection:
+        """The store of this installation (closed in teardown)."""
+        from lunavect import store
+
+        conn = store.connect()
+        self._conns.append(conn)
+        return conn
+
+    def close(self) -> None:
+        for conn in self._conns:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._conns.clear()
+
+
+@pytest.fixture(autouse=True)
+def iso_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iso:
+    """Point every folder lunavect uses into tmp_path; stop any collector it started, in teardown."""
+    root = tmp_path / "iso"
+    home = root / "home"
+    home.mkdir(parents=True)
+    claude = home / ".claude-test"
+    codex = home / ".codex-test"
+    data = root / "lunavect-home"  # not created: lunavect must create it itself
+    values = {
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(claude),
+        "CODEX_HOME": str(codex),
+        "LUNAVECT_HOME": str(data),
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    env = dict(os.environ)
+    env.update(values)
+    iso = Iso(root=root, home=home, claude=claude, codex=codex, data=data, env=env)
+    yield iso
+    iso.close()
+    stop_collector(data)
