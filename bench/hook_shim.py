@@ -159,11 +159,11 @@ def variants(hook_command: str, breakdown: bool) -> dict[str, list[str]]:
         "bare: python -I -S -c pass": [python, "-I", "-S", "-c", "pass"],
         "shim: installed command": shlex.split(hook_command),
         "cli: lunavect hook claude": [lunavect, "hook", "claude"],
-        "sh -c bare": ["/bin/sh", "-c", f"{shlex.quote(python)} -I -S -c pass"],
-        "sh -c shim (as Claude Code runs it)": ["/bin/sh", "-c", hook_command],
+        "bash -c bare": ["bash", "-c", f"{shlex.quote(python)} -I -S -c pass"],
+        "bash -c shim (as Claude Code runs it)": ["bash", "-c", hook_command],
     }
     if breakdown:
-        src = repr(SRC)
+        src, bench = repr(SRC), repr(os.path.dirname(os.path.abspath(__file__)))
         found |= {
             # What the shim's stdlib imports cost by themselves (json pulls in re, enum, functools...).
             "bare + import json, select": [python, "-I", "-S", "-c", "import json, select"],
@@ -176,6 +176,16 @@ def variants(hook_command: str, breakdown: bool) -> dict[str, list[str]]:
                 python, "-I", "-S", "-c",
                 f"import sys; sys.path.insert(0, {src}); from lunavect.hook import main; main(['claude'])",
             ],
+            # What `re` alone costs (needed by any event whose classifier or parsing uses a regex).
+            "bare + import re": [python, "-I", "-S", "-c", "import re"],
+            # The floor of a shim that avoids `json` and `re`: what it cannot avoid importing.
+            "bare + import os, _json, select": [python, "-I", "-S", "-c", "import os, _json, select"],
+            # The real hook.py with cached bytecode, _json, lazy regexes and lazy classifiers.
+            "experiment: lean_shim_experiment.py": [
+                python, "-I", "-S", "-c",
+                f"import sys; sys.path[:0] = [{bench}, {src}]; import lean_shim_experiment",
+                "claude",
+            ],
         }  # fmt: skip
     return {name: resolve(argv) for name, argv in found.items()}
 
@@ -183,8 +193,9 @@ def variants(hook_command: str, breakdown: bool) -> dict[str, list[str]]:
 SHIM_VARIANTS = (
     "shim: installed command",
     "cli: lunavect hook claude",
-    "sh -c shim (as Claude Code runs it)",
+    "bash -c shim (as Claude Code runs it)",
     "shim from cached bytecode",
+    "experiment: lean_shim_experiment.py",
 )
 BARE = "bare: python -I -S -c pass"
 SHIM = "shim: installed command"
@@ -300,7 +311,7 @@ def profile(events, env, runs: int, out_fd: int) -> str:
         for line in proc.stderr.decode().splitlines():
             if not line.startswith("import time:") or "self [us]" in line:
                 continue
-            _, self_us, _cumulative, name = (part.strip() for part in line.split(":", 1)[1].split("|"))
+            self_us, _cumulative, name = (part.strip() for part in line.split(":", 1)[1].split("|"))
             self_times.setdefault(name, []).append(int(self_us))
     ranked = sorted(((statistics.median(v), k) for k, v in self_times.items()), reverse=True)
     total = sum(value for value, _ in ranked)
