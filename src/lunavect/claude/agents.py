@@ -1,0 +1,265 @@
+"""Claude Code's background work as its transcript tells it: agents and shells, started and ended.
+
+Each record yields small observations (a launch, a tool result, a resume, a notification); they are kept
+on disk, not in memory, and joined only when asked (`finish`), so the answer is the same whatever order
+the records arrive in, and memory does not grow with the transcript.
+
+The rules, as the runtime writes its records:
+- an `Agent` (or `Task`) call starts an agent when it asked `run_in_background` or its result is async;
+  the result's structured `agentId` names it. A foreground agent ends with its own tool result.
+- a `SendMessage` whose result names the agent it resumed (`resumedAgentId`) starts that agent again.
+- a Bash result carrying `backgroundTaskId` started a background shell.
+- a task notification ends the run its `<tool-use-id>` names (else the task's latest run before it), for
+  every `<task-id>` it lists. Only the runtime's own notifications count: a user record stamped
+  `origin.kind: task-notification` (or, from clients that predate the stamp, a prompt that is
+  notifications and nothing else), a queued command of mode `task-notification`, or a queue entry that
+  is notifications and nothing else and names by `<tool-use-id>` a run of the task it names. A
+  notification quoted in a tool result or a person's message is text, not an ending.
+- sidechain records (a subagent's own lines) are not the session's: the record reader drops them.
+A task whose latest run has no ending is `running` as far as the transcript knows; whether its session
+still runs is for the caller to say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import msgspec
+
+from lunavect.claude.notifications import ended_state
+
+# Ended tasks kept in an answer: every running one is kept, and at most this many that ended.
+SETTLED = 20
+
+
+class Launch(msgspec.Struct, tag="launch", frozen=True):
+    """An `Agent`/`Task` call. `place` is the record's byte offset, `seq` its place within the record."""
+
+    place: int
+    seq: int
+    call: str
+    agent_type: str | None
+    background: bool
+    at: float | None
+
+
+class Send(msgspec.Struct, tag="send", frozen=True):
+    """A `SendMessage` call, which may resume an agent."""
+
+    place: int
+    seq: int
+    call: str
+
+
+class Result(msgspec.Struct, tag="result", frozen=True):
+    """A tool result naming an agent: the one it launched, or the one it resumed."""
+
+    place: int
+    seq: int
+    call: str
+    agent_id: str | None
+    resumed: str | None
+    is_async: bool
+    error: bool
+    at: float | None
+
+
+class ShellLaunch(msgspec.Struct, tag="bash", frozen=True):
+    """A Bash call asked to run in the background; `service` is the verdict on its command (a dev server
+    never ends, so it never holds a finished reply)."""
+
+    place: int
+    seq: int
+    call: str
+    service: bool
+
+
+class ShellResult(msgspec.Struct, tag="shell", frozen=True):
+    """A Bash result that moved its command into the background under `task_id`."""
+
+    place: int
+    seq: int
+    call: str
+    task_id: str
+    error: bool
+    at: float | None
+
+
+class Note(msgspec.Struct, tag="note", frozen=True):
+    """A task notification; `stamped` when the runtime's own stamp (or form) proves it is the runtime's."""
+
+    place: int
+    seq: int
+    task_ids: tuple[str, ...]
+    tool_use_id: str | None
+    status: str | None
+    stamped: bool
+    at: float | None
+
+
+Observation = Launch | Send | Result | ShellLaunch | ShellResult | Note
+
+observation_encoder = msgspec.json.Encoder()
+observation_decoder = msgspec.json.Decoder(Observation)
+
+
+class BackgroundTask(msgspec.Struct, frozen=True):
+    """One agent or shell of a session, as its transcript says it (ids, kinds, times: never its words)."""
+
+    id: str
+    kind: str  # "agent" or "shell"
+    tool_use_id: str
+    state: str  # running | completed | failed | stopped
+    background: bool = True
+    agent_type: str | None = None
+    service: bool = False
+    launched_at: float | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+
+
+@dataclass
+class _Run:
+    call: str
+    place: tuple[int, int]
+    started_at: float | None
+    outcome: str | None = None
+    finished_at: float | None = None
+
+
+@dataclass
+class _Task:
+    id: str
+    kind: str
+    tool_use_id: str
+    background: bool
+    agent_type: str | None = None
+    service: bool = False
+    launched_at: float | None = None
+    runs: list[_Run] = field(default_factory=list)
+
+
+def _latest(entries: dict[str, msgspec.Struct], key: str, entry: msgspec.Struct) -> None:
+    """Keep, for each call, the observation furthest into the file: the same whatever the arrival order."""
+    known = entries.get(key)
+    if known is None or (entry.place, entry.seq) > (known.place, known.seq):
+        entries[key] = entry
+
+
+def finish(observations: list[Observation], settled: int = SETTLED) -> list[BackgroundTask]:
+    """The session's tasks, latest-started first: every running one, then at most `settled` that ended."""
+    launches: dict[str, Launch] = {}
+    results: dict[str, Result] = {}
+    sends: dict[str, Send] = {}
+    bash: dict[str, ShellLaunch] = {}
+    shells: dict[str, ShellResult] = {}
+    notes: list[Note] = []
+    for entry in observations:
+        if isinstance(entry, Launch):
+            _latest(launches, entry.call, entry)
+        elif isinstance(entry, Result):
+            _latest(results, entry.call, entry)
+        elif isinstance(entry, Send):
+            _latest(sends, entry.call, entry)
+        elif isinstance(entry, ShellLaunch):
+            _latest(bash, entry.call, entry)
+        elif isinstance(entry, ShellResult):
+            _latest(shells, entry.call, entry)
+        elif isinstance(entry, Note):
+            notes.append(entry)
+
+    tasks: dict[str, _Task] = {}
+    runs: dict[str, tuple[_Task, _Run]] = {}
+
+    def start(task_id: str, kind: str, call: str, run: _Run, **details: object) -> None:
+        task = tasks.get(task_id)
+        if task is None:
+            task = tasks[task_id] = _Task(id=task_id, kind=kind, tool_use_id=call, launched_at=run.started_at,
+                                          **details)  # type: ignore[arg-type]
+        task.runs.append(run)
+        runs[call] = (task, run)
+
+    # Launches in the order their results stand in the file, so the first launch of an agent names it.
+    for call, launch in sorted(launches.items(), key=lambda item: _place_of(results.get(item[0]))):
+        result = results.get(call)
+        if result is None or result.error or result.agent_id is None:
+            continue
+        background = launch.background or result.is_async
+        run = _Run(call, (result.place, result.seq), launch.at if launch.at is not None else result.at)
+        if not background:
+            # A foreground agent is part of its turn; its own result ends it.
+            run.outcome, run.finished_at = "completed", result.at
+        start(result.agent_id, "agent", call, run, background=background, agent_type=launch.agent_type)
+    for call, send in sends.items():
+        result = results.get(call)
+        if result is None or result.error or result.resumed is None:
+            continue
+        task = tasks.get(result.resumed)
+        if task is None or task.kind != "agent":
+            continue
+        run = _Run(call, (result.place, result.seq), result.at)
+        task.runs.append(run)
+        runs[call] = (task, run)
+    for call, shell in shells.items():
+        if shell.error:
+            continue
+        launch = bash.get(call)
+        run = _Run(call, (shell.place, shell.seq), shell.at)
+        start(shell.task_id, "shell", call, run, background=True, service=launch is not None and launch.service)
+    for task in tasks.values():
+        task.runs.sort(key=lambda run: run.place)
+
+    for note in sorted(notes, key=lambda n: (n.place, n.seq)):
+        named = runs.get(note.tool_use_id) if note.tool_use_id is not None else None
+        for task_id in note.task_ids:
+            task = tasks.get(task_id)
+            if task is None:
+                continue
+            if named is not None and named[0] is task:
+                run = named[1]
+            elif not note.stamped:
+                continue  # an unstamped queue entry counts only for a run of this task it names
+            else:
+                earlier = [r for r in task.runs if r.place < (note.place, note.seq)]
+                run = earlier[-1] if earlier else task.runs[-1]
+            if run.outcome is not None:
+                continue  # the first notice ends a run; the same notice written again changes nothing
+            run.outcome, run.finished_at = ended_state(note.status), note.at
+
+    answer = []
+    for task in tasks.values():
+        latest = task.runs[-1]
+        answer.append(
+            (
+                latest.place,
+                BackgroundTask(
+                    id=task.id,
+                    kind=task.kind,
+                    tool_use_id=task.tool_use_id,
+                    state=latest.outcome or "running",
+                    background=task.background,
+                    agent_type=task.agent_type,
+                    service=task.service,
+                    launched_at=task.launched_at,
+                    started_at=latest.started_at,
+                    finished_at=latest.finished_at,
+                ),
+            )
+        )
+    answer.sort(key=lambda item: item[0], reverse=True)
+    running = [task for _, task in answer if task.state == "running"]
+    ended = [task for _, task in answer if task.state != "running"][:settled]
+    return running + ended
+
+
+def _place_of(entry: Result | None) -> tuple[int, int]:
+    return (entry.place, entry.seq) if entry is not None else (1 << 62, 0)
+
+
+def running_counts(tasks: list[BackgroundTask]) -> dict[str, int]:
+    """Running background work by kind, long-lived services left out (they never wake the session)."""
+    counts: dict[str, int] = {}
+    for task in tasks:
+        if task.state == "running" and task.background and not task.service:
+            counts[task.kind] = counts.get(task.kind, 0) + 1
+    return counts

@@ -1,0 +1,159 @@
+"""Claude Code's live catalog: `$CLAUDE_CONFIG_DIR/sessions/<pid>.json`, one file per running session.
+
+The client writes each interactive (and `--bg`) session's pid, its process start, its tmux pane, its name
+and its status (idle, busy, or waiting and for what), and removes the file when the session exits. A
+crashed client leaves its file behind, and the system may give its pid to another process, so an entry
+counts only while its pid runs *and* that process started when the entry says (`procStart`, compared as
+the client formats it: clock ticks since boot on Linux, `ps` lstart text on macOS).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from lunavect.host.ancestry import Proc, start_ticks
+
+STATUSES = frozenset({"idle", "busy", "waiting"})
+MAX_ENTRIES = 2000
+MAX_ENTRY_BYTES = 256 * 1024
+# The client's lstart text has a one-second resolution.
+START_TOLERANCE_S = 1.0
+# Session kinds the client declares as independent background sessions (`claude --bg`).
+DECLARED_BACKGROUND = frozenset({"bg", "background", "daemon"})
+
+
+class _Row(msgspec.Struct):
+    pid: object = None
+    sessionId: object = None  # noqa: N815 - the client's field names
+    cwd: object = None
+    procStart: object = None  # noqa: N815
+    version: object = None
+    kind: object = None
+    entrypoint: object = None
+    tmux: object = None
+    name: object = None
+    nameSource: object = None  # noqa: N815
+    status: object = None
+    waitingFor: object = None  # noqa: N815
+    statusUpdatedAt: object = None  # noqa: N815
+    updatedAt: object = None  # noqa: N815
+
+
+_decoder = msgspec.json.Decoder(_Row)
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """One catalog file's facts; `at` is when its status last changed (epoch seconds)."""
+
+    pid: int
+    session_id: str
+    status: str | None
+    waiting_for: str | None
+    at: float | None
+    proc_start: str | None
+    cwd: str | None = None
+    version: str | None = None
+    kind: str | None = None
+    entrypoint: str | None = None
+    tmux: str | None = None
+    name: str | None = None
+
+    @property
+    def declared_background(self) -> bool:
+        return self.kind in DECLARED_BACKGROUND
+
+
+def _text(value: object, limit: int = 4096) -> str | None:
+    return value if isinstance(value, str) and value and len(value) <= limit else None
+
+
+def _millis(value: object) -> float | None:
+    return value / 1000.0 if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def parse_entry(pid: int, raw: bytes) -> CatalogEntry | None:
+    """One catalog file, or None when it is not a usable entry for process `pid`."""
+    try:
+        row = _decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    session_id = _text(row.sessionId, 200)
+    if session_id is None or (isinstance(row.pid, int) and row.pid != pid):
+        return None
+    status = row.status if row.status in STATUSES else None
+    name_source = _text(row.nameSource, 100)
+    return CatalogEntry(
+        pid=pid,
+        session_id=session_id,
+        status=status,  # type: ignore[arg-type]
+        waiting_for=_text(row.waitingFor, 200) if status == "waiting" else None,
+        at=_millis(row.statusUpdatedAt) or _millis(row.updatedAt),
+        proc_start=_text(str(row.procStart) if isinstance(row.procStart, int) else row.procStart, 100),
+        cwd=_text(row.cwd),
+        version=_text(row.version, 100),
+        kind=_text(row.kind, 100),
+        entrypoint=_text(row.entrypoint, 100),
+        tmux=_text(row.tmux, 200),
+        # A derived name is the folder's; a name without a source is the first prompt. Neither is a title.
+        name=_text(row.name, 200) if name_source not in (None, "derived") else None,
+    )
+
+
+def read_catalog(config_dir: Path) -> tuple[list[CatalogEntry], int]:
+    """Every usable entry of the catalog, and how many files were not usable."""
+    folder = config_dir / "sessions"
+    try:
+        names = sorted(os.listdir(folder))[:MAX_ENTRIES]
+    except OSError:
+        return [], 0
+    entries: list[CatalogEntry] = []
+    unusable = 0
+    for name in names:
+        stem, dot, ext = name.partition(".")
+        if ext != "json" or not dot or not stem.isdigit():
+            continue
+        try:
+            with open(folder / name, "rb") as f:
+                raw = f.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            continue  # removed while listed: its session just exited
+        entry = parse_entry(int(stem), raw) if len(raw) <= MAX_ENTRY_BYTES else None
+        if entry is None:
+            unusable += 1
+        else:
+            entries.append(entry)
+    return entries, unusable
+
+
+def started_as_recorded(entry: CatalogEntry, proc: Proc | None) -> bool | None:
+    """Is the live process `proc` the one the entry names? None when its `procStart` cannot be compared."""
+    if proc is None:
+        return False
+    recorded = entry.proc_start
+    if not recorded:
+        return None
+    if recorded.isdigit():
+        live = start_ticks(entry.pid)
+        return None if live is None else live == recorded
+    try:
+        started = time.mktime(time.strptime(" ".join(recorded.split()), "%a %b %d %H:%M:%S %Y"))
+    except ValueError:
+        return None
+    if proc.started is None:
+        return None
+    return abs(proc.started - started) <= START_TOLERANCE_S
+
+
+def is_live(entry: CatalogEntry, proc: Proc | None) -> bool:
+    """An entry counts only for its own live process: a pid alone is no identity. When the start cannot be
+    compared, the process must at least be a Claude runtime."""
+    verdict = started_as_recorded(entry, proc)
+    if verdict is None:
+        return proc is not None and proc.runtime == "claude"
+    return verdict

@@ -1,0 +1,457 @@
+"""Claude Code sessions from their own files: the transcripts and the live catalog, without any hook.
+
+Every session a person started leaves `projects/<folder>/<session>.jsonl` under `$CLAUDE_CONFIG_DIR`
+(or `~/.claude`), hooks or not; each running session also has `sessions/<pid>.json` (2.1.328 writes one
+for `claude -p` runs too, while they run). This source reads both on every collector tick and hands the
+collector evidence with stable ids, so a re-read never duplicates or re-times a fact:
+
+- transcripts are read incrementally (transcript.py) within a byte budget per tick, the newest files
+  first; what each record means comes from records.py; the file's summary (title, folder, branch, first
+  response, counts) and its background-work observations are saved with its cursor, inside the
+  collector's transaction (`Batch.commit`);
+- which files to look at: all of them at a sweep every FULL_SWEEP_S; between sweeps the hot ones (written
+  lately, in a folder that changed, or named by the live catalog), so thousands of old transcripts cost
+  next to nothing per tick;
+- a transcript's activity is handed over as the last prompt and what followed it: everything before a
+  newer prompt is superseded, so a long history costs a few rows, not one per record;
+- catalog entries count only for their own live process (catalog.py);
+- a Claude runtime started by another agent's command (host/ancestry.py) is reported as internal: by its
+  catalog entry's pid, or, for a run the catalog does not name, by the process in the transcript's folder
+  that started just before its first record.
+
+The hooks, when installed, report the same sessions exactly; the rules let their events win.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+import psutil
+
+from lunavect import paths, store
+from lunavect.claude import agents
+from lunavect.claude.catalog import CatalogEntry, is_live, read_catalog
+from lunavect.claude.discovery import TranscriptFinder
+from lunavect.claude.launches import LaunchTracker
+from lunavect.claude.records import RecordFacts, Unreadable, read_record
+from lunavect.claude.summary import TranscriptSummary, take
+from lunavect.claude.transcript import AppendedLines, Cursor
+from lunavect.core.model import BackgroundTask, Evidence, session_key
+from lunavect.host.ancestry import Proc, process, process_table
+from lunavect.sources import Batch
+
+log = logging.getLogger("lunavect.claude.files")
+
+PROVIDER = "claude"
+# Bytes of transcript read per tick, across files: a cold start over years of history is spread over
+# ticks, so the collector keeps applying the rules (and freshness keeps expiring) meanwhile.
+TICK_BUDGET_BYTES = 32 << 20
+# Activity kept after a transcript's last prompt within one read: the latest tool records (earlier ones only
+# refreshed what the latest do) and, apart, the latest records that move the turn (responses, errors,
+# interrupts, wakes). Everything before the last prompt is superseded by it.
+TAIL_TOOLS = 64
+TAIL_TURNS = 256
+_TOOL_KINDS = frozenset({"TranscriptToolUse", "TranscriptToolResult"})
+
+_cursor_encoder = msgspec.json.Encoder()
+_cursor_decoder = msgspec.json.Decoder(Cursor)
+_summary_decoder = msgspec.json.Decoder(TranscriptSummary)
+
+
+@dataclass
+class _FileRead:
+    """What one read of one transcript produced, held until the collector commits it."""
+
+    path: str
+    session_id: str
+    cursor: Cursor
+    summary: TranscriptSummary
+    restarted: bool
+    # This read found the file's first timed record: the moment to ask which process wrote it.
+    first_timed: bool
+    observations: list[agents.Observation] = field(default_factory=list)
+    evidence: list[tuple[str, Evidence]] = field(default_factory=list)
+    bytes_read: int = 0
+    # Lines skipped by this read (cut short, not JSON, too long): counted in the store for diagnostics.
+    skipped: int = 0
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
+def _background(tasks: list[agents.BackgroundTask]) -> tuple[BackgroundTask, ...]:
+    """The running background work, as the rules count it: kinds and ids only."""
+    return tuple(
+        BackgroundTask(kind=task.kind, id=task.id, status="running", service=task.service)
+        for task in tasks
+        if task.state == "running" and task.background
+    )
+
+
+class ClaudeFilesSource:
+    """The `Source` of Claude Code sessions seen through their transcripts and live catalog."""
+
+    name = "claude-files"
+
+    def __init__(
+        self,
+        config_dir: Path | None = None,
+        budget: int = TICK_BUDGET_BYTES,
+        processes: Callable[[], dict[int, Proc]] = process_table,
+        one_process: Callable[[int], Proc | None] = process,
+    ) -> None:
+        self._config_dir = config_dir
+        self.budget = budget
+        self._process = one_process
+        self._launches = LaunchTracker(processes)
+        self._finder = TranscriptFinder()
+        # Every stored cursor, read from the store at each full sweep and kept up to date by each commit.
+        self._cursors: dict[str, tuple[str, Cursor]] = {}
+
+    @property
+    def root(self) -> Path:
+        return self._config_dir or paths.claude_config_dir()
+
+    # -- one tick ------------------------------------------------------------------------------------------
+
+    def poll(self, conn: sqlite3.Connection, now: float) -> Batch:
+        root = self.root
+        internal: set[str] = set()
+        evidence: list[tuple[str, Evidence]] = []
+
+        entries, _unusable = read_catalog(root)
+        live: list[tuple[CatalogEntry, Proc]] = []
+        for entry in entries:
+            proc = self._process(entry.pid)
+            if proc is not None and is_live(entry, proc):
+                live.append((entry, proc))
+        catalogued = {entry.session_id for entry, _ in live}
+
+        files, swept = self._finder.find(root, [(entry.cwd or "", entry.session_id) for entry, _ in live])
+        gone: set[str] = set()
+        if swept:
+            self._cursors = self._stored(conn)
+            # Transcripts deleted since (the client's retention sweep, a person): their cursors go too.
+            gone = set(self._cursors) - {path for path, _, _ in files}
+        stored = self._cursors
+        unknown = [proc for _, proc in live if not self._launches.knows(proc)]
+        if unknown or any(path not in stored for path, _, _ in files):
+            self._launches.scan(now, [proc for _, proc in live])
+
+        for entry, proc in live:
+            if self._launches.origin(proc) is not None and not entry.declared_background:
+                internal.add(session_key(PROVIDER, entry.session_id))
+            if entry.status is not None and entry.at is not None:
+                evidence.append(self._catalog_evidence(entry, proc))
+
+        reads: list[_FileRead] = []
+        budget = self.budget
+        for path, session_id, st in files:
+            if budget <= 0:
+                break
+            known = stored.get(path)
+            if known is not None and known[1].unchanged(st):
+                continue
+            try:
+                read = self._read(conn, path, session_id, known, budget, now)
+            except OSError as exc:
+                log.debug("cannot read %s: %s", path, exc)
+                continue
+            budget -= max(read.bytes_read, 1)
+            reads.append(read)
+            evidence.extend(read.evidence)
+            if read.first_timed and session_id not in catalogued and self._launches.wrote_by_tool(
+                read.summary.first_at, read.summary.cwd
+            ):
+                internal.add(session_key(PROVIDER, session_id))
+
+        evidence.sort(key=lambda item: item[1].at)
+
+        def commit(conn: sqlite3.Connection) -> None:
+            for path in gone:
+                conn.execute("DELETE FROM claude_transcript WHERE path = ?", (path,))
+                conn.execute("DELETE FROM claude_observation WHERE path = ?", (path,))
+                self._cursors.pop(path, None)
+            for read in reads:
+                self._save(conn, read, now)
+                if read.skipped:
+                    store.bump_counter(conn, "claude.transcript.skipped_lines", read.skipped)
+                self._cursors[read.path] = (read.session_id, read.cursor)
+
+        return Batch(evidence=evidence, commit=commit, internal=internal)
+
+    # -- the catalog ---------------------------------------------------------------------------------------
+
+    def _catalog_evidence(self, entry: CatalogEntry, proc: Proc) -> tuple[str, Evidence]:
+        assert entry.at is not None and entry.status is not None
+        event_id = f"catalog:{entry.session_id}:{entry.pid}:{entry.at!r}:{entry.status}:{entry.waiting_for or ''}"
+        return event_id, Evidence(
+            provider=PROVIDER,
+            session_id=entry.session_id,
+            kind="CatalogStatus",
+            at=entry.at,
+            source="catalog",
+            status=entry.status,
+            waiting_for=entry.waiting_for,
+            pid=entry.pid,
+            pstart=proc.started,
+            tty=_terminal(entry.pid),
+            cwd=entry.cwd,
+            title=entry.name,
+            version=entry.version,
+            entrypoint=entry.entrypoint,
+            tmux=entry.tmux,
+        )
+
+    # -- transcripts ---------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _stored(conn: sqlite3.Connection) -> dict[str, tuple[str, Cursor]]:
+        stored: dict[str, tuple[str, Cursor]] = {}
+        for path, session_id, cursor in conn.execute("SELECT path, session_id, cursor FROM claude_transcript"):
+            try:
+                stored[path] = (session_id, _cursor_decoder.decode(cursor))
+            except msgspec.DecodeError:
+                continue  # read again from the start
+        return stored
+
+    @staticmethod
+    def _summary(conn: sqlite3.Connection, path: str, session_id: str) -> TranscriptSummary:
+        row = conn.execute("SELECT summary FROM claude_transcript WHERE path = ?", (path,)).fetchone()
+        if row is not None:
+            try:
+                return _summary_decoder.decode(row[0])
+            except msgspec.DecodeError:
+                pass
+        return TranscriptSummary(session_id=session_id)
+
+    def _read(
+        self,
+        conn: sqlite3.Connection,
+        path: str,
+        session_id: str,
+        known: tuple[str, Cursor] | None,
+        budget: int,
+        now: float,
+    ) -> _FileRead:
+        cursor = known[1] if known is not None else None
+        summary = self._summary(conn, path, session_id) if known is not None else TranscriptSummary(session_id)
+        prompt: tuple[str, Evidence] | None = None
+        tools: deque[tuple[int, str, Evidence]] = deque(maxlen=TAIL_TOOLS)
+        turns: deque[tuple[int, str, Evidence]] = deque(maxlen=TAIL_TURNS)
+        observations: list[agents.Observation] = []
+        skipped = order = 0
+        with AppendedLines(path, cursor, budget) as lines:
+            if lines.restarted:
+                summary = TranscriptSummary(session_id=session_id)
+            untimed = summary.first_at is None and not lines.restarted
+            for offset, line in lines:
+                if line is None:
+                    summary.too_long += 1
+                    skipped += 1
+                    continue
+                try:
+                    facts = read_record(line, offset)
+                except Unreadable:
+                    summary.unreadable += 1
+                    skipped += 1
+                    continue
+                if facts is None:
+                    continue
+                take(summary, facts)
+                observations.extend(facts.observations)
+                for event_id, ev in self._activity(session_id, facts):
+                    order += 1
+                    if ev.kind == "TranscriptPrompt" and not ev.notification_only:
+                        prompt = (event_id, ev)
+                        tools.clear()  # a new prompt supersedes everything before it
+                        turns.clear()
+                    else:
+                        (tools if ev.kind in _TOOL_KINDS else turns).append((order, event_id, ev))
+            new_cursor = lines.cursor()
+            read = _FileRead(
+                path=path,
+                session_id=session_id,
+                cursor=new_cursor,
+                summary=summary,
+                restarted=lines.restarted,
+                first_timed=untimed and summary.first_at is not None,
+                observations=observations,
+                bytes_read=lines.end - lines.start,
+                skipped=skipped,
+            )
+        if prompt is not None:
+            read.evidence.append(prompt)
+        read.evidence.extend((event_id, ev) for _, event_id, ev in sorted([*tools, *turns], key=lambda item: item[0]))
+        meta = self._meta_evidence(read, now)
+        if meta is not None:
+            read.evidence.append(meta)
+        if observations or read.restarted:
+            background = self._background_evidence(conn, read, now)
+            if background is not None:
+                read.evidence.append(background)
+        return read
+
+    @staticmethod
+    def _activity(session_id: str, facts: RecordFacts) -> list[tuple[str, Evidence]]:
+        if facts.at is None or not facts.activity:
+            return []
+        record = facts.uuid or f"@{facts.place}"
+        found = []
+        for index, activity in enumerate(facts.activity):
+            event_id = f"transcript:{session_id}:{record}:{index}"
+            found.append(
+                (
+                    event_id,
+                    Evidence(
+                        provider=PROVIDER,
+                        session_id=session_id,
+                        kind=activity.kind,
+                        at=facts.at,
+                        source="transcript",
+                        tool=activity.tool,
+                        tool_use_id=activity.tool_use_id,
+                        error=activity.error,
+                        http_status=activity.http_status,
+                        notification_only=activity.notification_only,
+                    ),
+                )
+            )
+        return found
+
+    @staticmethod
+    def _meta_evidence(read: _FileRead, now: float) -> tuple[str, Evidence] | None:
+        """The session's title and project metadata, when they changed: never activity."""
+        summary = read.summary
+        values = (summary.title, summary.cwd, summary.branch, summary.version, summary.entrypoint)
+        if not any(values):
+            return None
+        key = _short_hash(repr(values))
+        if key == summary.sent_meta:
+            return None
+        summary.sent_meta = key
+        at = summary.last_at if summary.last_at is not None else summary.first_at
+        if at is None:
+            at = read.cursor.mtime_ns / 1e9 if read.cursor.mtime_ns else now
+        title, cwd, branch, version, entrypoint = values
+        return (
+            f"transcript:{read.session_id}:meta:{key}:{read.cursor.offset}",
+            Evidence(
+                provider=PROVIDER,
+                session_id=read.session_id,
+                kind="TranscriptMeta",
+                at=at,
+                source="transcript",
+                title=title,
+                cwd=cwd,
+                branch=branch,
+                version=version,
+                entrypoint=entrypoint,
+            ),
+        )
+
+    def _background_evidence(self, conn: sqlite3.Connection, read: _FileRead, now: float) -> tuple[str, Evidence] | None:
+        """The running background work, when it changed. Observations already stored are read from the
+        store beside this read's new ones (a file read again from its start has none stored)."""
+        known = [] if read.restarted else load_observations(conn, read.path)
+        tasks = agents.finish(known + read.observations)
+        running = _background(tasks)
+        key = _short_hash(repr(sorted((t.kind, t.id or "", t.service) for t in running)))
+        summary = read.summary
+        # Nothing to say when nothing changed, or when a first read finds nothing running; a file read again
+        # from its start always says it, since what the old content started may be gone.
+        if key == summary.sent_background or (summary.sent_background is None and not running and not read.restarted):
+            summary.sent_background = key
+            return None
+        summary.sent_background = key
+        at = summary.last_at if summary.last_at is not None else now
+        return (
+            f"transcript:{read.session_id}:background:{key}:{read.cursor.offset}",
+            Evidence(
+                provider=PROVIDER,
+                session_id=read.session_id,
+                kind="TranscriptBackground",
+                at=at,
+                source="transcript",
+                background=running,
+            ),
+        )
+
+    @staticmethod
+    def _save(conn: sqlite3.Connection, read: _FileRead, now: float) -> None:
+        if read.restarted:
+            conn.execute("DELETE FROM claude_observation WHERE path = ?", (read.path,))
+        if read.observations:
+            conn.executemany(
+                "INSERT OR REPLACE INTO claude_observation (path, place, seq, kind, data) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (read.path, o.place, o.seq, type(o).__struct_config__.tag, agents.observation_encoder.encode(o))
+                    for o in read.observations
+                ],
+            )
+        conn.execute(
+            "INSERT INTO claude_transcript (path, session_id, cursor, summary, updated) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id, cursor = excluded.cursor, "
+            "summary = excluded.summary, updated = excluded.updated",
+            (
+                read.path,
+                read.session_id,
+                _cursor_encoder.encode(read.cursor).decode(),
+                msgspec.json.encode(read.summary).decode(),
+                now,
+            ),
+        )
+
+
+def load_observations(conn: sqlite3.Connection, path: str) -> list[agents.Observation]:
+    """Every background-work observation stored for one transcript."""
+    found = []
+    for (data,) in conn.execute("SELECT data FROM claude_observation WHERE path = ?", (path,)):
+        try:
+            found.append(agents.observation_decoder.decode(data))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+    return found
+
+
+def transcript_summary(conn: sqlite3.Connection, session_id: str) -> TranscriptSummary | None:
+    """What the session's transcript said, as last read (for front ends and tests)."""
+    row = conn.execute(
+        "SELECT summary FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC LIMIT 1", (session_id,)
+    ).fetchone()
+    return _summary_decoder.decode(row[0]) if row is not None else None
+
+
+def background_tasks(conn: sqlite3.Connection, session_id: str) -> list[agents.BackgroundTask]:
+    """The session's agents and shells as its transcript says them: every running one, then up to 20 ended."""
+    row = conn.execute(
+        "SELECT path FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC LIMIT 1", (session_id,)
+    ).fetchone()
+    return agents.finish(load_observations(conn, row[0])) if row is not None else []
+
+
+def _terminal(pid: int) -> str | None:
+    """The process's controlling terminal (for returning to it), from its standard streams' targets."""
+    if not os.path.isdir("/proc"):
+        try:
+            return psutil.Process(pid).terminal() or None
+        except (psutil.Error, OSError):
+            return None
+    for fd in (0, 1, 2):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("/dev/pts/") or (target.startswith("/dev/tty") and target != "/dev/tty"):
+            return target
+    return None
+

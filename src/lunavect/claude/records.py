@@ -1,0 +1,453 @@
+"""What one Claude Code transcript line means, and nothing it says.
+
+A transcript holds the whole conversation; lunavect needs a few facts from it: when a prompt, a tool call,
+a response, an API error or an interrupt happened (activity), what the session is called and where it
+runs (metadata, kept apart from activity), and which background work started and ended. Each line is
+decoded into structs that declare only the fields used, after a cheap byte test skips the lines that can
+mean nothing here (progress, snapshots, request blobs: most of a transcript). Private text is read only to
+classify it (is this a slash command, a task notification, an interrupt marker) and is never returned,
+except the first prompt's first line, which is the title the client itself shows when nothing else
+names the session.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+
+import msgspec
+
+from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
+from lunavect.claude.notifications import only_notifications, task_notifications
+from lunavect.core.commands import is_long_lived_service
+
+# Only lines holding one of these strings can matter; every other line is skipped without being decoded.
+# They are the record types' values (quoted, so a key such as "userType" does not match), in any spacing.
+_INTERESTING = re.compile(
+    rb'"(?:user|assistant|system|summary|custom-title|ai-title|agent-name|queue-operation|queued_command)"'
+)
+# Final stop reasons: the reply is over. `tool_use` means a tool runs next; None is an older client's
+# partial record, which proves neither.
+_FINAL_STOPS = frozenset({"end_turn", "stop_sequence", "max_tokens", "refusal", "model_context_window_exceeded"})
+_AGENT_TOOLS = frozenset({"Agent", "Task"})
+_ERROR_CODE_RE = re.compile(r"^[a-z][a-z0-9_]{0,79}$")
+# What a title may be: one line, as short as the client's session list shows it.
+TITLE_CHARS = 80
+_KIND_CHARS = 200
+_INTERRUPT_PREFIX = "[Request interrupted by user"
+# User texts that are the client's own bookkeeping, not a prompt sent to the model.
+_NOT_PROMPTS = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-stdout>", "Caveat:")
+
+
+# An absent raw field; `null` in the line decodes to the raw bytes `null`.
+_ABSENT = msgspec.Raw()
+
+
+class _Block(msgspec.Struct):
+    type: object = None
+    id: object = None
+    name: object = None
+    input: msgspec.Raw = _ABSENT
+    tool_use_id: object = None
+    is_error: object = None
+    text: object = None
+
+
+class _Message(msgspec.Struct):
+    content: str | list[_Block] | None = None
+    stop_reason: object = None
+
+
+class _Origin(msgspec.Struct):
+    kind: object = None
+
+
+class _Attachment(msgspec.Struct):
+    type: object = None
+    commandMode: object = None  # noqa: N815 - the client's field name
+    prompt: object = None
+
+
+class _AgentInput(msgspec.Struct):
+    subagent_type: object = None
+    run_in_background: object = None
+
+
+class _BashInput(msgspec.Struct):
+    command: object = None
+    run_in_background: object = None
+
+
+class _ToolUseResult(msgspec.Struct):
+    agentId: object = None  # noqa: N815
+    resumedAgentId: object = None  # noqa: N815
+    isAsync: object = None  # noqa: N815
+    backgroundTaskId: object = None  # noqa: N815
+
+
+class _CompactMetadata(msgspec.Struct):
+    trigger: object = None
+
+
+class _ApiError(msgspec.Struct):
+    status: object = None
+
+
+class _Record(msgspec.Struct):
+    """A transcript line's top level. Fields of varying shape stay raw until a record needs them, so an
+    odd value in one field never loses the record."""
+
+    type: object = None
+    subtype: object = None
+    uuid: object = None
+    timestamp: object = None
+    sessionId: object = None  # noqa: N815
+    isSidechain: object = None  # noqa: N815
+    isMeta: object = None  # noqa: N815
+    isCompactSummary: object = None  # noqa: N815
+    isApiErrorMessage: object = None  # noqa: N815
+    apiErrorStatus: object = None  # noqa: N815
+    error: msgspec.Raw = _ABSENT
+    message: msgspec.Raw = _ABSENT
+    toolUseResult: msgspec.Raw = _ABSENT  # noqa: N815
+    origin: msgspec.Raw = _ABSENT
+    promptSource: object = None  # noqa: N815
+    turnOrigin: object = None  # noqa: N815
+    attachment: msgspec.Raw = _ABSENT
+    operation: object = None
+    content: msgspec.Raw = _ABSENT
+    customTitle: object = None  # noqa: N815
+    aiTitle: object = None  # noqa: N815
+    agentName: object = None  # noqa: N815
+    summary: object = None
+    cwd: object = None
+    gitBranch: object = None  # noqa: N815
+    version: object = None
+    entrypoint: object = None
+    sessionKind: object = None  # noqa: N815
+    compactMetadata: msgspec.Raw = _ABSENT  # noqa: N815
+
+
+_record_decoder = msgspec.json.Decoder(_Record)
+_message_decoder = msgspec.json.Decoder(_Message)
+_origin_decoder = msgspec.json.Decoder(_Origin)
+_attachment_decoder = msgspec.json.Decoder(_Attachment)
+_agent_input_decoder = msgspec.json.Decoder(_AgentInput)
+_bash_input_decoder = msgspec.json.Decoder(_BashInput)
+_result_decoder = msgspec.json.Decoder(_ToolUseResult | list[_ToolUseResult | None] | None)
+_compact_decoder = msgspec.json.Decoder(_CompactMetadata)
+_api_error_decoder = msgspec.json.Decoder(_ApiError)
+_text_decoder = msgspec.json.Decoder(str | list[_Block] | None)
+
+
+@dataclass
+class Activity:
+    """One piece of activity a record proves: a kind the rules understand and its few typed details."""
+
+    kind: str
+    tool: str | None = None
+    tool_use_id: str | None = None
+    error: str | None = None
+    http_status: int | None = None
+    notification_only: bool = False
+
+
+@dataclass
+class RecordFacts:
+    """Everything lunavect takes from one line. Metadata and activity are kept apart: a title or a folder
+    never proves that a session works."""
+
+    kind: str
+    place: int = 0
+    at: float | None = None
+    uuid: str | None = None
+    session_id: str | None = None
+    activity: list[Activity] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)
+    # Metadata.
+    cwd: str | None = None
+    branch: str | None = None
+    version: str | None = None
+    entrypoint: str | None = None
+    session_kind: str | None = None
+    custom_title: str | None = None
+    ai_title: str | None = None
+    agent_name: str | None = None
+    summary: str | None = None
+    prompt_title: str | None = None
+    # What happened, for the per-file summary.
+    human_prompt: bool = False
+    response: str | None = None  # "response" or "error" for an assistant record of the session
+    response_error: str | None = None
+    retry_status: int | None = None
+    compaction: str | None = None  # the trigger of a compaction boundary
+    interrupt: bool = False
+
+
+class Unreadable(Exception):
+    """A line that is not a JSON object (cut short, not UTF-8, not JSON): skipped, counted, never fatal."""
+
+
+def _str(value: object, limit: int = 1000) -> str | None:
+    return value if isinstance(value, str) and value and len(value) <= limit else None
+
+
+def parse_time(value: object) -> float | None:
+    """An ISO-8601 timestamp as epoch seconds; None when absent or malformed."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return _dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def one_line(text: str, limit: int = TITLE_CHARS) -> str | None:
+    """The first non-empty line of `text`, whitespace collapsed and cut to `limit` characters."""
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return None
+
+
+def _present(raw: msgspec.Raw) -> bool:
+    return len(raw) > 0 and bytes(raw) != b"null"
+
+
+def _decode(decoder: msgspec.json.Decoder, raw: msgspec.Raw):  # noqa: ANN202 - the decoder's type
+    if not _present(raw):
+        return None
+    try:
+        return decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _block_text(content: object) -> str | None:
+    """A message's text: its string, or its text blocks joined (images and tool results are not text)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.text for b in content if isinstance(b, _Block) and b.type == "text" and isinstance(b.text, str))
+    return None
+
+
+def might_matter(line: bytes) -> bool:
+    """The cheap test: can this line mean anything here? Most lines (progress, snapshots) cannot."""
+    return _INTERESTING.search(line) is not None
+
+
+def read_record(line: bytes, place: int = 0) -> RecordFacts | None:
+    """The facts of one transcript line, which starts at byte `place`; None for a line that means nothing.
+
+    Raises Unreadable for a line that is not a JSON object. Unknown record types are normal and mean
+    nothing.
+    """
+    if not might_matter(line):
+        return None
+    try:
+        record = _record_decoder.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+        raise Unreadable from None
+    kind = record.type
+    if not isinstance(kind, str):
+        return None
+    facts = RecordFacts(
+        kind=kind,
+        place=place,
+        at=parse_time(record.timestamp),
+        uuid=_str(record.uuid, 200),
+        session_id=_str(record.sessionId, 200),
+    )
+    if record.isSidechain is True:
+        # A subagent's own lines (older clients wrote them inline): they are not the session's.
+        return facts
+    facts.cwd = _str(record.cwd, 4096)
+    facts.branch = _str(record.gitBranch, 500)
+    facts.version = _str(record.version, 100)
+    facts.entrypoint = _str(record.entrypoint, 100)
+    facts.session_kind = _str(record.sessionKind, 100)
+    if kind == "user":
+        _read_user(record, facts)
+    elif kind == "assistant":
+        _read_assistant(record, facts)
+    elif kind == "system":
+        _read_system(record, facts)
+    elif kind == "attachment":
+        _read_attachment(record, facts)
+    elif kind == "queue-operation":
+        _read_queue(record, facts)
+    elif kind == "custom-title":
+        facts.custom_title = _title(record.customTitle)
+    elif kind == "ai-title":
+        facts.ai_title = _title(record.aiTitle)
+    elif kind == "agent-name":
+        facts.agent_name = _title(record.agentName)
+    elif kind == "summary":
+        facts.summary = _title(record.summary)
+    return facts
+
+
+def _title(value: object) -> str | None:
+    return one_line(value) if isinstance(value, str) else None
+
+
+def _notes(text: object, facts: RecordFacts, stamped: bool) -> None:
+    for seq, note in enumerate(task_notifications(text)):
+        facts.observations.append(
+            Note(
+                place=facts.place,
+                seq=seq,
+                task_ids=note.task_ids,
+                tool_use_id=note.tool_use_id,
+                status=note.status,
+                stamped=stamped,
+                at=facts.at,
+            )
+        )
+
+
+def _read_user(record: _Record, facts: RecordFacts) -> None:
+    message = _decode(_message_decoder, record.message)
+    content = message.content if message is not None else None
+    results = [b for b in content if b.type == "tool_result"] if isinstance(content, list) else []
+    if results:
+        _read_tool_results(record, results, facts)
+        return
+    if record.isMeta is True or record.isCompactSummary is True:
+        return
+    text = _block_text(content)
+    if text is None:
+        return
+    origin = _decode(_origin_decoder, record.origin)
+    origin_kind = origin.kind if origin is not None else None
+    stripped = text.lstrip()
+    if origin_kind == "task-notification":
+        # The runtime delivering a background task's end: the same task goes on.
+        _notes(text, facts, stamped=True)
+        facts.activity.append(Activity("TranscriptPrompt", notification_only=True))
+        return
+    legacy = not _present(record.origin) and record.promptSource is None and record.turnOrigin is None
+    if legacy and only_notifications(text):
+        # Clients before origin stamps delivered notifications as plain prompts; nothing else but the
+        # runtime writes a prompt that is notifications and nothing more.
+        _notes(text, facts, stamped=True)
+        facts.activity.append(Activity("TranscriptPrompt", notification_only=True))
+        return
+    if stripped.startswith(_INTERRUPT_PREFIX):
+        facts.interrupt = True
+        facts.activity.append(Activity("TranscriptInterrupt"))
+        return
+    if not stripped or stripped.startswith(_NOT_PROMPTS) or stripped.startswith("<task-notification>"):
+        return
+    facts.human_prompt = True
+    facts.prompt_title = one_line(text)
+    facts.activity.append(Activity("TranscriptPrompt"))
+
+
+def _read_tool_results(record: _Record, results: list[_Block], facts: RecordFacts) -> None:
+    native = None
+    if _present(record.toolUseResult):
+        raw = bytes(record.toolUseResult)
+        if b"agentId" in raw or b"isAsync" in raw or b"backgroundTaskId" in raw or b"resumedAgentId" in raw:
+            native = _decode(_result_decoder, record.toolUseResult)
+    for index, block in enumerate(results):
+        call = _str(block.tool_use_id, 200)
+        if call is None:
+            continue
+        facts.activity.append(Activity("TranscriptToolResult", tool_use_id=call))
+        if isinstance(native, list):
+            own = native[index] if len(native) == len(results) else None
+        else:
+            own = native if len(results) == 1 else None
+        if not isinstance(own, _ToolUseResult):
+            continue
+        error = block.is_error is True
+        agent_id = _str(own.agentId, 200)
+        resumed = _str(own.resumedAgentId, 200)
+        is_async = own.isAsync is True
+        if agent_id is not None or resumed is not None or is_async:
+            facts.observations.append(
+                Result(place=facts.place, seq=index, call=call, agent_id=agent_id, resumed=resumed, is_async=is_async,
+                       error=error, at=facts.at)
+            )
+        task_id = _str(own.backgroundTaskId, 200)
+        if task_id is not None:
+            facts.observations.append(
+                ShellResult(place=facts.place, seq=index, call=call, task_id=task_id, error=error, at=facts.at)
+            )
+
+
+def _read_assistant(record: _Record, facts: RecordFacts) -> None:
+    if record.isApiErrorMessage is True:
+        code = _decode(_text_decoder, record.error)
+        facts.response = "error"
+        facts.response_error = code if isinstance(code, str) and _ERROR_CODE_RE.match(code) else None
+        status = record.apiErrorStatus if isinstance(record.apiErrorStatus, int) else None
+        facts.activity.append(Activity("TranscriptApiError", error=facts.response_error, http_status=status))
+        return
+    message = _decode(_message_decoder, record.message)
+    if message is None:
+        return
+    facts.response = "response"
+    content = message.content if isinstance(message.content, list) else []
+    for seq, block in enumerate(content):
+        if block.type != "tool_use":
+            continue
+        call, name = _str(block.id, 200), _str(block.name, 200)
+        if call is None or name is None:
+            continue
+        facts.activity.append(Activity("TranscriptToolUse", tool=name, tool_use_id=call))
+        if name in _AGENT_TOOLS:
+            args = _decode(_agent_input_decoder, block.input)
+            agent_type = _str(args.subagent_type, _KIND_CHARS) if args is not None else None
+            background = args is not None and args.run_in_background is True
+            facts.observations.append(
+                Launch(place=facts.place, seq=seq, call=call, agent_type=agent_type, background=background, at=facts.at)
+            )
+        elif name == "SendMessage":
+            facts.observations.append(Send(place=facts.place, seq=seq, call=call))
+        elif name == "Bash" and b"run_in_background" in bytes(block.input):
+            args = _decode(_bash_input_decoder, block.input)
+            if args is not None and args.run_in_background is True:
+                # The verdict only: a dev server never ends, so it never holds the session.
+                service = isinstance(args.command, str) and is_long_lived_service(args.command)
+                facts.observations.append(ShellLaunch(place=facts.place, seq=seq, call=call, service=service))
+    if message.stop_reason in _FINAL_STOPS:
+        facts.activity.append(Activity("TranscriptResponse"))
+
+
+def _read_system(record: _Record, facts: RecordFacts) -> None:
+    subtype = record.subtype
+    if subtype == "api_error":
+        error = _decode(_api_error_decoder, record.error)
+        status = error.status if error is not None and isinstance(error.status, int) else None
+        facts.retry_status = status if status is not None else 0
+    elif subtype == "compact_boundary":
+        meta = _decode(_compact_decoder, record.compactMetadata)
+        trigger = meta.trigger if meta is not None and isinstance(meta.trigger, str) else None
+        facts.compaction = trigger if trigger in ("auto", "manual") else "unknown"
+    elif subtype == "turn_duration":
+        # Written when a turn ends (2.1 and later): the reply is over. Older clients wrote every reply
+        # without a stop reason, so for them this is often the only end there is.
+        facts.activity.append(Activity("TranscriptResponse"))
+
+
+def _read_attachment(record: _Record, facts: RecordFacts) -> None:
+    attachment = _decode(_attachment_decoder, record.attachment)
+    if attachment is None or attachment.type != "queued_command":
+        return
+    if attachment.commandMode == "task-notification":
+        _notes(attachment.prompt if isinstance(attachment.prompt, str) else None, facts, stamped=True)
+
+
+def _read_queue(record: _Record, facts: RecordFacts) -> None:
+    if record.operation != "enqueue":
+        return
+    content = _decode(_text_decoder, record.content)
+    text = _block_text(content)
+    # A queue entry carries no stamp: only one that is notifications and nothing else is the runtime's.
+    if text is not None and only_notifications(text):
+        _notes(text, facts, stamped=False)

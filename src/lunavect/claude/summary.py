@@ -1,0 +1,105 @@
+"""What one transcript says about its session as a whole, kept between reads.
+
+The summary grows by counts and latest values only, never by records, so it stays small however long the
+transcript gets; it is stored with the file's cursor. Its title follows the order the client itself uses:
+a name the person gave, then the name the client generated, then an old-style summary, then the first
+prompt's first line.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from lunavect.claude.records import RecordFacts
+
+
+class FirstResponse(msgspec.Struct, frozen=True):
+    """The outcome of the session's first request: a response, or an API error with its code.
+
+    A live terminal is not evidence that a request could run; this is.
+    """
+
+    outcome: str  # "response" | "error"
+    at: float | None = None
+    record_id: str | None = None
+    error_code: str | None = None
+
+
+class TranscriptSummary(msgspec.Struct, omit_defaults=True):
+    session_id: str
+    custom_title: str | None = None
+    agent_name: str | None = None
+    ai_title: str | None = None
+    summary: str | None = None
+    first_prompt: str | None = None
+    cwd: str | None = None
+    branch: str | None = None
+    version: str | None = None
+    entrypoint: str | None = None
+    session_kind: str | None = None
+    first_at: float | None = None
+    last_at: float | None = None
+    first_response: FirstResponse | None = None
+    prompts: int = 0
+    responses: int = 0
+    api_errors: int = 0
+    last_api_error_status: int | None = None
+    last_api_error_at: float | None = None
+    last_prompt_at: float | None = None
+    compactions: int = 0
+    last_compaction_at: float | None = None
+    last_compaction_trigger: str | None = None
+    interrupts: int = 0
+    unreadable: int = 0
+    too_long: int = 0
+    observations: int = 0
+    # What was last handed to the collector, so unchanged metadata is not sent again.
+    sent_meta: str | None = None
+    sent_background: str | None = None
+
+    @property
+    def title(self) -> str | None:
+        return self.custom_title or self.agent_name or self.ai_title or self.summary or self.first_prompt
+
+
+def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
+    """Fold one record's facts into the file's summary (in file order)."""
+    at = facts.at
+    if at is not None:
+        if summary.first_at is None or at < summary.first_at:
+            summary.first_at = at
+        if summary.last_at is None or at > summary.last_at:
+            summary.last_at = at
+    for name in ("cwd", "branch", "version", "entrypoint", "session_kind", "custom_title", "agent_name",
+                 "ai_title", "summary"):
+        value = getattr(facts, name)
+        if value:
+            setattr(summary, name, value)
+    if facts.human_prompt:
+        summary.prompts += 1
+        summary.last_prompt_at = at if at is not None else summary.last_prompt_at
+        if summary.first_prompt is None and facts.prompt_title:
+            summary.first_prompt = facts.prompt_title
+    summary.responses += sum(1 for activity in facts.activity if activity.kind == "TranscriptResponse")
+    if facts.response is not None:
+        own = facts.session_id is None or facts.session_id == summary.session_id
+        if summary.first_response is None and own:
+            summary.first_response = FirstResponse(
+                outcome=facts.response, at=at, record_id=facts.uuid, error_code=facts.response_error
+            )
+    if facts.retry_status is not None:
+        summary.api_errors += 1
+        summary.last_api_error_status = facts.retry_status or None
+        summary.last_api_error_at = at
+    for activity in facts.activity:
+        if activity.kind == "TranscriptApiError":
+            summary.api_errors += 1
+            summary.last_api_error_status = activity.http_status
+            summary.last_api_error_at = at
+    if facts.compaction is not None:
+        summary.compactions += 1
+        summary.last_compaction_at = at
+        summary.last_compaction_trigger = facts.compaction
+    if facts.interrupt:
+        summary.interrupts += 1
+    summary.observations += len(facts.observations)

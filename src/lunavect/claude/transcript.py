@@ -1,0 +1,174 @@
+"""Reading a transcript incrementally: only the bytes appended since the last read, complete lines only.
+
+A cursor remembers the file's identity (device and inode), how far it was read (always the end of a
+complete line, so a line still being written is read whole next time), and short hashes of the first
+bytes and of the bytes just before that offset. A file replaced under the same name (another identity),
+cut shorter than the offset, or rewritten in place (those bytes changed) is read again from its start;
+the caller is told so it can forget what it took from the old content.
+
+Memory stays flat: the file is read in blocks, and a line longer than MAX_LINE_BYTES is skipped (reported
+as such) without ever being held whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+BLOCK_BYTES = 1 << 20
+# No record lunavect needs is this long; longer lines (huge pasted text, tool output) are skipped.
+MAX_LINE_BYTES = 8 << 20
+# How many bytes before the offset (and at the start) are hashed to notice a rewrite.
+MARK_BYTES = 64
+
+
+class Cursor(msgspec.Struct, frozen=True):
+    """Where a transcript's next read starts, and what the file looked like when it was read."""
+
+    dev: int = 0
+    ino: int = 0
+    offset: int = 0
+    head: str = ""
+    mark: str = ""
+    size: int = 0
+    mtime_ns: int = 0
+    lines: int = 0
+    # The last read stopped at its budget: more complete lines wait even if the file did not change.
+    partial: bool = False
+
+    def unchanged(self, st: os.stat_result) -> bool:
+        """True when nothing can have been appended or rewritten since the read, and it read all there was."""
+        same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (self.dev, self.ino, self.size, self.mtime_ns)
+        return same and not self.partial
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def _pread_exact(fd: int, length: int, offset: int) -> bytes | None:
+    data = b""
+    while len(data) < length:
+        chunk = os.pread(fd, length - len(data), offset + len(data))
+        if not chunk:
+            return None  # the file was cut short under the read
+        data += chunk
+    return data
+
+
+class AppendedLines:
+    """The complete lines appended to one transcript since `cursor`, as a context manager.
+
+    Iterating yields `(offset, line)` for each complete line (without its newline), or `(offset, None)`
+    for a line too long to keep. Reading stops at the first line boundary past `budget` bytes, so a huge
+    file is taken in bounded steps. After iterating, `cursor()` is where the next read starts.
+    """
+
+    def __init__(self, path: Path | str, cursor: Cursor | None, budget: int = 64 << 20) -> None:
+        self.path = path
+        self.previous = cursor or Cursor()
+        self.budget = budget
+        self.restarted = False
+        self._fd: int | None = None
+        self._st: os.stat_result | None = None
+        self.start = 0
+        self.end = 0
+        self.lines_read = 0
+        self.too_long = 0
+        self.stopped = False
+
+    def __enter__(self) -> AppendedLines:
+        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            self._st = st = os.fstat(self._fd)
+            self.start = self._resume_offset(st)
+        except BaseException:
+            os.close(self._fd)
+            self._fd = None
+            raise
+        self.end = self.start
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _resume_offset(self, st: os.stat_result) -> int:
+        previous = self.previous
+        if previous.offset == 0:
+            return 0
+        same_file = (st.st_dev, st.st_ino) == (previous.dev, previous.ino)
+        if same_file and st.st_size >= previous.offset and self._marks_match(previous):
+            return previous.offset
+        self.restarted = True
+        return 0
+
+    def _marks_match(self, previous: Cursor) -> bool:
+        assert self._fd is not None
+        length = min(MARK_BYTES, previous.offset)
+        head = _pread_exact(self._fd, length, 0)
+        mark = _pread_exact(self._fd, length, previous.offset - length)
+        return head is not None and mark is not None and _digest(head) == previous.head and _digest(mark) == previous.mark
+
+    def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
+        assert self._fd is not None and self._st is not None
+        fd, limit = self._fd, self._st.st_size
+        pos = self.start  # next byte to read
+        line_start = self.start  # where the pending (incomplete) line begins
+        pending = b""
+        skipping = False  # inside a line too long to keep: look only for its end
+        while pos < limit:
+            chunk = os.pread(fd, min(BLOCK_BYTES, limit - pos), pos)
+            if not chunk:
+                break  # the file shrank under the read: the next read notices
+            chunk_start = pos
+            pos += len(chunk)
+            at = 0
+            while True:
+                newline = chunk.find(b"\n", at)
+                if newline < 0:
+                    break
+                end = chunk_start + newline + 1
+                if skipping:
+                    skipping = False
+                    self.too_long += 1
+                    yield line_start, None
+                else:
+                    line = pending + chunk[at:newline] if pending else chunk[at:newline]
+                    pending = b""
+                    yield line_start, line
+                self.lines_read += 1
+                self.end = line_start = end
+                at = newline + 1
+                if self.end - self.start >= self.budget:
+                    self.stopped = pos < limit or at < len(chunk)
+                    return
+            if not skipping:
+                pending += chunk[at:]
+                if len(pending) > MAX_LINE_BYTES:
+                    pending, skipping = b"", True
+
+    def cursor(self) -> Cursor:
+        """Where the next read starts: the end of the last complete line read, with its marks."""
+        assert self._fd is not None and self._st is not None
+        st, end = self._st, self.end
+        length = min(MARK_BYTES, end)
+        head = _pread_exact(self._fd, length, 0) or b""
+        mark = _pread_exact(self._fd, length, end - length) or b""
+        lines = (0 if self.restarted else self.previous.lines) + self.lines_read
+        return Cursor(
+            dev=st.st_dev,
+            ino=st.st_ino,
+            offset=end,
+            head=_digest(head),
+            mark=_digest(mark),
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+            lines=lines,
+            partial=self.stopped,
+        )
