@@ -1,0 +1,253 @@
+"""The panel: CPU of an idle panel showing 1,000 sessions, and the time from a state change in the store to
+the redrawn row on a real terminal.
+
+Every panel runs for real, in its own pane of a private tmux server (120x40), each with its own temporary
+LUNAVECT_HOME and a store seeded directly with snapshot rows (no collector: nothing else writes). They all run
+at the same time, so load on the machine hits them alike:
+
+- CPU: `baseline` is a minimal Textual app (one line of text); `empty` is the panel with no session;
+  `1000 finished` shows 1,000 sessions none of which has a running timer; `1000 working` shows 1,000 sessions
+  of which 100 work (their timers tick, and the screen is full of them). CPU is each process's time on a CPU
+  (all threads, from /proc/<pid>/task/*/schedstat) over the same windows, per second of wall time.
+- Latency: one pinned row at the top alternates between working and ready; after each commit the script reads
+  the pane (`tmux capture-pane`) until the row shows the new state. `10 sessions` is the baseline for
+  `1000 sessions`; the changes alternate between the two panels.
+
+Usage: .venv/bin/python bench/panel.py [--window 15] [--rounds 3] [--changes 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _benchlib import REPO, isolated_home, machine_line, md_table, p90  # noqa: E402
+
+sys.path.insert(0, os.path.join(REPO, "src"))
+import msgspec  # noqa: E402
+import psutil  # noqa: E402
+
+from lunavect import arrangement, store  # noqa: E402
+from lunavect.core.model import Session  # noqa: E402
+
+WIDTH, HEIGHT = 120, 40
+BASELINE_APP = (
+    "from textual.app import App\n"
+    "from textual.widgets import Static\n"
+    "class Baseline(App):\n"
+    "    def compose(self):\n"
+    "        yield Static('baseline: an idle Textual app')\n"
+    "Baseline().run()\n"
+)
+PANEL_APP = "from lunavect.frontends.tui import PanelApp\nPanelApp(start_collector=False).run()\n"
+FINISHED = ("ready", "idle", "error")
+WORKING = ("working", "background", "compacting", "permission", "input")
+
+
+def iso(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def session(sid: str, state: str, now: float, age: float) -> Session:
+    works = state in WORKING
+    return Session(
+        id=f"claude:{sid}", provider="claude", session_id=sid, title=f"Benchmark session {sid}",
+        project=f"project-{int(sid[1:]) % 17 if sid[1:].isdigit() else 0}", cwd="/tmp/bench", host="bench",
+        state=state, activity="Bash" if state == "working" else None, since=iso(now - age) if works else None,
+        background={"shell": 1} if state == "background" else {}, error="limit" if state == "error" else None,
+        pinned=False, hidden=False, resume=f"claude --resume {sid}", basis=["hook"], updated=iso(now - age),
+    )
+
+
+def write(conn, sessions: list[Session]) -> None:
+    with store.transaction(conn):
+        conn.executemany(
+            "INSERT INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, 1, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET state = excluded.state, data = excluded.data, updated = excluded.updated",
+            [(s.id, s.state, msgspec.json.encode(s).decode(), time.time()) for s in sessions],
+        )
+
+
+def seed(data: Path, count: int, working: int, probe: bool) -> None:
+    """A store in `data` with `count` sessions, `working` of them (the newest) working."""
+    os.environ["LUNAVECT_HOME"] = str(data)
+    conn = store.connect()
+    now = time.time()
+    rows = []
+    for index in range(count):
+        states = WORKING if index < working else FINISHED
+        rows.append(session(f"s{index}", states[index % len(states)], now, 5 + index * 7))
+    if probe:
+        rows.append(session("probe", "ready", now, 1))
+    write(conn, rows)
+    if probe:
+        arrangement.pin(conn, "claude:probe")
+    conn.close()
+
+
+class Tmux:
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.socket = root / "bench-tmux.sock"
+        self.env = env
+
+    def run(self, *args: str) -> str:
+        result = subprocess.run(["tmux", "-S", str(self.socket), *args], env=self.env, capture_output=True,
+                                text=True, timeout=10, stdin=subprocess.DEVNULL)
+        return result.stdout
+
+    def start(self, name: str, data: Path, code: str) -> int:
+        env_args = []
+        for key in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+            env_args += ["-e", f"{key}={self.env[key]}"]
+        env_args += ["-e", f"LUNAVECT_HOME={data}", "-e", f"PYTHONPATH={os.path.join(REPO, 'src')}"]
+        self.run("new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), *env_args, "--",
+                 sys.executable, "-c", code)
+        return int(self.run("display-message", "-p", "-t", f"{name}:0.0", "#{pane_pid}").strip())
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-p", "-t", f"{name}:0.0")
+
+    def wait_for(self, name: str, text: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.screen(name):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name}: {text!r} not on screen:\n{self.screen(name)}")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        if self.socket.exists():
+            self.run("kill-server")
+
+
+def cpu_of(pid: int) -> float:
+    """Seconds on a CPU of every thread of `pid`, in nanosecond resolution (/proc/<pid>/task/*/schedstat);
+    psutil's user+system times count whole clock ticks, too coarse for an idle app."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that just ended
+    if total == 0:
+        times = psutil.Process(pid).cpu_times()
+        return times.user + times.system
+    return total / 1e9
+
+
+def measure_cpu(pids: dict[str, int], window: float, rounds: int) -> dict[str, list[float]]:
+    """CPU seconds per wall second of each process, over the same windows."""
+    results: dict[str, list[float]] = {name: [] for name in pids}
+    for _ in range(rounds):
+        start = {name: cpu_of(pid) for name, pid in pids.items()}
+        began = time.monotonic()
+        time.sleep(window)
+        elapsed = time.monotonic() - began
+        for name, pid in pids.items():
+            results[name].append((cpu_of(pid) - start[name]) / elapsed)
+    return results
+
+
+def measure_latency(tmux: Tmux, panels: dict[str, Path], changes: int) -> dict[str, list[float]]:
+    """Seconds from a committed state change to the row showing it on the pane, alternating panels."""
+    conns = {}
+    for name, data in panels.items():
+        os.environ["LUNAVECT_HOME"] = str(data)
+        conns[name] = store.connect()
+    results: dict[str, list[float]] = {name: [] for name in panels}
+    state = "ready"
+    for number in range(changes):
+        state = "working" if state == "ready" else "ready"
+        label = "Working: Bash" if state == "working" else "Response ready"
+        order = list(panels) if number % 2 == 0 else list(reversed(panels))
+        for name in order:
+            write(conns[name], [session("probe", state, time.time(), 1)])
+            committed = time.perf_counter()
+            while True:
+                lines = tmux.screen(name).splitlines()
+                row = next((line for line in lines if "Benchmark session probe" in line), "")
+                if label in row:
+                    break
+                if time.perf_counter() - committed > 10:
+                    raise TimeoutError(f"{name}: the row did not show {label!r}")
+                time.sleep(0.002)
+            results[name].append(time.perf_counter() - committed)
+            time.sleep(random.uniform(0.3, 0.6))  # never in step with the panel's 250 ms poll
+    for conn in conns.values():
+        conn.close()
+    return results
+
+
+def summary(values: list[float]) -> tuple[float, float]:
+    return statistics.median(values), p90(values)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--window", type=float, default=15.0, help="seconds per CPU window")
+    parser.add_argument("--rounds", type=int, default=3, help="CPU windows")
+    parser.add_argument("--changes", type=int, default=30, help="state changes per panel")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("bench/panel.py needs tmux")
+
+    with isolated_home("lunavect-bench-panel-") as env:
+        root = Path(env["HOME"]).parent
+        homes = {name: root / name for name in ("empty", "finished", "working", "small")}
+        seed(homes["empty"], 0, 0, probe=False)
+        seed(homes["finished"], 1000, 0, probe=False)
+        seed(homes["working"], 1000, 100, probe=True)
+        seed(homes["small"], 10, 1, probe=True)
+        tmux = Tmux(root, env)
+        try:
+            pids = {"baseline": tmux.start("baseline", homes["empty"], BASELINE_APP)}
+            for name in ("empty", "finished", "working", "small"):
+                pids[name] = tmux.start(name, homes[name], PANEL_APP)
+            tmux.wait_for("baseline", "baseline: an idle Textual app")
+            for name in ("empty", "finished", "working", "small"):
+                tmux.wait_for(name, "awaiting input")
+            time.sleep(3)  # let every app finish starting
+            cpu = measure_cpu(
+                {k: pids[k] for k in ("baseline", "empty", "finished", "working")}, args.window, args.rounds
+            )
+            latency = measure_latency(tmux, {"small": homes["small"], "working": homes["working"]}, args.changes)
+        finally:
+            tmux.kill()
+
+    print(f"Machine: {machine_line()}")
+    print(f"Command: .venv/bin/python bench/panel.py --window {args.window:g} --rounds {args.rounds} "
+          f"--changes {args.changes}\n")
+    base = statistics.median(cpu["baseline"])
+    labels = {
+        "baseline": "baseline (idle Textual app)",
+        "empty": "panel, no session",
+        "finished": "panel, 1,000 sessions, none working",
+        "working": "panel, 1,000 sessions, 100 working (timers tick)",
+    }
+    rows = []
+    for name, label in labels.items():
+        median = statistics.median(cpu[name])
+        rows.append([label, f"{median * 100:.3f}%", f"{max(cpu[name]) * 100:.3f}%",
+                     f"{median / base:.2f}x" if base else "n/a"])
+    print("Idle CPU (seconds on a CPU per second of wall time, % of one core):\n")
+    print(md_table(["process", "median", "max", "vs baseline"], rows))
+    small_median, small_p90 = summary(latency["small"])
+    rows = []
+    for name, label in (("small", "panel, 10 sessions (baseline)"), ("working", "panel, 1,000 sessions")):
+        median, high = summary(latency[name])
+        rows.append([label, f"{median * 1000:.0f}", f"{high * 1000:.0f}", f"{max(latency[name]) * 1000:.0f}",
+                     f"{median / small_median:.2f}x"])
+    print("\nStore change to redrawn row on the terminal (ms):\n")
+    print(md_table(["panel", "median", "p90", "max", "vs baseline"], rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""The panel's row actions as commands, for scripts: `lunavect hide|unhide|pin|unpin|move|resume|auto-hide`.
+
+They write the same arrangement the panel writes (lunavect.arrangement), so a script and an open panel never
+disagree: the panel redraws as soon as one of these commits.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+
+import click
+
+from lunavect.cli_commands import Failure, _fresh_store, _store
+
+_DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
+_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
+
+
+def _session_key(conn: sqlite3.Connection, text: str) -> str:
+    from lunavect.arrangement import ArrangeError, resolve_id
+
+    try:
+        return resolve_id(conn, text)
+    except ArrangeError as exc:
+        raise Failure(str(exc)) from None
+
+
+def _arrange(action: str, session: str) -> None:
+    from lunavect import arrangement
+
+    conn = _fresh_store()
+    key = _session_key(conn, session)
+    changed = {
+        "hide": arrangement.hide,
+        "unhide": arrangement.unhide,
+        "pin": arrangement.pin,
+        "unpin": arrangement.unpin,
+    }[action](conn, key)
+    past = {"hide": "hidden", "unhide": "shown", "pin": "pinned", "unpin": "unpinned"}[action]
+    if changed:
+        click.echo(f"{key}: {past}")
+    else:
+        click.echo(f"{key}: already {past if action != 'unhide' else 'shown'}")
+
+
+@click.command("hide")
+@click.argument("session")
+def hide_command(session: str) -> None:
+    """Hide a session from the list (its work goes on and still counts in the totals)."""
+    _arrange("hide", session)
+
+
+@click.command("unhide")
+@click.argument("session")
+def unhide_command(session: str) -> None:
+    """Restore a hidden session to the list."""
+    _arrange("unhide", session)
+
+
+@click.command("pin")
+@click.argument("session")
+def pin_command(session: str) -> None:
+    """Pin a session: pinned sessions come first, in the order you give them."""
+    _arrange("pin", session)
+
+
+@click.command("unpin")
+@click.argument("session")
+def unpin_command(session: str) -> None:
+    """Unpin a session: it goes back among the others by its latest activity."""
+    _arrange("unpin", session)
+
+
+@click.command("move")
+@click.argument("session")
+@click.option("--before", "before", metavar="ID", help="Put the session just above this one.")
+@click.option("--after", "after", metavar="ID", help="Put the session just below this one.")
+def move_command(session: str, before: str | None, after: str | None) -> None:
+    """Change a session's place in the list (within the pinned rows, or within the others)."""
+    from lunavect import arrangement
+
+    if (before is None) == (after is None):
+        raise Failure("give exactly one of --before ID or --after ID")
+    conn = _fresh_store()
+    key = _session_key(conn, session)
+    target = _session_key(conn, before or after or "")
+    try:
+        if before is not None:
+            changed = arrangement.move_before(conn, key, target)
+        else:
+            changed = arrangement.move_after(conn, key, target)
+    except arrangement.ArrangeError as exc:
+        raise Failure(str(exc)) from None
+    where = f"{'before' if before is not None else 'after'} {target}"
+    click.echo(f"{key}: {'moved' if changed else 'already'} {where}")
+
+
+@click.command("resume")
+@click.argument("session")
+@click.option("--print", "print_only", is_flag=True, help="Print the command instead of running it.")
+def resume_command(session: str, print_only: bool) -> None:
+    """Resume a session in its client, in its project folder (or print the command that does)."""
+    from lunavect.sessions import read_sessions
+
+    conn = _fresh_store()
+    key = _session_key(conn, session)
+    found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
+    if found is None or not found.resume:
+        raise Failure(f"no resume command is known for {key}")
+    if print_only:
+        click.echo(found.resume)
+        return
+    try:
+        os.execvp("sh", ["sh", "-c", found.resume])
+    except OSError as exc:
+        raise Failure(f"cannot run `{found.resume}`: {exc}") from None
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in `90`, `30m`, `8h`, `1d` or `2w`."""
+    match = _DURATION_RE.match(text.lower())
+    if not match:
+        raise Failure(f"not a duration: {text!r} (try 30m, 8h, 1d or 2w)")
+    seconds = float(match.group(1)) * _UNIT_S[match.group(2)]
+    if seconds <= 0:
+        raise Failure("the interval must be longer than zero")
+    return seconds
+
+
+def describe_duration(seconds: float) -> str:
+    for unit, size in (("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"
+
+
+@click.command("auto-hide")
+@click.argument("interval", required=False)
+def auto_hide_command(interval: str | None) -> None:
+    """Show or set automatic hiding: `off`, or hide inactive sessions after e.g. `8h` or `3d`.
+
+    Working, waiting and unknown sessions are never hidden automatically.
+    """
+    from lunavect import arrangement
+    from lunavect.sessions import auto_hide_after
+
+    conn = _store()
+    if interval is not None:
+        seconds = None if interval.strip().lower() in ("off", "none", "0") else parse_duration(interval)
+        arrangement.set_auto_hide_after(conn, seconds)
+    current = auto_hide_after(conn)
+    if current is None:
+        click.echo("automatic hiding: off")
+    else:
+        click.echo(f"automatic hiding: inactive sessions after {describe_duration(current)}")
+
+
+COMMANDS = (
+    hide_command,
+    unhide_command,
+    pin_command,
+    unpin_command,
+    move_command,
+    resume_command,
+    auto_hide_command,
+)
+

@@ -1,0 +1,508 @@
+"""The panel: every session in one live list, arranged by its person (the guide's "Sessions" to "Return to a
+task").
+
+It reads the store that the collector writes, through `lunavect.sessions` like every other front end, and
+redraws when another connection commits (`PRAGMA data_version`, polled four times a second) so a state change
+shows within a second. Everything the person arranges is written through `lunavect.arrangement`, so
+`lunavect list` and scripts see the same list. The clock and the store are parameters: tests run the panel
+on data and a time of their choosing.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.css.query import NoMatches
+from textual.widgets import Button, Footer, Input, Static
+
+from lunavect import arrangement
+from lunavect.core.model import Session
+from lunavect.frontends.tui import filters, opening, setup_report
+from lunavect.frontends.tui.filters import Filter
+from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
+from lunavect.frontends.tui.session_list import ColumnHeader, SessionList
+from lunavect.frontends.tui.widgets import Counter, PanelHeader
+from lunavect.sessions import auto_hide_after, count_sessions, read_sessions
+
+# Where the search and filters are kept between openings of the panel.
+FILTER_SETTING = "panel.filter"
+POLL_INTERVAL_S = 0.25
+TICK_INTERVAL_S = 1.0
+# Automatic hiding depends on the clock, not only on the store: read the list again this often.
+CLOCK_RELOAD_S = 15.0
+
+
+class SearchInput(Input):
+    """The search field; Down goes to the first row (the guide's keyboard)."""
+
+    BINDINGS = [
+        Binding("down", "leave_down", "First row", show=False),
+        Binding("escape", "leave", "Leave search", show=False),
+    ]
+
+    def action_leave_down(self) -> None:
+        sessions = self.app.query_one("#sessions", SessionList)
+        if sessions.sessions:
+            sessions.focus()
+            sessions.cursor = 0
+
+    def action_leave(self) -> None:
+        self.screen.set_focus(None)
+
+
+class PanelApp(App[None]):
+    """The session panel."""
+
+    CSS_PATH = "panel.tcss"
+    TITLE = "lunavect"
+    ENABLE_COMMAND_PALETTE = False
+
+    BINDINGS = [
+        Binding("ctrl+f,slash", "focus_search", "Search"),
+        Binding("a", "toggle_awaiting", "Awaiting input"),
+        Binding("v", "toggle_active", "Active", show=False),
+        Binding("c", "cycle_provider", "Client", show=False),
+        Binding("h", "hidden", "Hidden"),
+        Binding("s", "settings", "Settings"),
+        Binding("ctrl+z", "undo", "Undo"),
+        Binding("down", "first_row", "First row", show=False),
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False),
+    ]
+
+    def __init__(
+        self,
+        *,
+        connect: Callable[[], sqlite3.Connection] | None = None,
+        clock: Callable[[], float] = time.time,
+        start_collector: bool = True,
+        setup: Callable[[], setup_report.SetupReport] = setup_report.probe,
+        poll_interval: float = POLL_INTERVAL_S,
+        tick_interval: float = TICK_INTERVAL_S,
+    ) -> None:
+        super().__init__()
+        if connect is None:
+            from lunavect import store
+
+            connect = store.connect
+        self._connect = connect
+        self.clock = clock
+        self.start_collector = start_collector
+        self.setup = setup
+        self.poll_interval = poll_interval
+        self.tick_interval = tick_interval
+        self.conn: sqlite3.Connection | None = None
+        self.filter = Filter()
+        self.history = arrangement.HideHistory()
+        self.sessions: list[Session] = []
+        self.message = ""
+        self._data_version: int | None = None
+        self._last_reload = 0.0
+
+    # -- layout -------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield PanelHeader(id="header")
+        yield Static("", id="message")
+        with Horizontal(id="toolbar"):
+            yield SearchInput(placeholder="Search title or project (Ctrl+F)", id="search", compact=True)
+            yield Button("All", id="provider-all", compact=True)
+            yield Button("Claude", id="provider-claude", compact=True)
+            yield Button("Codex", id="provider-codex", compact=True)
+            yield Button("Active", id="active", compact=True)
+            yield Button("Hidden", id="hidden", compact=True)
+            yield Button("Settings", id="settings", compact=True)
+        yield ColumnHeader(id="columns")
+        yield SessionList(clock=self.clock, id="sessions")
+        yield Static("", id="empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.conn = self._connect()
+        self.filter = filters.loads(arrangement.get_setting(self.conn, FILTER_SETTING))
+        self.query_one(SearchInput).value = self.filter.search
+        self._data_version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        self.reload()
+        self.query_one("#sessions", SessionList).focus()
+        self.set_interval(self.poll_interval, self._poll)
+        self.set_interval(self.tick_interval, self._tick)
+        if self.start_collector:
+            self.run_worker(self._start_collector, thread=True, exclusive=True, group="collector")
+
+    def on_unmount(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+    # -- the store ----------------------------------------------------------------------------------------
+
+    def _start_collector(self) -> None:
+        from lunavect import collector
+
+        try:
+            if collector.ensure_running():
+                conn = self._connect()
+                try:
+                    collector.wait_caught_up(conn)
+                finally:
+                    conn.close()
+        except Exception as exc:  # noqa: BLE001 - shown to the person, the panel goes on with what is stored
+            self.call_from_thread(self.show_message, f"The collector could not start: {exc}")
+
+    def _poll(self) -> None:
+        if self.conn is None:
+            return
+        try:
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error as exc:
+            self.show_message(f"The store cannot be read: {exc}")
+            return
+        if version != self._data_version:
+            self._data_version = version
+            self.reload()
+
+    def _tick(self) -> None:
+        if self.clock() - self._last_reload >= CLOCK_RELOAD_S:
+            self.reload()
+        for session_list in self.screen.query(SessionList):
+            session_list.tick()
+
+    def reload(self) -> None:
+        """Read the list again and redraw what changed."""
+        if self.conn is None:
+            return
+        now = self.clock()
+        try:
+            self.sessions = read_sessions(self.conn, include_hidden=True, now=now)
+        except sqlite3.Error as exc:
+            self.show_message(f"The store cannot be read: {exc}")
+            return
+        self._last_reload = now
+        self._redraw()
+
+    @property
+    def current(self) -> list[Session]:
+        return [s for s in self.sessions if not s.hidden]
+
+    @property
+    def hidden(self) -> list[Session]:
+        return [s for s in self.sessions if s.hidden]
+
+    @property
+    def visible(self) -> list[Session]:
+        return self.filter.apply(self.current)
+
+    def _redraw(self) -> None:
+        try:
+            self._redraw_widgets()
+        except (NoMatches, IndexError):
+            pass  # the panel is closing: its screens and widgets are already gone
+
+    def _redraw_widgets(self) -> None:
+        main = self.screen_stack[0]
+        totals = count_sessions(self.sessions)
+        hidden_screens = [screen for screen in self.screen_stack if isinstance(screen, HiddenScreen)]
+        for screen in (main, *hidden_screens):
+            view = "Hidden sessions" if isinstance(screen, HiddenScreen) else ""
+            screen.query_one(PanelHeader).show(
+                totals["working"], totals["awaiting_input"], self.filter.awaiting, view
+            )
+        session_list = main.query_one("#sessions", SessionList)
+        visible = self.visible
+        session_list.set_sessions(visible)
+        hidden = self.hidden
+        main.query_one("#hidden", Button).label = f"Hidden {len(hidden)}" if hidden else "Hidden"
+        self._show_filter()
+        empty = main.query_one("#empty", Static)
+        text = self._empty_text(visible)
+        empty.update(text)
+        empty.set_class(bool(text), "-shown")
+        session_list.display = bool(visible)
+        for screen in hidden_screens:
+            self._fill_hidden(screen)
+
+    def _empty_text(self, visible: list[Session]) -> str:
+        if visible:
+            return ""
+        if not self.sessions:
+            return "\n".join(setup_report.explain(self.setup()))
+        current = self.current
+        if current and self.filter.narrows:
+            what = []
+            if self.filter.awaiting:
+                what.append("awaiting input")
+            if self.filter.active:
+                what.append("active")
+            if self.filter.provider != "all":
+                what.append(self.filter.provider.capitalize())
+            if self.filter.search.strip():
+                what.append(f"matching “{self.filter.search.strip()}”")
+            return f"No session is {', '.join(what)}. {len(current)} in the list without this filter."
+        hidden = len(self.hidden)
+        return f"No sessions in the list. {hidden} hidden: press h to review them."
+
+    @property
+    def main_list(self) -> SessionList:
+        return self.screen_stack[0].query_one("#sessions", SessionList)
+
+    def _fill_hidden(self, screen: HiddenScreen) -> None:
+        hidden = self.hidden
+        session_list = screen.query_one(SessionList)
+        session_list.set_sessions(hidden)
+        session_list.display = bool(hidden)
+        screen.query_one("#empty", Static).set_class(not hidden, "-shown")
+
+    def _show_filter(self) -> None:
+        main = self.screen_stack[0]
+        for provider in filters.PROVIDERS:
+            main.query_one(f"#provider-{provider}", Button).set_class(self.filter.provider == provider, "-selected")
+        main.query_one("#active", Button).set_class(self.filter.active, "-selected")
+
+    def set_filter(self, value: Filter) -> None:
+        """Show the list through `value` and keep it for the next time the panel opens."""
+        if value == self.filter:
+            return
+        self.filter = value
+        if self.conn is not None:
+            try:
+                arrangement.set_setting(self.conn, FILTER_SETTING, filters.dumps(value))
+            except sqlite3.Error as exc:
+                self.show_message(f"The filter could not be saved: {exc}")
+        self._redraw()
+
+    # -- messages -----------------------------------------------------------------------------------------
+
+    def show_message(self, text: str) -> None:
+        """A line at the top of the panel; it lasts until replaced or the panel closes."""
+        self.message = text
+        for screen in self.screen_stack:
+            for widget in screen.query("#message"):
+                assert isinstance(widget, Static)
+                widget.update(text)
+                widget.set_class(bool(text), "-shown")
+
+    # -- the person's requests ----------------------------------------------------------------------------
+
+    @on(SessionList.Request)
+    def handle_request(self, request: SessionList.Request) -> None:
+        session = request.session
+        action = request.action
+        if action == "menu":
+            hidden_view = isinstance(self.screen, HiddenScreen)
+            self.push_screen(RowMenu(session, hidden_view), lambda chosen: self._menu_chosen(session, chosen))
+            return
+        self._perform(action, session, request.target)
+
+    def _menu_chosen(self, session: Session, chosen: str | None) -> None:
+        if chosen is None:
+            return
+        if chosen in ("move_up", "move_down"):
+            self._move_by(session, -1 if chosen == "move_up" else 1)
+            return
+        self._perform(chosen, session, None)
+
+    def _move_by(self, session: Session, step: int) -> None:
+        rows = self.main_list.sessions
+        index = next((i for i, s in enumerate(rows) if s.id == session.id), None)
+        if index is None or not (0 <= index + step < len(rows)) or rows[index + step].pinned != session.pinned:
+            return
+        self._perform("move_before" if step < 0 else "move_after", session, rows[index + step].id)
+
+    def _perform(self, action: str, session: Session, target: str | None) -> None:
+        conn = self.conn
+        if conn is None:
+            return
+        name = f"“{session.title or session.session_id[:8]}”"
+        now = self.clock()
+        try:
+            if action == "open":
+                self.open_session(session)
+            elif action == "hide":
+                if self.history.hide(conn, session.id, now):
+                    self.show_message(f"Hid {name}. Its work goes on. Ctrl+Z (Undo) brings it back.")
+                self.refresh_bindings()
+            elif action == "restore":
+                if arrangement.unhide(conn, session.id, now):
+                    self.show_message(f"Restored {name} to the list.")
+            elif action == "pin":
+                if session.pinned:
+                    arrangement.unpin(conn, session.id)
+                    self.show_message(f"Unpinned {name}.")
+                else:
+                    arrangement.pin(conn, session.id)
+                    self.show_message(f"Pinned {name}.")
+            elif action in ("move_before", "move_after") and target is not None:
+                move = arrangement.move_before if action == "move_before" else arrangement.move_after
+                move(conn, session.id, target, now)
+            elif action == "folder":
+                self.open_folder(session)
+            elif action == "copy_resume":
+                if session.resume:
+                    self.copy_to_clipboard(session.resume)
+                    self.show_message(f"Copied: {session.resume}")
+        except arrangement.ArrangeError as exc:
+            self.show_message(str(exc))
+        except sqlite3.Error as exc:
+            self.show_message(f"The store could not be changed: {exc}")
+        self.reload()
+
+    def open_session(self, session: Session) -> None:
+        """Return to the session (its exact pane or tab), or offer its resume command once it has finished.
+
+        Locating a session reads the process table and may wait for a terminal to answer, so it runs off the
+        screen's thread; the outcome arrives as the message at the top.
+        """
+        others = [s for s in self.sessions if s.id != session.id]
+        self.show_message(f"Opening “{session.title or session.session_id[:8]}”…")
+        self.run_worker(lambda: self._open_in_thread(session, others), thread=True, group="open", exclusive=True)
+
+    def _open_in_thread(self, session: Session, others: list[Session]) -> None:
+        from lunavect.host.navigate import open_session
+        from lunavect.host.open_result import Outcome
+
+        # Inside tmux a finished session resumes in a new window beside the panel; elsewhere the panel offers
+        # the command (a terminal window of its own would open behind the person's back).
+        resume_in = "tmux" if os.environ.get("TMUX") else None
+        try:
+            result = open_session(session, resume_in=resume_in, others=others)
+        except Exception as exc:  # noqa: BLE001 - shown, never a traceback on the panel
+            self.call_from_thread(self.show_message, f"Cannot open this session: {exc}")
+            return
+        message = result.message[:1].upper() + result.message[1:]
+        if result.outcome == Outcome.RESUME and result.command:
+            self.call_from_thread(self.copy_to_clipboard, result.command)
+            message += " (copied)"
+        elif result.grant:
+            message += f" Allow it in {result.grant}."
+        self.call_from_thread(self.show_message, message)
+
+    def open_folder(self, session: Session) -> None:
+        if not session.cwd:
+            return
+        if opening.open_folder(session.cwd):
+            self.show_message(f"Opened the project folder {session.cwd}")
+        else:
+            self.copy_to_clipboard(session.cwd)
+            self.show_message(f"No file manager here. Project folder (copied): {session.cwd}")
+
+    # -- app actions --------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo":
+            return bool(len(self.history))
+        if action in ("focus_search", "toggle_active", "cycle_provider") and isinstance(self.screen, HiddenScreen):
+            return False
+        return True
+
+    def action_undo(self) -> None:
+        """Ctrl+Z: restore the last hidden row while the panel is open."""
+        if self.conn is None:
+            return
+        try:
+            key = self.history.undo(self.conn, self.clock())
+        except sqlite3.Error as exc:
+            self.show_message(f"The store could not be changed: {exc}")
+            return
+        if key is not None:
+            restored = next((s for s in self.sessions if s.id == key), None)
+            title = restored.title if restored and restored.title else key
+            self.show_message(f"Restored “{title}”.")
+            self.reload()
+            if not isinstance(self.screen, HiddenScreen):
+                self.main_list.select_id(key)
+        self.refresh_bindings()
+
+    def action_focus_search(self) -> None:
+        if isinstance(self.screen, HiddenScreen):
+            return
+        self.query_one(SearchInput).focus()
+
+    def action_first_row(self) -> None:
+        session_list = self.screen.query(SessionList).first() if self.screen.query(SessionList) else None
+        if session_list is not None and session_list.sessions:
+            session_list.focus()
+            if session_list.cursor is None:
+                session_list.cursor = 0
+
+    def action_toggle_awaiting(self) -> None:
+        self.set_filter(Filter(**{**_fields(self.filter), "awaiting": not self.filter.awaiting}))
+
+    def action_toggle_active(self) -> None:
+        self.set_filter(Filter(**{**_fields(self.filter), "active": not self.filter.active}))
+
+    def action_cycle_provider(self) -> None:
+        order = filters.PROVIDERS
+        following = order[(order.index(self.filter.provider) + 1) % len(order)]
+        self.set_filter(Filter(**{**_fields(self.filter), "provider": following}))
+
+    def action_hidden(self) -> None:
+        if isinstance(self.screen, HiddenScreen):
+            self.pop_screen()
+            return
+        screen = HiddenScreen(self.clock)
+        self.push_screen(screen)
+        self.call_after_refresh(self._redraw)
+
+    def action_settings(self) -> None:
+        if self.conn is None:
+            return
+        self.push_screen(SettingsScreen(auto_hide_after(self.conn), self._set_auto_hide))
+
+    def _set_auto_hide(self, seconds: float | None) -> None:
+        if self.conn is None:
+            return
+        try:
+            arrangement.set_auto_hide_after(self.conn, seconds)
+        except sqlite3.Error as exc:
+            self.show_message(f"The setting could not be saved: {exc}")
+            return
+        self.reload()
+
+    # -- widgets' events ----------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#search")
+    def search_changed(self, event: Input.Changed) -> None:
+        self.set_filter(Filter(**{**_fields(self.filter), "search": event.value}))
+
+    @on(Input.Submitted, "#search")
+    def search_submitted(self) -> None:
+        self.query_one(SearchInput).action_leave_down()
+
+    @on(Counter.Selected)
+    def counter_selected(self, event: Counter.Selected) -> None:
+        if event.counter.id == "awaiting":
+            if isinstance(self.screen, HiddenScreen):
+                self.pop_screen()
+            self.action_toggle_awaiting()
+
+    @on(Button.Pressed)
+    def button_pressed(self, event: Button.Pressed) -> None:
+        button = event.button.id or ""
+        if button.startswith("provider-"):
+            self.set_filter(Filter(**{**_fields(self.filter), "provider": button.removeprefix("provider-")}))
+        elif button == "active":
+            self.action_toggle_active()
+        elif button == "hidden":
+            self.action_hidden()
+        elif button == "settings":
+            self.action_settings()
+
+    @on(SessionList.LeftTop)
+    def left_top(self) -> None:
+        if not isinstance(self.screen, HiddenScreen):
+            self.query_one(SearchInput).focus()
+
+
+def _fields(value: Filter) -> dict[str, object]:
+    return {name: getattr(value, name) for name in value.__struct_fields__}
+
+
+def run_panel(**options: object) -> None:
+    PanelApp(**options).run()  # type: ignore[arg-type]

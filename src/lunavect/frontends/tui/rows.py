@@ -1,0 +1,140 @@
+"""What one row of the panel says: state words, the response timer and the background capsule.
+
+Kept apart from the widgets so the wording is tested without a screen, and so every word here comes from the
+session's kinds, counts, tool names and times alone: the panel never has private text to show.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from lunavect.core.model import WORKING_STATES, Session, State
+
+STATE_WORDS = {
+    State.WORKING.value: "Working",
+    State.BACKGROUND.value: "In background",
+    State.COMPACTING.value: "Compacting context",
+    State.PERMISSION.value: "Permission needed",
+    State.INPUT.value: "Input needed",
+    State.READY.value: "Response ready",
+    State.IDLE.value: "Idle",
+    State.ERROR.value: "Error",
+    State.OFFLINE.value: "No network",
+    State.UNKNOWN.value: "Unknown or stale",
+}
+
+# The guide's error reasons ("Reading a session").
+ERROR_WORDS = {
+    "limit": "Limit reached",
+    "unreachable": "Can't reach Claude",
+    "service": "Service error",
+    "auth": "Sign in again",
+    "account": "Account issue",
+    "other": "Error",
+}
+
+WAITING_WORDS = {"question": "question", "elicitation": "form", "link": "open a link"}
+
+# Background work kinds as the hook shim names them, singular and plural, in the order the detail lists them.
+KIND_WORDS = {
+    "shell": ("command", "commands"),
+    "agent": ("agent", "agents"),
+    "monitor": ("monitor", "monitors"),
+    "workflow": ("workflow", "workflows"),
+    "other": ("other task", "other tasks"),
+}
+
+
+def state_label(session: Session) -> str:
+    """The state with its detail: the tool that runs, the error's reason, what a waiting session waits for."""
+    state = session.state
+    if state == State.WORKING.value:
+        activity = session.activity or "thinking"
+        return "Thinking" if activity == "thinking" else f"Working: {activity}"
+    if state == State.ERROR.value:
+        return ERROR_WORDS.get(session.error or "other", "Error")
+    if state == State.PERMISSION.value and session.waiting_for:
+        return f"Permission needed: {session.waiting_for}"
+    if state == State.INPUT.value and session.waiting_for:
+        return f"Input needed: {WAITING_WORDS.get(session.waiting_for, session.waiting_for)}"
+    return STATE_WORDS.get(state, state.capitalize())
+
+
+def works(session: Session) -> bool:
+    try:
+        return State(session.state) in WORKING_STATES
+    except ValueError:
+        return False
+
+
+def background_count(session: Session) -> int:
+    """The capsule's number: Claude's running background tasks, shown only while the session works."""
+    if not works(session):
+        return 0
+    return sum(n for n in session.background.values() if n > 0)
+
+
+def background_detail(session: Session) -> str:
+    """Counts by kind, e.g. "2 commands, 1 agent": never a command or a description."""
+    parts = []
+    kinds = sorted(session.background, key=lambda k: (list(KIND_WORDS).index(k) if k in KIND_WORDS else 99, k))
+    for kind in kinds:
+        count = session.background[kind]
+        if count <= 0:
+            continue
+        one, many = KIND_WORDS.get(kind, (kind, kind))
+        parts.append(f"{count} {one if count == 1 else many}")
+    return ", ".join(parts)
+
+
+def parse_time(iso: str | None) -> float | None:
+    if not iso:
+        return None
+    try:
+        return _dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def elapsed(seconds: float) -> str:
+    """A running timer: 45s, 3m 05s, 2h 07m, 3d 04h."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m {seconds % 60:02d}s"
+    if seconds < 86400:
+        return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
+    return f"{seconds // 86400}d {seconds % 86400 // 3600:02d}h"
+
+
+def timer(session: Session, now: float) -> str:
+    """The current response's timer (or the compaction's), never the session's lifetime; empty without one."""
+    started = parse_time(session.since)
+    if started is None:
+        return ""
+    return elapsed(now - started)
+
+
+def ago(iso: str | None, now: float) -> str:
+    """How long ago something happened, for rows without a running timer."""
+    then = parse_time(iso)
+    if then is None:
+        return ""
+    return elapsed(now - then) + " ago"
+
+
+def tooltip(session: Session, now: float) -> str:
+    """The row's hidden detail: ids, kinds, counts and times only."""
+    lines = [session.title or "(untitled session)", f"{session.provider} · {session.project or 'no project'}"]
+    lines.append(state_label(session))
+    count = background_count(session)
+    if count:
+        lines.append(f"Background: {background_detail(session)}")
+    running = timer(session, now)
+    if running:
+        lines.append(f"This response: {running}")
+    elif session.updated:
+        lines.append(f"Last activity: {ago(session.updated, now)}")
+    lines.append(session.id)
+    return "\n".join(lines)

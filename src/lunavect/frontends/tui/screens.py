@@ -1,0 +1,137 @@
+"""The panel's other views: the row menu, the hidden sessions and the settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Label, OptionList, RadioButton, RadioSet, Static
+from textual.widgets.option_list import Option
+
+from lunavect.core.hiding import AUTO_HIDE_CHOICES
+from lunavect.core.model import Session
+from lunavect.frontends.tui.session_list import ColumnHeader, HiddenSessionList, SessionList
+from lunavect.frontends.tui.widgets import PanelHeader
+
+
+def menu_actions(session: Session, hidden_view: bool = False) -> list[tuple[str, str]]:
+    """The row menu: only the actions this session has (no resume command, no "copy resume command")."""
+    if hidden_view:
+        actions = [("restore", "Restore to the list")]
+    else:
+        actions = [
+            ("open", "Open"),
+            ("pin", "Unpin" if session.pinned else "Pin"),
+            ("hide", "Hide"),
+            ("move_up", "Move up"),
+            ("move_down", "Move down"),
+        ]
+    if session.cwd:
+        actions.append(("folder", "Open the project folder"))
+    if session.resume:
+        actions.append(("copy_resume", "Copy the resume command"))
+    return actions
+
+
+class RowMenu(ModalScreen[str | None]):
+    """The actions available for one session."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+
+    def __init__(self, session: Session, hidden_view: bool = False) -> None:
+        super().__init__()
+        self.session = session
+        self.hidden_view = hidden_view
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="menu"):
+            yield Label(self.session.title or "(untitled)", id="menu-title")
+            yield OptionList(
+                *(Option(label, id=action) for action, label in menu_actions(self.session, self.hidden_view)),
+                id="menu-options",
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+
+class HiddenScreen(Screen[None]):
+    """Hidden sessions, to review and restore. Hiding never stopped their work."""
+
+    BINDINGS = [
+        Binding("escape,h", "app.pop_screen", "Back"),
+        Binding("u", "restore", "Restore", show=False),
+    ]
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def compose(self) -> ComposeResult:
+        yield PanelHeader(id="header")
+        yield Static("", id="message")
+        yield Static(
+            "Hiding changes only this list: hidden sessions keep working and count in the totals. "
+            "Enter restores one; Esc goes back.",
+            id="hint",
+        )
+        yield ColumnHeader(id="columns")
+        yield HiddenSessionList(clock=self.clock, id="hidden-sessions")
+        yield Static("No hidden sessions.", id="empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(SessionList).focus()
+
+    def action_restore(self) -> None:
+        current = self.query_one(SessionList).current
+        if current is not None:
+            self.post_message(SessionList.Request("restore", current))
+
+
+class SettingsScreen(ModalScreen[None]):
+    """Settings that live in the store: automatic hiding, off for a new installation."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+
+    def __init__(self, auto_hide_after: float | None, apply_auto_hide: Callable[[float | None], None]) -> None:
+        super().__init__()
+        self.auto_hide_after = auto_hide_after
+        self.apply_auto_hide = apply_auto_hide
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="settings"):
+            yield Label("Settings", classes="heading")
+            yield Label("Automatic hiding", classes="heading")
+            yield Static(
+                "Hides sessions whose response is ready, that are idle or ended in an error, once they have "
+                "been inactive this long. Working, waiting and unknown sessions are never hidden automatically.",
+                classes="explain",
+            )
+            with RadioSet(id="auto-hide"):
+                yield RadioButton("Off", value=self.auto_hide_after is None, id="auto-hide-off")
+                for index, (label, seconds) in enumerate(AUTO_HIDE_CHOICES):
+                    yield RadioButton(
+                        f"After {label}", value=self.auto_hide_after == seconds, id=f"auto-hide-{index}"
+                    )
+            yield Button("Close", id="close", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(RadioSet).focus()
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        pressed = event.pressed.id or ""
+        if pressed == "auto-hide-off":
+            self.apply_auto_hide(None)
+        elif pressed.startswith("auto-hide-"):
+            self.apply_auto_hide(AUTO_HIDE_CHOICES[int(pressed.rsplit("-", 1)[1])][1])
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "close":
+            self.dismiss(None)

@@ -1,0 +1,43 @@
+"""Why the list is empty: are the hooks installed, which clients are here, what to run next.
+
+A first-time person sees this instead of a blank panel. The probe reads only settings files and PATH; the
+report is a plain value so tests can show the panel with a report of their choosing.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+
+from lunavect import paths
+
+
+@dataclass(frozen=True)
+class SetupReport:
+    claude_hooks: str  # installed | partial | stale | missing | unreadable
+    claude_found: bool
+    codex_found: bool
+
+
+def probe() -> SetupReport:
+    from lunavect.claude import install
+
+    status = install.status()
+    claude = shutil.which("claude") is not None or paths.claude_config_dir().exists()
+    codex = shutil.which("codex") is not None or paths.codex_home().exists()
+    return SetupReport(claude_hooks=status.state, claude_found=claude, codex_found=codex)
+
+
+def explain(report: SetupReport) -> list[str]:
+    """The lines the empty panel shows."""
+    lines = ["No sessions yet."]
+    found = [name for name, present in (("Claude Code", report.claude_found), ("Codex", report.codex_found)) if present]
+    lines.append("Clients found: " + (", ".join(found) if found else "none (neither `claude` nor `codex` is on PATH)"))
+    if report.claude_hooks == "installed":
+        lines.append("Claude Code hooks: installed.")
+        lines.append("Start or continue a session in `claude`; it appears here as soon as it works.")
+    else:
+        lines.append(f"Claude Code hooks: {report.claude_hooks}.")
+        lines.append("Run `lunavect hooks install`, then start or continue a session in `claude`.")
+    lines.append("Codex sessions appear once lunavect supports Codex on this machine.")
+    return lines

@@ -1,0 +1,49 @@
+"""Snapshots of the panel's main views, with the data and the clock under the test's control.
+
+`pytest tests/tui/test_panel_snapshots.py --snapshot-update` accepts a deliberate change of look (then
+review the SVGs under __snapshots__/ before committing them).
+"""
+
+from __future__ import annotations
+
+import tui_seed as seed
+from tui_support import NO_SETUP, wait_for
+
+from lunavect import arrangement
+from lunavect.frontends.tui.screens import HiddenScreen
+from lunavect.frontends.tui.session_list import SessionList
+
+SIZE = (120, 30)
+
+
+def many(conn) -> None:
+    seed.write(conn, seed.every_state())
+    arrangement.pin(conn, "claude:a3")
+    arrangement.pin(conn, "codex:b1")
+    arrangement.hide(conn, "claude:b5", seed.NOW - 3600)
+    arrangement.hide(conn, "codex:b2", seed.NOW - 7200)
+
+
+def test_empty(conn, make_app, snap_compare):
+    assert snap_compare(make_app(setup=lambda: NO_SETUP), terminal_size=SIZE)
+
+
+def test_many_sessions_in_every_state(conn, make_app, snap_compare):
+    many(conn)
+    assert snap_compare(make_app(), terminal_size=SIZE, press=["down", "down"])
+
+
+def test_hidden_view(conn, make_app, snap_compare):
+    many(conn)
+
+    async def open_hidden(pilot) -> None:
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, HiddenScreen)
+                       and len(pilot.app.screen.query_one(SessionList).sessions) == 2)
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=open_hidden)
+
+
+def test_filtered_by_awaiting_input(conn, make_app, snap_compare):
+    many(conn)
+    assert snap_compare(make_app(), terminal_size=SIZE, press=["a"])

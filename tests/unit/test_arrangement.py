@@ -1,0 +1,198 @@
+"""The arrangement in the store: pins, hiding, order, settings and the hidden list, as every front end reads it."""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+import msgspec
+import pytest
+
+from lunavect import arrangement, store
+from lunavect.core.hiding import DAY_S
+from lunavect.core.model import Session
+from lunavect.sessions import counts, read_hidden, read_rows, read_sessions
+
+NOW = 2_000_000_000.0
+
+
+def iso(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def write(conn, sid: str, state: str = "ready", age: float = 60.0, provider: str = "claude", listed: bool = True):
+    session = Session(
+        id=f"{provider}:{sid}", provider=provider, session_id=sid, title=sid, project="p", cwd="/p", host="h",
+        state=state, activity=None, since=None, background={}, error=None, pinned=False, hidden=False,
+        resume=f"claude --resume {sid}", basis=["hook"], updated=iso(NOW - age),
+    )
+    with store.transaction(conn):
+        conn.execute(
+            "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, ?)",
+            (session.id, state, int(listed), msgspec.json.encode(session).decode(), NOW),
+        )
+
+
+def order(conn) -> list[str]:
+    return [s.id for s in read_sessions(conn, now=NOW)]
+
+
+@pytest.fixture
+def conn(iso_env):
+    c = iso_env.connect()
+    for sid, age in (("a", 10), ("b", 20), ("c", 30), ("d", 40)):
+        write(c, sid, age=age)
+    return c
+
+
+def test_the_migration_adds_the_arrangement_columns(conn):
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(arrangement)")}
+    assert {"pinned", "hidden", "hidden_at", "position", "shown_at", "listed_at"} <= columns
+    assert conn.execute("SELECT COUNT(*) FROM catalog_listing").fetchone()[0] == 0
+
+
+def test_newest_first_then_pins_first_in_pin_order(conn):
+    assert order(conn) == ["claude:a", "claude:b", "claude:c", "claude:d"]
+    assert arrangement.pin(conn, "claude:c")
+    assert not arrangement.pin(conn, "claude:c")  # already pinned
+    assert arrangement.pin(conn, "claude:a")
+    assert order(conn) == ["claude:c", "claude:a", "claude:b", "claude:d"]
+    assert [s.pinned for s in read_sessions(conn, now=NOW)] == [True, True, False, False]
+    assert arrangement.unpin(conn, "claude:c")
+    assert not arrangement.unpin(conn, "claude:c")
+    assert order(conn) == ["claude:a", "claude:b", "claude:c", "claude:d"]
+
+
+def test_hide_and_unhide(conn):
+    assert arrangement.hide(conn, "claude:b", NOW)
+    assert not arrangement.hide(conn, "claude:b", NOW)
+    assert order(conn) == ["claude:a", "claude:c", "claude:d"]
+    assert [s.id for s in read_hidden(conn, NOW)] == ["claude:b"]
+    assert [s.id for s in read_sessions(conn, include_hidden=True, now=NOW)][1] == "claude:b"
+    assert conn.execute("SELECT hidden_at FROM arrangement WHERE id = 'claude:b'").fetchone()[0] == NOW
+    assert arrangement.unhide(conn, "claude:b", NOW + 5)
+    assert not arrangement.unhide(conn, "claude:b", NOW + 5)
+    assert read_hidden(conn, NOW) == []
+    assert conn.execute("SELECT shown_at FROM arrangement WHERE id = 'claude:b'").fetchone()[0] == NOW + 5
+
+
+def test_hidden_work_still_counts(conn):
+    write(conn, "w", state="working")
+    write(conn, "q", state="permission")
+    arrangement.hide(conn, "claude:w", NOW)
+    arrangement.hide(conn, "claude:q", NOW)
+    assert counts(conn, now=NOW) == {"working": 1, "awaiting_input": 1}
+    assert "claude:w" not in order(conn)
+
+
+def test_moves_within_the_unpinned_rows(conn):
+    assert arrangement.move_before(conn, "claude:d", "claude:a", NOW)
+    assert order(conn) == ["claude:d", "claude:a", "claude:b", "claude:c"]
+    assert arrangement.move_after(conn, "claude:d", "claude:b", NOW)
+    assert order(conn) == ["claude:a", "claude:b", "claude:d", "claude:c"]
+    assert not arrangement.move_after(conn, "claude:d", "claude:b", NOW)  # already there
+    assert not arrangement.move_before(conn, "claude:d", "claude:c", NOW)
+    assert arrangement.move_after(conn, "claude:a", "claude:c", NOW)
+    assert order(conn) == ["claude:b", "claude:d", "claude:c", "claude:a"]
+
+
+def test_moves_within_the_pinned_rows_and_never_across(conn):
+    for key in ("claude:a", "claude:b", "claude:c"):
+        arrangement.pin(conn, key)
+    assert arrangement.move_before(conn, "claude:c", "claude:a", NOW)
+    assert order(conn) == ["claude:c", "claude:a", "claude:b", "claude:d"]
+    with pytest.raises(arrangement.ArrangeError, match="pinned"):
+        arrangement.move_before(conn, "claude:d", "claude:c", NOW)
+    with pytest.raises(arrangement.ArrangeError, match="no session"):
+        arrangement.move_before(conn, "claude:nope", "claude:c", NOW)
+
+
+def test_rows_with_the_same_time_are_renumbered_to_make_room(conn):
+    for sid in ("x", "y", "z"):
+        write(conn, sid, age=5.0)  # three rows at the very same instant
+    rows = [s for s in order(conn) if s.split(":")[1] in "xyz"]
+    last, first = rows[-1], rows[0]
+    assert arrangement.move_before(conn, last, first, NOW)
+    rows = [s for s in order(conn) if s.split(":")[1] in "xyz"]
+    assert rows[0] == last
+    # Many moves into the same, ever smaller gap still work (floats run out of room: the group is renumbered).
+    for _ in range(80):
+        first, second, third = rows
+        assert arrangement.move_before(conn, third, second, NOW)
+        rows = [s for s in order(conn) if s.split(":")[1] in "xyz"]
+        assert rows == [first, third, second]
+
+
+def test_resolve_id(conn):
+    write(conn, "abcdef12-0000", age=1)
+    write(conn, "abcdef99-0000", age=1, provider="codex")
+    assert arrangement.resolve_id(conn, "claude:a") == "claude:a"
+    assert arrangement.resolve_id(conn, "abcdef12") == "claude:abcdef12-0000"
+    assert arrangement.resolve_id(conn, "codex:abc") == "codex:abcdef99-0000"
+    with pytest.raises(arrangement.ArrangeError, match="matches 2 sessions"):
+        arrangement.resolve_id(conn, "abcdef")
+    with pytest.raises(arrangement.ArrangeError, match="no session"):
+        arrangement.resolve_id(conn, "zzz")
+    write(conn, "unlisted", listed=False)
+    with pytest.raises(arrangement.ArrangeError):
+        arrangement.resolve_id(conn, "unlisted")  # a lifecycle-only launch is not a session to arrange
+
+
+def test_automatic_hiding_applies_when_read_and_restoring_keeps_a_row(conn):
+    write(conn, "old", state="ready", age=3 * DAY_S)
+    write(conn, "busy", state="working", age=3 * DAY_S)
+    assert "claude:old" in order(conn)  # off by default
+    arrangement.set_auto_hide_after(conn, DAY_S)
+    assert "claude:old" not in order(conn) and "claude:busy" in order(conn)
+    assert [s.id for s in read_hidden(conn, NOW)] == ["claude:old"]
+    assert all(s.hidden for s in read_hidden(conn, NOW))
+    assert arrangement.unhide(conn, "claude:old", NOW)
+    assert "claude:old" in order(conn)
+    assert "claude:old" not in [s.id for s in read_sessions(conn, now=NOW + DAY_S)]  # inactive a day more
+    arrangement.set_auto_hide_after(conn, None)
+    assert "claude:old" in [s.id for s in read_sessions(conn, now=NOW + DAY_S)]
+    with pytest.raises(arrangement.ArrangeError):
+        arrangement.set_auto_hide_after(conn, 0)
+
+
+def test_a_hidden_session_leaves_the_hidden_list_after_35_days_unlisted_by_a_complete_catalog(conn):
+    write(conn, "gone", age=60 * DAY_S)
+    write(conn, "kept", age=60 * DAY_S)
+    for key in ("claude:gone", "claude:kept"):
+        arrangement.hide(conn, key, NOW - 50 * DAY_S)
+    # No complete catalog: both stay hidden however old.
+    assert {s.id for s in read_hidden(conn, NOW)} == {"claude:gone", "claude:kept"}
+    with store.transaction(conn):
+        arrangement.record_complete_listing(conn, "claude", ["claude:kept"], NOW - 1)
+    assert [s.id for s in read_hidden(conn, NOW)] == ["claude:kept"]
+    # It is not shown anywhere else either, and its arrangement is kept should a source list it again.
+    assert "claude:gone" not in [s.id for s in read_sessions(conn, include_hidden=True, now=NOW)]
+    rows = {r.session.id: r for r in read_rows(conn, NOW)}
+    assert rows["claude:gone"].retired and rows["claude:gone"].hidden_by_person
+    with store.transaction(conn):
+        arrangement.record_complete_listing(conn, "claude", ["claude:gone", "claude:kept"], NOW)
+    assert {s.id for s in read_hidden(conn, NOW)} == {"claude:gone", "claude:kept"}
+    # Another client's catalog proves nothing about Claude's sessions.
+    write(conn, "codexy", age=60 * DAY_S, provider="codex")
+    arrangement.hide(conn, "codex:codexy", NOW - 50 * DAY_S)
+    assert "codex:codexy" in [s.id for s in read_hidden(conn, NOW)]
+
+
+def test_hide_history_undoes_the_latest_hide_first(conn):
+    history = arrangement.HideHistory()
+    assert history.undo(conn, NOW) is None
+    history.hide(conn, "claude:a", NOW)
+    history.hide(conn, "claude:b", NOW)
+    assert len(history) == 2
+    assert history.undo(conn, NOW) == "claude:b"
+    arrangement.unhide(conn, "claude:a", NOW)  # restored elsewhere meanwhile
+    assert history.undo(conn, NOW) is None
+    assert len(history) == 0
+
+
+def test_settings(conn):
+    assert arrangement.get_setting(conn, "k") is None
+    assert arrangement.get_setting(conn, "k", "d") == "d"
+    arrangement.set_setting(conn, "k", "v")
+    assert arrangement.get_setting(conn, "k") == "v"
+    arrangement.set_setting(conn, "k", None)
+    assert arrangement.get_setting(conn, "k") is None

@@ -1,0 +1,111 @@
+"""`lunavect hide|unhide|pin|unpin|move|resume|auto-hide`: the panel's actions for scripts, in the same store."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import time
+
+import msgspec
+import pytest
+
+from lunavect import arrangement, store
+from lunavect.core.model import Session
+
+
+def write(conn, sid: str, age: float) -> None:
+    """A listed snapshot row, as the collector writes one."""
+    updated = _dt.datetime.fromtimestamp(time.time() - age, _dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    session = Session(
+        id=f"claude:{sid}", provider="claude", session_id=sid, title=sid, project="p", cwd=None, host="h",
+        state="ready", activity=None, since=None, background={}, error=None, pinned=False, hidden=False,
+        resume=f"claude --resume {sid}", basis=["hook"], updated=updated,
+    )
+    with store.transaction(conn):
+        conn.execute(
+            "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, 0)",
+            (session.id, session.state, 1, msgspec.json.encode(session).decode()),
+        )
+
+
+@pytest.fixture
+def seeded(iso_env):
+    conn = iso_env.connect()
+    for sid, age in (("aaaa1111", 10), ("bbbb2222", 20), ("cccc3333", 30)):
+        write(conn, sid, age=age)
+    return iso_env
+
+
+def listed(iso, *flags: str) -> list[dict]:
+    result = iso.cli("list", "--json", *flags)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_pin_hide_unhide_unpin_and_list_agrees(seeded):
+    assert seeded.cli("pin", "cccc").stdout.strip() == "claude:cccc3333: pinned"
+    assert seeded.cli("pin", "cccc").stdout.strip() == "claude:cccc3333: already pinned"
+    rows = listed(seeded)
+    assert rows[0]["id"] == "claude:cccc3333" and rows[0]["pinned"] is True
+    assert seeded.cli("hide", "claude:aaaa1111").stdout.strip() == "claude:aaaa1111: hidden"
+    assert "claude:aaaa1111" not in [r["id"] for r in listed(seeded)]
+    every = {r["id"]: r for r in listed(seeded, "--all")}
+    assert every["claude:aaaa1111"]["hidden"] is True
+    assert seeded.cli("unhide", "aaaa1111").stdout.strip() == "claude:aaaa1111: shown"
+    assert seeded.cli("unpin", "cccc3333").stdout.strip() == "claude:cccc3333: unpinned"
+    assert [r["id"] for r in listed(seeded)] == ["claude:aaaa1111", "claude:bbbb2222", "claude:cccc3333"]
+
+
+def test_move_before_and_after(seeded):
+    result = seeded.cli("move", "cccc", "--before", "aaaa")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "claude:cccc3333: moved before claude:aaaa1111"
+    assert [r["id"] for r in listed(seeded)] == ["claude:cccc3333", "claude:aaaa1111", "claude:bbbb2222"]
+    assert seeded.cli("move", "cccc", "--after", "bbbb").returncode == 0
+    assert [r["id"] for r in listed(seeded)] == ["claude:aaaa1111", "claude:bbbb2222", "claude:cccc3333"]
+
+
+def test_resume_print(seeded):
+    result = seeded.cli("resume", "bbbb", "--print")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "claude --resume bbbb2222"
+
+
+def test_auto_hide_setting(seeded):
+    assert seeded.cli("auto-hide").stdout.strip() == "automatic hiding: off"
+    assert seeded.cli("auto-hide", "3d").stdout.strip() == "automatic hiding: inactive sessions after 3d"
+    conn = seeded.connect()
+    assert arrangement.get_setting(conn, "auto_hide_after") == repr(3 * 86400.0)
+    assert seeded.cli("auto-hide", "off").stdout.strip() == "automatic hiding: off"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("hide", "nope"), "no session 'nope'"),
+        (("pin", ""), "no session id given"),
+        (("move", "aaaa"), "give exactly one of --before ID or --after ID"),
+        (("move", "aaaa", "--before", "bbbb", "--after", "cccc"), "give exactly one"),
+        (("auto-hide", "soon"), "not a duration"),
+    ],
+)
+def test_bad_input_is_one_clear_line(seeded, args, message):
+    result = seeded.cli(*args)
+    assert result.returncode == 1
+    assert result.stderr.startswith("lunavect: ") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_moving_across_the_pinned_rows_is_refused(seeded):
+    seeded.cli("pin", "aaaa")
+    result = seeded.cli("move", "cccc", "--before", "aaaa")
+    assert result.returncode == 1 and "pinned sessions stay above the others" in result.stderr
+
+
+def test_lunavect_without_a_terminal_prints_the_list_once(seeded):
+    """`lunavect` alone opens the panel; in a pipe, with no terminal to draw on, it prints the list."""
+    result = seeded.cli()
+    assert result.returncode == 0, result.stderr
+    assert "aaaa1111" in result.stdout and "STATE" in result.stdout
+    assert "\x1b[" not in result.stdout  # no screen was drawn

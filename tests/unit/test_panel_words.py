@@ -1,0 +1,92 @@
+"""What a panel row says and which rows a filter keeps: pure, with a clock the test holds."""
+
+from __future__ import annotations
+
+from lunavect.core.model import Session
+from lunavect.frontends.tui import filters, rows
+from lunavect.frontends.tui.filters import Filter
+
+NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
+
+
+def make(state: str, **fields) -> Session:
+    base = dict(
+        id="claude:s", provider="claude", session_id="s", title="Fix the parser", project="lunavect", cwd="/x",
+        host="h", state=state, activity=None, since=None, background={}, error=None, pinned=False, hidden=False,
+        resume=None, basis=[],
+    )
+    base.update(fields)
+    return Session(**base)
+
+
+def test_state_words_with_their_detail():
+    assert rows.state_label(make("working", activity="thinking")) == "Thinking"
+    assert rows.state_label(make("working", activity="Bash")) == "Working: Bash"
+    assert rows.state_label(make("background")) == "In background"
+    assert rows.state_label(make("compacting")) == "Compacting context"
+    assert rows.state_label(make("permission", waiting_for="Edit")) == "Permission needed: Edit"
+    assert rows.state_label(make("permission")) == "Permission needed"
+    assert rows.state_label(make("input", waiting_for="question")) == "Input needed: question"
+    assert rows.state_label(make("input", waiting_for="link")) == "Input needed: open a link"
+    assert rows.state_label(make("ready")) == "Response ready"
+    assert rows.state_label(make("idle")) == "Idle"
+    assert rows.state_label(make("offline")) == "No network"
+    assert rows.state_label(make("unknown")) == "Unknown or stale"
+    words = {reason: rows.state_label(make("error", error=reason)) for reason in rows.ERROR_WORDS}
+    assert words == {
+        "limit": "Limit reached", "unreachable": "Can't reach Claude", "service": "Service error",
+        "auth": "Sign in again", "account": "Account issue", "other": "Error",
+    }
+
+
+def test_timer_is_the_current_response_and_elapsed_words():
+    assert rows.timer(make("working", since="2027-01-15T07:59:18Z"), NOW) == "42s"
+    assert rows.timer(make("ready"), NOW) == ""  # no current response: no timer at all
+    assert [rows.elapsed(s) for s in (0, 59, 60, 185, 3600, 7322, 86400 * 2 + 3600 * 5)] == [
+        "0s", "59s", "1m 00s", "3m 05s", "1h 00m", "2h 02m", "2d 05h"]
+    assert rows.elapsed(-5) == "0s"  # a clock behind the event never shows a negative timer
+
+
+def test_capsule_counts_background_work_only_while_working():
+    working = make("working", activity="thinking", background={"shell": 2, "agent": 1, "monitor": 1})
+    assert rows.background_count(working) == 4
+    assert rows.background_detail(working) == "2 commands, 1 agent, 1 monitor"
+    assert rows.background_count(make("background", background={"shell": 1})) == 1
+    assert rows.background_count(make("ready", background={"shell": 1})) == 0
+    assert rows.background_detail(make("working", background={"workflow": 1, "other": 2})) == "1 workflow, 2 other tasks"
+
+
+def test_tooltip_holds_kinds_counts_ids_and_times_only():
+    s = make("working", activity="Bash", since="2027-01-15T07:59:00Z", background={"shell": 1})
+    tip = rows.tooltip(s, NOW)
+    assert tip.splitlines() == [
+        "Fix the parser", "claude · lunavect", "Working: Bash", "Background: 1 command", "This response: 1m 00s",
+        "claude:s",
+    ]
+
+
+def test_filters():
+    sessions = [
+        make("working", id="claude:1", title="Parser work", project="lunavect"),
+        make("permission", id="claude:2", title="Delete cache", project="infra"),
+        make("ready", id="codex:3", provider="codex", title="Docs", project="website"),
+        make("input", id="codex:4", provider="codex", title="Question", project="lunavect"),
+    ]
+    keep = lambda f: [s.id for s in f.apply(sessions)]  # noqa: E731
+    assert keep(Filter()) == ["claude:1", "claude:2", "codex:3", "codex:4"]
+    assert keep(Filter(search="LUNAVECT")) == ["claude:1", "codex:4"]  # project, any case
+    assert keep(Filter(search="parser lunavect")) == ["claude:1"]  # every word
+    assert keep(Filter(provider="codex")) == ["codex:3", "codex:4"]
+    assert keep(Filter(active=True)) == ["claude:1", "claude:2", "codex:4"]
+    assert keep(Filter(awaiting=True)) == ["claude:2", "codex:4"]
+    assert keep(Filter(awaiting=True, provider="claude")) == ["claude:2"]
+    assert not Filter().narrows and Filter(search=" x ").narrows
+
+
+def test_a_stored_filter_survives_and_a_damaged_one_is_the_default():
+    value = Filter(search="docs", provider="codex", active=True)
+    assert filters.loads(filters.dumps(value)) == value
+    assert filters.loads(None) == Filter()
+    assert filters.loads("{not json") == Filter()
+    assert filters.loads('{"provider": "other"}') == Filter()
+    assert filters.loads('{"search": 5}') == Filter()
