@@ -1,0 +1,86 @@
+"""`lunavect open ID`: return to a session's exact terminal pane or tab, or resume it when it has finished.
+
+The command is a thin shell around `lunavect.host.navigate.open_session`, the same function the panel's
+Enter and row menu call, so every front end says the same thing for the same outcome.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import click
+import msgspec
+
+from lunavect.core.model import Session
+
+_decoder = msgspec.json.Decoder(Session)
+
+
+def all_sessions(conn: sqlite3.Connection) -> list[Session]:
+    """Every session in the snapshot, listed or not, hidden or not: any of them can be opened."""
+    sessions: list[Session] = []
+    for (data,) in conn.execute("SELECT data FROM snapshot"):
+        try:
+            sessions.append(_decoder.decode(data))
+        except msgspec.DecodeError:
+            continue
+    return sessions
+
+
+def find_session(sessions: list[Session], wanted: str) -> Session | list[Session] | None:
+    """The session named by its id (`claude:<id>`), its bare session id, or an unambiguous prefix of either;
+    a list when a prefix names several."""
+    wanted = wanted.strip()
+    for session in sessions:
+        if wanted in (session.id, session.session_id):
+            return session
+    matches = [s for s in sessions if s.id.startswith(wanted) or s.session_id.startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    return matches or None
+
+
+@click.command("open")
+@click.argument("session_id", metavar="ID")
+@click.option(
+    "--resume-in",
+    type=click.Choice(["print", "clipboard", "tmux", "terminal"]),
+    default=None,
+    help="For a finished session: print its resume command (the default), copy it, or run it in a new tmux "
+    "window or terminal window.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
+    """Bring a session's exact terminal pane or tab to the front, or resume it if it has finished.
+
+    ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
+    session id, or a prefix of either that names one session.
+    """
+    from lunavect.cli_commands import Failure, _fresh_store
+    from lunavect.host.navigate import open_session
+
+    sessions = all_sessions(_fresh_store())
+    found = find_session(sessions, session_id)
+    if found is None:
+        raise Failure(f"no session {session_id!r} (see `lunavect list --all`)")
+    if isinstance(found, list):
+        raise Failure(f"{session_id!r} names {len(found)} sessions: " + ", ".join(s.id for s in found[:5]))
+    others = [s for s in sessions if s.id != found.id]
+    try:
+        result = open_session(found, resume_in=resume_in, others=others)
+    except OSError as exc:
+        raise Failure(f"cannot open {found.id}: {exc}") from None
+    if as_json:
+        click.echo(msgspec.json.encode(result.as_dict()).decode())
+        if not result.ok:
+            raise SystemExit(1)
+        return
+    if result.ok:
+        click.echo(result.message)
+        return
+    detail = result.message
+    if result.grant:
+        detail += f" (allow it in {result.grant})"
+    if result.candidates:
+        detail += " [" + "; ".join(result.candidates) + "]"
+    raise Failure(f"{result.outcome.value}: {detail}")

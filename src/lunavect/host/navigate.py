@@ -1,0 +1,143 @@
+"""Return to a task: bring a live session's exact terminal pane or tab to the front, or resume a finished one.
+
+This is the one function every front end calls (`lunavect open`, the panel's Enter and row menu). It fails
+closed: a session is focused only where the evidence places it, each way it can fail has its own outcome
+and message, and a finished session is resumed only as the person asked (printed, copied, or opened in a
+new tmux or terminal window).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping, Sequence
+
+from lunavect import paths
+from lunavect.host import resume
+from lunavect.host.catalog_reader import read_catalog
+from lunavect.host.locate import SessionLike, Status, Whereabouts, locate
+from lunavect.host.open_result import OpenResult, Outcome
+from lunavect.host.origin import origin_value
+from lunavect.host.proctable import LiveProcesses, ProcessTable, ancestry
+from lunavect.host.terminals import desktop, detect, kitty, macos, tmux, wezterm
+
+RESUME_CHOICES = ("print", "clipboard", "tmux", "terminal")
+
+
+def own_tty(table: ProcessTable) -> str | None:
+    """The terminal this command runs in (its own, or its nearest parent's), to pick the tmux client."""
+    for fd in (0, 1, 2):
+        try:
+            if os.isatty(fd):
+                return os.ttyname(fd)
+        except OSError:
+            continue
+    for proc in ancestry(table, os.getpid()):
+        if proc.tty:
+            return proc.tty
+    return None
+
+
+def focus_live(where: Whereabouts, table: ProcessTable, environ: Mapping[str, str]) -> OpenResult:
+    """Focus the terminal of a session placed on a live terminal device."""
+    assert where.pid is not None and where.tty is not None
+    sockets = tmux.server_sockets(table, where.pid) + tmux.default_sockets(environ=dict(environ))
+    pane = tmux.find_pane(sockets, where.tty, where.tmux_pane)
+    if pane is not None:
+        mine = own_tty(table)
+        return tmux.focus(pane, mine, tmux.own_tmux_session(mine, [pane.socket]))
+    chain = ancestry(table, where.pid)
+    host = detect.terminal_host(chain)
+    if host is None:
+        return OpenResult(Outcome.UNSUPPORTED, f"it runs on {where.tty} in a terminal lunavect cannot script",
+                          target=where.tty)
+    name = host.proc.name or host.proc.exe_name
+    if host.kind == detect.TMUX:
+        return OpenResult(Outcome.GONE, f"no live tmux pane holds {where.tty} any more", terminal="tmux",
+                          target=where.tty)
+    if host.kind == detect.KITTY:
+        address = kitty.socket_address(table.unix_sockets(host.proc.pid))
+        child = host.child.pid if host.child else where.pid
+        return kitty.focus(address, child)
+    if host.kind == detect.WEZTERM:
+        return wezterm.focus(wezterm.socket_path(table.unix_sockets(host.proc.pid)), where.tty)
+    if host.kind == detect.ITERM2:
+        return macos.focus(macos.ITERM2[0], where.tty)
+    if host.kind == detect.TERMINAL_APP:
+        return macos.focus(macos.TERMINAL[0], where.tty)
+    if host.kind == detect.DESKTOP_TERMINAL:
+        return desktop.focus(name, host.proc.pid, dict(environ))
+    if host.kind == detect.EDITOR:
+        return OpenResult(Outcome.UNSUPPORTED, f"it runs in a terminal of the editor {name}, whose tabs lunavect "
+                          "cannot select", terminal=name, target=where.tty)
+    if host.kind == detect.SSH:
+        return OpenResult(Outcome.UNSUPPORTED, "it runs in an SSH login, whose terminal is on another machine",
+                          terminal="ssh", target=where.tty)
+    return OpenResult(Outcome.UNSUPPORTED, f"it runs in {name}, which lunavect cannot bring forward", terminal=name)
+
+
+def _with_resume(result: OpenResult, session: SessionLike) -> OpenResult:
+    """An unsupported route still offers the resume command (the guide: use the row's resume action)."""
+    if result.outcome != Outcome.UNSUPPORTED or result.command:
+        return result
+    command = resume.display_command(session.provider, session.session_id, session.cwd)
+    if not command:
+        return result
+    return OpenResult(result.outcome, f"{result.message}; to continue it elsewhere: {command}",
+                      terminal=result.terminal, target=result.target, command=command)
+
+
+def resume_finished(session: SessionLike, why: str, resume_in: str | None, environ: Mapping[str, str]) -> OpenResult:
+    """A finished session: its resume command, run as asked."""
+    plan = resume.plan(session.provider, session.session_id, session.cwd)
+    if isinstance(plan, OpenResult):
+        return OpenResult(plan.outcome, f"{why}; {plan.message}", command=plan.command)
+    env = dict(environ)
+    if resume_in == "tmux":
+        result = resume.in_tmux(plan, env)
+    elif resume_in == "terminal":
+        result = resume.in_terminal(plan, env)
+    elif resume_in == "clipboard":
+        result = resume.to_clipboard(plan, env)
+    else:
+        return OpenResult(Outcome.RESUME, f"{why}; resume it with: {plan.display}", command=plan.display)
+    return OpenResult(result.outcome, f"{why}; {result.message}", terminal=result.terminal, target=result.target,
+                      command=result.command, grant=result.grant)
+
+
+def open_session(
+    session: SessionLike,
+    *,
+    resume_in: str | None = None,
+    others: Sequence[SessionLike] = (),
+    table: ProcessTable | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> OpenResult:
+    """Return the person to `session`. `others` are the other known sessions (a folder shared with one of
+    them is never enough to place a session); `resume_in` says how to resume a finished one."""
+    host = getattr(session, "host", None)
+    if host and host != socket.gethostname():
+        # A synced session's pids and devices belong to its own machine; nothing here may match them.
+        return _with_resume(OpenResult(Outcome.UNSUPPORTED, f"it runs on the host {host}, not on this machine"),
+                            session)
+    table = table or LiveProcesses()
+    env = os.environ if environ is None else environ
+    config_dir, codex_home = paths.claude_config_dir(), paths.codex_home()
+    catalog = read_catalog(config_dir)
+    where = locate(
+        session,
+        table,
+        catalog,
+        others,
+        origin=lambda: origin_value(session.provider, session.session_id, session.cwd, config_dir, codex_home),
+    )
+    if where.status == Status.LIVE:
+        return _with_resume(focus_live(where, table, env), session)
+    if where.status == Status.NO_TERMINAL:
+        app = where.app or "an app without a terminal"
+        return _with_resume(OpenResult(Outcome.UNSUPPORTED, f"it runs in {app}, which lunavect cannot bring "
+                                       "forward", terminal=where.app), session)
+    if where.status == Status.AMBIGUOUS:
+        return OpenResult(Outcome.AMBIGUOUS, f"cannot tell which terminal is this session's: {where.detail}",
+                          candidates=where.candidates)
+    return resume_finished(session, f"the session has finished ({where.detail})", resume_in, env)

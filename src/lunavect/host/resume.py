@@ -1,0 +1,163 @@
+"""Resuming a finished session: `claude --resume <id>` in its project folder, or `codex resume <id>`.
+
+The command needs the client's CLI and the project folder to still exist (Claude Code finds a conversation
+by the folder it was held in), and says which one is missing when they do not. It is printed, copied, or
+opened in a new tmux window or terminal window, only when the person asks.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lunavect.host import clipboard
+from lunavect.host.open_result import OpenResult, Outcome
+from lunavect.host.terminals import macos
+from lunavect.host.terminals.runner import Reply, run
+
+CLI_NAMES = {"claude": "claude", "codex": "codex"}
+# Terminals that take the command after `--` rather than `-e`.
+_DASH_DASH = {"gnome-terminal", "kgx", "ptyxis", "tilix", "mate-terminal", "xfce4-terminal"}
+
+
+@dataclass(frozen=True)
+class ResumePlan:
+    cli: str  # the CLI's absolute path
+    args: tuple[str, ...]
+    cwd: str | None
+    display: str  # what a person types: `cd <folder> && claude --resume <id>`
+
+    @property
+    def argv(self) -> list[str]:
+        return [self.cli, *self.args]
+
+    @property
+    def shell_command(self) -> str:
+        """The command with the CLI's absolute path, run in the project folder."""
+        command = shlex.join(self.argv)
+        return f"cd {shlex.quote(self.cwd)} && {command}" if self.cwd else command
+
+
+def display_command(provider: str, session_id: str, cwd: str | None) -> str | None:
+    if provider == "claude":
+        command = f"claude --resume {shlex.quote(session_id)}"
+    elif provider == "codex":
+        command = f"codex resume {shlex.quote(session_id)}"
+    else:
+        return None
+    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
+
+
+def plan(provider: str, session_id: str, cwd: str | None,
+         which: Callable[[str], str | None] = shutil.which) -> ResumePlan | OpenResult:
+    """The resume plan, or an UNAVAILABLE result naming what is missing."""
+    display = display_command(provider, session_id, cwd)
+    name = CLI_NAMES.get(provider)
+    if name is None or display is None:
+        return OpenResult(Outcome.UNAVAILABLE, f"lunavect does not know how to resume {provider} sessions")
+    if provider == "claude" and not cwd:
+        return OpenResult(Outcome.UNAVAILABLE, "its project folder is unknown, and Claude Code resumes a "
+                          "conversation only from the folder it was held in", command=display)
+    if cwd and not os.path.isdir(cwd):
+        return OpenResult(Outcome.UNAVAILABLE, f"its project folder {cwd} no longer exists (moved or deleted)",
+                          command=display)
+    cli = which(name)
+    if cli is None:
+        return OpenResult(Outcome.UNAVAILABLE, f"the `{name}` command is not on PATH, so it cannot be resumed "
+                          "here", command=display)
+    args = ("--resume", session_id) if provider == "claude" else ("resume", session_id)
+    return ResumePlan(cli=cli, args=args, cwd=cwd, display=display)
+
+
+def tmux_argv(p: ResumePlan, environ: dict[str, str]) -> list[str]:
+    """A new window in the tmux session this command runs in, or a new detached session."""
+    parts = environ.get("TMUX", "").split(",")
+    socket = parts[0]
+    base = ["tmux", "-S", socket] if socket else ["tmux"]
+    cwd = ["-c", p.cwd] if p.cwd else []
+    if socket:
+        # `$TMUX` is "<socket>,<server pid>,<session number>": the window opens in that session, not in
+        # whichever session tmux last used.
+        target = ["-t", f"${parts[2]}:"] if len(parts) >= 3 and parts[2].isdigit() else []
+        return [*base, "new-window", *target, "-P", "-F", "#{session_name}:#{window_index} #{pane_id}", *cwd,
+                shlex.join(p.argv)]
+    return [*base, "new-session", "-d", "-P", "-F", "#{session_name}:#{window_index} #{pane_id}", *cwd,
+            shlex.join(p.argv)]
+
+
+def in_tmux(p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]], Reply] = run) -> OpenResult:
+    argv = tmux_argv(p, environ)
+    reply = runner(argv)
+    if reply.failure == "missing":
+        return OpenResult(Outcome.UNAVAILABLE, "tmux is not installed", command=p.display)
+    if reply.failure == "timeout":
+        return OpenResult(Outcome.TIMEOUT, "tmux did not answer within 10 s", terminal="tmux", command=p.display)
+    if not reply.ok:
+        return OpenResult(Outcome.FAILED, f"tmux: {reply.error_line}", terminal="tmux", command=p.display)
+    where, _, pane = reply.stdout.strip().partition(" ")
+    if environ.get("TMUX"):
+        return OpenResult(Outcome.RESUMED, f"resumed in tmux window {where}", terminal="tmux", target=pane,
+                          command=p.display)
+    attach = f"tmux attach -t {shlex.quote(where.split(':')[0])}"
+    return OpenResult(Outcome.RESUMED, f"resumed in the detached tmux session {where}: attach with `{attach}`",
+                      terminal="tmux", target=pane, command=attach)
+
+
+def terminal_argv(p: ResumePlan, environ: dict[str, str], platform: str = sys.platform,
+                  which: Callable[[str], str | None] = shutil.which) -> list[str] | None:
+    """How to open the resume command in a new terminal window, or None when there is no desktop."""
+    if platform == "darwin":
+        return macos.osascript_argv(macos.resume_script(p.shell_command))
+    if not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
+        return None
+    keep_open = p.shell_command + '; exec "${SHELL:-sh}"'
+    for name in filter(None, [environ.get("TERMINAL"), "x-terminal-emulator", "kitty", "wezterm", "foot",
+                              "alacritty", "gnome-terminal", "konsole", "xfce4-terminal", "xterm"]):
+        path = which(name)
+        if path is None:
+            continue
+        base = os.path.basename(name)
+        if base == "kitty":
+            return [path, "sh", "-c", keep_open]
+        if base == "wezterm":
+            return [path, "start", "--", "sh", "-c", keep_open]
+        if base in _DASH_DASH:
+            return [path, "--", "sh", "-c", keep_open]
+        return [path, "-e", "sh", "-c", keep_open]
+    return []
+
+
+def in_terminal(p: ResumePlan, environ: dict[str, str], platform: str = sys.platform) -> OpenResult:
+    argv = terminal_argv(p, environ, platform)
+    if argv is None:
+        return OpenResult(Outcome.UNAVAILABLE, "there is no desktop session to open a terminal window in",
+                          command=p.display)
+    if not argv:
+        return OpenResult(Outcome.UNAVAILABLE, "no terminal emulator found (set $TERMINAL)", command=p.display)
+    if platform == "darwin":
+        reply = run(argv)
+        result = macos.interpret("Terminal", "", reply)
+        if reply.ok:
+            return OpenResult(Outcome.RESUMED, "resumed in a new Terminal window", terminal="Terminal",
+                              command=p.display)
+        return OpenResult(result.outcome, result.message, terminal="Terminal", command=p.display, grant=result.grant)
+    try:
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True)
+    except OSError as exc:
+        return OpenResult(Outcome.FAILED, f"{argv[0]}: {exc}", command=p.display)
+    return OpenResult(Outcome.RESUMED, f"resumed in a new {os.path.basename(argv[0])} window",
+                      terminal=os.path.basename(argv[0]), command=p.display)
+
+
+def to_clipboard(p: ResumePlan, environ: dict[str, str]) -> OpenResult:
+    try:
+        tool = clipboard.copy(p.display, environ)
+    except clipboard.ClipboardError as exc:
+        return OpenResult(Outcome.UNAVAILABLE, str(exc), command=p.display)
+    return OpenResult(Outcome.RESUMED, f"copied the resume command ({tool})", command=p.display)

@@ -1,0 +1,208 @@
+"""tmux: find the pane a session's terminal device belongs to, on whichever tmux server holds it, and show it.
+
+The agent's environment (and so its `$TMUX`) is never read. The server is found instead from the agent's
+parents (a pane's process is the tmux server's child, and the server's listening socket is its address), and
+from the sockets in tmux's default folder. A pane is matched by its device, and a pane whose process has
+exited is skipped even when the system has given its old device to a new terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from lunavect.host.open_result import OpenResult, Outcome
+from lunavect.host.proctable import ProcessTable, ancestry
+from lunavect.host.terminals.runner import Reply, run
+
+PANE_FORMAT = "#{pane_id}\t#{pane_tty}\t#{pane_pid}\t#{pane_dead}\t#{session_name}\t#{window_id}"
+CLIENT_FORMAT = "#{client_name}\t#{client_tty}\t#{client_session}\t#{client_pid}\t#{client_activity}"
+SERVER_NAMES = ("tmux: server", "tmux")
+
+Runner = Callable[[list[str]], Reply]
+
+
+@dataclass(frozen=True)
+class Pane:
+    socket: str
+    pane_id: str
+    tty: str
+    pid: int | None
+    dead: bool
+    session: str
+    window_id: str
+
+
+@dataclass(frozen=True)
+class Client:
+    name: str
+    tty: str
+    session: str
+    pid: int | None
+    activity: int
+
+
+def argv(socket: str, *args: str) -> list[str]:
+    return ["tmux", "-S", socket, *args]
+
+
+def _int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def parse_panes(socket: str, text: str) -> list[Pane]:
+    panes: list[Pane] = []
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 6 or not parts[0].startswith("%"):
+            continue
+        pane_id, tty, pid, dead, session, window = parts
+        panes.append(Pane(socket, pane_id, tty, _int(pid), dead == "1", session, window))
+    return panes
+
+
+def parse_clients(text: str) -> list[Client]:
+    clients: list[Client] = []
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 5 or not parts[0]:
+            continue
+        name, tty, session, pid, activity = parts
+        clients.append(Client(name, tty, session, _int(pid), _int(activity) or 0))
+    return clients
+
+
+def focus_argvs(pane: Pane, client: Client | None) -> list[list[str]]:
+    """Select the pane's window and the pane; then make `client` show it."""
+    commands = [
+        argv(pane.socket, "select-window", "-t", pane.window_id),
+        argv(pane.socket, "select-pane", "-t", pane.pane_id),
+    ]
+    if client is not None:
+        commands.append(argv(pane.socket, "switch-client", "-c", client.name, "-t", pane.pane_id))
+    return commands
+
+
+def attach_command(pane: Pane) -> str:
+    """What a person types to see the pane when no tmux client shows its server."""
+    return shlex.join(["tmux", "-S", pane.socket, "attach-session", "-t", pane.session])
+
+
+def choose_client(clients: list[Client], pane: Pane, own_tty: str | None, own_session: str | None) -> Client | None:
+    """The client that should show the pane: the one this command runs in, else one already showing the
+    pane's session, else the most recently used one."""
+    if not clients:
+        return None
+    if own_tty:
+        mine = [c for c in clients if c.tty == own_tty]
+        if mine:
+            return mine[0]
+    if own_session:
+        mine = [c for c in clients if c.session == own_session]
+        if mine:
+            return max(mine, key=lambda c: c.activity)
+    showing = [c for c in clients if c.session == pane.session]
+    if showing:
+        return max(showing, key=lambda c: c.activity)
+    return max(clients, key=lambda c: c.activity)
+
+
+def default_sockets(uid: int | None = None, environ: dict[str, str] | None = None) -> list[str]:
+    """The sockets in tmux's default folder (`$TMUX_TMPDIR` or /tmp, then `tmux-<uid>`), and `$TMUX`'s."""
+    env = os.environ if environ is None else environ
+    uid = os.getuid() if uid is None else uid
+    found: list[str] = []
+    own = env.get("TMUX", "").split(",")[0]
+    if own:
+        found.append(own)
+    folder = os.path.join(env.get("TMUX_TMPDIR") or "/tmp", f"tmux-{uid}")
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        names = []
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if stat.S_ISSOCK(os.stat(path).st_mode):
+                found.append(path)
+        except OSError:
+            continue
+    return found
+
+
+def server_sockets(table: ProcessTable, pid: int) -> list[str]:
+    """The listening sockets of the tmux servers among a process's parents (nearest first)."""
+    found: list[str] = []
+    for proc in ancestry(table, pid):
+        if proc.named(*SERVER_NAMES) or proc.name.startswith("tmux"):
+            found.extend(path for path in table.unix_sockets(proc.pid) if path.startswith("/"))
+    return found
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = os.path.realpath(item)
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def find_pane(sockets: Iterable[str], tty: str, hint: str | None = None, runner: Runner = run) -> Pane | None:
+    """The live pane on `tty` on any of the servers; the catalog's pane id `hint` is only a cross-check."""
+    for socket in _unique(sockets):
+        reply = runner(argv(socket, "list-panes", "-a", "-F", PANE_FORMAT))
+        if not reply.ok:
+            continue
+        live = [p for p in parse_panes(socket, reply.stdout) if p.tty == tty and not p.dead]
+        if hint:
+            exact = [p for p in live if p.pane_id == hint]
+            live = exact or live
+        if len(live) == 1:
+            return live[0]
+    return None
+
+
+def focus(pane: Pane, own_tty: str | None, own_session: str | None = None, runner: Runner = run) -> OpenResult:
+    """Bring the pane to the front of the right client, or say how to attach."""
+    reply = runner(argv(pane.socket, "list-clients", "-F", CLIENT_FORMAT))
+    if reply.failure == "timeout":
+        return OpenResult(Outcome.TIMEOUT, "tmux did not answer within 10 s", terminal="tmux", target=pane.pane_id)
+    clients = parse_clients(reply.stdout) if reply.ok else []
+    client = choose_client(clients, pane, own_tty, own_session)
+    for command in focus_argvs(pane, client):
+        result = runner(command)
+        if result.failure == "timeout":
+            return OpenResult(Outcome.TIMEOUT, "tmux did not answer within 10 s", terminal="tmux", target=pane.pane_id)
+        if not result.ok:
+            if "can't find" in result.error_line or "no such" in result.error_line.lower():
+                return OpenResult(Outcome.GONE, f"the tmux pane {pane.pane_id} is gone", terminal="tmux",
+                                  target=pane.pane_id)
+            return OpenResult(Outcome.FAILED, f"tmux: {result.error_line}", terminal="tmux", target=pane.pane_id)
+    if client is None:
+        command = attach_command(pane)
+        return OpenResult(Outcome.ATTACH, f"the tmux pane {pane.pane_id} is selected, but no tmux client is "
+                          f"attached: attach with `{command}`", terminal="tmux", target=pane.pane_id, command=command)
+    return OpenResult(Outcome.FOCUSED, f"tmux pane {pane.pane_id} (session {pane.session}) is shown in client "
+                      f"{client.name}", terminal="tmux", target=pane.pane_id)
+
+
+def own_tmux_session(own_tty: str | None, sockets: Iterable[str], runner: Runner = run) -> str | None:
+    """The tmux session this command runs in, when its terminal is a tmux pane."""
+    if not own_tty:
+        return None
+    for socket in _unique(sockets):
+        reply = runner(argv(socket, "list-panes", "-a", "-F", PANE_FORMAT))
+        if reply.ok:
+            for pane in parse_panes(socket, reply.stdout):
+                if pane.tty == own_tty and not pane.dead:
+                    return pane.session
+    return None

@@ -1,0 +1,149 @@
+"""Helpers for the return-to-a-task tests: one shared tmux server with many panes, a second tmux client
+attached in a pty the test drives, and Codex's hooks.
+
+Standard library only. Everything runs in the test's isolated HOME; the tmux server's environment is the
+clients' environment, so every window it opens (including the one `lunavect open --resume-in tmux` opens)
+talks to the scripted model servers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+_TMUX_CONF = """\
+set -g remain-on-exit on
+set -g history-limit 5000
+set -g escape-time 10
+set -g default-terminal tmux-256color
+"""
+
+
+class Tmux:
+    """One private tmux server (its own socket in the test's folder)."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.socket = root / "tmux.sock"
+        self.conf = root / "tmux.conf"
+        self.env = dict(env)
+        self.env.pop("TMUX", None)
+        self.conf.write_text(_TMUX_CONF)
+
+    def __call__(self, *args: str, check: bool = True, timeout: float = 15) -> str:
+        proc = subprocess.run(["tmux", "-S", str(self.socket), "-f", str(self.conf), *args], env=self.env,
+                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        if check and proc.returncode != 0:
+            raise RuntimeError(f"tmux {' '.join(args)} failed: {proc.stderr.strip()}")
+        return proc.stdout.strip()
+
+    def new_session(self, name: str, cwd: Path, *command: str) -> str:
+        """A detached tmux session; returns its first pane's id (`%N`)."""
+        return self("new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name, "-x", "200", "-y", "50",
+                    "-c", str(cwd), "--", *command)
+
+    def new_window(self, session: str, cwd: Path, *command: str) -> str:
+        return self("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", f"{session}:", "-c", str(cwd),
+                    "--", *command)
+
+    def split(self, target: str, cwd: Path, *command: str) -> str:
+        return self("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, "-c", str(cwd), "--", *command)
+
+    def capture(self, pane: str) -> str:
+        return self("capture-pane", "-p", "-t", pane, check=False)
+
+    def wait_screen(self, pane: str, pattern: str, timeout: float = 60) -> str:
+        rx = re.compile(pattern, re.M)
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.capture(pane)
+            if rx.search(screen):
+                return screen
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"pane {pane} did not show {pattern!r} in {timeout}s:\n{screen}")
+            time.sleep(0.2)
+
+    def send_text(self, pane: str, text: str) -> None:
+        """Type the text, then Enter separately (one send-keys with both is taken as a paste)."""
+        self("send-keys", "-t", pane, "-l", text)
+        time.sleep(0.3)
+        self("send-keys", "-t", pane, "Enter")
+
+    def pane_value(self, pane: str, fmt: str) -> str:
+        return self("display-message", "-p", "-t", pane, fmt)
+
+    def client_pane(self, client: str) -> str:
+        """The pane the attached client `client` shows now."""
+        return self("display-message", "-p", "-c", client, "#{pane_id}")
+
+    def clients(self) -> list[str]:
+        out = self("list-clients", "-F", "#{client_name}", check=False)
+        return [line for line in out.splitlines() if line]
+
+    def kill(self) -> None:
+        with contextlib.suppress(Exception):
+            self("kill-server", check=False, timeout=10)
+
+
+class AttachedClient:
+    """`tmux attach` running in a pty this test owns, its output drained so the client never blocks."""
+
+    def __init__(self, tmux: Tmux, target: str) -> None:
+        self.tmux = tmux
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: become the tmux client
+            try:
+                os.execvpe("tmux", ["tmux", "-S", str(tmux.socket), "attach-session", "-t", target],
+                           {**tmux.env, "TERM": "xterm-256color"})
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+        self.name = self._wait_name()
+
+    def _drain(self) -> None:
+        while not self._stop.is_set():
+            try:
+                ready, _, _ = select.select([self.fd], [], [], 0.2)
+                if ready:
+                    os.read(self.fd, 65536)
+            except OSError:
+                return
+
+    def _wait_name(self, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in self.tmux("list-clients", "-F", "#{client_pid} #{client_name}", check=False).splitlines():
+                pid, _, name = line.partition(" ")
+                if pid == str(self.pid):
+                    return name
+            time.sleep(0.1)
+        raise TimeoutError("the tmux client did not attach")
+
+    def close(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(self.pid, 0)
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def write_codex_hooks(codex_home: Path, hook_command: str) -> None:
+    """Run `hook_command` for every Codex lifecycle event (the TUI then runs with
+    --dangerously-bypass-hook-trust, so no trust step is needed)."""
+    codex_home.mkdir(parents=True, exist_ok=True)
+    handler = [{"hooks": [{"type": "command", "command": hook_command, "timeout": 30}]}]
+    events = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+    (codex_home / "hooks.json").write_text(json.dumps({"hooks": {e: handler for e in events}}))
