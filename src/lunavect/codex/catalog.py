@@ -1,0 +1,299 @@
+"""The Codex catalog: which threads exist and what they are, as Codex's own app-server says, within budgets.
+
+One refresh (the guide, "Codex catalog discovery"):
+
+1. known active tasks are read first (`thread/read`, `includeTurns: false`), within their own budget: a task
+   the server positively does not know is reported unconfirmed (its identity stays; its runtime evidence is
+   downgraded); a slow or absent server confirms and denies nothing;
+2. `thread/list` with every source kind, from the state database only (lunavect never asks Codex to repair
+   its metadata), page by page within a budget;
+3. recent rollout ids the list did not name are read one by one: at most 32 extra summaries sharing three
+   seconds. Filename recency only orders this discovery and never establishes a working state.
+
+It works, less well, when no app-server can be started: the listing is then empty and marked unavailable.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lunavect.codex import appserver
+from lunavect.codex.rollout import MEMORIES_DIR, SESSIONS_DIR, UUID_RE, client_of, is_subagent_source, is_within, short_title
+
+log = logging.getLogger("lunavect.codex.catalog")
+
+SOURCE_KINDS = (
+    "cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact",
+    "subAgentThreadSpawn", "subAgentOther", "unknown",
+)
+PAGE_SIZE = 100
+LIST_BUDGET_S = 3.0
+ACTIVE_READS = 16
+ACTIVE_BUDGET_S = 1.5
+EXTRA_READS = 32
+EXTRA_BUDGET_S = 3.0
+RETRY_AFTER_S = 60.0
+# The server's answer for a thread it has no record of (0.169.0: "thread not loaded: <id>").
+UNKNOWN_THREAD_CODE = -32600
+
+
+@dataclass(frozen=True)
+class Thread:
+    """One thread as the catalog describes it: identity and metadata, and a live status only when this
+    server runs it."""
+
+    id: str
+    title: str | None = None
+    cwd: str | None = None
+    originator: str | None = None
+    client: str | None = None
+    path: str | None = None
+    parent_thread_id: str | None = None
+    internal: bool = False
+    status: str | None = None  # "busy" | "waiting" | "idle" | None (not loaded here)
+    waiting_for: str | None = None
+    updated_at: float | None = None
+
+
+@dataclass
+class Listing:
+    """One refresh's answer."""
+
+    threads: dict[str, Thread] = field(default_factory=dict)
+    # Known active tasks the server positively does not know.
+    unconfirmed: set[str] = field(default_factory=set)
+    # The list was read to its last page (a thread absent from it is absent from Codex's catalog).
+    complete: bool = False
+    available: bool = False
+    finished_at: float = 0.0
+
+
+def _status(value: object) -> tuple[str | None, str | None]:
+    if not isinstance(value, dict):
+        return None, None
+    kind = value.get("type")
+    if kind == "active":
+        flags = value.get("activeFlags") or []
+        if "waitingOnApproval" in flags:
+            return "waiting", "permission"
+        if "waitingOnUserInput" in flags:
+            return "waiting", "input"
+        return "busy", None
+    if kind == "idle":
+        return "idle", None
+    return None, None
+
+
+def thread_from(raw: object, memories: Path | None) -> Thread | None:
+    """A thread from the server's JSON, or None when it names no valid thread id."""
+    if not isinstance(raw, dict):
+        return None
+    ident = raw.get("id")
+    if not isinstance(ident, str) or not UUID_RE.match(ident):
+        return None
+    source = raw.get("source")
+    parent = raw.get("parentThreadId") if isinstance(raw.get("parentThreadId"), str) else None
+    cwd = raw.get("cwd") if isinstance(raw.get("cwd"), str) else None
+    thread_source = raw.get("threadSource")
+    internal = (
+        bool(parent)
+        or is_subagent_source(source)
+        or thread_source in ("subagent", "memory_consolidation")
+        or (memories is not None and is_within(cwd, memories))
+    )
+    name = raw.get("name") if isinstance(raw.get("name"), str) else None
+    originator = raw.get("originator") if isinstance(raw.get("originator"), str) else None
+    status, waiting_for = _status(raw.get("status"))
+    updated = raw.get("updatedAt")
+    return Thread(
+        id=ident.lower(),
+        title=short_title(name) or short_title(raw.get("preview")),
+        cwd=cwd,
+        originator=originator,
+        client=client_of(originator, source),
+        path=raw.get("path") if isinstance(raw.get("path"), str) else None,
+        parent_thread_id=parent,
+        internal=internal,
+        status=status,
+        waiting_for=waiting_for,
+        updated_at=float(updated) if isinstance(updated, (int, float)) else None,
+    )
+
+
+class Catalog:
+    """Refreshes the catalog through one long-lived `codex app-server` child, in a background thread, so that
+    a slow server never delays the collector's tick."""
+
+    def __init__(self, codex_home: Path, env: Mapping[str, str] | None = None) -> None:
+        self.codex_home = codex_home
+        self.env = dict(env) if env is not None else None
+        self.memories = codex_home / MEMORIES_DIR
+        self.server: appserver.AppServer | None = None
+        self.native: appserver.NativeExecutable | None = None
+        self._failed_at: float | None = None
+        self._lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._result: Listing | None = None
+
+    # -- in the background ------------------------------------------------------------------------------
+
+    def start_refresh(self, active: list[str], candidates: list[str]) -> bool:
+        """Start a refresh unless one runs; True when started."""
+        with self._lock:
+            if self._worker is not None and self._worker.is_alive():
+                return False
+            self._worker = threading.Thread(
+                target=self._run, args=(list(active), list(candidates)), name="codex-catalog", daemon=True
+            )
+            self._worker.start()
+            return True
+
+    def take_result(self) -> Listing | None:
+        """The finished refresh's listing, once."""
+        with self._lock:
+            result, self._result = self._result, None
+            return result
+
+    def wait(self, timeout: float = 30.0) -> None:
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+
+    def _run(self, active: list[str], candidates: list[str]) -> None:
+        try:
+            listing = self.refresh(active, candidates)
+        except Exception:  # noqa: BLE001 - a broken catalog must never stop the collector
+            log.exception("the Codex catalog refresh failed")
+            listing = Listing()
+        with self._lock:
+            self._result = listing
+
+    # -- one refresh ------------------------------------------------------------------------------------
+
+    def _server(self) -> appserver.AppServer | None:
+        if self.server is not None and self.server.running:
+            if self.native is not None and not self.native.valid():
+                self.native = None  # an update replaced the launcher or the native executable
+                self.close()
+            else:
+                return self.server
+        if self._failed_at is not None and time.monotonic() - self._failed_at < RETRY_AFTER_S:
+            return None
+        if not (self.codex_home / SESSIONS_DIR).is_dir():
+            # Codex was never used here: starting its server would initialise a Codex home (databases,
+            # skills) that the person never asked for.
+            return None
+        executable = appserver.find_codex(self.env if self.env is not None else os.environ)
+        if executable is None:
+            self._failed_at = time.monotonic()
+            return None
+        home = (self.env if self.env is not None else os.environ).get("HOME") or "/"
+        server = appserver.AppServer(executable, env=self.env, cwd=home if os.path.isdir(home) else "/")
+        try:
+            server.start()
+        except (appserver.AppServerError, TimeoutError) as exc:
+            log.info("no Codex app-server: %s", exc)
+            self._failed_at = time.monotonic()
+            return None
+        self._failed_at = None
+        self.server = server
+        return server
+
+    def refresh(self, active: list[str], candidates: list[str]) -> Listing:
+        listing = Listing()
+        server = self._server()
+        if server is None:
+            listing.finished_at = time.time()
+            return listing
+        listing.available = True
+        try:
+            self._read_active(server, active, listing)
+            self._list(server, listing)
+            if self.native is None and server.pid is not None:
+                # A request just succeeded: the process behind the launcher is the native Codex.
+                self.native = appserver.native_behind(server.executable, server.pid)
+            self._supplement(server, candidates, listing)
+        except appserver.AppServerError as exc:
+            log.info("the Codex app-server stopped answering: %s", exc)
+            self.close()
+        listing.finished_at = time.time()
+        return listing
+
+    def _read(self, server: appserver.AppServer, thread_id: str, timeout: float) -> Thread | None:
+        result = server.request("thread/read", {"threadId": thread_id, "includeTurns": False}, timeout=timeout)
+        return thread_from(result.get("thread"), self.memories)
+
+    def _read_active(self, server: appserver.AppServer, active: list[str], listing: Listing) -> None:
+        deadline = time.monotonic() + ACTIVE_BUDGET_S
+        for thread_id in active[:ACTIVE_READS]:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                thread = self._read(server, thread_id, left)
+            except TimeoutError:
+                return  # slow, not a denial: nothing is downgraded
+            except appserver.AppServerError as exc:
+                if exc.code is None:
+                    raise
+                if exc.code == UNKNOWN_THREAD_CODE:
+                    listing.unconfirmed.add(thread_id)
+                continue
+            if thread is not None:
+                listing.threads[thread.id] = thread
+
+    def _list(self, server: appserver.AppServer, listing: Listing) -> None:
+        deadline = time.monotonic() + LIST_BUDGET_S
+        cursor: str | None = None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            params: dict = {"sourceKinds": list(SOURCE_KINDS), "limit": PAGE_SIZE, "useStateDbOnly": True,
+                            "sortKey": "updated_at"}
+            if cursor:
+                params["cursor"] = cursor
+            try:
+                page = server.request("thread/list", params, timeout=left)
+            except TimeoutError:
+                return
+            for raw in page.get("data") or []:
+                thread = thread_from(raw, self.memories)
+                if thread is not None:
+                    listing.threads.setdefault(thread.id, thread)
+            cursor = page.get("nextCursor") if isinstance(page.get("nextCursor"), str) else None
+            if not cursor:
+                listing.complete = True
+                return
+
+    def _supplement(self, server: appserver.AppServer, candidates: list[str], listing: Listing) -> None:
+        deadline = time.monotonic() + EXTRA_BUDGET_S
+        reads = 0
+        for thread_id in candidates:
+            if thread_id in listing.threads:
+                continue
+            left = deadline - time.monotonic()
+            if reads >= EXTRA_READS or left <= 0:
+                return
+            reads += 1
+            try:
+                thread = self._read(server, thread_id, left)
+            except TimeoutError:
+                return
+            except appserver.AppServerError as exc:
+                if exc.code is None:
+                    raise
+                continue  # optional discovery: an unreadable candidate stays undiscovered
+            if thread is not None:
+                listing.threads[thread.id] = thread
+
+    def close(self) -> None:
+        server, self.server = self.server, None
+        if server is not None:
+            server.close()

@@ -1,0 +1,204 @@
+"""Run the real Codex CLI 0.169.0 in an isolated HOME against the scripted Responses API, and read lunavect.
+
+- :func:`codex_env`: the iso environment plus what Codex and lunavect need (the provider key, and
+  ``LUNAVECT_CODEX`` so that lunavect's collector and ``hooks install`` find this Codex).
+- :func:`run_exec` / :func:`start_exec`: ``codex exec`` to completion, or in the background.
+- :class:`CodexTmux`: the interactive TUI in a private tmux server (type with ``send-keys -l``, then Enter).
+- :func:`lunavect` / :func:`wait_session`: ``lunavect`` in the iso installation, polling its JSON for a state.
+
+Observed with 0.169.0: the TUI needs no onboarding against a custom provider; hooks run only once trusted
+(``lunavect hooks install`` has Codex trust its own entries); the process tree is ``node codex.js`` → the native
+``codex`` (which runs the hooks and holds the rollout open for writing, also while idle).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, proc_info
+from responses_server import API_KEY_ENV, ResponsesServer
+
+LUNAVECT = str(Path(sys.executable).parent / "lunavect")
+#: The TUI's input prompt is drawn (its placeholder or the typed text after "›").
+READY_RE = re.compile(r"^› ", re.M)
+
+
+def codex_env(iso: IsoHome, paths: ClientPaths, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(iso.env)
+    env[API_KEY_ENV] = "sk-test-not-a-secret"
+    env["LUNAVECT_CODEX"] = str(paths.codex)
+    env["RUST_LOG"] = "error"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def write_config(iso: IsoHome, server: ResponsesServer, *, approval: str = "never",
+                 sandbox: str = "danger-full-access", extra: str = "") -> None:
+    text = server.config_toml(extra=extra)
+    text = text.replace('approval_policy = "never"', f'approval_policy = "{approval}"')
+    text = text.replace('sandbox_mode = "danger-full-access"', f'sandbox_mode = "{sandbox}"')
+    (iso.codex_dir / "config.toml").write_text(text)
+
+
+def lunavect(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([LUNAVECT, *args], env=env, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def install_hooks(env: dict[str, str]) -> str:
+    """`lunavect hooks install` with Codex findable: installs and trusts lunavect's Codex hooks."""
+    proc = lunavect(env, "hooks", "install")
+    assert proc.returncode == 0, proc.stderr
+    assert "codex: " in proc.stdout and "(trusted)" in proc.stdout, proc.stdout
+    return proc.stdout
+
+
+def sessions(env: dict[str, str], *, all_: bool = True) -> list[dict]:
+    proc = lunavect(env, "list", "--json", *(["--all"] if all_ else []))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def wait_session(env: dict[str, str], where: Callable[[dict], bool], *, timeout: float = 60,
+                 interval: float = 0.3) -> dict:
+    """Poll `lunavect list --json --all` until a Codex session satisfies `where`; return it."""
+    deadline = time.monotonic() + timeout
+    seen: list[dict] = []
+    while True:
+        seen = [s for s in sessions(env) if s["provider"] == "codex"]
+        for session in seen:
+            if where(session):
+                return session
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no Codex session as expected within {timeout}s; sessions: {json.dumps(seen)}")
+        time.sleep(interval)
+
+
+def run_exec(paths: ClientPaths, env: dict[str, str], cwd: Path, prompt: str, *args: str,
+             timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([str(paths.codex), "exec", "--skip-git-repo-check", *args, prompt], env=env,
+                          cwd=str(cwd), capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def start_exec(paths: ClientPaths, env: dict[str, str], cwd: Path, prompt: str, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([str(paths.codex), "exec", "--skip-git-repo-check", *args, prompt], env=env,
+                            cwd=str(cwd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def native_codex(root_pid: int, timeout: float = 20) -> int:
+    """The native `codex` process under a launcher (the one that runs hooks and writes the rollout)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for pid in [root_pid, *descendants(root_pid)]:
+            info = proc_info(pid)
+            if info and info["comm"] == "codex" and not (info["exe"] or "").endswith("/node"):
+                return pid
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no native codex under {root_pid}")
+        time.sleep(0.05)
+
+
+def rollouts(iso: IsoHome) -> list[Path]:
+    return sorted((iso.codex_dir / "sessions").rglob("rollout-*.jsonl"))
+
+
+def wait_rollout_record(iso: IsoHome, needle: str, timeout: float = 30) -> Path:
+    """Wait until some rollout holds a line containing `needle`; return that rollout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for path in rollouts(iso):
+            try:
+                if needle in path.read_text(errors="replace"):
+                    return path
+            except OSError:
+                pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no rollout holds {needle!r} within {timeout}s")
+        time.sleep(0.1)
+
+
+class CodexTmux(ClaudeTmux):
+    """The real Codex TUI in a pane of a private tmux server."""
+
+    def wait_ready(self, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.capture()
+            if "need review before they can run" in screen:
+                raise RuntimeError("Codex asks to review untrusted hooks (install them with Codex findable, or "
+                                   "remove them):\n" + screen)
+            if READY_RE.search(screen) and "OpenAI Codex" in screen:
+                return screen
+            if time.monotonic() > deadline or not self.alive():
+                raise TimeoutError(f"codex not ready within {timeout}s (alive={self.alive()}); screen:\n{screen}")
+            time.sleep(0.1)
+
+    def send_text(self, text: str, *, enter: bool = True, pause: float = 0.4, timeout: float = 20.0) -> None:
+        """Type `text` literally, wait until the input box shows it, then press Enter until it is submitted.
+
+        Text and Enter arriving together are taken as a paste (FACTS.md); on a loaded machine even a short pause
+        can be too short, so the submission is checked on the screen and Enter repeated if the text still sits
+        in the input box.
+        """
+        self.tmux("send-keys", "-t", self.target, "-l", text)
+        line = re.compile(r"^› " + re.escape(text[:40]), re.M)
+        self.wait_for_screen(line, timeout=timeout)
+        if not enter:
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            time.sleep(pause)
+            self.tmux("send-keys", "-t", self.target, "Enter")
+            # Give a loaded machine time to redraw before judging: a second Enter pressed too early would
+            # answer whatever dialog the submitted prompt opened.
+            settle = time.monotonic() + max(3.0, pause * 5)
+            while time.monotonic() < settle:
+                time.sleep(0.1)
+                screen = self.capture()
+                # Submitted: the input box (the last "› " line) no longer holds the text; it is echoed above.
+                inputs = [row.rstrip() for row in screen.splitlines() if row.startswith("› ")]
+                if not inputs or inputs[-1] != ("› " + text).rstrip():
+                    return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"codex did not take the prompt {text!r}; screen:\n{screen}")
+
+    def pid(self, timeout: float = 10.0) -> int:
+        """The native codex process (below the node launcher)."""
+        if self._pid and proc_info(self._pid):
+            return self._pid
+        pane = self.pane_pid()
+        assert pane, "no pane"
+        self._known_pids.add(pane)
+        self._pid = native_codex(pane, timeout)
+        self._known_pids.add(self._pid)
+        return self._pid
+
+
+def without_hooks(iso: IsoHome) -> None:
+    """No lunavect hooks for Codex (the fixture installed them untrusted: the TUI would ask to review them)."""
+    (iso.codex_dir / "hooks.json").unlink(missing_ok=True)
+
+
+def start_tui(paths: ClientPaths, iso: IsoHome, env: dict[str, str], *args: str, name: str = "codex") -> CodexTmux:
+    tui = CodexTmux(paths.codex, env, iso.work, args, root=iso.root, session=name)
+    tui.start()
+    tui.wait_ready(45)
+    return tui
+
+
+def kill_tree(pid: int) -> None:
+    for p in [pid, *descendants(pid)]:
+        try:
+            os.kill(p, 9)
+        except OSError:
+            pass

@@ -1,0 +1,118 @@
+"""The real interactive Codex CLI 0.169.0 under tmux, watched by lunavect.
+
+A person types into the TUI (`send-keys -l`, then Enter), approves or interrupts with keys, or kills it; lunavect
+must show permission while Codex waits for an approval, and never leave an interrupted or killed session working.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+
+import pytest
+
+from codex_harness import codex_env, install_hooks, lunavect, start_tui, wait_session, without_hooks, write_config
+from responses_server import ResponsesServer, exec_command, input_contains, message
+
+
+@pytest.fixture
+def codex_server():
+    server = ResponsesServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def codex(client_paths, iso_home, codex_server):
+    if client_paths.codex is None:
+        pytest.skip("the pinned Codex CLI is not installed")
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    return client_paths, iso_home, codex_env(iso_home, client_paths)
+
+
+def test_an_approval_prompt_shows_permission(codex, codex_server: ResponsesServer) -> None:
+    paths, iso, env = codex
+    write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
+    install_hooks(env)
+    marker = iso.work / "marker.txt"
+    codex_server.script(
+        exec_command(f"echo permitted > {marker}", sandbox_permissions="require_escalated",
+                     justification="Write the marker?"),
+    )
+    codex_server.script(message("Marker written"), match=input_contains("permitted"), route="after")
+    tui = start_tui(paths, iso, env)
+    try:
+        tui.send_text("write the marker")
+        tui.wait_for_screen(r"Would you like to run the following command\?", timeout=40)
+        asking = wait_session(env, lambda s: s["state"] == "permission", timeout=30)
+        assert asking["waiting_for"] == "Bash"
+        assert json.loads(lunavect(env, "counts", "--json").stdout)["awaiting_input"] == 1
+        assert not marker.exists()
+
+        tui.send_keys("Enter")  # "1. Yes, proceed" is preselected
+
+        tui.wait_for_screen(r"Marker written", timeout=40)
+        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+        assert ready["session_id"] == asking["session_id"] and ready["client"] == "cli"
+        assert marker.read_text().strip() == "permitted"
+    finally:
+        tui.kill()
+
+
+@pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "rollout-only"])
+def test_esc_during_a_command_does_not_leave_it_working(codex, codex_server: ResponsesServer, hooks: bool) -> None:
+    paths, iso, env = codex
+    write_config(iso, codex_server)
+    if hooks:
+        install_hooks(env)
+    else:
+        without_hooks(iso)
+    codex_server.script(exec_command("sleep 60", yield_time_ms=30000))
+    tui = start_tui(paths, iso, env)
+    try:
+        tui.send_text("run the long command")
+        working = wait_session(env, lambda s: s["state"] == "working" and s["activity"] == "Bash", timeout=40)
+
+        tui.send_keys("Escape")
+
+        tui.wait_for_screen(r"Conversation interrupted", timeout=20)
+        after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
+        assert after["state"] == "idle" and after["session_id"] == working["session_id"]
+        assert after["basis"] == (["hook"] if hooks else ["rollout"])
+    finally:
+        tui.kill()
+
+
+def test_kill_9_of_the_tui_does_not_leave_it_working(codex, codex_server: ResponsesServer) -> None:
+    """The process that runs the thread is the one whose death ends it. Codex 0.169.0's TUI runs the thread
+    itself, or (once Codex installed its managed app-server daemon under this CODEX_HOME) hands it to that
+    daemon, which outlives the TUI: then the turn really goes on after the TUI is killed, and ends when the
+    daemon is killed."""
+    paths, iso, env = codex
+    write_config(iso, codex_server)
+    install_hooks(env)
+    codex_server.script(exec_command("sleep 60", yield_time_ms=30000))
+    tui = start_tui(paths, iso, env)
+    try:
+        tui.send_text("run the long command")
+        working = wait_session(env, lambda s: s["state"] == "working", timeout=40)
+        native = tui.pid()
+        runner = working["pid"]
+        if runner != native:
+            exe = os.readlink(f"/proc/{runner}/exe")
+            assert exe.startswith(str(iso.codex_dir / "packages" / "app-server-daemon")), exe
+            os.kill(native, signal.SIGKILL)
+            time.sleep(3)
+            still = wait_session(env, lambda s: s["session_id"] == working["session_id"], timeout=10)
+            assert still["state"] == "working"  # the daemon still runs the turn (and its command)
+        os.kill(runner, signal.SIGKILL)
+        after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
+        assert after["state"] == "idle" and "process" in after["basis"]
+    finally:
+        tui.kill()

@@ -1,0 +1,273 @@
+"""The Codex source in a collector, on crafted rollouts in an isolated CODEX_HOME (no app-server: the
+catalog is unavailable, as when Codex cannot be started), and the Codex hook-record mapping.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from lunavect import store
+from lunavect.codex.hooks import evidence_from_record
+from lunavect.codex.source import CodexSource
+from lunavect.collector import Collector
+
+A = "01a227be-4cf8-7c51-8158-933e9468ff3b"
+B = "01a227be-5555-7c51-8158-933e9468ff3b"
+CHILD = "01a227be-6666-7c51-8158-933e9468ff3b"
+SEGMENT = "01a227be-7777-7c51-8158-933e9468ff3b"
+
+
+def stamp(t: float) -> str:
+    return dt.datetime.fromtimestamp(t, dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def rec(kind: str, payload: dict, t: float) -> str:
+    return json.dumps({"timestamp": stamp(t), "type": kind, "payload": payload}, separators=(",", ":")) + "\n"
+
+
+def meta(thread: str, t: float, cwd: str = "/w", **extra) -> str:
+    return rec("session_meta", {"id": thread, "cwd": cwd, "originator": "codex_exec", "source": "exec", **extra}, t)
+
+
+def prompt(text: str, t: float) -> str:
+    return rec("event_msg", {"type": "user_message", "message": text}, t)
+
+
+def started(turn: str, t: float) -> str:
+    return rec("event_msg", {"type": "task_started", "turn_id": turn}, t)
+
+
+def complete(turn: str, t: float) -> str:
+    return rec("event_msg", {"type": "task_complete", "turn_id": turn}, t)
+
+
+def call(name: str, call_id: str, t: float) -> str:
+    return rec("response_item", {"type": "function_call", "name": name, "arguments": "{}", "call_id": call_id}, t)
+
+
+class Home:
+    """An isolated CODEX_HOME with a collector (its clock passed by the test) reading it."""
+
+    def __init__(self, root: Path) -> None:
+        self.codex = root / "codex-home"
+        self.day = self.codex / "sessions" / "2026" / "11" / "29"
+        self.day.mkdir(parents=True)
+        self.db = root / "lv.sqlite3"
+        self.spool = root / "spool"
+        self.env = {"LUNAVECT_CODEX": str(root / "no-codex"), "PATH": "/nonexistent", "HOME": str(root)}
+        self.conn = store.connect(self.db)
+        self.source = CodexSource(codex_home=self.codex, env=self.env)
+        self.collector = Collector(self.conn, spool_dir=self.spool, sources=[self.source])
+
+    def rollout(self, thread: str, text: str, segment: str | None = None, stamp_: str = "14-38-32") -> Path:
+        name = f"rollout-2026-11-29T{stamp_}-{thread}" + (f"_{segment}" if segment else "") + ".jsonl"
+        path = self.day / name
+        with open(path, "a") as f:
+            f.write(text)
+        return path
+
+    def tick(self, now: float) -> dict[str, dict]:
+        self.collector.ingest(now)
+        self.collector.poll_sources(now)
+        self.collector.snapshot(now)
+        return {row[0]: json.loads(row[1]) for row in self.conn.execute("SELECT id, data FROM snapshot")}
+
+    def restart(self) -> None:
+        self.source.close()
+        self.conn.close()
+        self.conn = store.connect(self.db)
+        self.source = CodexSource(codex_home=self.codex, env=self.env)
+        self.collector = Collector(self.conn, spool_dir=self.spool, sources=[self.source])
+
+    def events(self) -> list[tuple[str, str]]:
+        return self.conn.execute("SELECT event_id, kind FROM events ORDER BY seq").fetchall()
+
+    def close(self) -> None:
+        self.source.close()
+        self.conn.close()
+
+
+@pytest.fixture
+def home(tmp_path: Path):
+    h = Home(tmp_path)
+    yield h
+    h.close()
+
+
+T = 1_795_963_000.0
+
+
+def test_a_rollout_turn_is_working_then_ready_and_re_reading_stores_nothing_twice(home: Home) -> None:
+    path = home.rollout(A, meta(A, T) + prompt("Fix the build", T + 1) + started("u1", T + 1)
+                       + call("exec_command", "c1", T + 2))
+    rows = home.tick(T + 3)
+    row = rows[f"codex:{A}"]
+    assert row["state"] == "working" and row["activity"] == "Bash" and row["title"] == "Fix the build"
+    assert row["since"] == stamp(T + 1) and row["resume"] == f"cd /w && codex resume {A}"
+    assert row["client"] == "exec" and row["basis"] == ["rollout"]
+    count = len(home.events())
+    home.tick(T + 4)
+    assert len(home.events()) == count  # nothing changed: nothing read, nothing stored
+    with open(path, "a") as f:
+        f.write(complete("u1", T + 5))
+    assert home.tick(T + 6)[f"codex:{A}"]["state"] == "ready"
+    kinds = [kind for _, kind in home.events()]
+    assert kinds.count("RolloutTurnStarted") == 1 and kinds.count("RolloutTurnComplete") == 1
+
+
+def test_the_cursor_survives_a_restart_and_reads_only_what_was_appended(home: Home) -> None:
+    path = home.rollout(A, meta(A, T) + started("u1", T + 1))
+    assert home.tick(T + 2)[f"codex:{A}"]["state"] == "working"
+    home.restart()
+    offset = json.loads(home.conn.execute("SELECT cursor FROM codex_rollout").fetchone()[0])["offset"]
+    assert offset == path.stat().st_size
+    with open(path, "a") as f:
+        f.write(complete("u1", T + 3))
+    rows = home.tick(T + 4)
+    assert rows[f"codex:{A}"]["state"] == "ready"
+    assert rows[f"codex:{A}"]["since"] is None
+    ids = [event_id for event_id, _ in home.events()]
+    assert len(ids) == len(set(ids))
+
+
+def test_a_codex_session_goes_stale_after_120_s_without_a_writer(home: Home) -> None:
+    home.rollout(A, meta(A, T) + started("u1", T + 1))
+    assert home.tick(T + 2)[f"codex:{A}"]["state"] == "working"
+    assert home.tick(T + 100)[f"codex:{A}"]["state"] == "working"
+    assert home.tick(T + 125)[f"codex:{A}"]["state"] == "unknown"  # nobody holds the rollout open
+
+
+def test_sub_agents_and_the_memory_agent_are_never_listed(home: Home) -> None:
+    spawn = {"subagent": {"thread_spawn": {"parent_thread_id": A, "depth": 1}}}
+    home.rollout(A, meta(A, T) + started("u1", T + 1) + complete("u1", T + 3))
+    home.rollout(CHILD, meta(CHILD, T + 1, source=spawn, parent_thread_id=A) + started("c1", T + 1.5),
+                 stamp_="14-38-33")
+    memories = home.codex / "memories"
+    memories.mkdir()
+    home.rollout(B, meta(B, T, cwd=str(memories)) + started("m1", T + 1), stamp_="14-38-34")
+    rows = home.tick(T + 4)
+    assert set(rows) == {f"codex:{A}"}
+    assert rows[f"codex:{A}"]["state"] == "ready"  # the parent keeps its own status
+    assert {f"codex:{CHILD}", f"codex:{B}"} <= home.collector.internal
+    # hook-only observations of the memory agent: its lifecycle looks like a task
+    record = {"v": 1, "id": "h1", "client": "codex", "t": T + 5, "event": "UserPromptSubmit",
+              "session": "01a227be-8888-7c51-8158-933e9468ff3b", "cwd": str(memories), "turn_id": "m2"}
+    home.spool.mkdir(exist_ok=True)
+    (home.spool / "events.jsonl").write_text(json.dumps(record) + "\n")
+    rows = home.tick(T + 6)
+    assert set(rows) == {f"codex:{A}"}
+    assert "codex:01a227be-8888-7c51-8158-933e9468ff3b" in home.collector.internal
+    # a later gap (the child's rollout gone) never brings it back
+    for path in home.day.glob(f"*{CHILD}*"):
+        path.unlink()
+    home.restart()
+    assert set(home.tick(T + 7)) == {f"codex:{A}"}
+
+
+def test_segmented_names_need_a_matching_header_and_archived_rollouts_are_not_live(home: Home) -> None:
+    home.rollout(A, meta(A, T) + started("u1", T + 1), segment=SEGMENT)
+    home.rollout(B, meta(CHILD, T) + started("u2", T + 1), segment=SEGMENT, stamp_="14-38-35")
+    archived = home.codex / "archived_sessions"
+    archived.mkdir()
+    (archived / f"rollout-2026-11-29T14-38-36-{CHILD}.jsonl").write_text(meta(CHILD, T) + started("u3", T + 1))
+    rows = home.tick(T + 2)
+    assert set(rows) == {f"codex:{A}"}  # the primary thread, once; the mismatched header is not B's
+
+
+def test_bad_files_lose_nothing_already_stored(home: Home) -> None:
+    path = home.rollout(A, meta(A, T) + started("u1", T + 1) + complete("u1", T + 2))
+    assert home.tick(T + 3)[f"codex:{A}"]["state"] == "ready"
+    with open(path, "ab") as f:
+        f.write(b"\xff\xfe garbage\n{not json}\n" + b"x" * 3_000_000 + b"\n")
+    home.rollout(B, "this is not a rollout\n", stamp_="14-38-40")
+    rows = home.tick(T + 4)
+    assert rows[f"codex:{A}"]["state"] == "ready" and f"codex:{B}" not in rows
+    path.write_text("")  # truncated to nothing
+    assert home.tick(T + 5)[f"codex:{A}"]["state"] == "ready"
+
+
+def test_without_an_app_server_the_catalog_is_unavailable_not_broken(home: Home) -> None:
+    home.rollout(A, meta(A, T) + started("u1", T + 1))
+    home.tick(T + 2)
+    home.source.catalog.wait(10)
+    home.tick(T + 3)
+    assert home.source.catalog.server is None
+    assert home.tick(T + 4)[f"codex:{A}"]["state"] == "working"
+
+
+# -- the Codex hook records ----------------------------------------------------------------------------------
+
+
+def record(event: str, **fields) -> dict:
+    return {"v": 1, "id": "x", "client": "codex", "t": T, "event": event, "session": A, **fields}
+
+
+def test_codex_hook_records_become_codex_evidence() -> None:
+    ev = evidence_from_record(record("PreToolUse", tool="Bash", tool_use_id="c1", turn_id="u1"))
+    assert (ev.provider, ev.kind, ev.tool, ev.turn_id) == ("codex", "PreToolUse", "Bash", "u1")
+    ask = evidence_from_record(record("PreToolUse", tool="request_user_input"))
+    assert ask.kind == "Elicitation" and ask.tool == "request_user_input"
+    wait = evidence_from_record(record("PreToolUse", tool="multi_agent_v1wait_agent"))
+    assert wait.tool == "wait_agent"
+    child = evidence_from_record(record("UserPromptSubmit", agent_id="a1"))
+    assert child.agent_id == "a1" and child.kind == "UserPromptSubmit"
+    assert evidence_from_record(record("Interrupt")).kind == "Interrupt"
+    assert evidence_from_record({"client": "codex", "event": "Stop"}) is None
+    assert msgspec.json.encode(ev)  # serialisable as stored
+
+
+@pytest.mark.parametrize(
+    "info, code, reason",
+    [
+        ("internal_server_error", "server_error", "service"),
+        ("server_overloaded", "overloaded", "service"),
+        ("usage_limit_exceeded", "rate_limit", "limit"),
+        ("unauthorized", "authentication_failed", "auth"),
+        ({"http_connection_failed": {"http_status_code": 401}}, "authentication_failed", "auth"),
+        ({"response_too_many_failed_attempts": {"http_status_code": 429}}, "rate_limit", "limit"),
+        ({"response_stream_disconnected": {"http_status_code": None}}, "connection_error", "unreachable"),
+        ({"http_connection_failed": {"http_status_code": 503}}, "server_error", "service"),
+        ("context_window_exceeded", "other", "other"),
+    ],
+)
+def test_a_failed_turns_error_kind_reaches_the_rules_as_its_reason(info, code: str, reason: str) -> None:
+    from lunavect.codex.cursor import boundary_of
+    from lunavect.codex.source import error_code
+    from lunavect.core.rules import error_reason
+
+    record = {"timestamp": stamp(T), "type": "event_msg",
+              "payload": {"type": "task_complete", "turn_id": "A", "last_agent_message": None,
+                          "error": {"message": "private words", "codex_error_info": info}}}
+    boundary = boundary_of(record)
+    assert "private" not in json.dumps(msgspec.to_builtins(boundary))
+    assert error_code(boundary.error, boundary.http_status) == code
+    assert error_reason(code, None, boundary.http_status).value == reason
+    assert boundary_of({**record, "payload": {"type": "task_complete", "turn_id": "A"}}).error is None
+
+
+def test_a_sub_agents_hooks_never_make_its_parent_internal(home: Home) -> None:
+    """Codex 0.169.0 reports a sub-agent's events with the parent's session id, its own `agent_id` and the
+    sub-agent's own rollout as `transcript_path`: that rollout must not become the parent's."""
+    spawn = {"subagent": {"thread_spawn": {"parent_thread_id": A, "depth": 1}}}
+    child = home.rollout(CHILD, meta(CHILD, T + 1, source=spawn, parent_thread_id=A) + started("c1", T + 1.5),
+                         stamp_="14-38-33")
+    parent = home.rollout(A, meta(A, T) + started("u1", T + 0.5))
+    base = {"v": 1, "client": "codex", "session": A}
+    lines = [
+        {**base, "id": "e1", "t": T + 0.6, "event": "UserPromptSubmit", "turn_id": "u1", "transcript": str(parent)},
+        {**base, "id": "e2", "t": T + 1.1, "event": "SubagentStart", "agent_id": CHILD, "transcript": str(child)},
+        {**base, "id": "e3", "t": T + 1.2, "event": "UserPromptSubmit", "agent_id": CHILD, "turn_id": "c1",
+         "transcript": str(child)},
+    ]
+    home.spool.mkdir(exist_ok=True)
+    (home.spool / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rows = home.tick(T + 2)
+    assert f"codex:{A}" not in home.collector.internal and f"codex:{CHILD}" in home.collector.internal
+    assert rows[f"codex:{A}"]["state"] == "working" and rows[f"codex:{A}"]["since"] == stamp(T + 0.6)
+    facts = json.loads(home.conn.execute("SELECT data FROM facts WHERE id = ?", (f"codex:{A}",)).fetchone()[0])
+    assert facts["transcript"] == str(parent)
