@@ -163,7 +163,7 @@ def variants(hook_command: str, breakdown: bool) -> dict[str, list[str]]:
         "bash -c shim (as Claude Code runs it)": ["bash", "-c", hook_command],
     }
     if breakdown:
-        src, bench = repr(SRC), repr(os.path.dirname(os.path.abspath(__file__)))
+        src = repr(SRC)
         found |= {
             # What the shim's stdlib imports cost by themselves (json pulls in re, enum, functools...).
             "bare + import json, select": [python, "-I", "-S", "-c", "import json, select"],
@@ -180,12 +180,6 @@ def variants(hook_command: str, breakdown: bool) -> dict[str, list[str]]:
             "bare + import re": [python, "-I", "-S", "-c", "import re"],
             # The floor of a shim that avoids `json` and `re`: what it cannot avoid importing.
             "bare + import os, _json, select": [python, "-I", "-S", "-c", "import os, _json, select"],
-            # The real hook.py with cached bytecode, _json, lazy regexes and lazy classifiers.
-            "experiment: lean_shim_experiment.py": [
-                python, "-I", "-S", "-c",
-                f"import sys; sys.path[:0] = [{bench}, {src}]; import lean_shim_experiment",
-                "claude",
-            ],
         }  # fmt: skip
     return {name: resolve(argv) for name, argv in found.items()}
 
@@ -195,7 +189,6 @@ SHIM_VARIANTS = (
     "cli: lunavect hook claude",
     "bash -c shim (as Claude Code runs it)",
     "shim from cached bytecode",
-    "experiment: lean_shim_experiment.py",
 )
 BARE = "bare: python -I -S -c pass"
 SHIM = "shim: installed command"

@@ -47,10 +47,12 @@ def _fresh_store() -> sqlite3.Connection:
 def cli(ctx: click.Context) -> None:
     """Every Claude Code and Codex session on this machine, with the exact state of each.
 
-    Without a command, shows the live list of sessions.
+    Without a command, opens the live session panel.
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(watch)
+        from lunavect.cli_panel import panel_command
+
+        ctx.invoke(panel_command)
 
 
 @cli.command("hook")
@@ -69,8 +71,9 @@ def hooks() -> None:
 
 @hooks.command("install")
 def hooks_install() -> None:
-    """Add lunavect's hooks to Claude Code, keeping every other setting as it is."""
+    """Add lunavect's hooks to Claude Code and Codex, keeping every other setting as it is."""
     from lunavect.claude import install
+    from lunavect.codex import install as codex_install
 
     try:
         changed = install.install()
@@ -78,7 +81,10 @@ def hooks_install() -> None:
         raise Failure(str(exc)) from None
     path = install.settings_path()
     click.echo(f"claude: {'installed' if changed else 'already installed'} in {path}")
-    click.echo("codex: not yet supported by this version of lunavect")
+    try:
+        click.echo(codex_install.describe_install(codex_install.install()))
+    except (codex_install.SettingsError, OSError) as exc:
+        raise Failure(f"codex: {exc}") from None
 
 
 @hooks.command("uninstall")
@@ -91,6 +97,13 @@ def hooks_uninstall() -> None:
     except (install.SettingsError, OSError) as exc:
         raise Failure(str(exc)) from None
     click.echo(f"claude: {'removed' if changed else 'nothing to remove'} in {install.settings_path()}")
+    from lunavect.codex import install as codex_install
+
+    try:
+        removed = codex_install.uninstall()
+    except (codex_install.SettingsError, OSError) as exc:
+        raise Failure(f"codex: {exc}") from None
+    click.echo(f"codex: {'removed' if removed else 'nothing to remove'} in {codex_install.hooks_path()}")
 
 
 @hooks.command("status")
@@ -100,8 +113,11 @@ def hooks_status(as_json: bool) -> None:
     from lunavect import store
     from lunavect.claude import install
 
+    from lunavect.codex import install as codex_install
+
     status = install.status()
-    conn = _store()
+    codex_status = codex_install.status()
+    conn = _fresh_store()
     last = store.latest_event_time(conn, "claude")
     report = {
         "claude": {
@@ -112,8 +128,10 @@ def hooks_status(as_json: bool) -> None:
             "detail": status.detail,
             "last_event_age_s": round(time.time() - last, 1) if last else None,
         },
-        "codex": {"state": "unsupported", "detail": "Codex hooks arrive in a later version of lunavect"},
+        "codex": codex_install.report(codex_status),
     }
+    codex_last = store.latest_event_time(conn, "codex")
+    report["codex"]["last_event_age_s"] = round(time.time() - codex_last, 1) if codex_last else None
     if as_json:
         click.echo(msgspec.json.encode(report).decode())
         return
@@ -126,7 +144,9 @@ def hooks_status(as_json: bool) -> None:
     click.echo(line)
     age = claude["last_event_age_s"]
     click.echo("  events: " + ("none received yet" if age is None else f"last one {_age_words(age)} ago"))
-    click.echo(f"codex: {report['codex']['detail']}")
+    click.echo(codex_install.describe_status(codex_status))
+    age = report["codex"]["last_event_age_s"]
+    click.echo("  events: " + ("none received yet" if age is None else f"last one {_age_words(age)} ago"))
 
 
 def _age_words(seconds: float) -> str:
@@ -218,3 +238,15 @@ def _empty_explanation() -> str:
 
 def run() -> None:
     cli.main(prog_name="lunavect")
+
+
+from lunavect.cli_arrange import COMMANDS as _ARRANGE_COMMANDS  # noqa: E402 - they import Failure from here
+from lunavect.cli_panel import panel_command as _panel_command  # noqa: E402
+
+for _command in (*_ARRANGE_COMMANDS, _panel_command):
+    cli.add_command(_command)
+
+
+from lunavect.cli_open import open_command  # noqa: E402
+
+cli.add_command(open_command)

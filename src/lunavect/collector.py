@@ -24,6 +24,7 @@ import msgspec
 
 from lunavect import paths, spool, store
 from lunavect.claude.hooks import evidence_from_record
+from lunavect.codex.hooks import evidence_from_record as codex_evidence
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold
 from lunavect.host.network import NetworkWatch, has_network
@@ -110,7 +111,7 @@ class Collector:
             store.bump_counter(self.conn, f"hook.rejected.{record.get('rejected')}")
             return 0
         event_id = record.get("id")
-        evidence = evidence_from_record(record)
+        evidence = (codex_evidence if record.get("client") == "codex" else evidence_from_record)(record)
         if evidence is None or not isinstance(event_id, str):
             store.bump_counter(self.conn, "spool.unusable")
             return 0
@@ -176,12 +177,13 @@ class Collector:
         """Apply the rules to every session at `now`; write the rows that changed. Returns that count."""
         now = time.time() if now is None else now
         offline_since = self.network.sample(now, has_network())
+        writers = self._writer_proofs(now)
         updates: list[tuple[str, str, int, str, float]] = []
         for key, facts in self._facts.items():
             if key in self.internal:
                 continue
             alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and _needs_liveness(facts) else None
-            decision = decide(facts, now, alive, offline_since)
+            decision = decide(facts, now, alive, offline_since, writer=writers.get(key))
             session = build_session(facts, decision)
             data = _session_encoder.encode(session)
             if self._written.get(key) != data:
@@ -197,6 +199,19 @@ class Collector:
             for key, _state, _listed, data, _now in updates:
                 self._written[key] = data.encode()
         return len(updates)
+
+    def _writer_proofs(self, now: float) -> dict[str, bool | None]:
+        """Writer proofs (Codex) from the sources that give them, for the sessions that need one now."""
+        proofs: dict[str, bool | None] = {}
+        for source in self.sources:
+            prove = getattr(source, "writer_proofs", None)
+            if prove is None:
+                continue
+            try:
+                proofs.update(prove(self._facts, now))
+            except Exception:  # noqa: BLE001 - no proof is the ordinary freshness rule, never a crash
+                log.exception("writer proofs of %s failed", getattr(source, "name", source))
+        return proofs
 
     def tick(self, now: float | None = None) -> None:
         started = time.time()
@@ -217,7 +232,10 @@ def _needs_liveness(facts: Facts) -> bool:
 
 def default_sources() -> list[Source]:
     """The file and catalog sources the collector polls on every tick, besides the hook spool."""
-    return []
+    from lunavect.claude.files_source import ClaudeFilesSource
+    from lunavect.codex.source import CodexSource
+
+    return [ClaudeFilesSource(), CodexSource()]
 
 
 def lock_path() -> Path:
@@ -265,7 +283,8 @@ def ensure_running() -> bool:
     if is_running():
         return True
     data = paths.ensure_private_dir(paths.data_dir())
-    log_file = open(data / paths.LOG_FILE_NAME, "ab")  # noqa: SIM115 - handed to the child
+    log_fd = os.open(data / paths.LOG_FILE_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    log_file = os.fdopen(log_fd, "ab")  # noqa: SIM115 - handed to the child
     try:
         subprocess.Popen(
             [sys.executable, "-m", "lunavect", "daemon", "--quiet"],
@@ -314,6 +333,15 @@ def poke() -> None:
         pass
 
 
+def _holds_lock_file(fd: int) -> bool:
+    """True while the lock file in the data folder is the one this collector locked: a data folder deleted
+    (and recreated by this collector's own start-up) no longer holds it."""
+    try:
+        return os.stat(lock_path()).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
+
+
 def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
     """Be the collector until stopped or the data folder disappears; returns an exit code."""
     fd = try_lock()
@@ -338,7 +366,7 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
             stop_event=stop,
             raise_interrupt=False,
         ):
-            if not data_dir.exists():
+            if not data_dir.exists() or not _holds_lock_file(fd):
                 log.info("the data folder %s is gone; stopping", data_dir)
                 break
             collector.tick()
@@ -347,6 +375,10 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
     except FileNotFoundError:
         log.info("the spool folder disappeared; stopping")
     finally:
+        for source in collector.sources:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
         conn.close()
         os.close(fd)
     return 0

@@ -57,4 +57,6 @@ def build_session(
         updated=iso(facts.last_event_at),
         pid=facts.pid,
         tty=facts.tty,
+        pstart=facts.pstart,
+        client=facts.client,
     )

@@ -31,6 +31,10 @@ class Batch:
 
 
 class Source(Protocol):
+    """A source may also offer `writer_proofs(facts_by_key, now) -> {key: bool | None}` (the collector passes
+    each proof to `decide` as `writer`: Codex's "still writing this exact log") and `close()` (called when the
+    collector stops: a child process such as Codex's app-server ends with it)."""
+
     name: str
 
     def poll(self, conn: sqlite3.Connection, now: float) -> Batch:

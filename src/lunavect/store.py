@@ -77,6 +77,39 @@ MIGRATIONS: list[str] = [
     ALTER TABLE arrangement ADD COLUMN listed_at REAL;
     CREATE TABLE catalog_listing (provider TEXT PRIMARY KEY, at REAL NOT NULL);
     """,
+    # 4: Claude Code transcripts read without hooks. One cursor per file (identity, offset, marks) with the
+    # small summary of what it said; and each record's background-work observations (ids, kinds, times),
+    # kept here rather than in memory so that memory stays flat however long a transcript grows.
+    """
+    CREATE TABLE claude_transcript (
+        path TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        cursor TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX claude_transcript_by_session ON claude_transcript (session_id);
+    CREATE TABLE claude_observation (
+        path TEXT NOT NULL,
+        place INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (path, place, seq, kind)
+    );
+    """,
+    # 5: Codex rollouts. One lifecycle cursor per file (identity, offset, mark, latest boundary, pending
+    # recovery ranges) and a small summary of what was already said of it (header facts, title, activity).
+    """
+    CREATE TABLE codex_rollout (
+        path TEXT PRIMARY KEY,
+        thread_id TEXT NOT NULL,
+        cursor TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX codex_rollout_by_thread ON codex_rollout (thread_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -373,3 +373,52 @@ def test_lifecycle_only_launch_is_not_listed():
     facts = play(ev("SessionStart", 0, start_source="startup"), ev("SessionEnd", 1, reason="other"))
     assert decide(facts, T0 + 2).listed is False
     assert decide(play(ev("UserPromptSubmit", 0)), T0 + 1).listed is True
+
+
+def test_a_dialog_of_the_clients_own_needs_input_and_ends_when_the_catalog_turns_idle():
+    # Auto mode's "can't check actions in this session and needs your choice" reaches hooks only as this.
+    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("Notification", 2, notification="agent_needs_input"))
+    decision = decide(facts, T0 + 3)
+    assert (decision.state, decision.waiting_for) == (State.INPUT, "dialog")
+    facts = play(Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 20, source="catalog", status="idle"), facts=facts)
+    assert state_at(facts, 21) is State.IDLE
+
+
+def test_a_catalog_wait_newer_than_the_hooks_shows_the_wait():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 5, source="catalog", status="waiting", waiting_for="dialog open"),
+    )
+    decision = decide(facts, T0 + 6)
+    assert (decision.state, decision.waiting_for, decision.basis) == (State.INPUT, "dialog", ("catalog",))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 5, source="catalog", status="waiting", waiting_for="permission prompt"),
+    )
+    assert state_at(facts, 6) is State.PERMISSION
+
+
+def test_the_late_permission_notification_of_an_answered_request_does_not_bring_it_back():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("PermissionRequest", 2, tool="Bash"),
+        ev("PostToolUse", 4, tool="Bash", tool_use_id="t1"),  # answered within the notification's delay
+        ev("Notification", 8, notification="permission_prompt"),
+    )
+    assert state_at(facts, 9) is State.WORKING
+    # Without a PermissionRequest (an older client), the notification alone still means permission.
+    facts = play(ev("UserPromptSubmit", 0), ev("Notification", 8, notification="permission_prompt"))
+    assert state_at(facts, 9) is State.PERMISSION
+
+
+def test_a_late_dialog_notice_after_the_turn_ended_is_ignored():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 4, source="catalog", status="idle"),
+        ev("Notification", 8, notification="agent_needs_input"),
+    )
+    assert state_at(facts, 9) is State.IDLE

@@ -144,12 +144,16 @@ def _without_ours(groups: list) -> list:
     return kept
 
 
-def with_hooks(settings: dict, command: str) -> dict:
-    """The settings with exactly one lunavect entry per event, all pointing at `command`."""
+def with_hooks(
+    settings: dict, command: str, events: tuple[str, ...] = EVENTS, timeouts: dict[str, int] | None = None
+) -> dict:
+    """The settings with exactly one lunavect entry per event, all pointing at `command` (Codex reuses this
+    for its hooks.json, which has the same shape, with its own events and timeouts)."""
     hooks = dict(settings.get("hooks", {}))
-    for event in EVENTS:
+    for event in events:
+        timeout = (timeouts or {}).get(event, HOOK_TIMEOUT_S)
         groups = _without_ours(list(hooks.get(event, [])))
-        groups.append({"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]})
+        groups.append({"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": timeout}]})
         hooks[event] = groups
     return {**settings, "hooks": hooks}
 

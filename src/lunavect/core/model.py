@@ -89,6 +89,14 @@ class Evidence(msgspec.Struct, frozen=True, omit_defaults=True):
     transcript: str | None = None
     title: str | None = None
     mode: str | None = None
+    # Which client runs the session (e.g. "desktop", "cli", "exec"), when its metadata proves it.
+    client: str | None = None
+    # Session metadata a transcript or the live catalog names (never activity): git branch, client
+    # version, how the client was started (cli, sdk-cli, an editor) and its exact tmux pane.
+    branch: str | None = None
+    version: str | None = None
+    entrypoint: str | None = None
+    tmux: str | None = None
 
 
 class Session(msgspec.Struct, omit_defaults=False):
@@ -114,6 +122,10 @@ class Session(msgspec.Struct, omit_defaults=False):
     updated: str | None = None
     pid: int | None = None
     tty: str | None = None
+    # The agent process's start time (epoch s): with `pid`, the identity that survives pid reuse.
+    pstart: float | None = None
+    # Which client runs the session (e.g. "desktop", "cli", "exec"), when its metadata proves it.
+    client: str | None = None
 
 
 def session_key(provider: str, session_id: str) -> str:

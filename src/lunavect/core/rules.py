@@ -28,6 +28,9 @@ BACKGROUND_AUTHORITY_S = 3600.0
 OFFLINE_AFTER_S = 10.0
 # A catalog row must be this much newer than the last hook event to prove that a turn ended.
 CATALOG_MARGIN_S = 1.0
+# Codex events go stale after two minutes without fresh evidence, unless Codex still has the session's rollout
+# open for writing (the guide, "Codex log freshness"); other providers keep the ten-minute hook limit.
+EVENT_AUTHORITY_BY_PROVIDER = {"codex": 120.0}
 
 # Events that prove a session is a task and not a lifecycle-only launch (the guide: "until a prompt, tool,
 # response or request establishes actual task activity").
@@ -46,6 +49,14 @@ ACTIVITY_EVENTS = frozenset(
         "TranscriptPrompt",
         "TranscriptResponse",
         "TranscriptApiError",
+        "TranscriptToolUse",
+        "TranscriptToolResult",
+        "RolloutTurnStarted",
+        "RolloutTurnSeen",
+        "RolloutTurnComplete",
+        "RolloutTurnAborted",
+        "RolloutTool",
+        "RolloutInputRequest",
     }
 )
 
@@ -112,6 +123,9 @@ class Facts(msgspec.Struct, omit_defaults=True):
     tools_running: tuple[tuple[str, str], ...] = ()
     permission_tool: str | None = None
     permission_tool_use_id: str | None = None
+    # The last PermissionRequest: its `permission_prompt` Notification follows seconds later, possibly after
+    # the person already answered, and must not bring the answered prompt back.
+    permission_requested_at: float | None = None
     # Why input is needed: "question" (a closing question), "elicitation" (an MCP form) or "link".
     input_reason: str | None = None
     # The time of a closing question that later evidence superseded: it may never come back.
@@ -125,12 +139,23 @@ class Facts(msgspec.Struct, omit_defaults=True):
     reports_background: bool = False
     catalog_status: str | None = None
     catalog_at: float | None = None
+    # The client's own id of the current turn (Codex), so that another turn's end never closes this one.
+    turn_id: str | None = None
+    # When a catalog could not confirm the session's runtime evidence: it is stale until fresh evidence.
+    unconfirmed_at: float | None = None
+    # Which client runs the session (e.g. "desktop", "cli", "exec"), when its metadata proves it.
+    client: str | None = None
     pid: int | None = None
     pstart: float | None = None
     tty: str | None = None
     cwd: str | None = None
     transcript: str | None = None
     title: str | None = None
+    branch: str | None = None
+    version: str | None = None
+    entrypoint: str | None = None
+    tmux: str | None = None
+    # Which kind of evidence decided the current phase (hook, catalog, transcript, rollout).
     basis: tuple[str, ...] = ()
 
 
@@ -149,11 +174,6 @@ class Decision(msgspec.Struct, frozen=True):
 
 
 # -- folding ----------------------------------------------------------------------------------------------
-
-
-def _add_basis(facts: Facts, source: str) -> None:
-    if source not in facts.basis:
-        facts.basis = tuple(sorted((*facts.basis, source)))
 
 
 def _set_phase(facts: Facts, phase: str, at: float) -> None:
@@ -224,14 +244,26 @@ def _fold_hook(facts: Facts, ev: Evidence) -> None:
         facts.ended = False
         return
 
+    if kind == "UserPromptSubmit" and ev.agent_id is not None:
+        _confirm(facts, ev.at)  # a sub-agent's own prompt (Codex): worker activity is not parent progress
+        return
+
     if kind == "UserPromptSubmit":
         if ev.notification_only:
             _wake_for_notification(facts, ev)
             return
         _close_turn(facts)
         _open_turn(facts, ev.at)
+        facts.turn_id = ev.turn_id
         facts.error = None
         _set_phase(facts, WORKING, ev.at)
+        return
+
+    if kind == "Interrupt":
+        # Codex reports Esc as its own event: the turn ends without a Stop.
+        if facts.turn_open or facts.phase in LIVE_PHASES:
+            _close_turn(facts)
+            _set_phase(facts, IDLE, ev.at)
         return
 
     if from_subagent:
@@ -261,6 +293,7 @@ def _fold_hook(facts: Facts, ev: Evidence) -> None:
         return
 
     if kind == "PermissionRequest":
+        facts.permission_requested_at = ev.at
         _enter_permission(facts, ev)
         return
 
@@ -377,19 +410,38 @@ def _answers_permission(facts: Facts, ev: Evidence) -> bool:
     return True
 
 
+# Notifications that mean the client waits for its person: an MCP form, a link to open, or a choice in a
+# dialog of the client's own (e.g. "Auto mode can't check actions in this session and needs your choice").
+INPUT_REASONS = {
+    "elicitation_dialog": "elicitation",
+    "elicitation_url_dialog": "link",
+    "agent_needs_input": "dialog",
+}
+
+
 def _fold_notification(facts: Facts, ev: Evidence) -> None:
     kind = ev.notification
     if kind == "permission_prompt":
-        _enter_permission(facts, ev)
-    elif kind in ("elicitation_dialog", "elicitation_url_dialog"):
+        answered = (
+            facts.phase != PERMISSION
+            and facts.permission_requested_at is not None
+            and facts.turn_started is not None
+            and facts.permission_requested_at >= facts.turn_started
+        )
+        if not answered:  # the late echo of a PermissionRequest that was already answered is not a new wait
+            _enter_permission(facts, ev)
+    elif kind in ("elicitation_dialog", "elicitation_url_dialog", "agent_needs_input"):
         if facts.phase == PERMISSION:
             return  # structured permission events keep their priority
-        if not (facts.phase == INPUT and facts.input_reason in ("elicitation", "link")):
+        if kind == "agent_needs_input" and not facts.turn_open:
+            return  # a late notice of a dialog whose turn already ended
+        reason = INPUT_REASONS[kind]
+        if not (facts.phase == INPUT and facts.input_reason == reason):
             turn_started = facts.turn_started if facts.turn_open else ev.at
             facts.turn_open = True
             _set_phase(facts, INPUT, ev.at)
             facts.turn_started = turn_started
-        facts.input_reason = "link" if kind == "elicitation_url_dialog" else "elicitation"
+        facts.input_reason = reason
     elif kind in ("elicitation_complete", "elicitation_response"):
         if facts.phase == INPUT and facts.input_reason in ("elicitation", "link"):
             _set_phase(facts, WORKING if facts.turn_open else IDLE, ev.at)
@@ -429,15 +481,25 @@ def _end_compaction(facts: Facts, at: float) -> None:
 
 def _fold_catalog(facts: Facts, ev: Evidence) -> None:
     """The client's live catalog: coarse, but it sees what hooks cannot (an interrupt, a denied prompt)."""
+    if ev.kind == "CatalogUnconfirmed":
+        facts.unconfirmed_at = ev.at
+        return
     status = ev.status  # idle | busy | waiting
+    if status is None:
+        return  # metadata only (a title, a folder): no statement about the runtime
     facts.catalog_status, facts.catalog_at = status, ev.at
     if facts.hooked:
         newer = facts.confirmed_at is None or ev.at > facts.confirmed_at + CATALOG_MARGIN_S
-        if status == "idle" and newer and facts.phase in (WORKING, PERMISSION):
-            # The turn ended without a Stop (Esc, a denied permission prompt): the turn is over.
+        waiting_dialog = facts.phase == INPUT and facts.input_reason not in (None, "question")
+        if status == "idle" and newer and (facts.phase in (WORKING, PERMISSION) or waiting_dialog):
+            # The turn ended without a Stop (Esc, a denied permission prompt, a dialog that stopped the
+            # turn): the turn is over.
             _close_turn(facts)
             _set_phase(facts, IDLE, ev.at)
-        elif status in ("busy", "waiting") and facts.phase in (WORKING, PERMISSION, BACKGROUND, COMPACTING):
+        elif status == "waiting" and newer and facts.phase == WORKING:
+            # The client waits for its person, and no hook said so (a dialog of its own).
+            _enter_wait_from_catalog(facts, ev)
+        elif status in ("busy", "waiting") and facts.phase in (WORKING, PERMISSION, INPUT, BACKGROUND, COMPACTING):
             _confirm(facts, ev.at)
         return
     # No hooks: the catalog is the best evidence there is.
@@ -449,14 +511,7 @@ def _fold_catalog(facts: Facts, ev: Evidence) -> None:
             _confirm(facts, ev.at)
         facts.active = True
     elif status == "waiting":
-        wants = (ev.waiting_for or "").lower()
-        if "permission" in wants or wants.startswith("approve"):
-            if facts.phase != PERMISSION:
-                _set_phase(facts, PERMISSION, ev.at)
-        elif facts.phase != INPUT:
-            _set_phase(facts, INPUT, ev.at)
-            facts.input_reason = "elicitation" if wants else None
-        _confirm(facts, ev.at)
+        _enter_wait_from_catalog(facts, ev)
         facts.active = True
     elif status == "idle":
         if facts.phase in (WORKING, PERMISSION) or (facts.phase == INPUT and facts.input_reason != "question"):
@@ -464,23 +519,58 @@ def _fold_catalog(facts: Facts, ev: Evidence) -> None:
             _set_phase(facts, READY if facts.phase == WORKING else IDLE, ev.at)
 
 
+def _enter_wait_from_catalog(facts: Facts, ev: Evidence) -> None:
+    """The catalog's `waiting` with its `waitingFor`: a permission prompt, or another wait for the person."""
+    wants = (ev.waiting_for or "").lower()
+    turn_started = facts.turn_started if facts.turn_open else ev.at
+    if "permission" in wants or wants.startswith("approve"):
+        if facts.phase != PERMISSION:
+            _set_phase(facts, PERMISSION, ev.at)
+    elif facts.phase != INPUT:
+        _set_phase(facts, INPUT, ev.at)
+        facts.input_reason = "dialog"
+    facts.turn_open = True
+    facts.turn_started = turn_started
+    _confirm(facts, ev.at)
+
+
 def _fold_transcript(facts: Facts, ev: Evidence) -> None:
     """Transcript records: exact times, but written late and without hooks' detail."""
     if facts.hooked:
-        if ev.kind == "TranscriptInterrupt" and facts.phase in (WORKING, PERMISSION) and facts.turn_open:
+        waiting_dialog = facts.phase == INPUT and facts.input_reason not in (None, "question")
+        if ev.kind == "TranscriptInterrupt" and (facts.phase in (WORKING, PERMISSION) or waiting_dialog) and facts.turn_open:
             if facts.confirmed_at is None or ev.at >= facts.confirmed_at:
                 _close_turn(facts)
                 _set_phase(facts, IDLE, ev.at)
         return
+    newer = facts.phase_at is None or ev.at >= facts.phase_at
     if ev.kind == "TranscriptPrompt":
-        if facts.phase_at is None or ev.at >= facts.phase_at:
+        if newer and ev.notification_only:
+            _wake_for_notification(facts, ev)  # a background task's end woke Claude: the same task goes on
+        elif newer:
             _close_turn(facts)
             _open_turn(facts, ev.at)
             facts.error = None
             _set_phase(facts, WORKING, ev.at)
     elif ev.kind == "TranscriptResponse":
-        if facts.phase_at is None or ev.at >= facts.phase_at:
+        if newer:
             _close_turn(facts)
+            _after_stop(facts, ev)  # ready, or in background while the transcript's own tasks run
+    elif ev.kind in ("TranscriptToolUse", "TranscriptToolResult"):
+        if newer and facts.phase == WORKING and facts.turn_open:
+            if ev.kind == "TranscriptToolUse":
+                facts.tool, facts.tool_use_id = ev.tool, ev.tool_use_id
+            elif facts.tool_use_id in (None, ev.tool_use_id):
+                facts.tool = facts.tool_use_id = None
+            _confirm(facts, ev.at)
+    elif ev.kind == "TranscriptBackground":
+        # The running background work the transcript proves (agents and shells started, not yet ended).
+        facts.reports_background = True
+        facts.background = _running_tasks(ev.background or ())
+        holding = any(not task.service for task in facts.background)
+        if newer and facts.phase == READY and holding:
+            _set_phase(facts, BACKGROUND, ev.at)
+        elif newer and facts.phase == BACKGROUND and not holding:
             _set_phase(facts, READY, ev.at)
     elif ev.kind == "TranscriptApiError":
         if facts.phase_at is None or ev.at >= facts.phase_at:
@@ -493,13 +583,78 @@ def _fold_transcript(facts: Facts, ev: Evidence) -> None:
             _set_phase(facts, IDLE, ev.at)
 
 
+def _fold_rollout(facts: Facts, ev: Evidence) -> None:
+    """Codex's rollout lifecycle: exact turn boundaries, written by the client itself.
+
+    With hooks, the hooks' exact events lead; a rollout boundary still ends the hooks' own open turn (the same
+    turn id, or none known) when it is newer than their last word, and rollout records keep a running turn
+    fresh. Without hooks it is the best evidence there is. Another turn's boundary never moves this one.
+    """
+    kind = ev.kind
+    same_turn = ev.turn_id is None or facts.turn_id is None or ev.turn_id == facts.turn_id
+    newer = facts.phase_at is None or ev.at >= facts.phase_at
+    if kind in ("RolloutTurnComplete", "RolloutTurnAborted"):
+        # A failed turn sends no hook; the SessionEnd that follows it may be read first. Its error still
+        # decides that same turn's end.
+        failed_then_ended = (
+            ev.error is not None and facts.hooked and not facts.turn_open and facts.phase == IDLE
+            and ev.turn_id is not None and ev.turn_id == facts.turn_id
+        )
+        if not failed_then_ended and (not newer or not same_turn or (facts.hooked and not facts.turn_open)):
+            return
+        if not facts.turn_open and facts.phase not in LIVE_PHASES and facts.phase != IDLE:
+            return  # already ended (ready, a question, an error): a re-read end changes nothing
+        _close_turn(facts)
+        if ev.error is not None:
+            # A failed turn: Codex sends no hook for it; its rollout's end names the error.
+            facts.error = error_reason(ev.error, None, ev.http_status).value
+            _set_phase(facts, ERROR, ev.at)
+            return
+        facts.error = None
+        _set_phase(facts, READY if kind == "RolloutTurnComplete" else IDLE, ev.at)
+        return
+    if kind in ("RolloutTurnStarted", "RolloutTurnSeen"):
+        if facts.turn_open and facts.turn_id is not None and facts.turn_id == ev.turn_id:
+            if kind == "RolloutTurnStarted" and facts.turn_started is None:
+                facts.turn_started = ev.at  # the exact start, recovered: the timer returns
+            _confirm(facts, ev.at)
+            return
+        if not newer:
+            return  # a turn that hooks or the rollout already saw end
+        _close_turn(facts)
+        _open_turn(facts, ev.at)
+        if kind == "RolloutTurnSeen":
+            facts.turn_started = None  # its start lies beyond what was read yet: never guess it
+        facts.turn_id = ev.turn_id
+        facts.error = None
+        _set_phase(facts, WORKING, ev.at)
+        return
+    if kind not in ("RolloutTool", "RolloutInputRequest", "RolloutActivity"):
+        return  # metadata (a title, a folder, a client): no statement about the runtime
+    if not (facts.turn_open and same_turn and newer):
+        return
+    if facts.hooked or kind == "RolloutActivity":
+        if facts.phase in (WORKING, PERMISSION, INPUT, COMPACTING):
+            _confirm(facts, ev.at)
+        return
+    if kind == "RolloutTool":
+        if facts.phase in (WORKING, INPUT):
+            turn_started = facts.turn_started
+            _set_phase(facts, WORKING, ev.at)
+            facts.turn_started = turn_started
+            facts.tool, facts.tool_use_id = ev.tool, ev.tool_use_id
+    elif kind == "RolloutInputRequest" and facts.phase == WORKING:
+        _set_phase(facts, INPUT, ev.at)
+        facts.input_reason = "elicitation"
+
+
 def fold(facts: Facts, ev: Evidence) -> Facts:
     """Apply one piece of evidence to a session's facts; returns a new value (the input is not changed)."""
     facts = msgspec.structs.replace(facts)
     if facts.first_seen is None or ev.at < facts.first_seen:
         facts.first_seen = ev.at
-    _add_basis(facts, ev.source)
-    for name in ("cwd", "transcript", "title", "tty"):
+    before = (facts.phase, facts.phase_at)
+    for name in ("cwd", "transcript", "title", "tty", "client", "branch", "version", "entrypoint", "tmux"):
         value = getattr(ev, name)
         if value:
             setattr(facts, name, value)
@@ -517,6 +672,11 @@ def fold(facts: Facts, ev: Evidence) -> Facts:
         _fold_catalog(facts, ev)
     elif ev.source == "transcript":
         _fold_transcript(facts, ev)
+    elif ev.source == "rollout":
+        _fold_rollout(facts, ev)
+    if (facts.phase, facts.phase_at) != before or not facts.basis:
+        # The basis is the evidence that decided the current phase, not every source ever seen.
+        facts.basis = (ev.source,)
     return facts
 
 
@@ -535,18 +695,24 @@ def decide(
     now: float,
     alive: bool | None = None,
     offline_since: float | None = None,
+    writer: bool | None = None,
 ) -> Decision:
     """The state of a session at `now`.
 
     `alive` is the liveness of the agent process that reported the session (pid and start time; None when
     unknown): a session whose process is gone is never working, background, permission or input.
     `offline_since` is when this machine lost its network connection, or None while it has one.
+    `writer` is the writer proof (Codex): True when the client still has the session's exact log open for
+    writing, which keeps an unfinished response current past its freshness limit; None when unchecked.
     """
     listed = facts.active
     basis = facts.basis
     phase = facts.phase
     confirmed = facts.confirmed_at if facts.confirmed_at is not None else (facts.last_event_at or now)
     age = now - confirmed
+    authority = EVENT_AUTHORITY_BY_PROVIDER.get(facts.provider, EVENT_AUTHORITY_S)
+    unconfirmed = facts.unconfirmed_at is not None and facts.unconfirmed_at >= confirmed
+    stale = (age > authority or unconfirmed) and writer is not True
 
     if phase in LIVE_PHASES and (alive is False or facts.ended):
         with_process = tuple(sorted({*basis, "process"})) if alive is False else basis
@@ -556,7 +722,7 @@ def decide(
 
     background = _counts(facts.background)
     if phase == WORKING:
-        if age > EVENT_AUTHORITY_S:
+        if stale:
             return Decision(State.UNKNOWN, listed, basis=basis)
         if offline_since is not None and now - offline_since >= OFFLINE_AFTER_S:
             return Decision(State.OFFLINE, listed, since=facts.turn_started, background=background, basis=basis)
@@ -573,11 +739,11 @@ def decide(
             return Decision(State.UNKNOWN, listed, basis=basis)
         return Decision(State.BACKGROUND, listed, since=facts.turn_started, background=background, basis=basis)
     if phase == COMPACTING:
-        if age > EVENT_AUTHORITY_S:
+        if stale:
             return Decision(State.UNKNOWN, listed, basis=basis)
         return Decision(State.COMPACTING, listed, since=facts.compaction_started, background=background, basis=basis)
     if phase == PERMISSION:
-        if age > EVENT_AUTHORITY_S:
+        if stale:
             return Decision(State.UNKNOWN, listed, basis=basis)
         return Decision(
             State.PERMISSION, listed, since=facts.turn_started, basis=basis, waiting_for=facts.permission_tool
@@ -588,7 +754,7 @@ def decide(
             if facts.phase_at is not None and now - facts.phase_at > EVENT_AUTHORITY_S:
                 return Decision(State.READY, listed, basis=basis)
             return Decision(State.INPUT, listed, basis=basis, waiting_for="question")
-        if age > EVENT_AUTHORITY_S:
+        if stale:
             return Decision(State.UNKNOWN, listed, basis=basis)
         return Decision(State.INPUT, listed, since=facts.turn_started, basis=basis, waiting_for=facts.input_reason)
     if phase == ERROR:

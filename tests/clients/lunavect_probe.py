@@ -1,0 +1,108 @@
+"""Reading states the way a person's scripts do: through `lunavect list --json`, in the test's iso HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def lunavect(env: dict[str, str], *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "lunavect", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def list_sessions(env: dict[str, str], *extra: str) -> list[dict]:
+    done = lunavect(env, "list", "--json", *extra)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+    return json.loads(done.stdout)
+
+
+def session_of(sessions: list[dict], session_id: str | None = None) -> dict | None:
+    if session_id is None:
+        return sessions[0] if len(sessions) == 1 else None
+    for session in sessions:
+        if session["session_id"] == session_id:
+            return session
+    return None
+
+
+class Timeline:
+    """Every distinct (state, activity, background) a session showed while a test watched it."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple] = []
+
+    def add(self, session: dict | None) -> None:
+        if session is None:
+            return
+        key = (session["state"], session["activity"], json.dumps(session["background"], sort_keys=True))
+        if not self.seen or self.seen[-1] != key:
+            self.seen.append(key)
+
+    @property
+    def states(self) -> list[str]:
+        out: list[str] = []
+        for state, _activity, _bg in self.seen:
+            if not out or out[-1] != state:
+                out.append(state)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Timeline({self.seen})"
+
+
+def wait_for(
+    env: dict[str, str],
+    predicate: Callable[[dict], bool],
+    *,
+    session_id: str | None = None,
+    timeout: float = 30,
+    timeline: Timeline | None = None,
+    interval: float = 0.2,
+) -> dict:
+    """Poll `lunavect list --json` until the session satisfies `predicate`; return that session."""
+    deadline = time.monotonic() + timeout
+    last: list[dict] = []
+    while True:
+        last = list_sessions(env)
+        session = session_of(last, session_id)
+        if timeline is not None:
+            timeline.add(session)
+        if session is not None and predicate(session):
+            return session
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no session matched within {timeout}s; last list: {last}; {timeline}")
+        time.sleep(interval)
+
+
+def wait_state(env: dict[str, str], state: str, **kwargs) -> dict:
+    return wait_for(env, lambda s: s["state"] == state, **kwargs)
+
+
+def store_events(env: dict[str, str]) -> list[tuple[str, str]]:
+    """(kind, session id) of every stored event, straight from the store."""
+    path = Path(env["LUNAVECT_HOME"]) / "lunavect.sqlite3"
+    if not path.exists():
+        return []
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT kind, session_id FROM events ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+
+
+def files_under(root: str | os.PathLike) -> list[Path]:
+    return [p for p in Path(root).rglob("*") if p.is_file()]

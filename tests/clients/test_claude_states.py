@@ -1,0 +1,305 @@
+"""Every Claude Code state, as the real client shows it, read through `lunavect list --json`.
+
+Each scenario scripts the model, drives the real Claude Code 2.1.328 under tmux as a person does, and
+asserts the timeline of states lunavect reported.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from anthropic_server import RefusingPort, error, hang, text, tool_use
+from lunavect_probe import Timeline, list_sessions, lunavect, wait_for, wait_state
+
+PERMISSION_DIALOG = r"Do you want to proceed\?"
+
+
+def _counts(env) -> dict:
+    import json
+
+    done = lunavect(env, "counts", "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+# -- background work --------------------------------------------------------------------------------------
+
+
+def test_background_bash_is_background_with_one_shell_then_ready_after_its_notification(
+    claude_tmux, model_server, iso_home
+):
+    model_server.script(
+        tool_use("Bash", {"command": "sleep 8", "description": "long job", "run_in_background": True}),
+        text("Started it in the background."),
+        text("The background job finished."),  # Claude wakes for the task notification
+    )
+    claude = claude_tmux("--allowedTools", "Bash")
+    claude.send_text("start the job")
+    timeline = Timeline()
+
+    paused = wait_state(iso_home.env, "background", timeline=timeline, timeout=40)
+    assert paused["background"] == {"shell": 1}
+    assert paused["since"] is not None
+    assert _counts(iso_home.env)["working"] == 1
+    wait_state(iso_home.env, "ready", timeline=timeline, timeout=60)
+    assert "background" in timeline.states
+    assert timeline.states[-1] == "ready"
+    assert "ready" not in timeline.states[:-1], timeline  # ready arrives once, at the end
+
+
+def test_background_agent_holds_the_session_until_it_ends(claude_tmux, model_server, iso_home):
+    model_server.script(
+        tool_use("Bash", {"command": "sleep 6", "description": "slow research"}),
+        text("Research result: 42."),
+        route="subagent",
+    )
+    model_server.script(
+        tool_use(
+            "Agent",
+            {
+                "description": "research",
+                "prompt": "find the answer",
+                "subagent_type": "general-purpose",
+                "run_in_background": True,
+            },
+        ),
+        text("I started a background agent."),
+        text("The agent reported back."),
+    )
+    claude = claude_tmux("--allowedTools", "Bash", "Agent", "--permission-mode", "acceptEdits")
+    claude.send_text("research this in the background")
+    timeline = Timeline()
+
+    paused = wait_for(
+        iso_home.env, lambda s: s["state"] == "background" and s["background"].get("agent") == 1,
+        timeline=timeline, timeout=60,
+    )
+    assert paused["activity"] is None
+    wait_state(iso_home.env, "ready", timeline=timeline, timeout=90)
+    assert timeline.states[-1] == "ready", timeline
+
+
+def test_a_dev_server_in_the_background_does_not_hold_the_response(claude_tmux, model_server, iso_home):
+    model_server.script(
+        tool_use(
+            "Bash",
+            {
+                "command": "python3 -m http.server 0 --bind 127.0.0.1",
+                "description": "serve the folder",
+                "run_in_background": True,
+            },
+        ),
+        text("The server is running."),
+    )
+    # acceptEdits: auto mode would ask the person first (its safety check cannot reach the scripted server).
+    claude = claude_tmux("--allowedTools", "Bash", "--permission-mode", "acceptEdits")
+    claude.send_text("serve it")
+    timeline = Timeline()
+
+    wait_state(iso_home.env, "ready", timeline=timeline, timeout=40)
+    time.sleep(2)
+    assert list_sessions(iso_home.env)[0]["state"] == "ready"
+    assert "background" not in timeline.states, timeline
+
+
+# -- permission -------------------------------------------------------------------------------------------
+
+
+def test_permission_prompt_approved(claude_tmux, model_server, iso_home):
+    model_server.script(tool_use("Bash", {"command": "echo approved > marker.txt", "description": "write"}), text("Done."))
+    claude = claude_tmux("--permission-mode", "default")
+    claude.send_text("print something")
+    timeline = Timeline()
+
+    waiting = wait_state(iso_home.env, "permission", timeline=timeline, timeout=30)
+    assert waiting["waiting_for"] == "Bash"
+    assert _counts(iso_home.env)["awaiting_input"] == 1
+    claude.wait_for_screen(PERMISSION_DIALOG, timeout=20)
+    claude.answer("Enter", until_gone=PERMISSION_DIALOG)
+    wait_state(iso_home.env, "ready", timeline=timeline, timeout=30)
+    assert timeline.states[0] in ("working", "permission") and "permission" in timeline.states
+
+
+def test_permission_prompt_denied_does_not_stay_waiting(claude_tmux, model_server, iso_home):
+    model_server.script(tool_use("Bash", {"command": "echo denied > marker.txt", "description": "write"}), text("OK."))
+    claude = claude_tmux("--permission-mode", "default")
+    claude.send_text("print something")
+    timeline = Timeline()
+
+    wait_state(iso_home.env, "permission", timeline=timeline, timeout=30)
+    claude.wait_for_screen(PERMISSION_DIALOG, timeout=20)
+    claude.answer("Escape", until_gone=PERMISSION_DIALOG)
+    settled = wait_for(
+        iso_home.env, lambda s: s["state"] not in ("permission", "working"), timeline=timeline, timeout=40
+    )
+    assert settled["state"] in ("idle", "ready"), timeline
+    assert _counts(iso_home.env)["awaiting_input"] == 0
+
+
+def test_auto_modes_own_dialog_needs_input_then_ends(claude_tmux, model_server, iso_home):
+    # In auto mode, a server command needs the safety check, which cannot reach the scripted server: the
+    # client asks its person to choose. No PermissionRequest fires; a Notification and the catalog say it.
+    model_server.script(
+        tool_use("Bash", {"command": "python3 -m http.server 0 --bind 127.0.0.1", "description": "serve"}),
+        text("Done."),
+    )
+    claude = claude_tmux("--allowedTools", "Bash")
+    claude.send_text("serve it")
+    waiting = wait_state(iso_home.env, "input", timeout=40)
+    assert waiting["waiting_for"] == "dialog"
+    assert _counts(iso_home.env)["awaiting_input"] == 1
+    claude.wait_for_screen(r"Enter to stay in auto mode", timeout=20)
+    claude.answer("Escape", until_gone=r"Enter to stay in auto mode")
+    settled = wait_for(iso_home.env, lambda s: s["state"] not in ("input", "working"), timeout=40)
+    assert settled["state"] in ("idle", "ready"), settled
+
+
+# -- closing questions ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "state"),
+    [
+        ("I updated the parser. Shall I apply these changes to the other modules?", "input"),
+        ("Я обновил парсер. Применить эти изменения к остальным модулям?", "input"),
+        ("Ich habe den Parser aktualisiert. Soll ich die Änderungen übernehmen?", "input"),
+        ("I'll wait for the subagent to finish.", "ready"),
+    ],
+    ids=["en", "ru", "de", "statement"],
+)
+def test_closing_questions(claude_tmux, model_server, iso_home, reply, state):
+    model_server.script(text(reply))
+    claude = claude_tmux()
+    claude.send_text("update the parser")
+    session = wait_for(iso_home.env, lambda s: s["state"] in ("input", "ready"), timeout=30)
+    assert session["state"] == state
+    if state == "input":
+        assert session["waiting_for"] == "question"
+        assert _counts(iso_home.env)["awaiting_input"] == 1
+
+
+# -- API failures -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "reason"),
+    [(401, "auth"), (429, "limit"), (500, "service"), (529, "service")],
+)
+def test_api_failures_end_in_error_with_their_reason(claude_tmux, model_server, iso_home, status, reason):
+    model_server.script(error(status))
+    claude = claude_tmux()
+    claude.send_text("hello")
+    session = wait_state(iso_home.env, "error", timeout=40)
+    assert session["error"] == reason
+
+
+def test_connection_refused_is_unreachable(claude_tmux, iso_home):
+    with RefusingPort() as refusing:
+        claude = claude_tmux(base_url=refusing.url)
+        claude.send_text("hello")
+        session = wait_state(iso_home.env, "error", timeout=60)
+    assert session["error"] == "unreachable"
+
+
+# -- compaction -------------------------------------------------------------------------------------------
+
+
+def test_manual_compact_shows_compacting_then_idle(claude_tmux, model_server, iso_home):
+    model_server.script(text("First answer."), text("Summary of the conversation.", delay=3))
+    claude = claude_tmux()
+    claude.send_text("hello")
+    wait_state(iso_home.env, "ready", timeout=30)
+    claude.send_text("/compact")
+    timeline = Timeline()
+    compacting = wait_state(iso_home.env, "compacting", timeline=timeline, timeout=30)
+    assert compacting["since"] is not None
+    wait_state(iso_home.env, "idle", timeline=timeline, timeout=40)
+
+
+def test_automatic_compaction_keeps_the_running_responses_start(claude_tmux, model_server, iso_home):
+    # A reply that reports a nearly full context makes the client compact automatically when the next
+    # prompt arrives (the smallest auto-compact window it accepts is 100k tokens).
+    full = text("First answer.")
+    full.input_tokens = 99_000
+    model_server.script(full, text("Summary of the conversation.", delay=4), text("Second answer."))
+    claude = claude_tmux(env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "100000"})
+    claude.send_text("first")
+    wait_state(iso_home.env, "ready", timeout=30)
+    claude.send_text("second")
+    timeline = Timeline()
+    compacting = wait_state(iso_home.env, "compacting", timeline=timeline, timeout=30)
+    settled = wait_for(iso_home.env, lambda s: s["state"] != "compacting", timeline=timeline, timeout=40)
+    assert settled["state"] in ("working", "ready"), timeline
+    # The compaction ran inside the second response: its timer is that response's, which began with the
+    # prompt, before the compaction started.
+    assert compacting["since"] is not None
+    assert compacting["since"] <= settled["updated"]
+
+
+# -- interrupts and crashes -------------------------------------------------------------------------------
+
+
+def test_esc_during_a_tool_does_not_leave_it_working(claude_tmux, model_server, iso_home):
+    model_server.script(tool_use("Bash", {"command": "python3 -c \"import time; time.sleep(30)\"", "description": "long"}), text("never"))
+    claude = claude_tmux("--allowedTools", "Bash")
+    claude.send_text("run the long thing")
+    wait_for(iso_home.env, lambda s: s["activity"] == "Bash", timeout=30)
+    claude.send_keys("Escape")
+    settled = wait_for(iso_home.env, lambda s: s["state"] != "working", timeout=30)
+    assert settled["state"] in ("idle", "ready"), settled
+
+
+def test_esc_while_thinking_does_not_leave_it_working(claude_tmux, model_server, iso_home):
+    model_server.script(hang())
+    claude = claude_tmux()
+    claude.send_text("think hard")
+    wait_for(iso_home.env, lambda s: s["state"] == "working", timeout=30)
+    time.sleep(1)
+    claude.send_keys("Escape")
+    settled = wait_for(iso_home.env, lambda s: s["state"] != "working", timeout=40)
+    assert settled["state"] in ("idle", "ready"), settled
+
+
+def test_kill_9_during_a_tool_does_not_leave_it_working(claude_tmux, model_server, iso_home):
+    model_server.script(tool_use("Bash", {"command": "python3 -c \"import time; time.sleep(30)\"", "description": "long"}), text("never"))
+    claude = claude_tmux("--allowedTools", "Bash")
+    claude.send_text("run the long thing")
+    wait_for(iso_home.env, lambda s: s["activity"] == "Bash", timeout=30)
+    os.kill(claude.pid(), signal.SIGKILL)
+    settled = wait_for(iso_home.env, lambda s: s["state"] != "working", timeout=20)
+    assert settled["state"] == "idle"
+    assert "process" in settled["basis"]
+    assert _counts(iso_home.env)["working"] == 0
+
+
+# -- several sessions -------------------------------------------------------------------------------------
+
+
+def test_two_sessions_in_one_folder_keep_their_own_states(claude_tmux, model_server, iso_home):
+    model_server.script(text("Quick answer."), tool_use("Bash", {"command": "python3 -c \"import time; time.sleep(20)\"", "description": "slow"}), text("x"))
+    first = claude_tmux()
+    first.send_text("quick question")
+    wait_state(iso_home.env, "ready", timeout=30)
+    second = claude_tmux("--allowedTools", "Bash")
+    second.send_text("slow job")
+
+    def both(sessions):
+        states = sorted((s["state"], s["activity"]) for s in sessions)
+        return states == [("ready", None), ("working", "Bash")]
+
+    deadline = time.monotonic() + 40
+    while True:
+        sessions = list_sessions(iso_home.env)
+        if both(sessions):
+            break
+        assert time.monotonic() < deadline, sessions
+        time.sleep(0.3)
+    by_pid = {s["pid"]: s for s in sessions}
+    assert by_pid[first.pid()]["state"] == "ready"
+    assert by_pid[second.pid()]["state"] == "working"
+    assert len({s["session_id"] for s in sessions}) == 2
+    assert _counts(iso_home.env) == {"working": 1, "awaiting_input": 0}
