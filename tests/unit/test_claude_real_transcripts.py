@@ -13,6 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from unit_support import shared_data_dir
 
 from lunavect import store
 from lunavect.claude.files_source import ClaudeFilesSource, background_tasks, transcript_summary
@@ -20,7 +21,7 @@ from lunavect.claude.records import Unreadable, read_record
 from lunavect.collector import Collector
 from lunavect.core.rules import decide
 
-DATA = Path(os.environ.get("LUNAVECT_SHARED_DATA", "/work/shared/data")) / "claude"
+DATA = shared_data_dir() / "claude"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared real transcripts are not at {DATA}")
 
 SPOTTER = DATA / "spotter"

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from unit_support import shared_data_dir
 
 from lunavect.codex import cursor as cursor_module
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor, boundary_of, tool_of
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "codex"
+REAL = shared_data_dir() / "codex"
 REAL_ROLLOUTS = sorted(REAL.rglob("rollout-*.jsonl"))
 T0 = 1_790_000_000.0
 TURN_ID_RE = re.compile(rb'"turn_id"\s*:\s*"([0-9A-Za-z_-]{1,64})"')

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from unit_support import shared_data_dir
 
 from lunavect.codex.rollout import (
     Budget,
@@ -22,7 +23,7 @@ from lunavect.codex.rollout import (
 
 THREAD = "01a227be-4cf8-7c51-8158-933e9468ff3b"
 SEGMENT = "01a227be-9999-7c51-8158-933e9468ff3b"
-REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "codex"
+REAL = shared_data_dir() / "codex"
 
 
 def meta(thread: str = THREAD, **payload) -> bytes:

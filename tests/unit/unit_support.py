@@ -196,3 +196,16 @@ def iso_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iso:
     yield iso
     iso.close()
     stop_collector(data)
+
+
+def shared_data_dir() -> Path:
+    """The real transcripts and rollouts of `shared/data/`: beside the checkout (as CI lays it out), or
+    where $LUNAVECT_SHARED_DATA points, or in the development machine's /work/shared."""
+    candidates = [Path(__file__).resolve().parents[3] / "shared" / "data"]
+    if os.environ.get("LUNAVECT_SHARED_DATA"):
+        candidates.insert(0, Path(os.environ["LUNAVECT_SHARED_DATA"]))
+    candidates.append(Path("/work/shared/data"))
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    return candidates[0]
