@@ -85,6 +85,12 @@ def test_a_working_session_shows_no_network_when_the_collector_sees_none_and_ret
         stdin=subprocess.DEVNULL,
     )
     try:
+        from lunavect import collector
+
+        started = time.monotonic() + 20
+        while not collector.is_running():  # else `list` would start a collector of its own, with network
+            assert time.monotonic() < started, "the collector in the namespace did not start"
+            time.sleep(0.05)
         deadline = time.monotonic() + 40
         states = []
         while time.monotonic() < deadline:
