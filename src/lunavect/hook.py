@@ -212,9 +212,11 @@ def parse_payload(raw: bytes) -> tuple[dict | None, str | None]:
 
 # ---------------------------------------------------------------------------------------------------------
 # Facts about the agent process: pid, start time, tty. Linux reads /proc; elsewhere one `ps` call.
+# The /proc readers are public: host/ancestry.py and the Claude files source read processes through them, so
+# /proc is parsed in one place (and this module stays standard-library only).
 
 
-def _linux_stat(pid: int) -> tuple[str, int, int, int] | None:
+def linux_stat(pid: int) -> tuple[str, int, int, int] | None:
     """(comm, ppid, tty_nr, starttime ticks) of a process, from /proc/<pid>/stat."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -235,7 +237,7 @@ def _linux_stat(pid: int) -> tuple[str, int, int, int] | None:
 _BOOT_TIME: float | None = None
 
 
-def _linux_boot_time() -> float | None:
+def linux_boot_time() -> float | None:
     global _BOOT_TIME
     if _BOOT_TIME is None:
         try:
@@ -249,14 +251,28 @@ def _linux_boot_time() -> float | None:
     return _BOOT_TIME
 
 
-def _linux_exe_name(pid: int) -> str:
+def linux_started(start_ticks: int) -> float | None:
+    """A process's start in epoch seconds, from its start in clock ticks since boot; None when unknown."""
+    boot = linux_boot_time()
+    if boot is None:
+        return None
+    try:
+        ticks_per_s = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        return None
+    return boot + start_ticks / ticks_per_s
+
+
+def linux_exe_name(pid: int) -> str:
+    """The file name of the process's executable, as /proc/<pid>/exe links it; "" when unreadable."""
     try:
         return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
     except OSError:
         return ""
 
 
-def _linux_tty(pid: int) -> str | None:
+def linux_tty(pid: int) -> str | None:
+    """The process's terminal, from its standard streams' targets."""
     for fd in (0, 1, 2):
         try:
             target = os.readlink(f"/proc/{pid}/fd/{fd}")
@@ -273,16 +289,16 @@ def _linux_agent(client: str, start_pid: int) -> dict:
     for _ in range(MAX_ANCESTORS):
         if pid <= 1:
             break
-        stat = _linux_stat(pid)
+        stat = linux_stat(pid)
         if stat is None:
             break
         comm, ppid, _tty_nr, start_ticks = stat
-        if comm in names or _linux_exe_name(pid) in names:
-            boot = _linux_boot_time()
+        if comm in names or linux_exe_name(pid) in names:
             facts: dict = {"pid": pid}
-            if boot is not None:
-                facts["pstart"] = round(boot + start_ticks / os.sysconf("SC_CLK_TCK"), 2)
-            tty = _linux_tty(pid)
+            started = linux_started(start_ticks)
+            if started is not None:
+                facts["pstart"] = round(started, 2)
+            tty = linux_tty(pid)
             if tty:
                 facts["tty"] = tty
             return facts

@@ -4,27 +4,17 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-import shlex
 import socket
 
 from lunavect.core.model import Session, session_key
 from lunavect.core.rules import Decision, Facts
+from lunavect.host.resume import display_command
 
 
 def iso(ts: float | None) -> str | None:
     if ts is None:
         return None
     return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def resume_command(provider: str, session_id: str, cwd: str | None) -> str | None:
-    if provider == "claude":
-        command = f"claude --resume {shlex.quote(session_id)}"
-    elif provider == "codex":
-        command = f"codex resume {shlex.quote(session_id)}"
-    else:
-        return None
-    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
 
 
 def build_session(
@@ -51,7 +41,7 @@ def build_session(
         error=decision.error.value if decision.error else None,
         pinned=pinned,
         hidden=hidden,
-        resume=resume_command(facts.provider, facts.session_id, cwd),
+        resume=display_command(facts.provider, facts.session_id, cwd),
         basis=list(decision.basis),
         waiting_for=decision.waiting_for,
         updated=iso(facts.last_event_at),

@@ -36,7 +36,7 @@ from pathlib import Path
 import msgspec
 import psutil
 
-from lunavect import paths, store
+from lunavect import hook, paths, store
 from lunavect.claude import agents
 from lunavect.claude.catalog import CatalogEntry, is_live, read_catalog
 from lunavect.claude.discovery import TranscriptFinder
@@ -446,12 +446,5 @@ def _terminal(pid: int) -> str | None:
             return psutil.Process(pid).terminal() or None
         except (psutil.Error, OSError):
             return None
-    for fd in (0, 1, 2):
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("/dev/pts/") or (target.startswith("/dev/tty") and target != "/dev/tty"):
-            return target
-    return None
+    return hook.linux_tty(pid)
 

@@ -204,16 +204,12 @@ def _command_exists(command: str) -> bool:
     return bool(files)
 
 
-def status(path: Path | None = None) -> Status:
-    path = path or settings_path()
-    try:
-        settings = load(path)
-    except SettingsError as exc:
-        return Status(path, "unreadable", detail=str(exc))
-    expected = hook_command()
+def our_entries(settings: dict, events: tuple[str, ...], expected: str) -> tuple[list[str], set[str]]:
+    """The events that have a lunavect handler (once per handler), and the commands of those handlers that
+    are not `expected` (Codex reads its hooks.json, which has the same shape, through this too)."""
     present: list[str] = []
     stale: set[str] = set()
-    for event in EVENTS:
+    for event in events:
         for group in settings.get("hooks", {}).get(event, []):
             for handler in group.get("hooks", []) if isinstance(group, dict) else []:
                 if is_ours(handler):
@@ -221,6 +217,16 @@ def status(path: Path | None = None) -> Status:
                     command = str(handler.get("command", ""))
                     if not _command_is_current(command, expected):
                         stale.add(command)
+    return present, stale
+
+
+def status(path: Path | None = None) -> Status:
+    path = path or settings_path()
+    try:
+        settings = load(path)
+    except SettingsError as exc:
+        return Status(path, "unreadable", detail=str(exc))
+    present, stale = our_entries(settings, EVENTS, hook_command())
     missing = [e for e in EVENTS if e not in present]
     if not present:
         return Status(path, "missing", missing=missing)
@@ -233,20 +239,21 @@ def status(path: Path | None = None) -> Status:
     return Status(path, "installed", present)
 
 
-def install(path: Path | None = None) -> bool:
-    """Install or repair lunavect's hooks; True when the file changed."""
-    path = path or settings_path()
+def install_hooks(
+    path: Path, command: str, events: tuple[str, ...] = EVENTS, timeouts: dict[str, int] | None = None
+) -> bool:
+    """Write exactly one lunavect entry per event into the hooks file at `path` (Claude Code's settings.json
+    or Codex's hooks.json); True when the file changed."""
     settings = load(path)
-    updated = with_hooks(settings, hook_command())
+    updated = with_hooks(settings, command, events, timeouts)
     if updated == settings and path.exists():
         return False
     write_atomically(path, updated)
     return True
 
 
-def uninstall(path: Path | None = None) -> bool:
-    """Remove lunavect's hooks and nothing else; True when the file changed."""
-    path = path or settings_path()
+def uninstall_hooks(path: Path) -> bool:
+    """Remove lunavect's entries from the hooks file at `path` and nothing else; True when the file changed."""
     if not path.exists():
         return False
     settings = load(path)
@@ -255,3 +262,13 @@ def uninstall(path: Path | None = None) -> bool:
         return False
     write_atomically(path, updated)
     return True
+
+
+def install(path: Path | None = None) -> bool:
+    """Install or repair lunavect's hooks; True when the file changed."""
+    return install_hooks(path or settings_path(), hook_command())
+
+
+def uninstall(path: Path | None = None) -> bool:
+    """Remove lunavect's hooks and nothing else; True when the file changed."""
+    return uninstall_hooks(path or settings_path())

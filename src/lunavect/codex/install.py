@@ -23,11 +23,11 @@ from lunavect import paths
 from lunavect.claude.install import (
     SettingsError,
     hook_command,
+    install_hooks,
     is_ours,
     load,
-    with_hooks,
-    without_hooks,
-    write_atomically,
+    our_entries,
+    uninstall_hooks,
 )
 from lunavect.codex import appserver
 
@@ -183,16 +183,7 @@ def status(path: Path | None = None, verify: bool = True) -> Status:
         settings = load(path)
     except SettingsError as exc:
         return Status(path, "unreadable", detail=str(exc))
-    expected = hook_command("codex")
-    present: list[str] = []
-    stale: set[str] = set()
-    for event in EVENTS:
-        for group in settings.get("hooks", {}).get(event, []):
-            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
-                if is_ours(handler):
-                    present.append(event)
-                    if str(handler.get("command", "")) != expected:
-                        stale.add(str(handler.get("command", "")))
+    present, stale = our_entries(settings, EVENTS, hook_command("codex"))
     missing = [e for e in EVENTS if e not in present]
     if not present:
         return Status(path, "missing", missing=missing)
@@ -230,26 +221,14 @@ class Result:
 def install(path: Path | None = None) -> Result:
     """Install or repair lunavect's hooks in hooks.json and have Codex trust them."""
     path = path or hooks_path()
-    settings = load(path)
-    updated = with_hooks(settings, hook_command("codex"), EVENTS, TIMEOUTS)
-    changed = updated != settings or not path.exists()
-    if changed:
-        write_atomically(path, updated)
+    changed = install_hooks(path, hook_command("codex"), EVENTS, TIMEOUTS)
     return Result(changed, trust(path))
 
 
 def uninstall(path: Path | None = None) -> bool:
     """Remove lunavect's hooks and nothing else; True when the file changed. (Codex ignores a trust entry
     whose hook is gone.)"""
-    path = path or hooks_path()
-    if not path.exists():
-        return False
-    settings = load(path)
-    updated = without_hooks(settings)
-    if updated == settings:
-        return False
-    write_atomically(path, updated)
-    return True
+    return uninstall_hooks(path or hooks_path())
 
 
 # -- what the CLI prints (kept here so that the CLI stays a thin shell) ---------------------------------------

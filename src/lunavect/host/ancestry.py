@@ -6,6 +6,9 @@ then one or more command processes (the shell running the tool call), then anoth
 executable names, parent pids and start times are read, never arguments or environments. An ancestry that
 cannot be read to its end (a parent that vanished or is hidden, a chain deeper than the bound) proves
 nothing, and no origin is invented from it.
+
+Its processes are host/proctable.py's `Proc` (terminal and zombie flag left unread) and its walk is
+proctable's `ancestry`; proctable's `LiveProcesses` is the fuller view that finding a terminal needs.
 """
 
 from __future__ import annotations
@@ -17,26 +20,15 @@ from dataclasses import dataclass
 
 import psutil
 
-AGENT_RUNTIMES = ("claude", "codex")
+from lunavect import hook
+from lunavect.host.proctable import AGENT_RUNTIMES, Proc, ancestry
+
+__all__ = [
+    "AGENT_RUNTIMES", "MAX_ANCESTRY", "Origin", "Proc", "launched_by_agent", "process", "process_table", "start_ticks",
+]
+
 # Deep enough for runtime → shell → wrapper → shell → runtime; bounded so no table can loop.
 MAX_ANCESTRY = 24
-
-
-@dataclass(frozen=True)
-class Proc:
-    pid: int
-    ppid: int
-    name: str
-    exe_name: str = ""
-    started: float | None = None
-
-    @property
-    def runtime(self) -> str | None:
-        """Which agent runtime this process is ("claude", "codex"), if any."""
-        for candidate in (self.name, self.exe_name):
-            if candidate in AGENT_RUNTIMES:
-                return candidate
-        return None
 
 
 @dataclass(frozen=True)
@@ -51,82 +43,38 @@ def launched_by_agent(table: Mapping[int, Proc], pid: int, max_depth: int = MAX_
     """The agent whose command started Claude runtime `pid`, or None when the ancestry does not prove one.
 
     A runtime directly under another runtime (no command between) is that runtime's own helper or a
-    declared background session, not a tool call's child.
+    declared background session, not a tool call's child. A chain that ends before an agent runtime (the
+    system's root, a parent that cannot be seen, a loop, more than `max_depth` parents) invents no origin.
     """
     proc = table.get(pid)
     if proc is None or proc.runtime != "claude":
         return None
-    commands = 0
-    current = proc.ppid
-    seen = {pid}
-    for _ in range(max_depth):
-        if current <= 1 or current in seen:
-            return None  # reached the system's root: no agent above
-        seen.add(current)
-        parent = table.get(current)
-        if parent is None:
-            return None  # a parent that cannot be seen: truncated ancestry invents no origin
+    parents = ancestry(table, pid, limit=max_depth + 1)[1:]
+    for commands, parent in enumerate(parents):
         if parent.runtime is not None:
             return Origin(parent.runtime, parent.pid) if commands else None
-        commands += 1
-        current = parent.ppid
     return None
 
 
 # -- reading the real process table ---------------------------------------------------------------------
-
-
-_boot_time: float | None = None
-_clock_ticks: int | None = None
-
-
-def _linux_clock() -> tuple[float, int] | None:
-    global _boot_time, _clock_ticks
-    if _boot_time is None or _clock_ticks is None:
-        try:
-            _boot_time = psutil.boot_time()
-            _clock_ticks = os.sysconf("SC_CLK_TCK")
-        except (psutil.Error, OSError, ValueError):
-            return None
-    return _boot_time, _clock_ticks
-
-
-def _linux_stat(pid: int) -> tuple[str, int, int] | None:
-    """(comm, ppid, starttime in clock ticks) from /proc/<pid>/stat."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read().decode("utf-8", "replace")
-    except OSError:
-        return None
-    open_paren, close_paren = data.find("("), data.rfind(")")
-    fields = data[close_paren + 2 :].split()
-    if open_paren < 0 or close_paren < 0 or len(fields) < 20:
-        return None
-    try:
-        return data[open_paren + 1 : close_paren], int(fields[1]), int(fields[19])
-    except ValueError:
-        return None
+# On Linux straight from /proc, through the hook shim's readers (one parser of /proc/<pid>/stat); elsewhere
+# through psutil.
 
 
 def start_ticks(pid: int) -> str | None:
     """A Linux process's start as Claude Code writes it in its catalog's `procStart`: clock ticks since
     boot, as a decimal string. None elsewhere or when the process is gone."""
-    stat = _linux_stat(pid) if sys.platform.startswith("linux") else None
-    return str(stat[2]) if stat else None
+    stat = hook.linux_stat(pid) if sys.platform.startswith("linux") else None
+    return str(stat[3]) if stat else None
 
 
 def _linux_proc(pid: int) -> Proc | None:
-    stat = _linux_stat(pid)
+    stat = hook.linux_stat(pid)
     if stat is None:
         return None
-    comm, ppid, ticks = stat
-    try:
-        exe_name = os.path.basename(os.readlink(f"/proc/{pid}/exe").removesuffix(" (deleted)"))
-    except OSError:
-        exe_name = ""
-    clock = _linux_clock()
-    started = clock[0] + ticks / clock[1] if clock else None
-    return Proc(pid=pid, ppid=ppid, name=comm, exe_name=exe_name, started=started)
+    comm, ppid, _tty_nr, ticks = stat
+    exe_name = hook.linux_exe_name(pid).removesuffix(" (deleted)")
+    return Proc(pid=pid, ppid=ppid, name=comm, exe_name=exe_name, started=hook.linux_started(ticks))
 
 
 def _psutil_proc(proc: psutil.Process) -> Proc | None:

@@ -9,7 +9,7 @@ read: never arguments, environments or memory.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,6 +17,8 @@ import psutil
 
 # Deep enough for shell → wrapper → runtime chains; bounded so a pathological table cannot loop.
 MAX_ANCESTRY = 32
+# The agents' own runtimes, by process or executable name.
+AGENT_RUNTIMES = ("claude", "codex")
 # psutil's start time and a recorded one (the hook shim's, a catalog's) come from the same kernel clock.
 START_TOLERANCE_S = 1.0
 
@@ -37,6 +39,14 @@ class Proc:
         """True when the process's name or executable's file name is one of `names`."""
         return self.name in names or (bool(self.exe_name) and self.exe_name in names)
 
+    @property
+    def runtime(self) -> str | None:
+        """Which agent runtime this process is ("claude", "codex"), if any."""
+        for candidate in (self.name, self.exe_name):
+            if candidate in AGENT_RUNTIMES:
+                return candidate
+        return None
+
 
 class ProcessTable(Protocol):
     def get(self, pid: int) -> Proc | None:
@@ -56,12 +66,15 @@ class ProcessTable(Protocol):
         ...
 
 
-def ancestry(table: ProcessTable, pid: int) -> list[Proc]:
-    """The process and its parents, nearest first, up to but excluding pid 1 (and bounded)."""
+def ancestry(table: ProcessTable | Mapping[int, Proc], pid: int, limit: int = MAX_ANCESTRY) -> list[Proc]:
+    """The process and its parents, nearest first, up to but excluding pid 1, at most `limit` of them.
+
+    The chain ends early at a parent that cannot be seen or at a loop; a plain {pid: Proc} mapping serves
+    as a table too."""
     chain: list[Proc] = []
     seen: set[int] = set()
     current: int | None = pid
-    while current is not None and current > 1 and current not in seen and len(chain) < MAX_ANCESTRY:
+    while current is not None and current > 1 and current not in seen and len(chain) < limit:
         seen.add(current)
         proc = table.get(current)
         if proc is None:

@@ -21,6 +21,8 @@ from lunavect.host.terminals import macos
 from lunavect.host.terminals.runner import Reply, run
 
 CLI_NAMES = {"claude": "claude", "codex": "codex"}
+# What follows the CLI's name to resume a session: `claude --resume <id>`, `codex resume <id>`.
+_RESUME_ARGS = {"claude": ("--resume",), "codex": ("resume",)}
 # Terminals that take the command after `--` rather than `-e`.
 _DASH_DASH = {"gnome-terminal", "kgx", "ptyxis", "tilix", "mate-terminal", "xfce4-terminal"}
 
@@ -39,26 +41,35 @@ class ResumePlan:
     @property
     def shell_command(self) -> str:
         """The command with the CLI's absolute path, run in the project folder."""
-        command = shlex.join(self.argv)
-        return f"cd {shlex.quote(self.cwd)} && {command}" if self.cwd else command
+        return _in_folder(shlex.join(self.argv), self.cwd)
+
+
+def _in_folder(command: str, cwd: str | None) -> str:
+    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
+
+
+def _resume_args(provider: str, session_id: str) -> tuple[str, ...] | None:
+    """The CLI's arguments that resume the session, or None for a provider lunavect cannot resume."""
+    verb = _RESUME_ARGS.get(provider)
+    return None if verb is None else (*verb, session_id)
 
 
 def display_command(provider: str, session_id: str, cwd: str | None) -> str | None:
-    if provider == "claude":
-        command = f"claude --resume {shlex.quote(session_id)}"
-    elif provider == "codex":
-        command = f"codex resume {shlex.quote(session_id)}"
-    else:
+    """What a person types to resume the session (`cd <folder> && claude --resume <id>`), or None for a
+    provider lunavect cannot resume. This is also the snapshot's `resume` field."""
+    args = _resume_args(provider, session_id)
+    if args is None:
         return None
-    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
+    return _in_folder(shlex.join([CLI_NAMES[provider], *args]), cwd)
 
 
 def plan(provider: str, session_id: str, cwd: str | None,
          which: Callable[[str], str | None] = shutil.which) -> ResumePlan | OpenResult:
     """The resume plan, or an UNAVAILABLE result naming what is missing."""
     display = display_command(provider, session_id, cwd)
+    args = _resume_args(provider, session_id)
     name = CLI_NAMES.get(provider)
-    if name is None or display is None:
+    if name is None or display is None or args is None:
         return OpenResult(Outcome.UNAVAILABLE, f"lunavect does not know how to resume {provider} sessions")
     if provider == "claude" and not cwd:
         return OpenResult(Outcome.UNAVAILABLE, "its project folder is unknown, and Claude Code resumes a "
@@ -70,7 +81,6 @@ def plan(provider: str, session_id: str, cwd: str | None,
     if cli is None:
         return OpenResult(Outcome.UNAVAILABLE, f"the `{name}` command is not on PATH, so it cannot be resumed "
                           "here", command=display)
-    args = ("--resume", session_id) if provider == "claude" else ("resume", session_id)
     return ResumePlan(cli=cli, args=args, cwd=cwd, display=display)
 
 

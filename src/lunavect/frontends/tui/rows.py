@@ -6,9 +6,8 @@ session's kinds, counts, tool names and times alone: the panel never has private
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from lunavect.core.model import WORKING_STATES, Session, State
+from lunavect.sessions import epoch
 
 STATE_WORDS = {
     State.WORKING.value: "Working",
@@ -87,15 +86,6 @@ def background_detail(session: Session) -> str:
     return ", ".join(parts)
 
 
-def parse_time(iso: str | None) -> float | None:
-    if not iso:
-        return None
-    try:
-        return _dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
 def elapsed(seconds: float) -> str:
     """A running timer: 45s, 3m 05s, 2h 07m, 3d 04h."""
     seconds = max(0, int(seconds))
@@ -110,7 +100,7 @@ def elapsed(seconds: float) -> str:
 
 def timer(session: Session, now: float) -> str:
     """The current response's timer (or the compaction's), never the session's lifetime; empty without one."""
-    started = parse_time(session.since)
+    started = epoch(session.since)
     if started is None:
         return ""
     return elapsed(now - started)
@@ -118,7 +108,7 @@ def timer(session: Session, now: float) -> str:
 
 def ago(iso: str | None, now: float) -> str:
     """How long ago something happened, for rows without a running timer."""
-    then = parse_time(iso)
+    then = epoch(iso)
     if then is None:
         return ""
     return elapsed(now - then) + " ago"
