@@ -216,6 +216,9 @@ class Collector:
     def tick(self, now: float | None = None) -> None:
         started = time.time()
         self.ingest(now)
+        # Hook events and freshness are published before any source is read (the guide, "How state is
+        # determined"): counts expire and hooks show even when a transcript or app-server read is slow.
+        self.snapshot(now)
         self.poll_sources(now)
         self.snapshot(now)
         # A front end that asked at time T sees its events once a tick that started after T has finished.
