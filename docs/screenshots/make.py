@@ -23,7 +23,7 @@ async def shoot(name: str, scene, setup=None) -> None:
 
     from lunavect import arrangement, store
     from lunavect.frontends.tui import PanelApp
-    from lunavect.frontends.tui.setup_report import SetupReport
+    from lunavect.setup_report import SetupReport
 
     folder = tempfile.mkdtemp(prefix="lunavect-shots-")
     os.environ.update(

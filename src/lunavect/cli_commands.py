@@ -225,15 +225,9 @@ def watch(interval: float, include_hidden: bool) -> None:
 
 
 def _empty_explanation() -> str:
-    from lunavect.claude import install
+    from lunavect import setup_report
 
-    status = install.status()
-    lines = ["No sessions yet."]
-    if status.state == "installed":
-        lines.append(f"Claude Code hooks are installed ({status.path}): start or continue a session in `claude`.")
-    else:
-        lines.append(f"Claude Code hooks are {status.state} ({status.path}): run `lunavect hooks install`.")
-    return "\n".join(lines)
+    return "\n".join(setup_report.explain(setup_report.probe()))
 
 
 def run() -> None:

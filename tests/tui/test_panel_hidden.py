@@ -145,7 +145,7 @@ async def test_reopening_keeps_search_and_filters_and_returns_to_current_session
 
 @pilot_test
 async def test_an_empty_list_explains_itself(conn, make_app):
-    from lunavect.frontends.tui.setup_report import SetupReport
+    from lunavect.setup_report import SetupReport
 
     app = make_app(setup=lambda: SetupReport(claude_hooks="missing", claude_found=True, codex_found=False))
     async with app.run_test(size=SIZE) as pilot:
@@ -160,6 +160,7 @@ async def test_an_empty_list_explains_itself(conn, make_app):
         await pilot.pause()
         text = str(installed.query_one("#empty").render())
         assert "Clients found: Claude Code, Codex" in text and "hooks: installed" in text
+        assert "Codex hooks: missing. Codex sessions still appear from their rollouts." in text
         seed.write(conn, [seed.session("x", "working", activity="thinking", since=1)])
         await wait_for(pilot, lambda: ids(installed) == ["claude:x"])
         assert not installed.query_one("#empty").has_class("-shown")

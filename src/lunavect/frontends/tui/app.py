@@ -24,7 +24,8 @@ from textual.widgets import Button, Footer, Input, Static
 
 from lunavect import arrangement
 from lunavect.core.model import Session
-from lunavect.frontends.tui import filters, opening, setup_report
+from lunavect import setup_report
+from lunavect.frontends.tui import filters, opening
 from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import ColumnHeader, SessionList

@@ -1,7 +1,8 @@
 """Why the list is empty: are the hooks installed, which clients are here, what to run next.
 
-A first-time person sees this instead of a blank panel. The probe reads only settings files and PATH; the
-report is a plain value so tests can show the panel with a report of their choosing.
+A first-time person sees this instead of a blank list, in the panel and in `lunavect list` / `watch`. The
+probe reads only settings files and PATH (it never starts Codex to verify hook trust); the report is a plain
+value so tests can show the panel with a report of their choosing.
 """
 
 from __future__ import annotations
@@ -17,15 +18,21 @@ class SetupReport:
     claude_hooks: str  # installed | partial | stale | missing | unreadable
     claude_found: bool
     codex_found: bool
+    codex_hooks: str = "missing"  # installed | untrusted | partial | stale | missing | unreadable
 
 
 def probe() -> SetupReport:
-    from lunavect.claude import install
+    from lunavect.claude import install as claude_install
+    from lunavect.codex import install as codex_install
 
-    status = install.status()
     claude = shutil.which("claude") is not None or paths.claude_config_dir().exists()
     codex = shutil.which("codex") is not None or paths.codex_home().exists()
-    return SetupReport(claude_hooks=status.state, claude_found=claude, codex_found=codex)
+    return SetupReport(
+        claude_hooks=claude_install.status().state,
+        claude_found=claude,
+        codex_found=codex,
+        codex_hooks=codex_install.status(verify=False).state,
+    )
 
 
 def explain(report: SetupReport) -> list[str]:
@@ -39,5 +46,10 @@ def explain(report: SetupReport) -> list[str]:
     else:
         lines.append(f"Claude Code hooks: {report.claude_hooks}.")
         lines.append("Run `lunavect hooks install`, then start or continue a session in `claude`.")
-    lines.append("Codex sessions appear once lunavect supports Codex on this machine.")
+    if report.codex_hooks == "installed":
+        lines.append("Codex hooks: installed. Codex sessions also appear from their rollouts, hooks or not.")
+    elif report.codex_hooks == "untrusted":
+        lines.append("Codex hooks: installed but not trusted yet: trust them in Codex's `/hooks`.")
+    else:
+        lines.append(f"Codex hooks: {report.codex_hooks}. Codex sessions still appear from their rollouts.")
     return lines
