@@ -117,7 +117,8 @@ def test_kill_9_with_hooks_never_leaves_it_working(codex, codex_server: Response
     codex_server.script(exec_command("sleep 120", yield_time_ms=30000))
     proc = start_exec(paths, env, iso.work, "run the endless command")
     try:
-        working = wait_session(env, lambda s: s["state"] == "working", timeout=40)
+        # The rollout may show the work a moment before the hooks' events (which carry the pid) are read.
+        working = wait_session(env, lambda s: s["state"] == "working" and s["pid"] is not None, timeout=40)
         native = native_codex(proc.pid)
         assert working["pid"] == native  # the hooks name the native process, not the node launcher
         os.killpg(proc.pid, signal.SIGKILL)
@@ -157,8 +158,10 @@ def test_without_hooks_a_killed_client_goes_stale_by_the_120_s_rule_and_a_live_w
         assert _state(conn) == "working"
         assert source.proof.checks == 1
 
+        native = native_codex(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
+        _wait_gone(native)  # a loaded machine takes a moment to tear a killed process down
         assert rollout.exists()
         collector.snapshot(now=base + 140)  # the first missed snapshot keeps the ownership
         assert _state(conn) == "working"
@@ -172,6 +175,21 @@ def test_without_hooks_a_killed_client_goes_stale_by_the_120_s_rule_and_a_live_w
         conn.close()
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _wait_gone(pid: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while os.path.exists(f"/proc/{pid}/fd/0") or _is_running(pid):
+        assert time.monotonic() < deadline, f"process {pid} still there"
+        time.sleep(0.05)
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _state(conn: sqlite3.Connection) -> str | None:
