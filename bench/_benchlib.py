@@ -71,6 +71,21 @@ def installed_hook_command() -> str:
     raise RuntimeError("lunavect hooks install wrote no PreToolUse command")
 
 
+def hook_payload(event: str, session_id: str, home: str) -> dict:
+    """The fields Claude Code sends with every hook event (FACTS.md "Claude Code hooks"), for a session in
+    `home`; each event adds its own fields to these."""
+    cwd = "/home/user/projects/my-project"
+    return {
+        "session_id": session_id,
+        "transcript_path": f"{home}/.claude/projects/-home-user-projects-my-project/{session_id}.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "prompt_id": "550e8400-e29b-41d4-a716-446655440000",
+        "effort": {"level": "high"},
+        "hook_event_name": event,
+    }
+
+
 def set_process_name(name: str) -> bool:
     """Rename this process (its /proc comm) so that a hook shim it spawns finds it as the agent, as it finds
     Claude Code in real use. Linux only; returns False elsewhere."""

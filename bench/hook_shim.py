@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _benchlib import (  # noqa: E402
     SRC,
     Run,
+    hook_payload,
     isolated_home,
     installed_hook_command,
     machine_line,
@@ -41,19 +42,6 @@ from _benchlib import (  # noqa: E402
 )
 
 # -- payloads, from FACTS.md "Claude Code hooks" and research/claude-formats.md §1.3 ---------------------------
-
-
-def _common(event: str, session_id: str, home: str) -> dict:
-    cwd = "/home/user/projects/my-project"
-    return {
-        "session_id": session_id,
-        "transcript_path": f"{home}/.claude/projects/-home-user-projects-my-project/{session_id}.jsonl",
-        "cwd": cwd,
-        "permission_mode": "default",
-        "prompt_id": "550e8400-e29b-41d4-a716-446655440000",
-        "effort": {"level": "high"},
-        "hook_event_name": event,
-    }
 
 
 def _test_output(size: int) -> str:
@@ -79,7 +67,7 @@ def _long_reply(size: int) -> str:
 
 
 def payloads(session_id: str, home: str) -> dict[str, bytes]:
-    pre = _common("PreToolUse", session_id, home) | {
+    pre = hook_payload("PreToolUse", session_id, home) | {
         "tool_name": "Bash",
         "tool_input": {
             "command": "npm test -- --coverage 2>&1 | tail -50",
@@ -89,7 +77,7 @@ def payloads(session_id: str, home: str) -> dict[str, bytes]:
         },
         "tool_use_id": "toolu_01ABC123DEF456GHI789JKL0",
     }
-    post = _common("PostToolUse", session_id, home) | {
+    post = hook_payload("PostToolUse", session_id, home) | {
         "tool_name": "Bash",
         "tool_input": pre["tool_input"],
         "tool_response": {
@@ -102,7 +90,7 @@ def payloads(session_id: str, home: str) -> dict[str, bytes]:
         "tool_use_id": "toolu_01ABC123DEF456GHI789JKL0",
         "duration_ms": 41873,
     }
-    stop = _common("Stop", session_id, home) | {
+    stop = hook_payload("Stop", session_id, home) | {
         "stop_hook_active": False,
         "last_assistant_message": _long_reply(200 * 1024),
         "background_tasks": [
@@ -138,7 +126,7 @@ def payloads(session_id: str, home: str) -> dict[str, bytes]:
         "(exit code 0)</summary>\n</task-notification>\n"
         f"Read the output file to retrieve the result: {out}"
     )
-    prompt_event = _common("UserPromptSubmit", session_id, home) | {"prompt": prompt}
+    prompt_event = hook_payload("UserPromptSubmit", session_id, home) | {"prompt": prompt}
     events = {
         "PreToolUse Bash": pre,
         "PostToolUse 4 KB": post,

@@ -32,6 +32,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _benchlib import (  # noqa: E402
+    hook_payload,
     isolated_home,
     installed_hook_command,
     machine_line,
@@ -48,14 +49,8 @@ VISIBLE_TIMEOUT_S = 15.0
 
 def pre_tool_use(session_id: str, home: str, tool: str, tool_use_id: str) -> bytes:
     return json.dumps(
-        {
-            "session_id": session_id,
-            "transcript_path": f"{home}/.claude/projects/-home-user-projects-my-project/{session_id}.jsonl",
-            "cwd": "/home/user/projects/my-project",
-            "permission_mode": "default",
-            "prompt_id": "550e8400-e29b-41d4-a716-446655440000",
-            "effort": {"level": "high"},
-            "hook_event_name": "PreToolUse",
+        hook_payload("PreToolUse", session_id, home)
+        | {
             "tool_name": tool,
             "tool_input": {"command": "npm test", "description": "Run test suite", "timeout": 120000},
             "tool_use_id": tool_use_id,

@@ -41,15 +41,14 @@ Example::
 
 from __future__ import annotations
 
-import http.server
-import itertools
 import json
 import socket
-import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
+
+from scripted_http import IdSource, Route, ScriptedHandler, ScriptedServer, parse_json
+from scripted_http import RecordedRequest as _RecordedRequest
 
 __all__ = [
     "AnthropicServer",
@@ -103,13 +102,9 @@ _ERROR_MESSAGES = {
 }
 
 # Headers never kept in the request log.
-_SECRET_HEADERS = {"x-api-key", "authorization", "proxy-authorization", "cookie"}
+_SECRET_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})
 
-_ids = itertools.count(1)
-
-
-def _new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:20]}{next(_ids):04d}"
+_new_id = IdSource(20)
 
 
 # --------------------------------------------------------------------------
@@ -210,18 +205,12 @@ def custom(func: Callable[["RecordedRequest"], Step]) -> Step:
 
 
 @dataclass
-class RecordedRequest:
-    """One request as the server saw it (secrets removed from the headers)."""
+class RecordedRequest(_RecordedRequest):
+    """One request as the server saw it (secrets removed from the headers).
 
-    seq: int
-    time: float
-    method: str
-    path: str  # with the query string, e.g. "/v1/messages?beta=true"
-    headers: dict[str, str]
-    body: Any  # parsed JSON, or None
-    raw_body: bytes = b""
-    route: str | None = None  # "main", a custom route name, "side", or None (not a messages request)
-    answer: str | None = None  # Step.describe() of the answer
+    ``path`` has the query string (e.g. ``"/v1/messages?beta=true"``); ``route`` is ``"main"``,
+    ``"subagent"``, a custom route name, ``"side"``, or None (not a messages request).
+    """
 
     @property
     def route_path(self) -> str:
@@ -340,86 +329,39 @@ def messages_contain(needle: str) -> Predicate:
 
 
 # --------------------------------------------------------------------------
-# Routes
-# --------------------------------------------------------------------------
-
-
-class _Route:
-    def __init__(self, name: str, match: Predicate):
-        self.name = name
-        self.match = match
-        self.steps: list[Step] = []
-        self.served = 0
-
-
-# --------------------------------------------------------------------------
 # The server
 # --------------------------------------------------------------------------
 
 
-class _HTTPServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 64
-    owner: "AnthropicServer"
-
-
-class AnthropicServer:
+class AnthropicServer(ScriptedServer):
     """A scripted Anthropic Messages API on ``127.0.0.1`` (port 0 by default).
 
     Use as a context manager or call :meth:`start` / :meth:`stop`.
     """
 
+    thread_name = "anthropic-server"
+
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, side_text: str = "Test session",
                  exhausted_text: str = "ok", model: str | None = None):
-        self._host = host
-        self._port = port
+        super().__init__(host, port, exhausted_text=exhausted_text)
         self.side_text = side_text
-        self.exhausted_text = exhausted_text
         self.model = model
-        self._lock = threading.RLock()
-        self._cond = threading.Condition(self._lock)
-        self._stopping = threading.Event()
-        self._requests: list[RecordedRequest] = []
-        self._routes: list[_Route] = []  # custom routes, tried in order
-        self._main = _Route("main", is_main_loop)
-        self._sub = _Route("subagent", is_subagent)
-        self._httpd: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self._seq = itertools.count(1)
+        self._main = Route("main", is_main_loop)
+        self._sub = Route("subagent", is_subagent)
+        self.builtin_routes = {"main": self._main, "subagent": self._sub}
         self._holder: socket.socket | None = None
 
-    # -- lifecycle -----------------------------------------------------
-    def start(self) -> "AnthropicServer":
-        if self._httpd is not None:
-            return self
-        self._stopping.clear()
-        httpd = _HTTPServer((self._host, self._port), _Handler)
-        httpd.owner = self
-        self._httpd = httpd
-        self._port = httpd.server_address[1]
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"anthropic-server-{self._port}", daemon=True)
-        self._thread.start()
-        return self
+    @property
+    def handler_class(self) -> type[ScriptedHandler]:
+        return _Handler
 
+    # -- lifecycle -----------------------------------------------------
     def stop(self) -> None:
         """Stop serving: hanging requests are released (their connections drop)."""
-        self._stopping.set()
-        with self._cond:
-            self._cond.notify_all()
-        httpd, self._httpd = self._httpd, None
-        if httpd is not None:
-            httpd.shutdown()
-            httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        super().stop()
         if self._holder is not None:
             self._holder.close()
             self._holder = None
-
-    close = stop
 
     def refuse_connections(self) -> None:
         """Stop serving and keep the port bound but not listening: connects get ECONNREFUSED.
@@ -437,36 +379,17 @@ class AnthropicServer:
             return
         self._holder = s
 
-    def __enter__(self) -> "AnthropicServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        return self._port
-
     @property
     def url(self) -> str:
         """The value for ``ANTHROPIC_BASE_URL``."""
         return f"http://{self._host}:{self._port}"
-
-    @property
-    def stopping(self) -> bool:
-        return self._stopping.is_set()
 
     # -- scripting -----------------------------------------------------
     def route(self, name: str, match: Predicate) -> "AnthropicServer":
         """Add (or replace the predicate of) a custom route; custom routes are tried before the built-in ones."""
         if name in ("main", "subagent"):
             raise ValueError("the built-in routes keep their predicates; pick another name")
-        with self._lock:
-            for r in self._routes:
-                if r.name == name:
-                    r.match = match
-                    return self
-            self._routes.append(_Route(name, match))
+        self._set_route(name, match)
         return self
 
     def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> "AnthropicServer":
@@ -497,58 +420,26 @@ class AnthropicServer:
     # aliases
     push = script
 
-    def _find_route(self, name: str) -> _Route | None:
-        if name == "main":
-            return self._main
-        if name == "subagent":
-            return self._sub
-        return next((r for r in self._routes if r.name == name), None)
-
-    def pending(self, route: str = "main") -> int:
-        """How many scripted steps of a route are still unused."""
-        with self._lock:
-            r = self._find_route(route)
-            return len(r.steps) if r else 0
-
     def clear_script(self) -> None:
         with self._lock:
             self._main.steps.clear()
             self._sub.steps.clear()
             self._routes.clear()
 
-    def _choose(self, req: RecordedRequest) -> tuple[str, Step]:
-        with self._lock:
-            chosen = None
-            for r in self._routes:
-                try:
-                    ok = r.match(req)
-                except Exception:
-                    ok = False
-                if ok:
-                    chosen = r
-                    break
-            if chosen is None and is_subagent(req):
-                chosen = self._sub
-            if chosen is None and has_tools(req):
-                chosen = self._main
-            if chosen is None:
-                return "side", text(self.side_text)
-            if chosen.steps:
-                step = chosen.steps.pop(0)
-                chosen.served += 1
-            else:
-                step = text(self.exhausted_text)
-        if step.kind == "custom" and step.func is not None:
-            step = step.func(req)
-        return chosen.name, step
+    def _builtin_route(self, req: RecordedRequest) -> Route | None:
+        if is_subagent(req):
+            return self._sub
+        if has_tools(req):
+            return self._main
+        return None
+
+    def _exhausted_step(self) -> Step:
+        return text(self.exhausted_text)
+
+    def _side_step(self) -> Step:
+        return text(self.side_text)
 
     # -- the request log ---------------------------------------------
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """Every request so far (a copy)."""
-        with self._lock:
-            return list(self._requests)
-
     def message_requests(self, route: str | None = None) -> list[RecordedRequest]:
         """``POST /v1/messages`` requests, optionally only those answered by ``route`` ("main", "side", ...)."""
         return [r for r in self.requests if r.is_messages and (route is None or r.route == route)]
@@ -557,46 +448,13 @@ class AnthropicServer:
     def main_requests(self) -> list[RecordedRequest]:
         return self.message_requests("main")
 
-    def _record(self, req: RecordedRequest) -> None:
-        with self._cond:
-            self._requests.append(req)
-            self._cond.notify_all()
-
     def _touch(self) -> None:
         with self._cond:
             self._cond.notify_all()
 
-    def wait_for(self, predicate: Predicate, timeout: float = 30.0, *, start: int = 0) -> RecordedRequest:
-        """Wait until a recorded request (from index ``start``) satisfies ``predicate``; return it."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for r in self._requests[start:]:
-                    try:
-                        if predicate(r):
-                            return r
-                    except Exception:
-                        pass
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    summary = "\n".join(
-                        f"  #{r.seq} {r.method} {r.path} route={r.route} answer={r.answer}" for r in self._requests
-                    )
-                    raise TimeoutError(f"no matching request within {timeout}s; seen:\n{summary}")
-                self._cond.wait(min(left, 0.2))
-
     def wait_for_main(self, n: int, timeout: float = 30.0, *, route: str = "main") -> list[RecordedRequest]:
         """Wait until ``n`` requests answered by ``route`` (default ``main``) have arrived; return them."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                got = [r for r in self._requests if r.route == route]
-                if len(got) >= n:
-                    return got
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"only {len(got)} of {n} {route} requests within {timeout}s")
-                self._cond.wait(min(left, 0.2))
+        return self._wait_count(n, timeout, lambda r: r.route == route, route)
 
 
 # --------------------------------------------------------------------------
@@ -604,62 +462,16 @@ class AnthropicServer:
 # --------------------------------------------------------------------------
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _HTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
+class _Handler(ScriptedHandler):
+    secret_headers = _SECRET_HEADERS
 
     # -- helpers -------------------------------------------------------
-    @property
-    def owner(self) -> AnthropicServer:
-        return self.server.owner
-
-    def _read_body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            return self.rfile.read(length)
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks = []
-            while True:
-                size_line = self.rfile.readline().strip()
-                size = int(size_line.split(b";")[0] or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    break
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(chunks)
-        return b""
-
     def _recorded(self, raw: bytes) -> RecordedRequest:
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in _SECRET_HEADERS}
         return RecordedRequest(seq=next(self.owner._seq), time=time.time(), method=self.command, path=self.path,
-                               headers=headers, body=body, raw_body=raw)
+                               headers=self._kept_headers(), body=parse_json(raw), raw_body=raw)
 
     def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("request-id", _new_id("req"))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
-        self.wfile.flush()
-
-    def _sleep(self, seconds: float) -> bool:
-        """Sleep unless the server stops; False if it stopped."""
-        if seconds > 0:
-            return not self.owner._stopping.wait(seconds)
-        return not self.owner.stopping
+        super()._send_json(status, obj, [("request-id", _new_id("req")), *(headers or {}).items()])
 
     # -- verbs ---------------------------------------------------------
     def do_HEAD(self) -> None:
@@ -703,19 +515,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.owner._record(req)
             self._send_error(error(400, message="request body is not JSON"))
             return
-        route, step = self.owner._choose(req)
-        req.route, req.answer = route, step.describe()
-        self.owner._record(req)
-        self._answer(req, step)
+        self._answer(req, self._routed(req))
 
     # -- answers -------------------------------------------------------
     def _answer(self, req: RecordedRequest, step: Step) -> None:
-        if not self._sleep(step.delay):
-            self.close_connection = True
-            return
-        if step.kind == "hang":
-            self.owner._stopping.wait()
-            self.close_connection = True
+        if not self._wait_out(step):
             return
         if step.kind == "error":
             self._send_error(step)
@@ -749,24 +553,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 "usage": self._usage(req, 5, step.input_tokens)}
 
     def _stream(self, step: Step, model: str, req: RecordedRequest) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("request-id", _new_id("req"))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
+        self._start_stream("text/event-stream; charset=utf-8", [("request-id", _new_id("req"))])
         msg = self._message(step, model, req)
         start = dict(msg, content=[], stop_reason=None)
         start["usage"] = dict(msg["usage"], output_tokens=1)
-
-        def ev(name: str, data: dict) -> bool:
-            try:
-                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                self.wfile.flush()
-            except OSError:
-                return False
-            return True
+        ev = self._event
 
         def pause() -> bool:
             return self._sleep(step.chunk_delay) if step.chunk_delay else True

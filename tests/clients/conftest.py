@@ -32,6 +32,7 @@ from claude_tmux import (  # noqa: E402
     ensure_clients,
     run_print,
 )
+from responses_server import ResponsesServer  # noqa: E402
 
 #: Keep the iso folders after the run (for debugging): LUNAVECT_KEEP_TMP=1
 _KEEP = os.environ.get("LUNAVECT_KEEP_TMP") == "1"
@@ -112,11 +113,15 @@ def iso_home() -> Iterator[IsoHome]:
 @pytest.fixture
 def model_server() -> Iterator[AnthropicServer]:
     """A running scripted Anthropic Messages API on 127.0.0.1 (see anthropic_server.py)."""
-    server = AnthropicServer().start()
-    try:
+    with AnthropicServer() as server:  # started, and stopped at teardown
         yield server
-    finally:
-        server.stop()
+
+
+@pytest.fixture
+def codex_server() -> Iterator[ResponsesServer]:
+    """A running scripted OpenAI Responses API on 127.0.0.1 for Codex (see responses_server.py)."""
+    with ResponsesServer() as server:  # started, and stopped at teardown
+        yield server
 
 
 @pytest.fixture

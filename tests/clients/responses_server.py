@@ -29,15 +29,14 @@ Example::
 
 from __future__ import annotations
 
-import http.server
-import itertools
 import json
-import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+from scripted_http import IdSource, Route, ScriptedHandler, ScriptedServer, parse_json
+from scripted_http import RecordedRequest as _RecordedRequest
 
 __all__ = [
     "ResponsesServer",
@@ -57,12 +56,8 @@ __all__ = [
 #: The environment variable the scripted provider reads its key from (any value works).
 API_KEY_ENV = "LUNAVECT_TEST_OPENAI_KEY"
 
-_SECRET_HEADERS = {"authorization", "x-api-key", "proxy-authorization", "cookie", "openai-api-key"}
-_ids = itertools.count(1)
-
-
-def _new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:24]}{next(_ids):04d}"
+_SECRET_HEADERS = frozenset({"authorization", "x-api-key", "proxy-authorization", "cookie", "openai-api-key"})
+_new_id = IdSource(24)
 
 
 # --------------------------------------------------------------------------
@@ -150,17 +145,8 @@ def custom(func: Callable[["RecordedRequest"], Step]) -> Step:
 
 
 @dataclass
-class RecordedRequest:
+class RecordedRequest(_RecordedRequest):
     """One request as the server saw it (secret headers removed)."""
-
-    seq: int
-    time: float
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-    route: str | None = None
-    answer: str | None = None
 
     @property
     def route_path(self) -> str:
@@ -242,77 +228,26 @@ def is_subagent(req: RecordedRequest) -> bool:
     return bool(meta.get("thread_id")) and meta.get("thread_id") != meta.get("session_id")
 
 
-class _Route:
-    def __init__(self, name: str, match: Predicate):
-        self.name, self.match = name, match
-        self.steps: list[Step] = []
-
-
 # --------------------------------------------------------------------------
 # The server
 # --------------------------------------------------------------------------
 
 
-class _HTTPServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 64
-    owner: "ResponsesServer"
-
-
-class ResponsesServer:
+class ResponsesServer(ScriptedServer):
     """A scripted Responses API on ``127.0.0.1``; use as a context manager or :meth:`start` / :meth:`stop`."""
+
+    thread_name = "responses-server"
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, exhausted_text: str = "ok",
                  model: str = "gpt-test"):
-        self._host, self._port = host, port
-        self.exhausted_text = exhausted_text
+        super().__init__(host, port, exhausted_text=exhausted_text)
         self.model = model
-        self._lock = threading.RLock()
-        self._cond = threading.Condition(self._lock)
-        self._stopping = threading.Event()
-        self._requests: list[RecordedRequest] = []
-        self._routes: list[_Route] = []
-        self._main = _Route("main", lambda r: True)
-        self._httpd: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self._seq = itertools.count(1)
-
-    # -- lifecycle -----------------------------------------------------
-    def start(self) -> "ResponsesServer":
-        if self._httpd is None:
-            self._stopping.clear()
-            httpd = _HTTPServer((self._host, self._port), _Handler)
-            httpd.owner = self
-            self._httpd, self._port = httpd, httpd.server_address[1]
-            self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                            name=f"responses-server-{self._port}", daemon=True)
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()
-        with self._cond:
-            self._cond.notify_all()
-        httpd, self._httpd = self._httpd, None
-        if httpd is not None:
-            httpd.shutdown()
-            httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    close = stop
-
-    def __enter__(self) -> "ResponsesServer":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+        self._main = Route("main", lambda r: True)
+        self.builtin_routes = {"main": self._main}
 
     @property
-    def port(self) -> int:
-        return self._port
+    def handler_class(self) -> type[ScriptedHandler]:
+        return _Handler
 
     @property
     def base_url(self) -> str:
@@ -350,139 +285,46 @@ class ResponsesServer:
                 target = self._main
             else:
                 name = route or f"route{len(self._routes) + 1}"
-                target = next((r for r in self._routes if r.name == name), None)
-                if target is None:
-                    if match is None:
+                if match is not None:
+                    target = self._set_route(name, match)
+                else:
+                    found = self._custom_route(name)
+                    if found is None:
                         raise KeyError(f"no route {name!r}; give match=")
-                    target = _Route(name, match)
-                    self._routes.append(target)
-                elif match is not None:
-                    target.match = match
+                    target = found
             target.steps.extend(steps)
         return self
 
-    def pending(self, route: str = "main") -> int:
-        with self._lock:
-            target = self._main if route == "main" else next((r for r in self._routes if r.name == route), None)
-            return len(target.steps) if target else 0
+    def _builtin_route(self, req: RecordedRequest) -> Route:
+        return self._main  # every request no custom route claims
 
-    def _choose(self, req: RecordedRequest) -> tuple[str, Step]:
-        with self._lock:
-            chosen = self._main
-            for r in self._routes:
-                try:
-                    if r.match(req):
-                        chosen = r
-                        break
-                except Exception:  # noqa: BLE001 - a broken predicate is no match
-                    continue
-            step = chosen.steps.pop(0) if chosen.steps else message(self.exhausted_text)
-        if step.kind == "custom" and step.func is not None:
-            step = step.func(req)
-        return chosen.name, step
+    def _exhausted_step(self) -> Step:
+        return message(self.exhausted_text)
 
     # -- the request log ---------------------------------------------
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        with self._lock:
-            return list(self._requests)
-
     @property
     def responses_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.is_responses]
 
-    def _record(self, req: RecordedRequest) -> None:
-        with self._cond:
-            self._requests.append(req)
-            self._cond.notify_all()
-
-    def wait_for(self, predicate: Predicate, timeout: float = 30.0, *, start: int = 0) -> RecordedRequest:
-        """Wait until a recorded request (from index ``start``) satisfies ``predicate``; return it."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for r in self._requests[start:]:
-                    try:
-                        if predicate(r):
-                            return r
-                    except Exception:  # noqa: BLE001
-                        pass
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    seen = "\n".join(f"  #{r.seq} {r.method} {r.path} route={r.route} answer={r.answer}"
-                                     for r in self._requests)
-                    raise TimeoutError(f"no matching request within {timeout}s; seen:\n{seen}")
-                self._cond.wait(min(left, 0.2))
-
     def wait_for_count(self, n: int, timeout: float = 30.0, *, route: str | None = None) -> list[RecordedRequest]:
         """Wait until ``n`` responses requests (answered by ``route``, if given) have arrived."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                got = [r for r in self._requests if r.is_responses and (route is None or r.route == route)]
-                if len(got) >= n:
-                    return got
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"only {len(got)} of {n} responses requests within {timeout}s")
-                self._cond.wait(min(left, 0.2))
+        return self._wait_count(n, timeout, lambda r: r.is_responses and (route is None or r.route == route),
+                                "responses")
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _HTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-    @property
-    def owner(self) -> ResponsesServer:
-        return self.server.owner
-
-    def _read_body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            return self.rfile.read(length)
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            chunks = []
-            while True:
-                size = int(self.rfile.readline().strip().split(b";")[0] or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    break
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(chunks)
-        return b""
+class _Handler(ScriptedHandler):
+    secret_headers = _SECRET_HEADERS
 
     def _recorded(self, raw: bytes) -> RecordedRequest:
         body: Any = None
         if raw:
             encoding = (self.headers.get("Content-Encoding") or "").lower()
-            data = raw
             if encoding == "zstd":
                 body = None  # not expected from a local provider; kept unparsed
             else:
-                try:
-                    body = json.loads(data)
-                except ValueError:
-                    body = None
-        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in _SECRET_HEADERS}
-        return RecordedRequest(next(self.owner._seq), time.time(), self.command, self.path, headers, body)
-
-    def _send_json(self, status: int, obj: Any) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
-
-    def _sleep(self, seconds: float) -> bool:
-        if seconds > 0:
-            return not self.owner._stopping.wait(seconds)
-        return not self.owner._stopping.is_set()
+                body = parse_json(raw)
+        return RecordedRequest(next(self.owner._seq), time.time(), self.command, self.path, self._kept_headers(),
+                               body)
 
     def do_GET(self) -> None:
         req = self._recorded(b"")
@@ -499,15 +341,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.owner._record(req)
             self._send_json(200, {})
             return
-        route, step = self.owner._choose(req)
-        req.route, req.answer = route, step.describe()
-        self.owner._record(req)
-        if not self._sleep(step.delay):
-            self.close_connection = True
-            return
-        if step.kind == "hang":
-            self.owner._stopping.wait()
-            self.close_connection = True
+        step = self._routed(req)
+        if not self._wait_out(step):
             return
         if step.kind == "error":
             self._send_json(step.status, {"error": {"message": step.error_message, "type": "scripted",
@@ -516,22 +351,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._stream(step, req)
 
     def _stream(self, step: Step, req: RecordedRequest) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
+        self._start_stream("text/event-stream")
         response_id = _new_id("resp")
         model = (req.body or {}).get("model") or self.owner.model
-
-        def ev(name: str, data: dict) -> bool:
-            try:
-                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                self.wfile.flush()
-            except OSError:
-                return False
-            return True
+        ev = self._event
 
         base = {"id": response_id, "object": "response", "created_at": int(time.time()), "model": model}
         if not ev("response.created", {"type": "response.created", "response": dict(base, status="in_progress")}):

@@ -34,15 +34,6 @@ from responses_server import ResponsesServer, custom, exec_command, function_cal
 
 
 @pytest.fixture
-def codex_server():
-    server = ResponsesServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 def codex(client_paths, iso_home, codex_server):
     """(paths, iso, env) with a Codex configured for the scripted server."""
     if client_paths.codex is None:

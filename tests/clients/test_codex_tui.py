@@ -19,15 +19,6 @@ from responses_server import ResponsesServer, exec_command, input_contains, mess
 
 
 @pytest.fixture
-def codex_server():
-    server = ResponsesServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 def codex(client_paths, iso_home, codex_server):
     if client_paths.codex is None:
         pytest.skip("the pinned Codex CLI is not installed")

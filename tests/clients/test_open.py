@@ -30,12 +30,9 @@ CODEX_READY = r"Ask Codex to do anything|›"
 
 
 @pytest.fixture
-def responses() -> ResponsesServer:
-    server = ResponsesServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+def responses(codex_server: ResponsesServer) -> ResponsesServer:
+    """The scripted Responses API the Codex panes talk to (conftest's ``codex_server``)."""
+    return codex_server
 
 
 class Stage:

@@ -97,6 +97,16 @@ def _background(tasks: list[agents.BackgroundTask]) -> tuple[BackgroundTask, ...
     )
 
 
+def _summary_evidence(read: _FileRead, topic: str, key: str, kind: str, at: float, **fields) -> tuple[str, Evidence]:
+    """Evidence that what the transcript says about its session (`topic`) changed to the state hashed as
+    `key`. The id names that key and the read's offset, so reading the same content again gives the same id
+    and the collector stores the change once."""
+    return (
+        f"transcript:{read.session_id}:{topic}:{key}:{read.cursor.offset}",
+        Evidence(provider=PROVIDER, session_id=read.session_id, kind=kind, at=at, source="transcript", **fields),
+    )
+
+
 class ClaudeFilesSource:
     """The `Source` of Claude Code sessions seen through their transcripts and live catalog."""
 
@@ -343,21 +353,8 @@ class ClaudeFilesSource:
         if at is None:
             at = read.cursor.mtime_ns / 1e9 if read.cursor.mtime_ns else now
         title, cwd, branch, version, entrypoint = values
-        return (
-            f"transcript:{read.session_id}:meta:{key}:{read.cursor.offset}",
-            Evidence(
-                provider=PROVIDER,
-                session_id=read.session_id,
-                kind="TranscriptMeta",
-                at=at,
-                source="transcript",
-                title=title,
-                cwd=cwd,
-                branch=branch,
-                version=version,
-                entrypoint=entrypoint,
-            ),
-        )
+        return _summary_evidence(read, "meta", key, "TranscriptMeta", at, title=title, cwd=cwd, branch=branch,
+                                 version=version, entrypoint=entrypoint)
 
     def _background_evidence(self, conn: sqlite3.Connection, read: _FileRead, now: float) -> tuple[str, Evidence] | None:
         """The running background work, when it changed. Observations already stored are read from the
@@ -374,17 +371,7 @@ class ClaudeFilesSource:
             return None
         summary.sent_background = key
         at = summary.last_at if summary.last_at is not None else now
-        return (
-            f"transcript:{read.session_id}:background:{key}:{read.cursor.offset}",
-            Evidence(
-                provider=PROVIDER,
-                session_id=read.session_id,
-                kind="TranscriptBackground",
-                at=at,
-                source="transcript",
-                background=running,
-            ),
-        )
+        return _summary_evidence(read, "background", key, "TranscriptBackground", at, background=running)
 
     @staticmethod
     def _save(conn: sqlite3.Connection, read: _FileRead, now: float) -> None:

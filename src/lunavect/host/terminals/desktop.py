@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 
 from lunavect.host.open_result import OpenResult, Outcome
-from lunavect.host.terminals.runner import Reply, run
+from lunavect.host.terminals.runner import Reply, listed_ids, run
 
 # Terminals whose windows hold exactly one terminal each (no tabs).
 TABLESS = frozenset({"xterm", "uxterm", "alacritty", "foot", "st", "urxvt", "rxvt", "kterm", "aterm", "havoc"})
@@ -65,14 +65,8 @@ def sway_windows(tree: str, pid: int) -> list[int]:
 
 
 def hyprland_windows(listing: str, pid: int) -> list[str]:
-    try:
-        data = json.loads(listing)
-    except ValueError:
-        return []
-    if not isinstance(data, list):
-        return []
-    return [w["address"] for w in data
-            if isinstance(w, dict) and w.get("pid") == pid and isinstance(w.get("address"), str)]
+    """Addresses of the Hyprland windows owned by `pid`."""
+    return listed_ids(listing, "pid", pid, "address", str)
 
 
 def _one(windows: list, terminal: str, focus_argv: list[str], runner: Runner) -> OpenResult:

@@ -31,55 +31,52 @@ def _checked(tty: str) -> str:
     return tty
 
 
+def _select_one_script(app_id: str, collect: str, hit: str, select: str) -> str:
+    """The script both apps run: `collect` gathers every candidate into `hits`, each a list of the names in
+    `hit`; only exactly one is selected (with `select`) and brought to the front. The answer is one word."""
+    timeout = int(REQUEST_TIMEOUT_S)
+    return f'''with timeout of {timeout} seconds
+if application id "{app_id}" is not running then return "not-running"
+tell application id "{app_id}"
+  set hits to {{}}
+{collect}
+  if (count of hits) is 0 then return "missing"
+  if (count of hits) > 1 then return "ambiguous " & (count of hits)
+  set {{{hit}}} to item 1 of hits
+{select}
+  activate
+  return "focused"
+end tell
+end timeout'''
+
+
 def iterm2_script(tty: str) -> str:
     """Select the one iTerm2 session on `tty` and bring its window to the front."""
     device = _checked(tty)
-    timeout = int(REQUEST_TIMEOUT_S)
-    return f'''with timeout of {timeout} seconds
-if application id "{ITERM2[1]}" is not running then return "not-running"
-tell application id "{ITERM2[1]}"
-  set hits to {{}}
-  repeat with w in windows
+    collect = f'''  repeat with w in windows
     repeat with t in tabs of w
       repeat with s in sessions of t
         if tty of s is "{device}" then set end of hits to {{w, t, s}}
       end repeat
     end repeat
-  end repeat
-  if (count of hits) is 0 then return "missing"
-  if (count of hits) > 1 then return "ambiguous " & (count of hits)
-  set {{w, t, s}} to item 1 of hits
-  select w
+  end repeat'''
+    select = '''  select w
   tell t to select
-  tell s to select
-  activate
-  return "focused"
-end tell
-end timeout'''
+  tell s to select'''
+    return _select_one_script(ITERM2[1], collect, "w, t, s", select)
 
 
 def terminal_script(tty: str) -> str:
     """Select the one Terminal tab on `tty` that still runs a process, and bring its window to the front."""
     device = _checked(tty)
-    timeout = int(REQUEST_TIMEOUT_S)
-    return f'''with timeout of {timeout} seconds
-if application id "{TERMINAL[1]}" is not running then return "not-running"
-tell application id "{TERMINAL[1]}"
-  set hits to {{}}
-  repeat with w in windows
+    collect = f'''  repeat with w in windows
     repeat with t in tabs of w
       if tty of t is "{device}" and (count of processes of t) > 0 then set end of hits to {{w, t}}
     end repeat
-  end repeat
-  if (count of hits) is 0 then return "missing"
-  if (count of hits) > 1 then return "ambiguous " & (count of hits)
-  set {{w, t}} to item 1 of hits
-  set selected of t to true
-  set index of w to 1
-  activate
-  return "focused"
-end tell
-end timeout'''
+  end repeat'''
+    select = '''  set selected of t to true
+  set index of w to 1'''
+    return _select_one_script(TERMINAL[1], collect, "w, t", select)
 
 
 def osascript_argv(script: str) -> list[str]:

@@ -7,6 +7,7 @@ into its own distinct message.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -32,6 +33,20 @@ class Reply:
             if line.strip():
                 return line.strip()[:300]
         return f"exit code {self.code}" if self.code is not None else (self.failure or "failed")
+
+
+def listed_ids(listing: str, key: str, value: object, id_key: str, id_type: type) -> list:
+    """The `id_key` of each entry of a JSON list (a terminal's or window manager's listing) whose `key` is
+    `value`, where that id is an `id_type`. A reply that is not JSON, not a list, or has other entries finds
+    nothing rather than raising: the listing comes from another program, whatever its version prints."""
+    try:
+        data = json.loads(listing)
+    except ValueError:
+        return []
+    if not isinstance(data, list):
+        return []
+    return [entry[id_key] for entry in data
+            if isinstance(entry, dict) and entry.get(key) == value and isinstance(entry.get(id_key), id_type)]
 
 
 def run(argv: list[str], timeout: float = REQUEST_TIMEOUT_S, env: dict[str, str] | None = None) -> Reply:

@@ -6,12 +6,11 @@ sockets and handed over as `WEZTERM_UNIX_SOCKET`, never read from the agent's en
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 
 from lunavect.host.open_result import OpenResult, Outcome
-from lunavect.host.terminals.runner import Reply, run
+from lunavect.host.terminals.runner import Reply, listed_ids, run
 
 # `--no-auto-start`: a WezTerm that is not running is never started.
 LIST_ARGV = ["wezterm", "cli", "--no-auto-start", "list", "--format", "json"]
@@ -34,14 +33,7 @@ def socket_path(paths: list[str]) -> str | None:
 
 def panes_on(listing: str, tty: str) -> list[int]:
     """The pane ids `wezterm cli list --format json` shows on `tty`."""
-    try:
-        data = json.loads(listing)
-    except ValueError:
-        return []
-    if not isinstance(data, list):
-        return []
-    return [p["pane_id"] for p in data
-            if isinstance(p, dict) and p.get("tty_name") == tty and isinstance(p.get("pane_id"), int)]
+    return listed_ids(listing, "tty_name", tty, "pane_id", int)
 
 
 def focus(socket: str | None, tty: str, runner: Callable[..., Reply] = run) -> OpenResult:
