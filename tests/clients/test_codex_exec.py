@@ -278,3 +278,25 @@ def test_a_failed_turn_shows_its_error(codex, codex_server: ResponsesServer, sta
     assert proc.returncode != 0
     session = wait_session(env, lambda s: s["state"] == "error", timeout=30)
     assert session["error"] == reason and session["basis"] == ["rollout"]
+
+
+def test_the_store_holds_no_reply_or_command_text_of_a_codex_session(codex, codex_server: ResponsesServer) -> None:
+    """Hooks and rollouts both carry the reply and the command; none of it may reach lunavect's files.
+    (The first prompt is the session's title, as Codex shows it: README, "Privacy".)"""
+    paths, iso, env = codex
+    install_hooks(env)
+    codex_server.script(
+        exec_command("echo okapi-command-3b9c"),
+        message("Here is the ibis-reply-70d1 you asked for. Shall I continue?"),
+    )
+    proc = run_exec(paths, env, iso.work, "print a word")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "ibis-reply-70d1" in rollouts(iso)[0].read_text()  # the secrets really passed through Codex
+    session = wait_session(env, lambda s: s["state"] in ("ready", "input"), timeout=30)
+    assert session["title"] == "print a word"
+    written = [p for p in Path(env["LUNAVECT_HOME"]).rglob("*") if p.is_file()]
+    assert any(p.name == "lunavect.sqlite3" for p in written)
+    for path in written:
+        data = path.read_bytes()
+        for secret in (b"okapi-command-3b9c", b"ibis-reply-70d1"):
+            assert secret not in data, f"{secret!r} found in {path}"
