@@ -143,12 +143,13 @@ class CodexTmux(ClaudeTmux):
                 raise TimeoutError(f"codex not ready within {timeout}s (alive={self.alive()}); screen:\n{screen}")
             time.sleep(0.1)
 
-    def send_text(self, text: str, *, enter: bool = True, pause: float = 0.4, timeout: float = 20.0) -> None:
+    def send_text(self, text: str, *, enter: bool = True, pause: float = 1.0, timeout: float = 20.0) -> None:
         """Type `text` literally, wait until the input box shows it, then press Enter until it is submitted.
 
-        Text and Enter arriving together are taken as a paste (FACTS.md); on a loaded machine even a short pause
-        can be too short, so the submission is checked on the screen and Enter repeated if the text still sits
-        in the input box.
+        Text and Enter arriving together are taken as a paste (FACTS.md): the TUI holds keys that come in a
+        burst and may deliver such an Enter late, where it would answer whatever dialog the prompt opened. So
+        Enter comes a full second after the text showed, and is repeated only if the text still sits in the
+        input box after a loaded machine had time to redraw.
         """
         self.tmux("send-keys", "-t", self.target, "-l", text)
         line = re.compile(r"^› " + re.escape(text[:40]), re.M)
