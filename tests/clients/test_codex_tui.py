@@ -32,11 +32,15 @@ def test_an_approval_prompt_shows_permission(codex, codex_server: ResponsesServe
     write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
     install_hooks(env)
     marker = iso.work / "marker.txt"
+    # Routed by content, not by arrival: any other request the TUI makes (a retry, a warm-up) must not take
+    # the scripted command; the follow-up carrying the command's output gets the closing message.
+    codex_server.script(message("Marker written"), match=input_contains("permitted"), route="after")
     codex_server.script(
         exec_command(f"echo permitted > {marker}", sandbox_permissions="require_escalated",
                      justification="Write the marker?"),
+        match=lambda req: "write the marker" in json.dumps(req.input) and not req.function_outputs(),
+        route="ask",
     )
-    codex_server.script(message("Marker written"), match=input_contains("permitted"), route="after")
     tui = start_tui(paths, iso, env)
     try:
         tui.send_text("write the marker")
