@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from lunavect.hook import CLIENT_PROCESS_NAMES
 from lunavect.host.catalog_reader import CatalogEntry
 from lunavect.host.origin import APP, classify, resolved
 from lunavect.host.proctable import Proc, ProcessTable, ancestry, is_same_process
@@ -25,8 +26,9 @@ from lunavect.host.terminals import detect
 
 # `Session.client` values of sessions that run in a terminal (anything else is a Desktop app or an editor).
 TERMINAL_CLIENTS = frozenset({"cli", "exec"})
-# The executable names of each client's own runtime (a launcher script's interpreter is not the agent).
-AGENT_NAMES = {"claude": ("claude",), "codex": ("codex",)}
+# The executable names of each client's own runtime (a launcher script's interpreter is not the agent): the
+# same the hook shim looks for among its ancestors.
+AGENT_NAMES = CLIENT_PROCESS_NAMES
 
 
 class SessionLike(Protocol):

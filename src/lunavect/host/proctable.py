@@ -15,10 +15,12 @@ from typing import Protocol
 
 import psutil
 
+from lunavect.hook import CLIENT_PROCESS_NAMES
+
 # Deep enough for shell → wrapper → runtime chains; bounded so a pathological table cannot loop.
 MAX_ANCESTRY = 32
-# The agents' own runtimes, by process or executable name.
-AGENT_RUNTIMES = ("claude", "codex")
+# The agents' own runtimes, by process or executable name: the names the hook shim looks for.
+AGENT_RUNTIMES = tuple(name for names in CLIENT_PROCESS_NAMES.values() for name in names)
 # psutil's start time and a recorded one (the hook shim's, a catalog's) come from the same kernel clock.
 START_TOLERANCE_S = 1.0
 

@@ -100,6 +100,17 @@ class ColumnHeader(Widget):
         return Strip(segments).adjust_cell_length(width, style)
 
 
+# Moving the row focus: the same keys in the session list and the hidden list.
+NAVIGATION_BINDINGS = [
+    Binding("up", "cursor_up", "Up", show=False),
+    Binding("down", "cursor_down", "Down", show=False),
+    Binding("home", "cursor_first", "First", show=False),
+    Binding("end", "cursor_last", "Last", show=False),
+    Binding("pageup", "page_up", "Page up", show=False),
+    Binding("pagedown", "page_down", "Page down", show=False),
+]
+
+
 class SessionList(ScrollView, can_focus=True):
     """One line per session; the cursor row is the focused session."""
 
@@ -126,12 +137,7 @@ class SessionList(ScrollView, can_focus=True):
 
     BINDINGS = [
         Binding("enter", "open", "Open", show=True),
-        Binding("up", "cursor_up", "Up", show=False),
-        Binding("down", "cursor_down", "Down", show=False),
-        Binding("home", "cursor_first", "First", show=False),
-        Binding("end", "cursor_last", "Last", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
+        *NAVIGATION_BINDINGS,
         Binding("alt+up", "move_row(-1)", "Move up", show=False),
         Binding("alt+down", "move_row(1)", "Move down", show=False),
         Binding("delete", "hide", "Hide", show=True),
@@ -444,12 +450,7 @@ class HiddenSessionList(SessionList, inherit_bindings=False):
 
     BINDINGS = [
         Binding("enter", "restore", "Restore", show=True),
-        Binding("up", "cursor_up", "Up", show=False),
-        Binding("down", "cursor_down", "Down", show=False),
-        Binding("home", "cursor_first", "First", show=False),
-        Binding("end", "cursor_last", "Last", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
+        *NAVIGATION_BINDINGS,
         Binding("m", "menu", "Menu", show=True),
         Binding("escape", "clear_cursor", "Clear", show=False),
     ]
