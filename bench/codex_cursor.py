@@ -41,7 +41,7 @@ OPEN_TURN = "01a227be-0000-7000-8000-0000000000aa"
 def stamp(t: float) -> str:
     import datetime as dt
 
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def line(kind: str, payload: dict, t: float) -> bytes:
@@ -84,8 +84,12 @@ def build(path: Path, thread: str, size: int, records: bytes, *, open_at_start: 
 
 
 def append_1kb(path: Path, n: int) -> None:
-    payload = {"type": "token_count", "turn_id": OPEN_TURN, "info": {"total_token_usage": {"total_tokens": n}},
-               "pad": "t" * 850}
+    payload = {
+        "type": "token_count",
+        "turn_id": OPEN_TURN,
+        "info": {"total_token_usage": {"total_tokens": n}},
+        "pad": "t" * 850,
+    }
     with open(path, "ab") as f:
         f.write(line("event_msg", payload, time.time()))
 
@@ -107,13 +111,16 @@ def main() -> None:
         day.mkdir(parents=True)
         records = body_records()
         files = {
-            "2 GB" if args.size_mb >= 1024 else f"{args.size_mb} MB": day / f"rollout-2026-11-29T10-00-00-{THREAD_BIG}.jsonl",
+            "2 GB" if args.size_mb >= 1024 else f"{args.size_mb} MB": day
+            / f"rollout-2026-11-29T10-00-00-{THREAD_BIG}.jsonl",
             "1 MB": day / f"rollout-2026-11-29T10-00-01-{THREAD_SMALL}.jsonl",
         }
         big_label, small_label = list(files)
         t0 = time.perf_counter()
-        sizes = {big_label: build(files[big_label], THREAD_BIG, args.size_mb * 1024 * 1024, records),
-                 small_label: build(files[small_label], THREAD_SMALL, 1024 * 1024, records)}
+        sizes = {
+            big_label: build(files[big_label], THREAD_BIG, args.size_mb * 1024 * 1024, records),
+            small_label: build(files[small_label], THREAD_SMALL, 1024 * 1024, records),
+        }
         built_s = time.perf_counter() - t0
 
         # 2. first reads, and the cursors used for the refresh rounds
@@ -175,29 +182,50 @@ def main() -> None:
             polls.append((cursor.bytes_read, answer.start is not None))
 
     print(f"Machine: {machine_line()}  ")
-    print(f"Files: {big_label} = {sizes[big_label]:,} bytes, {small_label} = {sizes[small_label]:,} bytes, built "
-          f"from {len(records):,} bytes of real records in {built_s:.1f} s; {args.rounds} rounds.\n")
+    print(
+        f"Files: {big_label} = {sizes[big_label]:,} bytes, {small_label} = {sizes[small_label]:,} bytes, built "
+        f"from {len(records):,} bytes of real records in {built_s:.1f} s; {args.rounds} rounds.\n"
+    )
     rows = []
     base_c = statistics.median(cursor_times[small_label])
     base_p = statistics.median(poll_times[small_label])
     for label in labels:
-        rows.append([f"{label}: cursor sample", ms(statistics.median(cursor_times[label])),
-                     ms(p90(cursor_times[label])), f"{statistics.median(cursor_bytes[label]):,.0f}",
-                     f"{statistics.median(cursor_times[label]) / base_c:.2f}x"])
+        rows.append(
+            [
+                f"{label}: cursor sample",
+                ms(statistics.median(cursor_times[label])),
+                ms(p90(cursor_times[label])),
+                f"{statistics.median(cursor_bytes[label]):,.0f}",
+                f"{statistics.median(cursor_times[label]) / base_c:.2f}x",
+            ]
+        )
     for label in labels:
-        rows.append([f"{label}: collector poll", ms(statistics.median(poll_times[label])), ms(p90(poll_times[label])),
-                     "", f"{statistics.median(poll_times[label]) / base_p:.2f}x"])
+        rows.append(
+            [
+                f"{label}: collector poll",
+                ms(statistics.median(poll_times[label])),
+                ms(p90(poll_times[label])),
+                "",
+                f"{statistics.median(poll_times[label]) / base_p:.2f}x",
+            ]
+        )
     print(md_table(["refresh after a 1 KB append", "median ms", "p90 ms", "bytes read", f"/ {small_label}"], rows))
     print(f"\nEvery collector poll read its append: the stored cursors ended at the files' ends: {caught_up}.")
     print()
-    print(md_table(["first read (no stored state)", "ms", "bytes read", "answer"],
-                   [[label, ms(t), f"{b:,}", str(s)] for label, (t, b, s) in first.items()]))
+    print(
+        md_table(
+            ["first read (no stored state)", "ms", "bytes read", "answer"],
+            [[label, ms(t), f"{b:,}", str(s)] for label, (t, b, s) in first.items()],
+        )
+    )
     print()
     found = next(i for i, (_, ok) in enumerate(polls) if ok) + 1 if any(ok for _, ok in polls) else None
-    print(f"Restart recovery on {big_label}, the open turn's start on the file's second line: {len(polls)} polls until "
-          f"the exact start returned (poll {found}); bytes read per poll: max {max(b for b, _ in polls):,}; "
-          f"wall per recovery poll: median {ms(statistics.median(per_poll)) if per_poll else '-'} ms, "
-          f"max {ms(max(per_poll)) if per_poll else '-'} ms.")
+    print(
+        f"Restart recovery on {big_label}, the open turn's start on the file's second line: {len(polls)} polls until "
+        f"the exact start returned (poll {found}); bytes read per poll: max {max(b for b, _ in polls):,}; "
+        f"wall per recovery poll: median {ms(statistics.median(per_poll)) if per_poll else '-'} ms, "
+        f"max {ms(max(per_poll)) if per_poll else '-'} ms."
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,8 @@ from _benchlib import (  # noqa: E402
     SRC,
     Run,
     hook_payload,
-    isolated_home,
     installed_hook_command,
+    isolated_home,
     machine_line,
     md_table,
     ms,
@@ -280,8 +280,7 @@ def profile(events, env, runs: int, out_fd: int) -> str:
         rows = [[name, ms(value)] for name, value in zip(PHASE_NAMES, medians)]
         rows.append(["**total after interpreter start**", f"**{ms(sum(medians))}**"])
         parts.append(
-            f"Phases inside the shim, {payload_name}, median of {runs} runs (ms):\n\n"
-            + md_table(["phase", "ms"], rows)
+            f"Phases inside the shim, {payload_name}, median of {runs} runs (ms):\n\n" + md_table(["phase", "ms"], rows)
         )
 
     # -X importtime: the import graph's own self times (inflated by the tracing itself; for ranking only).
@@ -340,7 +339,9 @@ def main() -> None:
         print(f"## Hook shim: wall time per event ({args.runs} runs each, interleaved)\n")
         print(f"Machine: {machine_line()}  ")
         print(f"Installed command: `{command}`  ")
-        print(f"Agent parent: {'this process named `claude` (as Claude Code)' if named else 'none found'}; {spool_note}.")
+        print(
+            f"Agent parent: {'this process named `claude` (as Claude Code)' if named else 'none found'}; {spool_note}."
+        )
         if printed:
             print(f"WARNING: the children printed {printed} bytes (the shim must print nothing).")
         print()
@@ -361,7 +362,9 @@ def main() -> None:
                         f"{statistics.median(wall) / bare:.2f}x",
                     ]
                 )
-        print(md_table(["payload", "variant", "median ms", "p90 ms", "min ms", "child CPU ms", "/ bare"], rows, "llrrrrr"))
+        print(
+            md_table(["payload", "variant", "median ms", "p90 ms", "min ms", "child CPU ms", "/ bare"], rows, "llrrrrr")
+        )
         print()
 
         rows = []
@@ -385,7 +388,15 @@ def main() -> None:
         print("Shim (installed command) against a bare interpreter start; target <= 1.5x:\n")
         print(
             md_table(
-                ["payload", "shim ms", "bare ms", "shim - bare ms", "ratio of medians", "median paired ratio", "target"],
+                [
+                    "payload",
+                    "shim ms",
+                    "bare ms",
+                    "shim - bare ms",
+                    "ratio of medians",
+                    "median paired ratio",
+                    "target",
+                ],
                 rows,
                 "lrrrrrl",
             )

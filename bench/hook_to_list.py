@@ -33,8 +33,8 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _benchlib import (  # noqa: E402
     hook_payload,
-    isolated_home,
     installed_hook_command,
+    isolated_home,
     machine_line,
     md_table,
     ms,
@@ -254,9 +254,7 @@ def main() -> None:
         }
         for mode, label in labels.items():
             values = results[mode]
-            after = (
-                ms(statistics.median(v - s for v, s in zip(values, shim_wall[mode]))) if mode in shim_wall else "-"
-            )
+            after = ms(statistics.median(v - s for v, s in zip(values, shim_wall[mode]))) if mode in shim_wall else "-"
             tries = f"{statistics.median(counts[mode]):g} / {max(counts[mode])}" if mode in counts else "1"
             rows.append(
                 [
@@ -272,7 +270,16 @@ def main() -> None:
             )
         print(
             md_table(
-                ["measure", "median ms", "p90 ms", "min ms", "max ms", "shim ms", "after shim ms", "calls median / max"],
+                [
+                    "measure",
+                    "median ms",
+                    "p90 ms",
+                    "min ms",
+                    "max ms",
+                    "shim ms",
+                    "after shim ms",
+                    "calls median / max",
+                ],
                 rows,
             )
         )

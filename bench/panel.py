@@ -54,17 +54,29 @@ WORKING = ("working", "background", "compacting", "permission", "input")
 
 
 def iso(ts: float) -> str:
-    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def session(sid: str, state: str, now: float, age: float) -> Session:
     works = state in WORKING
     return Session(
-        id=f"claude:{sid}", provider="claude", session_id=sid, title=f"Benchmark session {sid}",
-        project=f"project-{int(sid[1:]) % 17 if sid[1:].isdigit() else 0}", cwd="/tmp/bench", host="bench",
-        state=state, activity="Bash" if state == "working" else None, since=iso(now - age) if works else None,
-        background={"shell": 1} if state == "background" else {}, error="limit" if state == "error" else None,
-        pinned=False, hidden=False, resume=f"claude --resume {sid}", basis=["hook"], updated=iso(now - age),
+        id=f"claude:{sid}",
+        provider="claude",
+        session_id=sid,
+        title=f"Benchmark session {sid}",
+        project=f"project-{int(sid[1:]) % 17 if sid[1:].isdigit() else 0}",
+        cwd="/tmp/bench",
+        host="bench",
+        state=state,
+        activity="Bash" if state == "working" else None,
+        since=iso(now - age) if works else None,
+        background={"shell": 1} if state == "background" else {},
+        error="limit" if state == "error" else None,
+        pinned=False,
+        hidden=False,
+        resume=f"claude --resume {sid}",
+        basis=["hook"],
+        updated=iso(now - age),
     )
 
 
@@ -100,8 +112,14 @@ class Tmux:
         self.env = env
 
     def run(self, *args: str) -> str:
-        result = subprocess.run(["tmux", "-S", str(self.socket), *args], env=self.env, capture_output=True,
-                                text=True, timeout=10, stdin=subprocess.DEVNULL)
+        result = subprocess.run(
+            ["tmux", "-S", str(self.socket), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+        )
         return result.stdout
 
     def start(self, name: str, data: Path, code: str) -> int:
@@ -109,8 +127,21 @@ class Tmux:
         for key in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
             env_args += ["-e", f"{key}={self.env[key]}"]
         env_args += ["-e", f"LUNAVECT_HOME={data}", "-e", f"PYTHONPATH={os.path.join(REPO, 'src')}"]
-        self.run("new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), *env_args, "--",
-                 sys.executable, "-c", code)
+        self.run(
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            str(WIDTH),
+            "-y",
+            str(HEIGHT),
+            *env_args,
+            "--",
+            sys.executable,
+            "-c",
+            code,
+        )
         return int(self.run("display-message", "-p", "-t", f"{name}:0.0", "#{pane_pid}").strip())
 
     def screen(self, name: str) -> str:
@@ -223,8 +254,10 @@ def main() -> None:
             tmux.kill()
 
     print(f"Machine: {machine_line()}")
-    print(f"Command: .venv/bin/python bench/panel.py --window {args.window:g} --rounds {args.rounds} "
-          f"--changes {args.changes}\n")
+    print(
+        f"Command: .venv/bin/python bench/panel.py --window {args.window:g} --rounds {args.rounds} "
+        f"--changes {args.changes}\n"
+    )
     base = statistics.median(cpu["baseline"])
     labels = {
         "baseline": "baseline (idle Textual app)",
@@ -235,16 +268,24 @@ def main() -> None:
     rows = []
     for name, label in labels.items():
         median = statistics.median(cpu[name])
-        rows.append([label, f"{median * 100:.3f}%", f"{max(cpu[name]) * 100:.3f}%",
-                     f"{median / base:.2f}x" if base else "n/a"])
+        rows.append(
+            [label, f"{median * 100:.3f}%", f"{max(cpu[name]) * 100:.3f}%", f"{median / base:.2f}x" if base else "n/a"]
+        )
     print("Idle CPU (seconds on a CPU per second of wall time, % of one core):\n")
     print(md_table(["process", "median", "max", "vs baseline"], rows))
     small_median, small_p90 = summary(latency["small"])
     rows = []
     for name, label in (("small", "panel, 10 sessions (baseline)"), ("working", "panel, 1,000 sessions")):
         median, high = summary(latency[name])
-        rows.append([label, f"{median * 1000:.0f}", f"{high * 1000:.0f}", f"{max(latency[name]) * 1000:.0f}",
-                     f"{median / small_median:.2f}x"])
+        rows.append(
+            [
+                label,
+                f"{median * 1000:.0f}",
+                f"{high * 1000:.0f}",
+                f"{max(latency[name]) * 1000:.0f}",
+                f"{median / small_median:.2f}x",
+            ]
+        )
     print("\nStore change to redrawn row on the terminal (ms):\n")
     print(md_table(["panel", "median", "p90", "max", "vs baseline"], rows))
 

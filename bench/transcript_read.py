@@ -98,13 +98,21 @@ def child(mode: str, config: str, store_path: str, path: str) -> None:
         collector.poll_sources(now=time.time())
         polls = 1
     elapsed = time.perf_counter() - started
-    print(json.dumps({"seconds": elapsed, "polls": polls,
-                      "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+    print(
+        json.dumps(
+            {"seconds": elapsed, "polls": polls, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+        )
+    )
 
 
 def run_child(mode: str, config: Path, store_path: Path, path: Path, env: dict[str, str]) -> dict:
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", mode, str(config), str(store_path),
-                          str(path)], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--child", mode, str(config), str(store_path), str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -152,21 +160,39 @@ def main() -> None:
         cold = run_child("read", big_dir, root / "big.sqlite3", big, env)
         cold_small = run_child("read", small_dir, root / "small.sqlite3", small, env)
         mb = big_size / 2**20
-        print(md_table(
-            ["run", "wall s", "MB/s", "peak RSS MB", "polls"],
-            [
-                ["baseline: same code, empty folder", f"{base['seconds']:.2f}", "-",
-                 f"{base['maxrss_kb'] / 1024:.1f}", str(base["polls"])],
-                [f"cold read, {mb:.0f} MB", f"{cold['seconds']:.2f}", f"{mb / cold['seconds']:.0f}",
-                 f"{cold['maxrss_kb'] / 1024:.1f}", str(cold["polls"])],
-                [f"cold read, {small_size / 2**20:.0f} MB", f"{cold_small['seconds']:.3f}",
-                 f"{small_size / 2**20 / cold_small['seconds']:.0f}", f"{cold_small['maxrss_kb'] / 1024:.1f}",
-                 str(cold_small["polls"])],
-                [f"`wc -l`, {mb:.0f} MB (cached)", f"{wc:.2f}", f"{mb / wc:.0f}", "-", "-"],
-            ],
-        ))
-        print(f"\npeak RSS over baseline: {(cold['maxrss_kb'] - base['maxrss_kb']) / 1024:.1f} MB; "
-              f"cold read / wc -l time: {cold['seconds'] / wc:.1f}x\n")
+        print(
+            md_table(
+                ["run", "wall s", "MB/s", "peak RSS MB", "polls"],
+                [
+                    [
+                        "baseline: same code, empty folder",
+                        f"{base['seconds']:.2f}",
+                        "-",
+                        f"{base['maxrss_kb'] / 1024:.1f}",
+                        str(base["polls"]),
+                    ],
+                    [
+                        f"cold read, {mb:.0f} MB",
+                        f"{cold['seconds']:.2f}",
+                        f"{mb / cold['seconds']:.0f}",
+                        f"{cold['maxrss_kb'] / 1024:.1f}",
+                        str(cold["polls"]),
+                    ],
+                    [
+                        f"cold read, {small_size / 2**20:.0f} MB",
+                        f"{cold_small['seconds']:.3f}",
+                        f"{small_size / 2**20 / cold_small['seconds']:.0f}",
+                        f"{cold_small['maxrss_kb'] / 1024:.1f}",
+                        str(cold_small["polls"]),
+                    ],
+                    [f"`wc -l`, {mb:.0f} MB (cached)", f"{wc:.2f}", f"{mb / wc:.0f}", "-", "-"],
+                ],
+            )
+        )
+        print(
+            f"\npeak RSS over baseline: {(cold['maxrss_kb'] - base['maxrss_kb']) / 1024:.1f} MB; "
+            f"cold read / wc -l time: {cold['seconds'] / wc:.1f}x\n"
+        )
 
         # 2: a refresh after a 1 KB append, big and small, round-robin in this process.
         from lunavect import store
@@ -176,8 +202,10 @@ def main() -> None:
         piece = append_piece(records)
         setups = {}
         big_name = f"{mb:.0f} MB"
-        for name, folder, path, store_path in ((big_name, big_dir, big, root / "big.sqlite3"),
-                                               ("1 MB", small_dir, small, root / "small.sqlite3")):
+        for name, folder, path, store_path in (
+            (big_name, big_dir, big, root / "big.sqlite3"),
+            ("1 MB", small_dir, small, root / "small.sqlite3"),
+        ):
             conn = store.connect(store_path)
             collector = Collector(conn, sources=[ClaudeFilesSource(config_dir=folder, processes=dict)])
             collector.poll_sources(now=time.time())  # already caught up: nothing to read
@@ -186,7 +214,7 @@ def main() -> None:
         times: dict[str, list[float]] = {name: [] for name in setups}
         names = list(setups)
         for round_ in range(args.rounds):
-            order = names[round_ % 2:] + names[: round_ % 2]
+            order = names[round_ % 2 :] + names[: round_ % 2]
             for name in order:
                 collector, path = setups[name]
                 with open(path, "ab") as f:
@@ -195,11 +223,20 @@ def main() -> None:
                 collector.poll_sources(now=time.time())
                 times[name].append(time.perf_counter() - started)
         small_median = statistics.median(times["1 MB"])
-        print(md_table(
-            ["file", "refresh median ms", "p90 ms", "ratio to 1 MB"],
-            [[f"{name} (+{len(piece)} B per refresh)", ms(statistics.median(values)), ms(p90(values)),
-              f"{statistics.median(values) / small_median:.2f}x"] for name, values in times.items()],
-        ))
+        print(
+            md_table(
+                ["file", "refresh median ms", "p90 ms", "ratio to 1 MB"],
+                [
+                    [
+                        f"{name} (+{len(piece)} B per refresh)",
+                        ms(statistics.median(values)),
+                        ms(p90(values)),
+                        f"{statistics.median(values) / small_median:.2f}x",
+                    ]
+                    for name, values in times.items()
+                ],
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -107,9 +107,7 @@ def unhide(conn: sqlite3.Connection, key: str, now: float | None = None) -> bool
         return False
     with store.transaction(conn):
         _ensure(conn, key)
-        conn.execute(
-            "UPDATE arrangement SET hidden = 0, hidden_at = NULL, shown_at = ? WHERE id = ?", (now, key)
-        )
+        conn.execute("UPDATE arrangement SET hidden = 0, hidden_at = NULL, shown_at = ? WHERE id = ?", (now, key))
     return True
 
 
@@ -156,9 +154,7 @@ def _move(conn: sqlite3.Connection, key: str, target: str, *, before: bool, now:
         if current == slot:
             return False  # already there (its neighbours on both sides are the ones asked for)
         ranks = [r.rank for r in others]
-        value = ordering.rank_between(
-            ranks[slot - 1] if slot > 0 else None, ranks[slot] if slot < len(ranks) else None
-        )
+        value = ordering.rank_between(ranks[slot - 1] if slot > 0 else None, ranks[slot] if slot < len(ranks) else None)
         if value is None:
             # No room between the neighbours: space the whole group out evenly, in its current order.
             ranks = ordering.renumbered(ranks)

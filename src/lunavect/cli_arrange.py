@@ -166,4 +166,3 @@ COMMANDS = (
     resume_command,
     auto_hide_command,
 )
-

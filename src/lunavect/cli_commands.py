@@ -112,7 +112,6 @@ def hooks_status(as_json: bool) -> None:
     """Tell, per client, whether the hooks are installed and whether events arrive."""
     from lunavect import store
     from lunavect.claude import install
-
     from lunavect.codex import install as codex_install
 
     status = install.status()

@@ -22,7 +22,6 @@ import os
 import sys
 import time
 
-
 if __package__ in (None, ""):
     # Run as a file: make the package's pure classifiers importable without `site`.
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -66,7 +65,8 @@ class _DecodeContext:
 
 
 try:
-    from _json import encode_basestring_ascii as _quote, make_scanner as _make_scanner
+    from _json import encode_basestring_ascii as _quote
+    from _json import make_scanner as _make_scanner
 
     _scan = _make_scanner(_DecodeContext)
 except ImportError:  # an interpreter without the accelerator: the json module does the same, slower
@@ -611,7 +611,9 @@ def append_line(path: str, record: dict) -> bool:
         os.close(fd)
 
 
-def handle(client: str, raw: bytes | None, read_error: str | None, environ=os.environ, now: float | None = None) -> dict:
+def handle(
+    client: str, raw: bytes | None, read_error: str | None, environ=os.environ, now: float | None = None
+) -> dict:
     """Turn stdin into the spool record (an event, or a counted rejection) and append it."""
     received = time.time() if now is None else now
     base = {"v": SPOOL_FORMAT, "id": _new_id(), "client": client, "t": round(received, 6)}

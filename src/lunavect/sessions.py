@@ -116,9 +116,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None) -> list[Row]:
 
 def read_sessions(conn: sqlite3.Connection, include_hidden: bool = False, now: float | None = None) -> list[Session]:
     """Listed sessions: pinned ones first in the person's order, then the most recently active first."""
-    return [
-        r.session for r in read_rows(conn, now) if not r.retired and (include_hidden or not r.session.hidden)
-    ]
+    return [r.session for r in read_rows(conn, now) if not r.retired and (include_hidden or not r.session.hidden)]
 
 
 def read_hidden(conn: sqlite3.Connection, now: float | None = None) -> list[Session]:

@@ -44,8 +44,9 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from scripted_http import IdSource, Route, ScriptedHandler, ScriptedServer, parse_json
 from scripted_http import RecordedRequest as _RecordedRequest
@@ -130,21 +131,19 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     chunk_delay: float = 0.0
-    func: Callable[["RecordedRequest"], "Step"] | None = None
+    func: Callable[[RecordedRequest], Step] | None = None
     # The context size to report (usage.input_tokens); by default about the request's own size. A large
     # value makes the client believe its context is full, so it compacts automatically.
     input_tokens: int | None = None
 
-    def after(self, seconds: float) -> "Step":
+    def after(self, seconds: float) -> Step:
         """Return this step, answered only after ``seconds``."""
         self.delay = float(seconds)
         return self
 
     def describe(self) -> str:
         if self.kind == "message":
-            kinds = ",".join(
-                b["type"] + (":" + b["name"] if b["type"] == "tool_use" else "") for b in self.blocks
-            )
+            kinds = ",".join(b["type"] + (":" + b["name"] if b["type"] == "tool_use" else "") for b in self.blocks)
             return f"message[{kinds}] {self.stop_reason}"
         if self.kind == "error":
             return f"error {self.status} {self.error_type}"
@@ -153,18 +152,29 @@ class Step:
 
 def text(reply: str, *, delay: float = 0.0, chunk_delay: float = 0.0, stop_reason: str = "end_turn") -> Step:
     """A plain assistant text reply (``end_turn``)."""
-    return Step("message", blocks=[{"type": "text", "text": reply}], stop_reason=stop_reason,
-                delay=delay, chunk_delay=chunk_delay)
+    return Step(
+        "message",
+        blocks=[{"type": "text", "text": reply}],
+        stop_reason=stop_reason,
+        delay=delay,
+        chunk_delay=chunk_delay,
+    )
 
 
-def tool_use(name: str, input: dict | None = None, *, id: str | None = None, text: str | None = None,
-             delay: float = 0.0, chunk_delay: float = 0.0) -> Step:
+def tool_use(
+    name: str,
+    input: dict | None = None,
+    *,
+    id: str | None = None,
+    text: str | None = None,
+    delay: float = 0.0,
+    chunk_delay: float = 0.0,
+) -> Step:
     """One ``tool_use`` block (``stop_reason: tool_use``), optionally preceded by ``text``."""
     return tool_uses([(name, input or {}, id)], text=text, delay=delay, chunk_delay=chunk_delay)
 
 
-def tool_uses(calls: Iterable[tuple], *, text: str | None = None, delay: float = 0.0,
-              chunk_delay: float = 0.0) -> Step:
+def tool_uses(calls: Iterable[tuple], *, text: str | None = None, delay: float = 0.0, chunk_delay: float = 0.0) -> Step:
     """Several parallel tool calls: ``calls`` holds ``(name, input)`` or ``(name, input, id)`` tuples."""
     blocks: list[dict] = []
     if text:
@@ -176,12 +186,24 @@ def tool_uses(calls: Iterable[tuple], *, text: str | None = None, delay: float =
     return Step("message", blocks=blocks, stop_reason="tool_use", delay=delay, chunk_delay=chunk_delay)
 
 
-def error(status: int, error_type: str | None = None, message: str | None = None, *,
-          headers: dict[str, str] | None = None, delay: float = 0.0) -> Step:
+def error(
+    status: int,
+    error_type: str | None = None,
+    message: str | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+    delay: float = 0.0,
+) -> Step:
     """An HTTP error with an Anthropic error body ``{"type": "error", "error": {...}}``."""
     etype = error_type or ERROR_TYPES.get(status, "api_error")
-    return Step("error", status=status, error_type=etype, message=message or _ERROR_MESSAGES.get(etype, etype),
-                headers=dict(headers or {}), delay=delay)
+    return Step(
+        "error",
+        status=status,
+        error_type=etype,
+        message=message or _ERROR_MESSAGES.get(etype, etype),
+        headers=dict(headers or {}),
+        delay=delay,
+    )
 
 
 def hang(*, delay: float = 0.0) -> Step:
@@ -194,7 +216,7 @@ def delayed(seconds: float, step: Step) -> Step:
     return step.after(seconds)
 
 
-def custom(func: Callable[["RecordedRequest"], Step]) -> Step:
+def custom(func: Callable[[RecordedRequest], Step]) -> Step:
     """Decide the answer when the request arrives: ``func(request) -> Step``."""
     return Step("custom", func=func)
 
@@ -341,8 +363,15 @@ class AnthropicServer(ScriptedServer):
 
     thread_name = "anthropic-server"
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, side_text: str = "Test session",
-                 exhausted_text: str = "ok", model: str | None = None):
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        side_text: str = "Test session",
+        exhausted_text: str = "ok",
+        model: str | None = None,
+    ):
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.side_text = side_text
         self.model = model
@@ -385,14 +414,14 @@ class AnthropicServer(ScriptedServer):
         return f"http://{self._host}:{self._port}"
 
     # -- scripting -----------------------------------------------------
-    def route(self, name: str, match: Predicate) -> "AnthropicServer":
+    def route(self, name: str, match: Predicate) -> AnthropicServer:
         """Add (or replace the predicate of) a custom route; custom routes are tried before the built-in ones."""
         if name in ("main", "subagent"):
             raise ValueError("the built-in routes keep their predicates; pick another name")
         self._set_route(name, match)
         return self
 
-    def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> "AnthropicServer":
+    def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> AnthropicServer:
         """Queue ``steps``, one per request, on a route.
 
         Without ``match``/``route`` they go to ``main`` (requests with tools,
@@ -467,8 +496,15 @@ class _Handler(ScriptedHandler):
 
     # -- helpers -------------------------------------------------------
     def _recorded(self, raw: bytes) -> RecordedRequest:
-        return RecordedRequest(seq=next(self.owner._seq), time=time.time(), method=self.command, path=self.path,
-                               headers=self._kept_headers(), body=parse_json(raw), raw_body=raw)
+        return RecordedRequest(
+            seq=next(self.owner._seq),
+            time=time.time(),
+            method=self.command,
+            path=self.path,
+            headers=self._kept_headers(),
+            body=parse_json(raw),
+            raw_body=raw,
+        )
 
     def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
         super()._send_json(status, obj, [("request-id", _new_id("req")), *(headers or {}).items()])
@@ -485,9 +521,17 @@ class _Handler(ScriptedHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         if path == "/v1/models":
             model = self.owner.model or "claude-sonnet-4-5"
-            self._send_json(200, {"data": [{"type": "model", "id": model, "display_name": model,
-                                            "created_at": "2025-01-01T00:00:00Z"}],
-                                  "has_more": False, "first_id": model, "last_id": model})
+            self._send_json(
+                200,
+                {
+                    "data": [
+                        {"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z"}
+                    ],
+                    "has_more": False,
+                    "first_id": model,
+                    "last_id": model,
+                },
+            )
             return
         self._send_json(200, {})
 
@@ -536,21 +580,38 @@ class _Handler(ScriptedHandler):
             headers.setdefault("retry-after", "1")
         if step.status in (429, 500, 529):
             headers.setdefault("x-should-retry", "true")
-        self._send_json(step.status, {"type": "error",
-                                      "error": {"type": step.error_type, "message": step.message},
-                                      "request_id": _new_id("req")}, headers)
+        self._send_json(
+            step.status,
+            {
+                "type": "error",
+                "error": {"type": step.error_type, "message": step.message},
+                "request_id": _new_id("req"),
+            },
+            headers,
+        )
 
     @staticmethod
     def _usage(req: RecordedRequest, output_tokens: int, input_tokens: int | None = None) -> dict:
         size = input_tokens if input_tokens is not None else max(1, len(req.raw_body) // 4)
-        return {"input_tokens": size, "output_tokens": output_tokens,
-                "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-                "service_tier": "standard"}
+        return {
+            "input_tokens": size,
+            "output_tokens": output_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "service_tier": "standard",
+        }
 
     def _message(self, step: Step, model: str, req: RecordedRequest) -> dict:
-        return {"id": _new_id("msg"), "type": "message", "role": "assistant", "model": model,
-                "content": step.blocks, "stop_reason": step.stop_reason, "stop_sequence": None,
-                "usage": self._usage(req, 5, step.input_tokens)}
+        return {
+            "id": _new_id("msg"),
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": step.blocks,
+            "stop_reason": step.stop_reason,
+            "stop_sequence": None,
+            "usage": self._usage(req, 5, step.input_tokens),
+        }
 
     def _stream(self, step: Step, model: str, req: RecordedRequest) -> None:
         self._start_stream("text/event-stream; charset=utf-8", [("request-id", _new_id("req"))])
@@ -566,34 +627,54 @@ class _Handler(ScriptedHandler):
             return
         for i, block in enumerate(step.blocks):
             if block["type"] == "text":
-                ev("content_block_start", {"type": "content_block_start", "index": i,
-                                           "content_block": {"type": "text", "text": ""}})
+                ev(
+                    "content_block_start",
+                    {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}},
+                )
                 body = block["text"]
-                pieces = [body[j:j + 40] for j in range(0, len(body), 40)] or [""]
+                pieces = [body[j : j + 40] for j in range(0, len(body), 40)] or [""]
                 for p in pieces:
                     if not pause():
                         return
-                    ev("content_block_delta", {"type": "content_block_delta", "index": i,
-                                               "delta": {"type": "text_delta", "text": p}})
+                    ev(
+                        "content_block_delta",
+                        {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": p}},
+                    )
             elif block["type"] == "tool_use":
-                ev("content_block_start", {"type": "content_block_start", "index": i,
-                                           "content_block": {"type": "tool_use", "id": block["id"],
-                                                             "name": block["name"], "input": {}}})
+                ev(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                    },
+                )
                 js = json.dumps(block["input"])
                 for j in range(0, len(js), 60):
                     if not pause():
                         return
-                    ev("content_block_delta", {"type": "content_block_delta", "index": i,
-                                               "delta": {"type": "input_json_delta", "partial_json": js[j:j + 60]}})
+                    ev(
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": i,
+                            "delta": {"type": "input_json_delta", "partial_json": js[j : j + 60]},
+                        },
+                    )
             else:  # pass other block kinds through whole
                 ev("content_block_start", {"type": "content_block_start", "index": i, "content_block": block})
             ev("content_block_stop", {"type": "content_block_stop", "index": i})
         final_usage = {"output_tokens": 5}
         if step.input_tokens is not None:
             final_usage["input_tokens"] = step.input_tokens
-        ev("message_delta", {"type": "message_delta",
-                             "delta": {"stop_reason": step.stop_reason, "stop_sequence": None},
-                             "usage": final_usage})
+        ev(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": step.stop_reason, "stop_sequence": None},
+                "usage": final_usage,
+            },
+        )
         ev("message_stop", {"type": "message_stop"})
 
 
@@ -621,7 +702,7 @@ class RefusingPort:
     def close(self) -> None:
         self._sock.close()
 
-    def __enter__(self) -> "RefusingPort":
+    def __enter__(self) -> RefusingPort:
         return self
 
     def __exit__(self, *exc) -> None:

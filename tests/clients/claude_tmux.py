@@ -33,9 +33,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 # --------------------------------------------------------------------------
 # Where the pinned clients live.  Resolved from the REAL environment at import
@@ -59,10 +60,25 @@ HOOK_CAPTURE_SCRIPT = HERE / "hook_capture.py"
 
 #: Every Claude Code hook event a capture hook listens to by default.
 CLAUDE_HOOK_EVENTS = (
-    "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PermissionDenied",
-    "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "SubagentStart",
-    "SubagentStop", "TaskCreated", "TaskCompleted", "Stop", "StopFailure", "PreCompact",
-    "PostCompact", "CwdChanged", "SessionEnd",
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "SubagentStart",
+    "SubagentStop",
+    "TaskCreated",
+    "TaskCompleted",
+    "Stop",
+    "StopFailure",
+    "PreCompact",
+    "PostCompact",
+    "CwdChanged",
+    "SessionEnd",
 )
 
 #: The input box is drawn: a rule line followed by the "❯" prompt.
@@ -107,10 +123,13 @@ def find_clients(root: Path | str | None = None, *, check_versions: bool = True)
     codex = nm / ".bin" / "codex"
     natives = sorted(nm.glob("@openai/codex-*/vendor/*/bin/codex"))
     return ClientPaths(
-        root=root, node_modules=nm, claude=claudes[0],
+        root=root,
+        node_modules=nm,
+        claude=claudes[0],
         codex=codex if codex.exists() else None,
         codex_native=natives[0] if natives else None,
-        claude_version=claude_version, codex_version=codex_version,
+        claude_version=claude_version,
+        codex_version=codex_version,
     )
 
 
@@ -148,8 +167,9 @@ def ensure_clients(root: Path | str | None = None, *, timeout: float = 1800) -> 
             pkg.write_text(json.dumps({"name": "lunavect-test-clients", "private": True}) + "\n")
         cmd = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", *NPM_PACKAGES]
         with open(root / "npm.log", "ab") as log:
-            proc = subprocess.run(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT, timeout=timeout,
-                                  stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT, timeout=timeout, stdin=subprocess.DEVNULL
+            )
         found = find_clients(root)
         if proc.returncode != 0 or not found:
             raise ClientsMissing(f"`{' '.join(cmd)}` failed in {root} (exit {proc.returncode}); see npm.log")
@@ -175,17 +195,25 @@ def proc_info(pid: int) -> dict | None:
             stat = f.read().decode("utf-8", "replace")
     except OSError:
         return None
-    rest = stat[stat.rfind(")") + 2:].split()
+    rest = stat[stat.rfind(")") + 2 :].split()
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             cmdline = [a.decode("utf-8", "replace") for a in f.read().split(b"\0")[:-1]]
     except OSError:
         cmdline = []
     return {
-        "pid": pid, "comm": stat[stat.find("(") + 1: stat.rfind(")")], "state": rest[0],
-        "ppid": int(rest[1]), "pgid": int(rest[2]), "sid": int(rest[3]), "tty_nr": int(rest[4]),
-        "starttime": int(rest[19]), "exe": _readlink(f"/proc/{pid}/exe"), "cwd": _readlink(f"/proc/{pid}/cwd"),
-        "fd0": _readlink(f"/proc/{pid}/fd/0"), "cmdline": cmdline,
+        "pid": pid,
+        "comm": stat[stat.find("(") + 1 : stat.rfind(")")],
+        "state": rest[0],
+        "ppid": int(rest[1]),
+        "pgid": int(rest[2]),
+        "sid": int(rest[3]),
+        "tty_nr": int(rest[4]),
+        "starttime": int(rest[19]),
+        "exe": _readlink(f"/proc/{pid}/exe"),
+        "cwd": _readlink(f"/proc/{pid}/cwd"),
+        "fd0": _readlink(f"/proc/{pid}/fd/0"),
+        "cmdline": cmdline,
     }
 
 
@@ -256,7 +284,8 @@ def processes_under(root: Path | str, *, home: Path | str | None = None) -> list
         cwd = _readlink(f"/proc/{pid}/cwd")
         env_home = _environ_home(pid)
         if any(_is_under(exe, r) or _is_under(cwd, r) or _is_under(env_home, r) for r in roots) or (
-                home is not None and env_home == str(home)):
+            home is not None and env_home == str(home)
+        ):
             found.append(pid)
     return found
 
@@ -299,10 +328,33 @@ def kill_processes_under(root: Path | str, *, home: Path | str | None = None, ro
 # The isolated HOME
 # --------------------------------------------------------------------------
 
-_STRIP_PREFIXES = ("ANTHROPIC_", "CLAUDE", "CODEX_", "OPENAI_", "OTEL_", "LUNAVECT_", "TMUX", "XDG_", "AWS_BEARER",
-                   "NODE_OPTIONS", "VSCODE_", "TERM_PROGRAM")
-_STRIP = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "TMPDIR",
-          "DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING", "API_TIMEOUT_MS"}
+_STRIP_PREFIXES = (
+    "ANTHROPIC_",
+    "CLAUDE",
+    "CODEX_",
+    "OPENAI_",
+    "OTEL_",
+    "LUNAVECT_",
+    "TMUX",
+    "XDG_",
+    "AWS_BEARER",
+    "NODE_OPTIONS",
+    "VSCODE_",
+    "TERM_PROGRAM",
+)
+_STRIP = {
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "TMPDIR",
+    "DISABLE_AUTOUPDATER",
+    "DISABLE_TELEMETRY",
+    "DISABLE_ERROR_REPORTING",
+    "API_TIMEOUT_MS",
+}
 
 
 def base_env(source: dict[str, str] | None = None) -> dict[str, str]:
@@ -331,15 +383,19 @@ class HookLog:
         return out
 
     def payloads(self, event: str | None = None) -> list[dict]:
-        return [e["payload"] for e in self.entries()
-                if isinstance(e.get("payload"), dict) and (event is None or e["payload"].get("hook_event_name") == event)]
+        return [
+            e["payload"]
+            for e in self.entries()
+            if isinstance(e.get("payload"), dict) and (event is None or e["payload"].get("hook_event_name") == event)
+        ]
 
     def events(self) -> list[str]:
         """Event names in arrival order."""
         return [p.get("hook_event_name", "?") for p in self.payloads()]
 
-    def wait_for(self, event: str, *, count: int = 1, timeout: float = 30.0,
-                 where: Callable[[dict], bool] | None = None) -> dict:
+    def wait_for(
+        self, event: str, *, count: int = 1, timeout: float = 30.0, where: Callable[[dict], bool] | None = None
+    ) -> dict:
         """Wait until ``count`` payloads of ``event`` (satisfying ``where``) were captured; return the last one."""
         deadline = time.monotonic() + timeout
         while True:
@@ -366,7 +422,7 @@ class IsoHome:
     lunavect_hooks_installed: bool = False
 
     @classmethod
-    def create(cls, parent: str | Path | None = None, prefix: str = "lv-") -> "IsoHome":
+    def create(cls, parent: str | Path | None = None, prefix: str = "lv-") -> IsoHome:
         # short paths: unix sockets (tmux, Claude's cc-socks) must stay under ~100 bytes
         root = Path(tempfile.mkdtemp(prefix=prefix, dir=str(parent) if parent else None)).resolve()
         iso = cls(root=root)
@@ -374,21 +430,23 @@ class IsoHome:
             d.mkdir(parents=True, exist_ok=True)
         iso.run.mkdir(mode=0o700, exist_ok=True)
         iso.env = base_env()
-        iso.env.update({
-            "HOME": str(iso.home),
-            "CLAUDE_CONFIG_DIR": str(iso.claude_dir),
-            "CODEX_HOME": str(iso.codex_dir),
-            "LUNAVECT_HOME": str(iso.lunavect_home),
-            "TMPDIR": str(iso.tmp),
-            "CLAUDE_CODE_TMPDIR": str(iso.tmp),
-            "XDG_RUNTIME_DIR": str(iso.run),
-            "XDG_CONFIG_HOME": str(iso.home / ".config"),
-            "XDG_CACHE_HOME": str(iso.home / ".cache"),
-            "XDG_DATA_HOME": str(iso.home / ".local" / "share"),
-            "XDG_STATE_HOME": str(iso.home / ".local" / "state"),
-            "NO_PROXY": "127.0.0.1,localhost",
-            "no_proxy": "127.0.0.1,localhost",
-        })
+        iso.env.update(
+            {
+                "HOME": str(iso.home),
+                "CLAUDE_CONFIG_DIR": str(iso.claude_dir),
+                "CODEX_HOME": str(iso.codex_dir),
+                "LUNAVECT_HOME": str(iso.lunavect_home),
+                "TMPDIR": str(iso.tmp),
+                "CLAUDE_CODE_TMPDIR": str(iso.tmp),
+                "XDG_RUNTIME_DIR": str(iso.run),
+                "XDG_CONFIG_HOME": str(iso.home / ".config"),
+                "XDG_CACHE_HOME": str(iso.home / ".cache"),
+                "XDG_DATA_HOME": str(iso.home / ".local" / "share"),
+                "XDG_STATE_HOME": str(iso.home / ".local" / "state"),
+                "NO_PROXY": "127.0.0.1,localhost",
+                "no_proxy": "127.0.0.1,localhost",
+            }
+        )
         assert not _is_under(str(iso.home), str(REAL_HOME)) or str(REAL_HOME) == "/", iso.home
         return iso
 
@@ -438,22 +496,30 @@ class IsoHome:
         return sorted(self.claude_project_dir(cwd).glob("*.jsonl"))
 
     # -- Claude Code configuration --------------------------------------
-    def claude_env(self, base_url: str, *, api_key: str = DEFAULT_API_KEY, max_retries: int | None = 0,
-                   extra: dict[str, str] | None = None) -> dict[str, str]:
+    def claude_env(
+        self,
+        base_url: str,
+        *,
+        api_key: str = DEFAULT_API_KEY,
+        max_retries: int | None = 0,
+        extra: dict[str, str] | None = None,
+    ) -> dict[str, str]:
         """``env`` plus what Claude Code needs to talk to a local model server and nothing else."""
         env = dict(self.env)
-        env.update({
-            "ANTHROPIC_BASE_URL": base_url,
-            "ANTHROPIC_API_KEY": api_key,
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "DISABLE_BUG_COMMAND": "1",
-            "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
-            "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
-            "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
-        })
+        env.update(
+            {
+                "ANTHROPIC_BASE_URL": base_url,
+                "ANTHROPIC_API_KEY": api_key,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_TELEMETRY": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+                "DISABLE_BUG_COMMAND": "1",
+                "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
+                "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
+                "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
+            }
+        )
         if max_retries is not None:
             env["CLAUDE_CODE_MAX_RETRIES"] = str(max_retries)
         if extra:
@@ -480,8 +546,9 @@ class IsoHome:
             responses.setdefault("rejected", [])
             projects = data.setdefault("projects", {})
             for cwd in trusted:
-                projects.setdefault(cwd, {}).update({"hasTrustDialogAccepted": True,
-                                                     "hasCompletedProjectOnboarding": True})
+                projects.setdefault(cwd, {}).update(
+                    {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+                )
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data, indent=2))
 
@@ -495,8 +562,9 @@ class IsoHome:
         self.claude_settings.parent.mkdir(parents=True, exist_ok=True)
         self.claude_settings.write_text(json.dumps(data, indent=2))
 
-    def add_claude_hook(self, event: str, command: str, *, matcher: str | None = None,
-                        timeout: int | None = None) -> None:
+    def add_claude_hook(
+        self, event: str, command: str, *, matcher: str | None = None, timeout: int | None = None
+    ) -> None:
         """Append a command hook to ``$CLAUDE_CONFIG_DIR/settings.json`` (merging with what is there)."""
         data = self.read_claude_settings()
         handler: dict[str, Any] = {"type": "command", "command": command}
@@ -508,8 +576,9 @@ class IsoHome:
         data.setdefault("hooks", {}).setdefault(event, []).append(group)
         self.write_claude_settings(data)
 
-    def install_capture_hooks(self, log: Path | str | None = None,
-                              events: Iterable[str] = CLAUDE_HOOK_EVENTS) -> HookLog:
+    def install_capture_hooks(
+        self, log: Path | str | None = None, events: Iterable[str] = CLAUDE_HOOK_EVENTS
+    ) -> HookLog:
         """Test-only: every ``events`` hook appends its payload to ``log`` (default ``<root>/hooks.jsonl``)."""
         path = Path(log) if log else self.root / "hooks.jsonl"
         command = f"{shlex.quote(sys.executable)} {shlex.quote(str(HOOK_CAPTURE_SCRIPT))} {shlex.quote(str(path))}"
@@ -548,13 +617,27 @@ class IsoHome:
 # --------------------------------------------------------------------------
 
 
-def run_print(claude: Path | str, prompt: str, *args: str, env: dict[str, str], cwd: Path | str,
-              timeout: float = 60, input: str | None = None) -> subprocess.CompletedProcess:
+def run_print(
+    claude: Path | str,
+    prompt: str,
+    *args: str,
+    env: dict[str, str],
+    cwd: Path | str,
+    timeout: float = 60,
+    input: str | None = None,
+) -> subprocess.CompletedProcess:
     """Run ``claude -p <prompt> [args]`` non-interactively; returns the completed process (text mode)."""
-    return subprocess.run([str(claude), "-p", prompt, *args], env=env, cwd=str(cwd), capture_output=True,
-                          text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL if input is None else None, input=input,
-                          start_new_session=True)
+    return subprocess.run(
+        [str(claude), "-p", prompt, *args],
+        env=env,
+        cwd=str(cwd),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL if input is None else None,
+        input=input,
+        start_new_session=True,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -579,9 +662,19 @@ class ClaudeTmux:
     otherwise claude is the pane's process.
     """
 
-    def __init__(self, claude: Path | str, env: dict[str, str], cwd: Path | str, args: Iterable[str] = (), *,
-                 root: Path | str | None = None, width: int = 200, height: int = 50, via_shell: bool = False,
-                 session: str = "main"):
+    def __init__(
+        self,
+        claude: Path | str,
+        env: dict[str, str],
+        cwd: Path | str,
+        args: Iterable[str] = (),
+        *,
+        root: Path | str | None = None,
+        width: int = 200,
+        height: int = 50,
+        via_shell: bool = False,
+        session: str = "main",
+    ):
         self.claude = str(claude)
         self.env = dict(env)
         self.cwd = str(cwd)
@@ -605,15 +698,21 @@ class ClaudeTmux:
 
     def tmux(self, *args: str, check: bool = True, timeout: float = 10) -> subprocess.CompletedProcess:
         """Run a tmux command against this private server."""
-        return subprocess.run(["tmux", "-S", str(self.socket), "-f", str(self.conf), *args], env=self.env,
-                              capture_output=True, text=True, check=check, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            ["tmux", "-S", str(self.socket), "-f", str(self.conf), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=check,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
 
     @property
     def command_line(self) -> list[str]:
         return [self.claude, *self.args]
 
-    def start(self) -> "ClaudeTmux":
+    def start(self) -> ClaudeTmux:
         self.conf.write_text(_TMUX_CONF)
         size = ["-x", str(self.width), "-y", str(self.height)]
         self.started_at = time.monotonic()
@@ -624,7 +723,7 @@ class ClaudeTmux:
             self.tmux("new-session", "-d", "-s", self.session, *size, "-c", self.cwd, "--", *self.command_line)
         return self
 
-    def __enter__(self) -> "ClaudeTmux":
+    def __enter__(self) -> ClaudeTmux:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -641,8 +740,9 @@ class ClaudeTmux:
         r = self.tmux(*args, check=False)
         return r.stdout
 
-    def wait_for_screen(self, pattern: str | re.Pattern, timeout: float = 30.0, *, history: bool = False,
-                        interval: float = 0.1) -> re.Match:
+    def wait_for_screen(
+        self, pattern: str | re.Pattern, timeout: float = 30.0, *, history: bool = False, interval: float = 0.1
+    ) -> re.Match:
         """Wait until the screen matches ``pattern`` (a regex, MULTILINE); return the match."""
         rx = re.compile(pattern, re.M) if isinstance(pattern, str) else pattern
         deadline = time.monotonic() + timeout
@@ -653,8 +753,9 @@ class ClaudeTmux:
             if m:
                 return m
             if time.monotonic() > deadline:
-                raise TimeoutError(f"screen did not match {rx.pattern!r} within {timeout}s; "
-                                   f"alive={self.alive()}; screen:\n{screen}")
+                raise TimeoutError(
+                    f"screen did not match {rx.pattern!r} within {timeout}s; alive={self.alive()}; screen:\n{screen}"
+                )
             time.sleep(interval)
 
     def wait_ready(self, timeout: float = 30.0) -> str:
@@ -686,8 +787,14 @@ class ClaudeTmux:
         if keys:
             self.tmux("send-keys", "-t", self.target, *keys)
 
-    def answer(self, *keys: str, until_gone: str | re.Pattern, timeout: float = 10.0, retry_every: float = 1.0,
-               settle: float = 0.3) -> None:
+    def answer(
+        self,
+        *keys: str,
+        until_gone: str | re.Pattern,
+        timeout: float = 10.0,
+        retry_every: float = 1.0,
+        settle: float = 0.3,
+    ) -> None:
         """Answer a dialog (e.g. a permission prompt) with ``keys`` until ``until_gone`` leaves the screen.
 
         Claude Code ignores keys for ~0.1-0.15 s after a dialog appears (a guard against keys typed

@@ -19,8 +19,8 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, proc_info
 from responses_server import API_KEY_ENV, ResponsesServer
@@ -40,8 +40,14 @@ def codex_env(iso: IsoHome, paths: ClientPaths, extra: dict[str, str] | None = N
     return env
 
 
-def write_config(iso: IsoHome, server: ResponsesServer, *, approval: str = "never",
-                 sandbox: str = "danger-full-access", extra: str = "") -> None:
+def write_config(
+    iso: IsoHome,
+    server: ResponsesServer,
+    *,
+    approval: str = "never",
+    sandbox: str = "danger-full-access",
+    extra: str = "",
+) -> None:
     text = server.config_toml(extra=extra)
     text = text.replace('approval_policy = "never"', f'approval_policy = "{approval}"')
     text = text.replace('sandbox_mode = "danger-full-access"', f'sandbox_mode = "{sandbox}"')
@@ -49,8 +55,9 @@ def write_config(iso: IsoHome, server: ResponsesServer, *, approval: str = "neve
 
 
 def lunavect(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([LUNAVECT, *args], env=env, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [LUNAVECT, *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
 
 
 def install_hooks(env: dict[str, str]) -> str:
@@ -67,8 +74,9 @@ def sessions(env: dict[str, str], *, all_: bool = True) -> list[dict]:
     return json.loads(proc.stdout)
 
 
-def wait_session(env: dict[str, str], where: Callable[[dict], bool], *, timeout: float = 60,
-                 interval: float = 0.3) -> dict:
+def wait_session(
+    env: dict[str, str], where: Callable[[dict], bool], *, timeout: float = 60, interval: float = 0.3
+) -> dict:
     """Poll `lunavect list --json --all` until a Codex session satisfies `where`; return it."""
     deadline = time.monotonic() + timeout
     seen: list[dict] = []
@@ -82,17 +90,31 @@ def wait_session(env: dict[str, str], where: Callable[[dict], bool], *, timeout:
         time.sleep(interval)
 
 
-def run_exec(paths: ClientPaths, env: dict[str, str], cwd: Path, prompt: str, *args: str,
-             timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(paths.codex), "exec", "--skip-git-repo-check", *args, prompt], env=env,
-                          cwd=str(cwd), capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, start_new_session=True)
+def run_exec(
+    paths: ClientPaths, env: dict[str, str], cwd: Path, prompt: str, *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(paths.codex), "exec", "--skip-git-repo-check", *args, prompt],
+        env=env,
+        cwd=str(cwd),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def start_exec(paths: ClientPaths, env: dict[str, str], cwd: Path, prompt: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([str(paths.codex), "exec", "--skip-git-repo-check", *args, prompt], env=env,
-                            cwd=str(cwd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        [str(paths.codex), "exec", "--skip-git-repo-check", *args, prompt],
+        env=env,
+        cwd=str(cwd),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def native_codex(root_pid: int, timeout: float = 20) -> int:
@@ -135,8 +157,10 @@ class CodexTmux(ClaudeTmux):
         while True:
             screen = self.capture()
             if "need review before they can run" in screen:
-                raise RuntimeError("Codex asks to review untrusted hooks (install them with Codex findable, or "
-                                   "remove them):\n" + screen)
+                raise RuntimeError(
+                    "Codex asks to review untrusted hooks (install them with Codex findable, or "
+                    "remove them):\n" + screen
+                )
             if READY_RE.search(screen) and "OpenAI Codex" in screen:
                 return screen
             if time.monotonic() > deadline or not self.alive():

@@ -12,8 +12,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
@@ -45,7 +45,8 @@ _KEEP = os.environ.get("LUNAVECT_KEEP_TMP") == "1"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "clients: runs the real Claude Code / Codex clients against scripted local model servers")
+        "markers", "clients: runs the real Claude Code / Codex clients against scripted local model servers"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -75,8 +76,14 @@ def install_lunavect_hooks(env: dict[str, str]) -> bool:
     except (ImportError, ValueError):
         return False
     try:
-        proc = subprocess.run([sys.executable, "-m", "lunavect", "hooks", "install"], env=env,
-                              cwd=env.get("HOME"), capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, "-m", "lunavect", "hooks", "install"],
+            env=env,
+            cwd=env.get("HOME"),
+            capture_output=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return proc.returncode == 0
@@ -131,14 +138,23 @@ def hook_log(iso_home: IsoHome) -> HookLog:
 
 
 @pytest.fixture
-def claude_print(client_paths: ClientPaths, iso_home: IsoHome, model_server: AnthropicServer
-                 ) -> Callable[..., subprocess.CompletedProcess]:
+def claude_print(
+    client_paths: ClientPaths, iso_home: IsoHome, model_server: AnthropicServer
+) -> Callable[..., subprocess.CompletedProcess]:
     """``claude_print(prompt, *args, cwd=None, server=None, api_key=..., max_retries=0, env=None, timeout=60)``
     runs ``claude -p`` in the iso HOME against ``model_server`` (or ``server``)."""
 
-    def run(prompt: str, *args: str, cwd: Path | str | None = None, server: AnthropicServer | None = None,
-            base_url: str | None = None, api_key: str = DEFAULT_API_KEY, max_retries: int | None = 0,
-            env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    def run(
+        prompt: str,
+        *args: str,
+        cwd: Path | str | None = None,
+        server: AnthropicServer | None = None,
+        base_url: str | None = None,
+        api_key: str = DEFAULT_API_KEY,
+        max_retries: int | None = 0,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+    ) -> subprocess.CompletedProcess:
         cwd = Path(cwd) if cwd else iso_home.work
         iso_home.prepare_claude(api_key=api_key, cwds=[cwd])
         url = base_url or (server or model_server).url
@@ -149,8 +165,9 @@ def claude_print(client_paths: ClientPaths, iso_home: IsoHome, model_server: Ant
 
 
 @pytest.fixture
-def claude_tmux(client_paths: ClientPaths, iso_home: IsoHome, model_server: AnthropicServer
-                ) -> Iterator[Callable[..., ClaudeTmux]]:
+def claude_tmux(
+    client_paths: ClientPaths, iso_home: IsoHome, model_server: AnthropicServer
+) -> Iterator[Callable[..., ClaudeTmux]]:
     """Factory: ``claude_tmux(*args, cwd=None, server=None, base_url=None, api_key=..., max_retries=0,
     env=None, wait_ready=True, ready_timeout=30, via_shell=False, width=200, height=50) -> ClaudeTmux``.
 
@@ -161,16 +178,35 @@ def claude_tmux(client_paths: ClientPaths, iso_home: IsoHome, model_server: Anth
         pytest.skip("tmux is not installed")
     started: list[ClaudeTmux] = []
 
-    def start(*args: str, cwd: Path | str | None = None, server: AnthropicServer | None = None,
-              base_url: str | None = None, api_key: str = DEFAULT_API_KEY, max_retries: int | None = 0,
-              env: dict[str, str] | None = None, wait_ready: bool = True, ready_timeout: float = 30,
-              via_shell: bool = False, width: int = 200, height: int = 50) -> ClaudeTmux:
+    def start(
+        *args: str,
+        cwd: Path | str | None = None,
+        server: AnthropicServer | None = None,
+        base_url: str | None = None,
+        api_key: str = DEFAULT_API_KEY,
+        max_retries: int | None = 0,
+        env: dict[str, str] | None = None,
+        wait_ready: bool = True,
+        ready_timeout: float = 30,
+        via_shell: bool = False,
+        width: int = 200,
+        height: int = 50,
+    ) -> ClaudeTmux:
         cwd = Path(cwd) if cwd else iso_home.work
         iso_home.prepare_claude(api_key=api_key, cwds=[cwd])
         url = base_url or (server or model_server).url
         full_env = iso_home.claude_env(url, api_key=api_key, max_retries=max_retries, extra=env)
-        session = ClaudeTmux(client_paths.claude, full_env, cwd, args, root=iso_home.root, width=width,
-                             height=height, via_shell=via_shell, session=f"s{len(started)}")
+        session = ClaudeTmux(
+            client_paths.claude,
+            full_env,
+            cwd,
+            args,
+            root=iso_home.root,
+            width=width,
+            height=height,
+            via_shell=via_shell,
+            session=f"s{len(started)}",
+        )
         started.append(session)
         session.start()
         if wait_ready:

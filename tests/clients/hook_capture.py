@@ -28,8 +28,8 @@ def _proc(pid: int) -> dict:
     info: dict = {"pid": pid}
     stat = _read(f"/proc/{pid}/stat")
     if stat:
-        rest = stat[stat.rfind(")") + 2:].split()
-        info["comm"] = stat[stat.find("(") + 1: stat.rfind(")")]
+        rest = stat[stat.rfind(")") + 2 :].split()
+        info["comm"] = stat[stat.find("(") + 1 : stat.rfind(")")]
         info["ppid"] = int(rest[1])
         info["tty_nr"] = int(rest[4])
         info["starttime"] = int(rest[19])
@@ -80,9 +80,21 @@ def main() -> int:
         "sid": os.getsid(0),
         "pgid": os.getpgid(0),
         "ancestors": _ancestors(os.getppid()),
-        "env": {k: os.environ.get(k) for k in (
-            "CLAUDE_CODE_SESSION_ID", "CLAUDE_PROJECT_DIR", "TMUX", "TMUX_PANE", "TERM", "CLAUDECODE",
-            "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_EFFORT", "PWD") if k in os.environ},
+        "env": {
+            k: os.environ.get(k)
+            for k in (
+                "CLAUDE_CODE_SESSION_ID",
+                "CLAUDE_PROJECT_DIR",
+                "TMUX",
+                "TMUX_PANE",
+                "TERM",
+                "CLAUDECODE",
+                "CLAUDE_CODE_ENTRYPOINT",
+                "CLAUDE_EFFORT",
+                "PWD",
+            )
+            if k in os.environ
+        },
     }
     line = json.dumps({"payload": payload, "meta": meta}) + "\n"
     fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

@@ -39,20 +39,40 @@ class Tmux:
         self.conf.write_text(_TMUX_CONF)
 
     def __call__(self, *args: str, check: bool = True, timeout: float = 15) -> str:
-        proc = subprocess.run(["tmux", "-S", str(self.socket), "-f", str(self.conf), *args], env=self.env,
-                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            ["tmux", "-S", str(self.socket), "-f", str(self.conf), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         if check and proc.returncode != 0:
             raise RuntimeError(f"tmux {' '.join(args)} failed: {proc.stderr.strip()}")
         return proc.stdout.strip()
 
     def new_session(self, name: str, cwd: Path, *command: str) -> str:
         """A detached tmux session; returns its first pane's id (`%N`)."""
-        return self("new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name, "-x", "200", "-y", "50",
-                    "-c", str(cwd), "--", *command)
+        return self(
+            "new-session",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-s",
+            name,
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+            str(cwd),
+            "--",
+            *command,
+        )
 
     def new_window(self, session: str, cwd: Path, *command: str) -> str:
-        return self("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", f"{session}:", "-c", str(cwd),
-                    "--", *command)
+        return self("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", f"{session}:", "-c", str(cwd), "--", *command)
 
     def split(self, target: str, cwd: Path, *command: str) -> str:
         return self("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, "-c", str(cwd), "--", *command)
@@ -101,8 +121,11 @@ class AttachedClient:
         pid, fd = pty.fork()
         if pid == 0:  # the child: become the tmux client
             try:
-                os.execvpe("tmux", ["tmux", "-S", str(tmux.socket), "attach-session", "-t", target],
-                           {**tmux.env, "TERM": "xterm-256color"})
+                os.execvpe(
+                    "tmux",
+                    ["tmux", "-S", str(tmux.socket), "attach-session", "-t", target],
+                    {**tmux.env, "TERM": "xterm-256color"},
+                )
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from scripted_http import IdSource, Route, ScriptedHandler, ScriptedServer, parse_json
 from scripted_http import RecordedRequest as _RecordedRequest
@@ -74,9 +75,9 @@ class Step:
     status: int = 200
     error_message: str | None = None
     delay: float = 0.0
-    func: Callable[["RecordedRequest"], "Step"] | None = None
+    func: Callable[[RecordedRequest], Step] | None = None
 
-    def after(self, seconds: float) -> "Step":
+    def after(self, seconds: float) -> Step:
         self.delay = float(seconds)
         return self
 
@@ -90,29 +91,53 @@ class Step:
 
 def message(reply: str, *, delay: float = 0.0) -> Step:
     """A plain assistant reply: the turn ends."""
-    item = {"type": "message", "role": "assistant", "id": _new_id("msg"), "status": "completed",
-            "content": [{"type": "output_text", "text": reply, "annotations": []}]}
+    item = {
+        "type": "message",
+        "role": "assistant",
+        "id": _new_id("msg"),
+        "status": "completed",
+        "content": [{"type": "output_text", "text": reply, "annotations": []}],
+    }
     return Step("items", items=[item], delay=delay)
 
 
-def function_call(name: str, arguments: dict | str, *, call_id: str | None = None, text: str | None = None,
-                  delay: float = 0.0, namespace: str | None = None) -> Step:
+def function_call(
+    name: str,
+    arguments: dict | str,
+    *,
+    call_id: str | None = None,
+    text: str | None = None,
+    delay: float = 0.0,
+    namespace: str | None = None,
+) -> Step:
     """One ``function_call`` output item (optionally preceded by an assistant ``text``)."""
     items: list[dict] = []
     if text:
         items.extend(message(text).items)
     args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    call = {"type": "function_call", "id": _new_id("fc"), "call_id": call_id or _new_id("call"),
-            "name": name, "arguments": args, "status": "completed"}
+    call = {
+        "type": "function_call",
+        "id": _new_id("fc"),
+        "call_id": call_id or _new_id("call"),
+        "name": name,
+        "arguments": args,
+        "status": "completed",
+    }
     if namespace:
         call["namespace"] = namespace
     items.append(call)
     return Step("items", items=items, delay=delay)
 
 
-def exec_command(cmd: str, *, call_id: str | None = None, yield_time_ms: int | None = None,
-                 sandbox_permissions: str | None = None, justification: str | None = None,
-                 delay: float = 0.0) -> Step:
+def exec_command(
+    cmd: str,
+    *,
+    call_id: str | None = None,
+    yield_time_ms: int | None = None,
+    sandbox_permissions: str | None = None,
+    justification: str | None = None,
+    delay: float = 0.0,
+) -> Step:
     """A call of Codex 0.169.0's ``exec_command`` tool: the real client runs ``cmd`` in a shell."""
     args: dict[str, Any] = {"cmd": cmd}
     if yield_time_ms is not None:
@@ -134,7 +159,7 @@ def hang(*, delay: float = 0.0) -> Step:
     return Step("hang", delay=delay)
 
 
-def custom(func: Callable[["RecordedRequest"], Step]) -> Step:
+def custom(func: Callable[[RecordedRequest], Step]) -> Step:
     """Decide the answer when the request arrives."""
     return Step("custom", func=func)
 
@@ -202,7 +227,6 @@ class RecordedRequest(_RecordedRequest):
         texts = self.user_texts()
         return texts[-1] if texts else ""
 
-
     @property
     def turn_metadata(self) -> dict:
         """Codex's `x-codex-turn-metadata` (thread, session, turn ids) from the request's client metadata."""
@@ -238,8 +262,7 @@ class ResponsesServer(ScriptedServer):
 
     thread_name = "responses-server"
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, exhausted_text: str = "ok",
-                 model: str = "gpt-test"):
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, exhausted_text: str = "ok", model: str = "gpt-test"):
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.model = model
         self._main = Route("main", lambda r: True)
@@ -267,8 +290,7 @@ class ResponsesServer(ScriptedServer):
             f'env_key = "{API_KEY_ENV}"\n'
             'wire_api = "responses"\n'
             "request_max_retries = 0\n"
-            "stream_max_retries = 0\n"
-            + extra
+            "stream_max_retries = 0\n" + extra
         )
 
     def write_codex_config(self, codex_home: Path | str, *, extra: str = "") -> Path:
@@ -278,7 +300,7 @@ class ResponsesServer(ScriptedServer):
         return path
 
     # -- scripting -----------------------------------------------------
-    def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> "ResponsesServer":
+    def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> ResponsesServer:
         """Queue ``steps``, one per request: on ``main``, or on a custom route given by ``match``."""
         with self._lock:
             if match is None and route in (None, "main"):
@@ -308,8 +330,9 @@ class ResponsesServer(ScriptedServer):
 
     def wait_for_count(self, n: int, timeout: float = 30.0, *, route: str | None = None) -> list[RecordedRequest]:
         """Wait until ``n`` responses requests (answered by ``route``, if given) have arrived."""
-        return self._wait_count(n, timeout, lambda r: r.is_responses and (route is None or r.route == route),
-                                "responses")
+        return self._wait_count(
+            n, timeout, lambda r: r.is_responses and (route is None or r.route == route), "responses"
+        )
 
 
 class _Handler(ScriptedHandler):
@@ -323,15 +346,15 @@ class _Handler(ScriptedHandler):
                 body = None  # not expected from a local provider; kept unparsed
             else:
                 body = parse_json(raw)
-        return RecordedRequest(next(self.owner._seq), time.time(), self.command, self.path, self._kept_headers(),
-                               body)
+        return RecordedRequest(next(self.owner._seq), time.time(), self.command, self.path, self._kept_headers(), body)
 
     def do_GET(self) -> None:
         req = self._recorded(b"")
         self.owner._record(req)
         if req.route_path.endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": self.owner.model, "object": "model"}],
-                                  "models": []})
+            self._send_json(
+                200, {"object": "list", "data": [{"id": self.owner.model, "object": "model"}], "models": []}
+            )
             return
         self._send_json(200, {})
 
@@ -345,8 +368,9 @@ class _Handler(ScriptedHandler):
         if not self._wait_out(step):
             return
         if step.kind == "error":
-            self._send_json(step.status, {"error": {"message": step.error_message, "type": "scripted",
-                                                    "code": None, "param": None}})
+            self._send_json(
+                step.status, {"error": {"message": step.error_message, "type": "scripted", "code": None, "param": None}}
+            )
             return
         self._stream(step, req)
 
@@ -360,11 +384,19 @@ class _Handler(ScriptedHandler):
         if not ev("response.created", {"type": "response.created", "response": dict(base, status="in_progress")}):
             return
         for index, item in enumerate(step.items):
-            if not ev("response.output_item.done", {"type": "response.output_item.done", "output_index": index,
-                                                    "item": item}):
+            if not ev(
+                "response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}
+            ):
                 return
         size = len(json.dumps(req.body or {})) // 4 + 1
-        usage = {"input_tokens": size, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
-                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": size + 5}
-        ev("response.completed", {"type": "response.completed",
-                                  "response": dict(base, status="completed", output=step.items, usage=usage)})
+        usage = {
+            "input_tokens": size,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 5,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": size + 5,
+        }
+        ev(
+            "response.completed",
+            {"type": "response.completed", "response": dict(base, status="completed", output=step.items, usage=usage)},
+        )

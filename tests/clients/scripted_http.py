@@ -19,8 +19,9 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 __all__ = [
     "IdSource",
@@ -45,7 +46,7 @@ class IdSource:
         self._count = itertools.count(1)
 
     def __call__(self, prefix: str) -> str:
-        return f"{prefix}_{uuid.uuid4().hex[:self._hex_chars]}{next(self._count):04d}"
+        return f"{prefix}_{uuid.uuid4().hex[: self._hex_chars]}{next(self._count):04d}"
 
 
 def parse_json(raw: bytes) -> Any:
@@ -107,7 +108,7 @@ class ScriptedHTTPServer(http.server.ThreadingHTTPServer):
     allow_reuse_address = True
     # Clients open many connections at once (model, title, quota requests); keep them from being refused.
     request_queue_size = 64
-    owner: "ScriptedServer"
+    owner: ScriptedServer
 
 
 class ScriptedServer:
@@ -118,7 +119,7 @@ class ScriptedServer:
     route answers (:meth:`_exhausted_step`).
     """
 
-    handler_class: type["ScriptedHandler"]
+    handler_class: type[ScriptedHandler]
     thread_name = "scripted-server"
 
     def __init__(self, host: str, port: int, *, exhausted_text: str):
@@ -144,8 +145,12 @@ class ScriptedServer:
         httpd.owner = self
         self._httpd = httpd
         self._port = httpd.server_address[1]
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"{self.thread_name}-{self._port}", daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"{self.thread_name}-{self._port}",
+            daemon=True,
+        )
         self._thread.start()
         return self
 
@@ -265,8 +270,9 @@ class ScriptedServer:
                         pass
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    seen = "\n".join(f"  #{r.seq} {r.method} {r.path} route={r.route} answer={r.answer}"
-                                     for r in self._requests)
+                    seen = "\n".join(
+                        f"  #{r.seq} {r.method} {r.path} route={r.route} answer={r.answer}" for r in self._requests
+                    )
                     raise TimeoutError(f"no matching request within {timeout}s; seen:\n{seen}")
                 self._cond.wait(min(left, 0.2))
 

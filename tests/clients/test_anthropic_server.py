@@ -9,7 +9,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-
 from anthropic_server import (
     AnthropicServer,
     RefusingPort,
@@ -27,8 +26,12 @@ TOOLS = [{"name": "Bash", "input_schema": {"type": "object"}}]
 
 
 def post(url: str, body: dict, path: str = "/v1/messages?beta=true", timeout: float = 10):
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"content-type": "application/json", "x-api-key": "secret"})
+    req = urllib.request.Request(
+        url + path,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"content-type": "application/json", "x-api-key": "secret"},
+    )
     with urllib.request.urlopen(req, timeout=timeout) as resp:
         return resp.status, resp.headers, resp.read().decode()
 
@@ -42,8 +45,13 @@ def sse(raw: str) -> list[tuple[str, dict]]:
 
 
 def body(stream=True, tools=TOOLS, text_="hi", **kw):
-    b = {"model": "claude-test", "max_tokens": 100, "stream": stream,
-         "messages": [{"role": "user", "content": text_}], **kw}
+    b = {
+        "model": "claude-test",
+        "max_tokens": 100,
+        "stream": stream,
+        "messages": [{"role": "user", "content": text_}],
+        **kw,
+    }
     if tools is not None:
         b["tools"] = tools
     return b
@@ -65,12 +73,19 @@ def test_stream_text_and_tool_use(server):
     names = [e for e, _ in events]
     assert names[0] == "message_start" and names[-2:] == ["message_delta", "message_stop"]
     assert events[-2][1]["delta"]["stop_reason"] == "tool_use"
-    partial = "".join(d["delta"]["partial_json"] for e, d in events
-                      if e == "content_block_delta" and d["delta"]["type"] == "input_json_delta")
+    partial = "".join(
+        d["delta"]["partial_json"]
+        for e, d in events
+        if e == "content_block_delta" and d["delta"]["type"] == "input_json_delta"
+    )
     assert json.loads(partial) == {"command": "echo hi"}
     starts = [d["content_block"] for e, d in events if e == "content_block_start"]
-    assert starts[0]["type"] == "text" and starts[1] == {"type": "tool_use", "id": call.blocks[1]["id"],
-                                                         "name": "Bash", "input": {}}
+    assert starts[0]["type"] == "text" and starts[1] == {
+        "type": "tool_use",
+        "id": call.blocks[1]["id"],
+        "name": "Bash",
+        "input": {},
+    }
 
     _, _, raw = post(server.url, body())
     events = sse(raw)
@@ -81,8 +96,11 @@ def test_stream_text_and_tool_use(server):
     _, _, raw = post(server.url, body())
     assert "".join(d["delta"].get("text", "") for e, d in sse(raw) if e == "content_block_delta") == "ok"
     reqs = server.main_requests
-    assert [r.answer for r in reqs] == ["message[text,tool_use:Bash] tool_use", "message[text] end_turn",
-                                        "message[text] end_turn"]
+    assert [r.answer for r in reqs] == [
+        "message[text,tool_use:Bash] tool_use",
+        "message[text] end_turn",
+        "message[text] end_turn",
+    ]
     assert "x-api-key" not in reqs[0].headers
 
 
@@ -103,8 +121,10 @@ def test_parallel_tool_uses(server):
     assert [b["name"] for b in blocks] == ["Bash", "Read"] and blocks[1]["id"] == "toolu_fixed"
 
 
-@pytest.mark.parametrize("status,etype", [(401, "authentication_error"), (429, "rate_limit_error"),
-                                          (500, "api_error"), (529, "overloaded_error")])
+@pytest.mark.parametrize(
+    "status,etype",
+    [(401, "authentication_error"), (429, "rate_limit_error"), (500, "api_error"), (529, "overloaded_error")],
+)
 def test_errors(server, status, etype):
     server.script(error(status))
     with pytest.raises(urllib.error.HTTPError) as exc:

@@ -11,10 +11,9 @@ import json
 import subprocess
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
-
 from anthropic_server import AnthropicServer, error, text, tool_use
 from claude_tmux import IsoHome
 
@@ -23,22 +22,37 @@ SESSION_TIMEOUT = 60.0
 
 def remove_hooks(iso: IsoHome) -> None:
     """No lunavect hook may report these sessions: only the files can."""
-    proc = subprocess.run([sys.executable, "-m", "lunavect", "hooks", "uninstall"], env=iso.env, cwd=iso.home,
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lunavect", "hooks", "uninstall"],
+        env=iso.env,
+        cwd=iso.home,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stderr
     settings = json.dumps(iso.read_claude_settings())
     assert "lunavect" not in settings and "hook.py" not in settings
 
 
 def lunavect_list(iso: IsoHome, *args: str) -> list[dict]:
-    proc = subprocess.run([sys.executable, "-m", "lunavect", "list", "--json", *args], env=iso.env, cwd=iso.home,
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lunavect", "list", "--json", *args],
+        env=iso.env,
+        cwd=iso.home,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
 
-def wait_session(iso: IsoHome, session_id: str, accept: Callable[[dict], bool], timeout: float = SESSION_TIMEOUT,
-                 *args: str) -> dict:
+def wait_session(
+    iso: IsoHome, session_id: str, accept: Callable[[dict], bool], timeout: float = SESSION_TIMEOUT, *args: str
+) -> dict:
     """Poll `lunavect list --json` until the session's row satisfies `accept`; returns that row."""
     deadline = time.monotonic() + timeout
     rows: list[dict] = []
@@ -64,8 +78,10 @@ def hookless(iso_home: IsoHome) -> IsoHome:
 
 
 def test_permission_busy_and_idle_from_the_catalog(hookless, claude_tmux, model_server: AnthropicServer):
-    model_server.script(tool_use("Bash", {"command": "sleep 4; echo permitted > marker.txt", "description": "Wait, write"}),
-                        text("All done"))
+    model_server.script(
+        tool_use("Bash", {"command": "sleep 4; echo permitted > marker.txt", "description": "Wait, write"}),
+        text("All done"),
+    )
     claude = claude_tmux("--permission-mode", "default")
     session = session_of(claude)
     lunavect_list(hookless)  # the collector runs from here on
@@ -90,8 +106,15 @@ def test_permission_busy_and_idle_from_the_catalog(hookless, claude_tmux, model_
 
 def test_background_agent_runs_and_ends(hookless, claude_tmux, model_server: AnthropicServer):
     model_server.script(
-        tool_use("Agent", {"description": "Count sheep", "prompt": "Count the sheep",
-                           "subagent_type": "general-purpose", "run_in_background": True}),
+        tool_use(
+            "Agent",
+            {
+                "description": "Count sheep",
+                "prompt": "Count the sheep",
+                "subagent_type": "general-purpose",
+                "run_in_background": True,
+            },
+        ),
         text("Launched the counter"),
         text("The counter finished"),
     )
@@ -116,13 +139,18 @@ def test_background_agent_runs_and_ends(hookless, claude_tmux, model_server: Ant
         (agent,) = background_tasks(conn, session)
     finally:
         conn.close()
-    assert (agent.kind, agent.state, agent.background, agent.agent_type) == ("agent", "completed", True,
-                                                                             "general-purpose")
+    assert (agent.kind, agent.state, agent.background, agent.agent_type) == (
+        "agent",
+        "completed",
+        True,
+        "general-purpose",
+    )
     assert agent.finished_at > agent.started_at
 
 
-def test_claude_started_from_another_sessions_bash_is_not_listed(hookless, claude_tmux, client_paths,
-                                                                  model_server: AnthropicServer):
+def test_claude_started_from_another_sessions_bash_is_not_listed(
+    hookless, claude_tmux, client_paths, model_server: AnthropicServer
+):
     model_server.script(
         tool_use("Bash", {"command": "claude -p 'nested hello'; echo nested-exit=$?", "description": "Nested"}),
         text("nested reply", delay=4),  # the nested runtime's own request: it lives a few seconds
@@ -144,8 +172,15 @@ def test_claude_started_from_another_sessions_bash_is_not_listed(hookless, claud
     wait_session(hookless, outer, lambda r: r["state"] == "ready")
     rows = lunavect_list(hookless, "--all")
     assert nested_id not in {r["session_id"] for r in rows}
-    counts = json.loads(subprocess.run([sys.executable, "-m", "lunavect", "counts", "--json"], env=hookless.env,
-                                       capture_output=True, text=True, timeout=60).stdout)
+    counts = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "lunavect", "counts", "--json"],
+            env=hookless.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+    )
     assert counts == {"working": 0, "awaiting_input": 0}
 
 

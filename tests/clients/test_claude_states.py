@@ -11,7 +11,6 @@ import signal
 import time
 
 import pytest
-
 from anthropic_server import RefusingPort, error, hang, text, tool_use
 from lunavect_probe import Timeline, list_sessions, lunavect, wait_for, wait_state
 
@@ -75,8 +74,10 @@ def test_background_agent_holds_the_session_until_it_ends(claude_tmux, model_ser
     timeline = Timeline()
 
     paused = wait_for(
-        iso_home.env, lambda s: s["state"] == "background" and s["background"].get("agent") == 1,
-        timeline=timeline, timeout=60,
+        iso_home.env,
+        lambda s: s["state"] == "background" and s["background"].get("agent") == 1,
+        timeline=timeline,
+        timeout=60,
     )
     assert paused["activity"] is None
     wait_state(iso_home.env, "ready", timeline=timeline, timeout=90)
@@ -110,7 +111,9 @@ def test_a_dev_server_in_the_background_does_not_hold_the_response(claude_tmux, 
 
 
 def test_permission_prompt_approved(claude_tmux, model_server, iso_home):
-    model_server.script(tool_use("Bash", {"command": "echo approved > marker.txt", "description": "write"}), text("Done."))
+    model_server.script(
+        tool_use("Bash", {"command": "echo approved > marker.txt", "description": "write"}), text("Done.")
+    )
     claude = claude_tmux("--permission-mode", "default")
     claude.send_text("print something")
     timeline = Timeline()
@@ -244,7 +247,9 @@ def test_automatic_compaction_keeps_the_running_responses_start(claude_tmux, mod
 
 
 def test_esc_during_a_tool_does_not_leave_it_working(claude_tmux, model_server, iso_home):
-    model_server.script(tool_use("Bash", {"command": "python3 -c \"import time; time.sleep(30)\"", "description": "long"}), text("never"))
+    model_server.script(
+        tool_use("Bash", {"command": 'python3 -c "import time; time.sleep(30)"', "description": "long"}), text("never")
+    )
     claude = claude_tmux("--allowedTools", "Bash")
     claude.send_text("run the long thing")
     wait_for(iso_home.env, lambda s: s["activity"] == "Bash", timeout=30)
@@ -265,7 +270,9 @@ def test_esc_while_thinking_does_not_leave_it_working(claude_tmux, model_server,
 
 
 def test_kill_9_during_a_tool_does_not_leave_it_working(claude_tmux, model_server, iso_home):
-    model_server.script(tool_use("Bash", {"command": "python3 -c \"import time; time.sleep(30)\"", "description": "long"}), text("never"))
+    model_server.script(
+        tool_use("Bash", {"command": 'python3 -c "import time; time.sleep(30)"', "description": "long"}), text("never")
+    )
     claude = claude_tmux("--allowedTools", "Bash")
     claude.send_text("run the long thing")
     wait_for(iso_home.env, lambda s: s["activity"] == "Bash", timeout=30)
@@ -280,7 +287,11 @@ def test_kill_9_during_a_tool_does_not_leave_it_working(claude_tmux, model_serve
 
 
 def test_two_sessions_in_one_folder_keep_their_own_states(claude_tmux, model_server, iso_home):
-    model_server.script(text("Quick answer."), tool_use("Bash", {"command": "python3 -c \"import time; time.sleep(20)\"", "description": "slow"}), text("x"))
+    model_server.script(
+        text("Quick answer."),
+        tool_use("Bash", {"command": 'python3 -c "import time; time.sleep(20)"', "description": "slow"}),
+        text("x"),
+    )
     first = claude_tmux()
     first.send_text("quick question")
     wait_state(iso_home.env, "ready", timeout=30)

@@ -30,13 +30,17 @@ def test_ensure_clients_installs_once_under_a_lock(tmp_path: Path):
     npm.chmod(0o755)
     target = tmp_path / "clients"
     log = tmp_path / "npm-calls.log"
-    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_NPM_LOG=str(log),
-               LUNAVECT_CLIENTS_DIR=str(target))
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import claude_tmux as c; "
-            "p = c.ensure_clients(); print(p.claude)")
+    env = dict(
+        os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", FAKE_NPM_LOG=str(log), LUNAVECT_CLIENTS_DIR=str(target)
+    )
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import claude_tmux as c; p = c.ensure_clients(); print(p.claude)"
+    )
     here = str(Path(__file__).resolve().parent)
-    procs = [subprocess.Popen([sys.executable, "-c", code, here], env=env, stdout=subprocess.PIPE, text=True)
-             for _ in range(3)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, here], env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
     outs = [p.communicate(timeout=60)[0].strip() for p in procs]
 
     assert all(p.returncode == 0 for p in procs)

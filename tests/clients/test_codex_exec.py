@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from codex_harness import (
     codex_env,
     install_hooks,
@@ -194,13 +193,19 @@ def test_a_spawned_sub_agent_is_never_listed(codex, codex_server: ResponsesServe
     install_hooks(env)
 
     def wait_for_spawned(req):
-        spawned = [json.loads(o["output"]).get("agent_id") for o in req.function_outputs()
-                   if '"agent_id"' in str(o.get("output"))]
+        spawned = [
+            json.loads(o["output"]).get("agent_id")
+            for o in req.function_outputs()
+            if '"agent_id"' in str(o.get("output"))
+        ]
         return function_call("wait_agent", {"targets": spawned, "timeout_ms": 30000}, namespace="multi_agent_v1")
 
     codex_server.script(message("The sub-agent says hi"), match=is_subagent, route="subagent")
-    codex_server.script(function_call("spawn_agent", {"message": "say hi"}, namespace="multi_agent_v1"),
-                        custom(wait_for_spawned), message("Main loop done"))
+    codex_server.script(
+        function_call("spawn_agent", {"message": "say hi"}, namespace="multi_agent_v1"),
+        custom(wait_for_spawned),
+        message("Main loop done"),
+    )
 
     proc = run_exec(paths, env, iso.work, "delegate the greeting")
 

@@ -13,7 +13,6 @@ import signal
 import time
 
 import pytest
-
 from codex_harness import codex_env, install_hooks, lunavect, start_tui, wait_session, without_hooks, write_config
 from responses_server import ResponsesServer, exec_command, input_contains, message
 
@@ -36,8 +35,9 @@ def test_an_approval_prompt_shows_permission(codex, codex_server: ResponsesServe
     # the scripted command; the follow-up carrying the command's output gets the closing message.
     codex_server.script(message("Marker written"), match=input_contains("permitted"), route="after")
     codex_server.script(
-        exec_command(f"echo permitted > {marker}", sandbox_permissions="require_escalated",
-                     justification="Write the marker?"),
+        exec_command(
+            f"echo permitted > {marker}", sandbox_permissions="require_escalated", justification="Write the marker?"
+        ),
         match=lambda req: "write the marker" in json.dumps(req.input) and not req.function_outputs(),
         route="ask",
     )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from anthropic_server import AnthropicServer, RefusingPort, error, text, tool_use
 from claude_tmux import proc_info
 
@@ -74,8 +73,13 @@ def test_scripted_bash_tool_use_really_runs(claude_tmux, model_server: Anthropic
     events = hook_log.events()
     for name in EVENTS:
         assert name in events, events
-    assert events.index("SessionStart") < events.index("UserPromptSubmit") < events.index("PreToolUse") \
-        < events.index("PostToolUse") < events.index("Stop")
+    assert (
+        events.index("SessionStart")
+        < events.index("UserPromptSubmit")
+        < events.index("PreToolUse")
+        < events.index("PostToolUse")
+        < events.index("Stop")
+    )
     pre = hook_log.payloads("PreToolUse")[0]
     post = hook_log.payloads("PostToolUse")[0]
     assert pre["tool_name"] == post["tool_name"] == "Bash"
@@ -93,8 +97,10 @@ def test_scripted_bash_tool_use_really_runs(claude_tmux, model_server: Anthropic
 
 
 def test_permission_prompt_answered_with_keys(claude_tmux, model_server: AnthropicServer, hook_log, iso_home):
-    model_server.script(tool_use("Bash", {"command": "echo permitted > marker.txt", "description": "Write a marker"}),
-                        text("Marker written"))
+    model_server.script(
+        tool_use("Bash", {"command": "echo permitted > marker.txt", "description": "Write a marker"}),
+        text("Marker written"),
+    )
     claude = claude_tmux("--permission-mode", "default")
 
     claude.send_text("write the marker")
@@ -115,8 +121,10 @@ def test_permission_prompt_answered_with_keys(claude_tmux, model_server: Anthrop
 
 def test_subagent_requests_take_their_own_route(claude_print, model_server: AnthropicServer):
     model_server.script(
-        tool_use("Agent", {"description": "Greet", "prompt": "Say hello from the sub-agent",
-                           "subagent_type": "general-purpose"}),
+        tool_use(
+            "Agent",
+            {"description": "Greet", "prompt": "Say hello from the sub-agent", "subagent_type": "general-purpose"},
+        ),
         text("Main loop done"),
     )
     model_server.script(text("Hello from the sub-agent"), route="subagent")

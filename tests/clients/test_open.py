@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from anthropic_server import AnthropicServer, has_tools, text
 from claude_tmux import READY_RE, ClientPaths, IsoHome
 from open_support import AttachedClient, Tmux, write_codex_hooks
@@ -61,8 +60,15 @@ class Stage:
         return path
 
     def lunavect(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "lunavect", *args], env=env or self.env, capture_output=True,
-                              text=True, timeout=90, stdin=subprocess.DEVNULL, cwd=str(self.iso.home))
+        return subprocess.run(
+            [sys.executable, "-m", "lunavect", *args],
+            env=env or self.env,
+            capture_output=True,
+            text=True,
+            timeout=90,
+            stdin=subprocess.DEVNULL,
+            cwd=str(self.iso.home),
+        )
 
     def sessions(self) -> list[dict]:
         proc = self.lunavect("list", "--json", "--all")
@@ -133,8 +139,9 @@ def _by_tty(sessions: list[dict], tty: str) -> dict:
     return found[0]
 
 
-def test_open_brings_each_session_to_its_exact_pane(stage: Stage, model_server: AnthropicServer,
-                                                     responses: ResponsesServer) -> None:
+def test_open_brings_each_session_to_its_exact_pane(
+    stage: Stage, model_server: AnthropicServer, responses: ResponsesServer
+) -> None:
     tmux = stage.tmux
     claude_a = tmux.new_session("work", stage.folder("a"), "claude")
     codex_c = tmux.split(claude_a, stage.folder("c"), "codex", "--dangerously-bypass-hook-trust")
@@ -145,7 +152,8 @@ def test_open_brings_each_session_to_its_exact_pane(stage: Stage, model_server: 
     stage.codex(codex_c, "Reply from Codex", responses)
     ttys = {pane: tmux.pane_value(pane, "#{pane_tty}") for pane in (claude_a, claude_b, codex_c)}
     sessions = stage.wait_sessions(
-        lambda ss: all(any(s.get("tty") == tty and s["state"] == "ready" for s in ss) for tty in ttys.values()))
+        lambda ss: all(any(s.get("tty") == tty and s["state"] == "ready" for s in ss) for tty in ttys.values())
+    )
     ids = {pane: _by_tty(sessions, tty)["id"] for pane, tty in ttys.items()}
     assert ids[codex_c].startswith("codex:") and ids[claude_a].startswith("claude:")
 
@@ -177,14 +185,14 @@ def test_exited_session_is_never_focused_and_resumes_for_real(stage: Stage, mode
     stage.claude(shell, "Reply before exit E", model_server)
     ttys = {pane: tmux.pane_value(pane, "#{pane_tty}") for pane in (direct, shell)}
     sessions = stage.wait_sessions(
-        lambda ss: all(any(s.get("tty") == tty and s["state"] == "ready" for s in ss) for tty in ttys.values()))
+        lambda ss: all(any(s.get("tty") == tty and s["state"] == "ready" for s in ss) for tty in ttys.values())
+    )
     session_d, session_e = _by_tty(sessions, ttys[direct]), _by_tty(sessions, ttys[shell])
     for pane in (direct, shell):
         tmux("send-keys", "-t", pane, "Escape")
         tmux.send_text(pane, "/exit")
     deadline = time.monotonic() + 30
-    while tmux.pane_value(direct, "#{pane_dead}") != "1" or any(
-            _alive(s["pid"]) for s in (session_d, session_e)):
+    while tmux.pane_value(direct, "#{pane_dead}") != "1" or any(_alive(s["pid"]) for s in (session_d, session_e)):
         assert time.monotonic() < deadline, "claude did not exit"
         time.sleep(0.2)
     # The shell pane is live and holds the exact device the exited session recorded.
@@ -211,17 +219,18 @@ def test_exited_session_is_never_focused_and_resumes_for_real(stage: Stage, mode
     stage.claude(resumed, "Reply after resume", model_server)
     assert "Reply before exit D" in tmux("capture-pane", "-p", "-S", "-", "-t", resumed)  # the same conversation
     new_tty = tmux.pane_value(resumed, "#{pane_tty}")
-    stage.wait_sessions(lambda ss: any(s["id"] == session_d["id"] and s.get("tty") == new_tty
-                                       and s["state"] == "ready" for s in ss))
+    stage.wait_sessions(
+        lambda ss: any(s["id"] == session_d["id"] and s.get("tty") == new_tty and s["state"] == "ready" for s in ss)
+    )
     # Now live again: open focuses the new pane.
     proc = stage.lunavect("open", session_d["id"])
     assert proc.returncode == 0, proc.stderr
     assert tmux.client_pane(client.name) == resumed
 
 
-def test_folder_fallback_needs_exactly_one_terminal(iso_home: IsoHome, client_paths: ClientPaths,
-                                                     model_server: AnthropicServer, responses: ResponsesServer
-                                                     ) -> None:
+def test_folder_fallback_needs_exactly_one_terminal(
+    iso_home: IsoHome, client_paths: ClientPaths, model_server: AnthropicServer, responses: ResponsesServer
+) -> None:
     """Hooks run detached (`setsid -f`) cannot see their client, so no session has a recorded process or
     terminal. Codex has no live catalog: only the folder is known. Claude Code's catalog still names each
     session's process and pane, so two Claude sessions sharing a folder are told apart exactly."""

@@ -21,8 +21,16 @@ def test_panel_in_tmux_shows_a_real_session_go_from_working_to_ready(claude_tmux
     )
     claude = claude_tmux("--allowedTools", "Bash")
     # The README's first command runs `lunavect` with no arguments: that is the panel.
-    panel = ClaudeTmux(sys.executable, iso_home.env, iso_home.work, ["-m", "lunavect"], root=iso_home.root,
-                       width=120, height=30, session="panel")
+    panel = ClaudeTmux(
+        sys.executable,
+        iso_home.env,
+        iso_home.work,
+        ["-m", "lunavect"],
+        root=iso_home.root,
+        width=120,
+        height=30,
+        session="panel",
+    )
     try:
         panel.start()
         panel.wait_for_screen(r"0 working\s+◆ 0 awaiting input", timeout=60)  # the header is drawn

@@ -49,7 +49,9 @@ async def test_capsule_only_while_working_and_its_detail_lists_counts_by_kind(co
     seed.write(
         conn,
         [
-            seed.session("w", "working", activity="thinking", since=10, background={"shell": 2, "agent": 1, "monitor": 1}),
+            seed.session(
+                "w", "working", activity="thinking", since=10, background={"shell": 2, "agent": 1, "monitor": 1}
+            ),
             # A ready session with stale background counts shows no capsule: it does not work.
             seed.session("r", "ready", background={"shell": 1}, updated=5),
         ],

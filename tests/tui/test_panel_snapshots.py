@@ -38,8 +38,13 @@ def test_hidden_view(conn, make_app, snap_compare):
 
     async def open_hidden(pilot) -> None:
         await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, HiddenScreen)
-                       and len(pilot.app.screen.query_one(SessionList).sessions) == 2)
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(pilot.app.screen, HiddenScreen)
+                and len(pilot.app.screen.query_one(SessionList).sessions) == 2
+            ),
+        )
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=open_hidden)
 

@@ -12,13 +12,13 @@ from lunavect import store
 from lunavect.core.model import Session
 
 # 2026-11-12 09:30:00 UTC: the panel's clock in every test.
-NOW = _dt.datetime(2026, 11, 12, 9, 30, tzinfo=_dt.timezone.utc).timestamp()
+NOW = _dt.datetime(2026, 11, 12, 9, 30, tzinfo=_dt.UTC).timestamp()
 
 
 def iso(ts: float | None) -> str | None:
     if ts is None:
         return None
-    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def session(
@@ -76,8 +76,9 @@ def every_state() -> list[Session]:
     """One session in every state the guide names, with the details each shows."""
     return [
         session("a1", "working", title="Refactor the store layer", activity="thinking", since=42),
-        session("a2", "working", title="Run the test suite", activity="Bash", since=185,
-                background={"shell": 2, "agent": 1}),
+        session(
+            "a2", "working", title="Run the test suite", activity="Bash", since=185, background={"shell": 2, "agent": 1}
+        ),
         session("a3", "background", title="Render the docs site", since=1260, background={"shell": 1}),
         session("a4", "compacting", title="Long migration plan", project="infra", since=8),
         session("a5", "permission", title="Delete the build cache", project="infra", waiting_for="Bash", since=30),

@@ -16,14 +16,28 @@ NOW = 2_000_000_000.0
 
 
 def iso(ts: float) -> str:
-    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def write(conn, sid: str, state: str = "ready", age: float = 60.0, provider: str = "claude", listed: bool = True):
     session = Session(
-        id=f"{provider}:{sid}", provider=provider, session_id=sid, title=sid, project="p", cwd="/p", host="h",
-        state=state, activity=None, since=None, background={}, error=None, pinned=False, hidden=False,
-        resume=f"claude --resume {sid}", basis=["hook"], updated=iso(NOW - age),
+        id=f"{provider}:{sid}",
+        provider=provider,
+        session_id=sid,
+        title=sid,
+        project="p",
+        cwd="/p",
+        host="h",
+        state=state,
+        activity=None,
+        since=None,
+        background={},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=f"claude --resume {sid}",
+        basis=["hook"],
+        updated=iso(NOW - age),
     )
     with store.transaction(conn):
         conn.execute(

@@ -19,7 +19,7 @@ def note(task_ids, tool_use_id=None, status="completed", extra=""):
     use = f"<tool-use-id>{tool_use_id}</tool-use-id>\n" if tool_use_id else ""
     return (
         f"<task-notification>\n{ids}{use}<output-file>/tmp/x.output</output-file>\n<status>{status}</status>\n"
-        f"<summary>Agent \"secret words\" finished</summary>\n<result>private result</result>{extra}\n"
+        f'<summary>Agent "secret words" finished</summary>\n<result>private result</result>{extra}\n'
         "</task-notification>"
     )
 
@@ -54,7 +54,13 @@ def test_malformed_and_non_text_are_nothing():
 
 def test_statuses():
     assert [ended_state(s) for s in ("completed", "failed", "error", "killed", "stopped", None)] == [
-        "completed", "failed", "failed", "stopped", "stopped", "stopped"]
+        "completed",
+        "failed",
+        "failed",
+        "stopped",
+        "stopped",
+        "stopped",
+    ]
 
 
 # -- transcript lines ---------------------------------------------------------------------------------------
@@ -72,42 +78,75 @@ def call(n, tool_use_id, name="Agent", background=True, sidechain=False, **input
         tool_input["run_in_background"] = True
     tool_input.update(inputs)
     return {
-        "type": "assistant", "uuid": f"u{n}", "timestamp": stamp(n), "isSidechain": sidechain, "sessionId": SESSION,
-        "message": {"role": "assistant", "stop_reason": "tool_use",
-                    "content": [{"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}]},
+        "type": "assistant",
+        "uuid": f"u{n}",
+        "timestamp": stamp(n),
+        "isSidechain": sidechain,
+        "sessionId": SESSION,
+        "message": {
+            "role": "assistant",
+            "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}],
+        },
     }
 
 
 def result(n, tool_use_id, native, is_error=False, text="Async agent launched successfully."):
     return {
-        "type": "user", "uuid": f"u{n}", "timestamp": stamp(n), "isSidechain": False, "sessionId": SESSION,
-        "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": tool_use_id, "content": text, "is_error": is_error}]},
+        "type": "user",
+        "uuid": f"u{n}",
+        "timestamp": stamp(n),
+        "isSidechain": False,
+        "sessionId": SESSION,
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": text, "is_error": is_error}],
+        },
         "toolUseResult": native,
     }
 
 
 def delivered(n, text, origin="task-notification"):
-    record = {"type": "user", "uuid": f"u{n}", "timestamp": stamp(n), "isSidechain": False, "sessionId": SESSION,
-              "message": {"role": "user", "content": text}, "promptSource": "system"}
+    record = {
+        "type": "user",
+        "uuid": f"u{n}",
+        "timestamp": stamp(n),
+        "isSidechain": False,
+        "sessionId": SESSION,
+        "message": {"role": "user", "content": text},
+        "promptSource": "system",
+    }
     if origin:
         record["origin"] = {"kind": origin}
     return record
 
 
 def queued(n, text):
-    return {"type": "queue-operation", "operation": "enqueue", "timestamp": stamp(n), "sessionId": SESSION,
-            "content": text}
+    return {
+        "type": "queue-operation",
+        "operation": "enqueue",
+        "timestamp": stamp(n),
+        "sessionId": SESSION,
+        "content": text,
+    }
 
 
 def queued_command(n, text):
-    return {"type": "attachment", "uuid": f"u{n}", "timestamp": stamp(n), "isSidechain": False, "sessionId": SESSION,
-            "attachment": {"type": "queued_command", "prompt": text, "commandMode": "task-notification"}}
+    return {
+        "type": "attachment",
+        "uuid": f"u{n}",
+        "timestamp": stamp(n),
+        "isSidechain": False,
+        "sessionId": SESSION,
+        "attachment": {"type": "queued_command", "prompt": text, "commandMode": "task-notification"},
+    }
 
 
 def launched(n, tool_use_id, agent_id):
-    return [call(n, tool_use_id), result(n + 1, tool_use_id, {"isAsync": True, "status": "async_launched",
-                                                             "agentId": agent_id})]
+    return [
+        call(n, tool_use_id),
+        result(n + 1, tool_use_id, {"isAsync": True, "status": "async_launched", "agentId": agent_id}),
+    ]
 
 
 def observe(records):
@@ -134,7 +173,12 @@ def test_background_agent_runs_until_its_stamped_notification():
     records = launched(1, "toolu_1", "a1")
     assert states(fold(records)) == {"a1": "running"}
     (task,) = fold(records)
-    assert (task.kind, task.tool_use_id, task.agent_type, task.background) == ("agent", "toolu_1", "general-purpose", True)
+    assert (task.kind, task.tool_use_id, task.agent_type, task.background) == (
+        "agent",
+        "toolu_1",
+        "general-purpose",
+        True,
+    )
     records.append(delivered(9, note(["a1"], "toolu_1")))
     (task,) = fold(records)
     assert task.state == "completed" and task.finished_at is not None
@@ -147,8 +191,10 @@ def test_async_result_alone_makes_a_background_agent():
 
 
 def test_foreground_agent_ends_with_its_own_result():
-    records = [call(1, "toolu_1", background=False),
-               result(2, "toolu_1", {"status": "completed", "agentId": "a1", "content": []})]
+    records = [
+        call(1, "toolu_1", background=False),
+        result(2, "toolu_1", {"status": "completed", "agentId": "a1", "content": []}),
+    ]
     (task,) = fold(records)
     assert (task.state, task.background) == ("completed", False)
     assert agents.running_counts(fold(records)) == {}
@@ -188,8 +234,10 @@ def test_legacy_prompt_that_is_only_notifications_is_the_runtimes():
 
 def test_send_message_resumes_and_the_next_notification_ends_the_new_run():
     records = launched(1, "toolu_1", "a1") + [delivered(5, note(["a1"], "toolu_1"))]
-    records += [call(10, "toolu_2", name="SendMessage", to="a1"),
-                result(11, "toolu_2", {"success": True, "resumedAgentId": "a1"})]
+    records += [
+        call(10, "toolu_2", name="SendMessage", to="a1"),
+        result(11, "toolu_2", {"success": True, "resumedAgentId": "a1"}),
+    ]
     (task,) = fold(records)
     assert task.state == "running" and task.tool_use_id == "toolu_1" and task.started_at > task.launched_at
     records.append(delivered(20, note(["a1"], "toolu_2", "stopped")))
@@ -218,8 +266,12 @@ def test_one_notification_ends_several_tasks():
 def test_background_shell_runs_until_notified_and_a_server_is_a_service():
     bash = call(1, "toolu_b", name="Bash", command="sleep 100", run_in_background=True)
     server = call(3, "toolu_s", name="Bash", command="npm run dev", run_in_background=True)
-    records = [bash, result(2, "toolu_b", {"stdout": "", "backgroundTaskId": "b1"}),
-               server, result(4, "toolu_s", {"stdout": "", "backgroundTaskId": "b2"})]
+    records = [
+        bash,
+        result(2, "toolu_b", {"stdout": "", "backgroundTaskId": "b1"}),
+        server,
+        result(4, "toolu_s", {"stdout": "", "backgroundTaskId": "b2"}),
+    ]
     tasks = fold(records)
     assert states(tasks) == {"b1": "running", "b2": "running"}
     assert {t.id: t.service for t in tasks} == {"b1": False, "b2": True}
@@ -229,8 +281,10 @@ def test_background_shell_runs_until_notified_and_a_server_is_a_service():
 
 
 def test_sidechain_records_are_not_the_sessions():
-    records = [call(1, "toolu_1", sidechain=True),
-               result(2, "toolu_1", {"isAsync": True, "agentId": "a1"}) | {"isSidechain": True}]
+    records = [
+        call(1, "toolu_1", sidechain=True),
+        result(2, "toolu_1", {"isAsync": True, "agentId": "a1"}) | {"isSidechain": True},
+    ]
     assert fold(records) == []
 
 
@@ -248,14 +302,19 @@ def test_every_running_then_at_most_twenty_ended_latest_first():
 
 
 def test_the_answer_is_the_same_whatever_order_the_records_arrive_in():
-    records = launched(1, "toolu_1", "a1") + launched(3, "toolu_2", "a2") + [
-        queued(5, note(["a1"], "toolu_1")),
-        delivered(6, note(["a1"], "toolu_1", "failed")),
-        call(10, "toolu_3", name="SendMessage"), result(11, "toolu_3", {"resumedAgentId": "a1"}),
-        call(12, "toolu_b", name="Bash", command="make", run_in_background=True),
-        result(13, "toolu_b", {"backgroundTaskId": "b1"}),
-        delivered(20, note(["a2", "b1"], None, "killed")),
-    ]
+    records = (
+        launched(1, "toolu_1", "a1")
+        + launched(3, "toolu_2", "a2")
+        + [
+            queued(5, note(["a1"], "toolu_1")),
+            delivered(6, note(["a1"], "toolu_1", "failed")),
+            call(10, "toolu_3", name="SendMessage"),
+            result(11, "toolu_3", {"resumedAgentId": "a1"}),
+            call(12, "toolu_b", name="Bash", command="make", run_in_background=True),
+            result(13, "toolu_b", {"backgroundTaskId": "b1"}),
+            delivered(20, note(["a2", "b1"], None, "killed")),
+        ]
+    )
     observations = observe(records)  # each keeps its place in the file
     expected = agents.finish(observations)
     assert states(expected) == {"a1": "running", "a2": "stopped", "b1": "stopped"}

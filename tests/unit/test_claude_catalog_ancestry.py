@@ -19,10 +19,21 @@ from lunavect.host.ancestry import MAX_ANCESTRY, Origin, Proc, launched_by_agent
 LINUX = sys.platform.startswith("linux")
 
 ENTRY = {
-    "pid": 4242, "sessionId": "c3e72541-de57-4938-add1-5d228a618613", "cwd": "/work/p", "startedAt": 1795963209969,
-    "procStart": "84426", "version": "2.1.328", "kind": "interactive", "entrypoint": "cli", "tmux": "s0:@0.%0",
-    "name": "work-fe", "nameSource": "derived", "status": "waiting", "waitingFor": "permission prompt",
-    "updatedAt": 1795963210484, "statusUpdatedAt": 1795963210484,
+    "pid": 4242,
+    "sessionId": "c3e72541-de57-4938-add1-5d228a618613",
+    "cwd": "/work/p",
+    "startedAt": 1795963209969,
+    "procStart": "84426",
+    "version": "2.1.328",
+    "kind": "interactive",
+    "entrypoint": "cli",
+    "tmux": "s0:@0.%0",
+    "name": "work-fe",
+    "nameSource": "derived",
+    "status": "waiting",
+    "waitingFor": "permission prompt",
+    "updatedAt": 1795963210484,
+    "statusUpdatedAt": 1795963210484,
 }
 
 
@@ -79,7 +90,9 @@ def test_proc_start_guards_against_a_reused_pid(sleeper):
     assert ticks is not None and ticks.isdigit()
     entry = parse_entry(sleeper.pid, json.dumps(ENTRY | {"pid": sleeper.pid, "procStart": ticks}).encode())
     assert started_as_recorded(entry, live) is True and is_live(entry, live)
-    reused = parse_entry(sleeper.pid, json.dumps(ENTRY | {"pid": sleeper.pid, "procStart": str(int(ticks) - 1)}).encode())
+    reused = parse_entry(
+        sleeper.pid, json.dumps(ENTRY | {"pid": sleeper.pid, "procStart": str(int(ticks) - 1)}).encode()
+    )
     assert started_as_recorded(reused, live) is False and not is_live(reused, live)
     sleeper.kill()
     sleeper.wait()

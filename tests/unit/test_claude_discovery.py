@@ -52,7 +52,8 @@ def test_sweep_then_hot_new_and_running_files(tmp_path, monkeypatch):
 
 def test_transcript_path_follows_the_clients_folder_names(tmp_path):
     assert transcript_path(tmp_path, "/home/u/my_proj.v2", S1) == str(
-        tmp_path / "projects" / "-home-u-my-proj-v2" / f"{S1}.jsonl")
+        tmp_path / "projects" / "-home-u-my-proj-v2" / f"{S1}.jsonl"
+    )
 
 
 def test_missing_folders_are_nothing(tmp_path):

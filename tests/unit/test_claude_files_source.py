@@ -103,10 +103,22 @@ class World:
         raise AssertionError("the tool-launched runtime did not start")
 
     def catalog(self, pid: int, session: str, status: str, at: float, **fields) -> None:
-        entry = {"pid": pid, "sessionId": session, "cwd": str(self.work), "procStart": start_ticks(pid),
-                 "version": "2.1.328", "kind": "interactive", "entrypoint": "cli", "tmux": "s0:@0.%0",
-                 "name": "work-ab", "nameSource": "derived", "status": status,
-                 "updatedAt": int(at * 1000), "statusUpdatedAt": int(at * 1000), **fields}
+        entry = {
+            "pid": pid,
+            "sessionId": session,
+            "cwd": str(self.work),
+            "procStart": start_ticks(pid),
+            "version": "2.1.328",
+            "kind": "interactive",
+            "entrypoint": "cli",
+            "tmux": "s0:@0.%0",
+            "name": "work-ab",
+            "nameSource": "derived",
+            "status": status,
+            "updatedAt": int(at * 1000),
+            "statusUpdatedAt": int(at * 1000),
+            **fields,
+        }
         (self.config / "sessions" / f"{pid}.json").write_text(json.dumps(entry))
 
     def close(self) -> None:
@@ -135,8 +147,16 @@ S2 = "bbbbbbbb-1111-2222-3333-444444444444"
 
 
 def rec(kind: str, at: float, n: int, session: str = S1, cwd: str | None = None, **fields) -> dict:
-    base = {"type": kind, "uuid": f"{session[:4]}-{n}", "timestamp": iso_stamp(at), "sessionId": session,
-            "isSidechain": False, "version": "2.1.328", "gitBranch": "main", "entrypoint": "cli"}
+    base = {
+        "type": kind,
+        "uuid": f"{session[:4]}-{n}",
+        "timestamp": iso_stamp(at),
+        "sessionId": session,
+        "isSidechain": False,
+        "version": "2.1.328",
+        "gitBranch": "main",
+        "entrypoint": "cli",
+    }
     if cwd:
         base["cwd"] = cwd
     return base | fields
@@ -147,24 +167,48 @@ def prompt(at, n, text="Fix the login bug", **kw):
 
 
 def reply(at, n, stop="end_turn", **kw):
-    return rec("assistant", at, n, message={"role": "assistant", "stop_reason": stop,
-                                            "content": [{"type": "text", "text": "done"}]}, **kw)
+    return rec(
+        "assistant",
+        at,
+        n,
+        message={"role": "assistant", "stop_reason": stop, "content": [{"type": "text", "text": "done"}]},
+        **kw,
+    )
 
 
 def tool(at, n, name="Bash", call="toolu_1", **inputs):
-    return rec("assistant", at, n, message={"role": "assistant", "stop_reason": "tool_use", "content": [
-        {"type": "tool_use", "id": call, "name": name, "input": inputs}]})
+    return rec(
+        "assistant",
+        at,
+        n,
+        message={
+            "role": "assistant",
+            "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": call, "name": name, "input": inputs}],
+        },
+    )
 
 
 def tool_result(at, n, call, native):
-    return rec("user", at, n, message={"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": call, "content": "x"}]}, toolUseResult=native)
+    return rec(
+        "user",
+        at,
+        n,
+        message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "content": "x"}]},
+        toolUseResult=native,
+    )
 
 
 def test_hookless_transcript_session_is_listed_with_what_it_proves(world):
     t = time.time() - 30
-    world.transcript(S1, [{"type": "mode", "mode": "normal", "sessionId": S1},
-                          prompt(t, 1, cwd=str(world.work)), tool(t + 1, 2, command="make test")])
+    world.transcript(
+        S1,
+        [
+            {"type": "mode", "mode": "normal", "sessionId": S1},
+            prompt(t, 1, cwd=str(world.work)),
+            tool(t + 1, 2, command="make test"),
+        ],
+    )
     world.tick()
     session = world.sessions()[S1]
     assert (session.state, session.activity, session.title) == ("working", "Bash", "Fix the login bug")
@@ -176,9 +220,14 @@ def test_hookless_transcript_session_is_listed_with_what_it_proves(world):
 
 def test_lifecycle_only_launch_stays_out_of_current_and_hidden_lists(world):
     pid = world.runtime()
-    world.transcript(S1, [{"type": "mode", "mode": "normal", "sessionId": S1},
-                          {"type": "permission-mode", "permissionMode": "default", "sessionId": S1},
-                          {"type": "custom-title", "customTitle": "A saved title", "sessionId": S1}])
+    world.transcript(
+        S1,
+        [
+            {"type": "mode", "mode": "normal", "sessionId": S1},
+            {"type": "permission-mode", "permissionMode": "default", "sessionId": S1},
+            {"type": "custom-title", "customTitle": "A saved title", "sessionId": S1},
+        ],
+    )
     world.catalog(pid, S1, "idle", time.time())
     world.tick()
     assert S1 not in world.sessions(hidden=True)
@@ -210,8 +259,9 @@ def test_catalog_states_of_a_hookless_session(world):
 def test_stale_catalog_entries_prove_nothing(world):
     pid = world.runtime()
     world.catalog(pid, S1, "busy", time.time(), procStart=str(int(start_ticks(pid)) + 5))  # a reused pid
-    (world.config / "sessions" / "999999.json").write_text(json.dumps(
-        {"pid": 999999, "sessionId": S2, "procStart": "1", "status": "busy", "statusUpdatedAt": 1}))  # a crash
+    (world.config / "sessions" / "999999.json").write_text(
+        json.dumps({"pid": 999999, "sessionId": S2, "procStart": "1", "status": "busy", "statusUpdatedAt": 1})
+    )  # a crash
     world.tick()
     assert world.sessions() == {}
     assert world.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
@@ -254,8 +304,11 @@ def test_rereading_never_retimes_a_fact(world):
 
 def test_file_rewritten_under_the_reader_is_read_again(world):
     t = time.time() - 60
-    bash = [tool(t + 1, 2, call="toolu_b", command="sleep 100", run_in_background=True),
-            tool_result(t + 2, 3, "toolu_b", {"stdout": "", "backgroundTaskId": "b1"}), reply(t + 3, 4)]
+    bash = [
+        tool(t + 1, 2, call="toolu_b", command="sleep 100", run_in_background=True),
+        tool_result(t + 2, 3, "toolu_b", {"stdout": "", "backgroundTaskId": "b1"}),
+        reply(t + 3, 4),
+    ]
     path = world.transcript(S1, [prompt(t, 1), *bash])
     world.tick()
     assert world.sessions()[S1].state == "background"
@@ -278,8 +331,14 @@ def test_broken_lines_lose_nothing_else(world):
     t = time.time() - 10
     path = world.project / f"{S1}.jsonl"
     good = [json.dumps(r, separators=(",", ":")).encode() for r in (prompt(t, 1), reply(t + 1, 2))]
-    broken = [b'{"type":"user",broken', b'{"type":"user","message":{"content":"\xff\xfe"}}', b"\xff\xfe\xfd",
-              b'{"type":"novel-kind","uuid":"x"}', b"", b"[1,2]"]
+    broken = [
+        b'{"type":"user",broken',
+        b'{"type":"user","message":{"content":"\xff\xfe"}}',
+        b"\xff\xfe\xfd",
+        b'{"type":"novel-kind","uuid":"x"}',
+        b"",
+        b"[1,2]",
+    ]
     path.write_bytes(b"\n".join([good[0], *broken, good[1]]) + b"\n")
     world.tick()
     assert world.sessions()[S1].state == "ready"
@@ -297,8 +356,14 @@ def test_claude_started_by_another_agents_command_is_not_listed(world):
     outer, child = world.tool_launched_runtime()
     t = time.time()
     world.catalog(outer, S0, "busy", t - 1)  # the person's interactive session, running a Bash tool call
-    world.transcript(S2, [rec("queue-operation", t + 0.2, 0, session=S2, operation="enqueue", content="nested"),
-                          prompt(t + 0.3, 1, session=S2, cwd=str(world.work)), reply(t + 1, 2, session=S2)])
+    world.transcript(
+        S2,
+        [
+            rec("queue-operation", t + 0.2, 0, session=S2, operation="enqueue", content="nested"),
+            prompt(t + 0.3, 1, session=S2, cwd=str(world.work)),
+            reply(t + 1, 2, session=S2),
+        ],
+    )
     world.tick()
     assert S2 not in world.sessions(hidden=True)
     assert world.conn.execute("SELECT id FROM internal").fetchall() == [(f"claude:{S2}",)]
@@ -354,12 +419,23 @@ def test_interactive_runtime_under_an_agent_is_internal_unless_declared_backgrou
 
 def test_hook_events_win_over_the_transcript(world, iso_env):
     t = time.time()
-    payload = {"session_id": S1, "transcript_path": str(world.project / f"{S1}.jsonl"), "cwd": str(world.work),
-               "hook_event_name": "UserPromptSubmit", "prompt": "secret"}
+    payload = {
+        "session_id": S1,
+        "transcript_path": str(world.project / f"{S1}.jsonl"),
+        "cwd": str(world.work),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "secret",
+    }
     hook.handle("claude", json.dumps(payload).encode(), None, environ=iso_env.env, now=t)
-    hook.handle("claude", json.dumps(payload | {"hook_event_name": "PreToolUse", "tool_name": "Edit",
-                                                "tool_use_id": "t9", "tool_input": {}}).encode(),
-                None, environ=iso_env.env, now=t + 1)
+    hook.handle(
+        "claude",
+        json.dumps(
+            payload | {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "t9", "tool_input": {}}
+        ).encode(),
+        None,
+        environ=iso_env.env,
+        now=t + 1,
+    )
     # The transcript lags and says the turn ended: coarser than the hook, so the hook's state stands.
     world.transcript(S1, [prompt(t - 5, 1), reply(t + 0.5, 2)])
     world.tick(t + 2)
@@ -371,19 +447,32 @@ def test_hook_events_win_over_the_transcript(world, iso_env):
 
 def test_background_agent_from_the_transcript(world):
     t = time.time() - 20
-    launch = tool(t + 1, 2, name="Agent", call="toolu_a", description="d", subagent_type="general-purpose",
-                  run_in_background=True)
-    world.transcript(S1, [prompt(t, 1), launch,
-                          tool_result(t + 1.5, 3, "toolu_a", {"isAsync": True, "status": "async_launched",
-                                                              "agentId": "a9"}),
-                          reply(t + 2, 4)])
+    launch = tool(
+        t + 1, 2, name="Agent", call="toolu_a", description="d", subagent_type="general-purpose", run_in_background=True
+    )
+    world.transcript(
+        S1,
+        [
+            prompt(t, 1),
+            launch,
+            tool_result(t + 1.5, 3, "toolu_a", {"isAsync": True, "status": "async_launched", "agentId": "a9"}),
+            reply(t + 2, 4),
+        ],
+    )
     world.tick()
     session = world.sessions()[S1]
     assert (session.state, session.background) == ("background", {"agent": 1})
-    note = ("<task-notification>\n<task-id>a9</task-id>\n<tool-use-id>toolu_a</tool-use-id>\n"
-            "<status>completed</status>\n</task-notification>")
-    world.transcript(S1, [rec("user", t + 8, 5, message={"role": "user", "content": note},
-                              origin={"kind": "task-notification"}), reply(t + 9, 6)])
+    note = (
+        "<task-notification>\n<task-id>a9</task-id>\n<tool-use-id>toolu_a</tool-use-id>\n"
+        "<status>completed</status>\n</task-notification>"
+    )
+    world.transcript(
+        S1,
+        [
+            rec("user", t + 8, 5, message={"role": "user", "content": note}, origin={"kind": "task-notification"}),
+            reply(t + 9, 6),
+        ],
+    )
     world.tick()
     session = world.sessions()[S1]
     assert (session.state, session.background) == ("ready", {})
@@ -406,8 +495,14 @@ def test_a_deleted_transcript_takes_its_cursor_with_it(world, monkeypatch):
 
     monkeypatch.setattr(discovery, "FULL_SWEEP_S", 0.0)  # every tick a sweep
     t = time.time() - 5
-    path = world.transcript(S1, [prompt(t, 1), tool(t + 1, 2, call="toolu_b", command="make", run_in_background=True),
-                                 tool_result(t + 2, 3, "toolu_b", {"backgroundTaskId": "b1"})])
+    path = world.transcript(
+        S1,
+        [
+            prompt(t, 1),
+            tool(t + 1, 2, call="toolu_b", command="make", run_in_background=True),
+            tool_result(t + 2, 3, "toolu_b", {"backgroundTaskId": "b1"}),
+        ],
+    )
     world.tick()
     assert world.conn.execute("SELECT count(*) FROM claude_observation").fetchone()[0] == 2
     path.unlink()

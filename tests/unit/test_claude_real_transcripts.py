@@ -5,7 +5,6 @@ chunks (a client writing it while lunavect reads) gives exactly the answer a who
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import time
@@ -107,7 +106,10 @@ def test_spotter_gqc_session(tmp_path):
     summary = answer[0]
     assert summary.title == "Implement spotter-gqc"
     assert (summary.cwd, summary.branch, summary.version) == (
-        "/home/USER/projects/spotter-worktrees/spotter-gqc", "spotter-gqc", "2.1.39")
+        "/home/USER/projects/spotter-worktrees/spotter-gqc",
+        "spotter-gqc",
+        "2.1.39",
+    )
     assert (summary.compactions, summary.last_compaction_trigger) == (1, "auto")
     assert summary.prompts == 2 and summary.unreadable == 0 and summary.too_long == 0
     assert summary.first_response.outcome == "response"

@@ -11,8 +11,15 @@ from lunavect.claude.records import Unreadable, read_record
 from lunavect.claude.summary import TranscriptSummary, take
 
 SESSION = "11111111-2222-3333-4444-555555555555"
-BASE = {"isSidechain": False, "sessionId": SESSION, "cwd": "/work/p", "version": "2.1.328", "gitBranch": "main",
-        "entrypoint": "cli", "userType": "external"}
+BASE = {
+    "isSidechain": False,
+    "sessionId": SESSION,
+    "cwd": "/work/p",
+    "version": "2.1.328",
+    "gitBranch": "main",
+    "entrypoint": "cli",
+    "userType": "external",
+}
 
 
 def line(record: dict, compact: bool = True) -> bytes:
@@ -76,33 +83,73 @@ def test_task_notification_prompt_is_a_wake_not_a_prompt():
 
 
 def test_assistant_records_tool_use_then_final_response():
-    tool = rec("assistant", 2, message={"role": "assistant", "stop_reason": "tool_use", "content": [
-        {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "rm -rf secret", "description": "x"}}]})
+    tool = rec(
+        "assistant",
+        2,
+        message={
+            "role": "assistant",
+            "stop_reason": "tool_use",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "Bash",
+                    "input": {"command": "rm -rf secret", "description": "x"},
+                }
+            ],
+        },
+    )
     facts = read_record(line(tool))
     assert [(a.kind, a.tool, a.tool_use_id) for a in facts.activity] == [("TranscriptToolUse", "Bash", "toolu_1")]
     assert "secret" not in repr(facts)
-    done = rec("assistant", 3, message={"role": "assistant", "stop_reason": "end_turn",
-                                        "content": [{"type": "text", "text": "Done"}]})
+    done = rec(
+        "assistant",
+        3,
+        message={"role": "assistant", "stop_reason": "end_turn", "content": [{"type": "text", "text": "Done"}]},
+    )
     assert kinds(done) == ["TranscriptResponse"]
-    partial = rec("assistant", 3, message={"role": "assistant", "stop_reason": None,
-                                           "content": [{"type": "text", "text": "thinking aloud"}]})
+    partial = rec(
+        "assistant",
+        3,
+        message={"role": "assistant", "stop_reason": None, "content": [{"type": "text", "text": "thinking aloud"}]},
+    )
     assert kinds(partial) == []  # an older client's partial record proves no end
 
 
 def test_tool_result():
-    record = rec("user", 4, message={"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "secret output", "is_error": False}]},
-        toolUseResult={"stdout": "secret output", "stderr": ""})
+    record = rec(
+        "user",
+        4,
+        message={
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "secret output", "is_error": False}
+            ],
+        },
+        toolUseResult={"stdout": "secret output", "stderr": ""},
+    )
     facts = read_record(line(record))
     assert [(a.kind, a.tool_use_id) for a in facts.activity] == [("TranscriptToolResult", "toolu_1")]
     assert "secret" not in repr(facts)
 
 
 def test_api_error_response_as_written_by_2_1_328():
-    record = rec("assistant", 5, requestId="req_1", apiErrorIsTransient=False, error="rate_limit",
-                 isApiErrorMessage=True, apiErrorStatus=429, apiErrorType="rate_limit_error",
-                 message={"role": "assistant", "model": "<synthetic>", "stop_reason": "stop_sequence",
-                          "content": [{"type": "text", "text": "API Error: Request rejected (429)"}]})
+    record = rec(
+        "assistant",
+        5,
+        requestId="req_1",
+        apiErrorIsTransient=False,
+        error="rate_limit",
+        isApiErrorMessage=True,
+        apiErrorStatus=429,
+        apiErrorType="rate_limit_error",
+        message={
+            "role": "assistant",
+            "model": "<synthetic>",
+            "stop_reason": "stop_sequence",
+            "content": [{"type": "text", "text": "API Error: Request rejected (429)"}],
+        },
+    )
     facts = read_record(line(record))
     (activity,) = facts.activity
     assert (activity.kind, activity.error, activity.http_status) == ("TranscriptApiError", "rate_limit", 429)
@@ -110,8 +157,15 @@ def test_api_error_response_as_written_by_2_1_328():
 
 
 def test_retry_record_is_counted_not_activity():
-    record = rec("system", 6, subtype="api_error", level="error", retryAttempt=1, maxRetries=2,
-                 error={"status": 500, "formatted": "500 Internal server error", "connection": None})
+    record = rec(
+        "system",
+        6,
+        subtype="api_error",
+        level="error",
+        retryAttempt=1,
+        maxRetries=2,
+        error={"status": 500, "formatted": "500 Internal server error", "connection": None},
+    )
     facts = read_record(line(record))
     assert facts.activity == [] and facts.retry_status == 500
 
@@ -123,8 +177,12 @@ def test_turn_duration_ends_a_turn_and_compaction_is_counted():
 
 
 def test_metadata_records():
-    assert read_record(line({"type": "custom-title", "customTitle": "My title\nsecond", "sessionId": SESSION})
-                       ).custom_title == "My title"
+    assert (
+        read_record(
+            line({"type": "custom-title", "customTitle": "My title\nsecond", "sessionId": SESSION})
+        ).custom_title
+        == "My title"
+    )
     assert read_record(line({"type": "ai-title", "aiTitle": "AI title", "sessionId": SESSION})).ai_title == "AI title"
     assert read_record(line({"type": "summary", "summary": "Old summary", "leafUuid": "x"})).summary == "Old summary"
     assert read_record(line({"type": "agent-name", "agentName": "Named", "sessionId": SESSION})).agent_name == "Named"
@@ -173,13 +231,21 @@ def test_title_order_custom_then_generated_then_summary_then_first_prompt():
     assert summarize(first, prompt(2, "second")).title == "first prompt text"
     assert summarize(first, {"type": "summary", "summary": "S"}).title == "S"
     assert summarize(first, {"type": "summary", "summary": "S"}, {"type": "ai-title", "aiTitle": "AI"}).title == "AI"
-    assert summarize({"type": "custom-title", "customTitle": "Mine"}, first, {"type": "ai-title", "aiTitle": "AI"}
-                     ).title == "Mine"
+    assert (
+        summarize({"type": "custom-title", "customTitle": "Mine"}, first, {"type": "ai-title", "aiTitle": "AI"}).title
+        == "Mine"
+    )
 
 
 def test_first_response_is_the_sessions_first_outcome():
-    error = rec("assistant", 2, error="authentication_failed", isApiErrorMessage=True, apiErrorStatus=401,
-                message={"role": "assistant", "content": []})
+    error = rec(
+        "assistant",
+        2,
+        error="authentication_failed",
+        isApiErrorMessage=True,
+        apiErrorStatus=401,
+        message={"role": "assistant", "content": []},
+    )
     ok = rec("assistant", 3, message={"role": "assistant", "stop_reason": "end_turn", "content": []})
     summary = summarize(prompt(1, "hi"), error, ok)
     assert summary.first_response.outcome == "error"

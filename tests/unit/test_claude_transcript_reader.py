@@ -23,7 +23,7 @@ def test_reads_complete_lines_and_leaves_a_line_being_written(tmp_path):
     assert got == [(0, b'{"a":1}'), (8, b'{"b":2}')]
     assert cursor.offset == 16 and not restarted and cursor.lines == 2
     with open(path, "ab") as f:
-        f.write(b'3}\n')
+        f.write(b"3}\n")
     got, cursor, restarted = read(path, cursor)
     assert got == [(16, b'{"c":3}')]  # the whole line, once it ended
     assert cursor.offset == path.stat().st_size and not restarted and cursor.lines == 3

@@ -15,11 +15,25 @@ from lunavect.core.model import Session
 
 def write(conn, sid: str, age: float) -> None:
     """A listed snapshot row, as the collector writes one."""
-    updated = _dt.datetime.fromtimestamp(time.time() - age, _dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    updated = _dt.datetime.fromtimestamp(time.time() - age, _dt.UTC).isoformat().replace("+00:00", "Z")
     session = Session(
-        id=f"claude:{sid}", provider="claude", session_id=sid, title=sid, project="p", cwd=None, host="h",
-        state="ready", activity=None, since=None, background={}, error=None, pinned=False, hidden=False,
-        resume=f"claude --resume {sid}", basis=["hook"], updated=updated,
+        id=f"claude:{sid}",
+        provider="claude",
+        session_id=sid,
+        title=sid,
+        project="p",
+        cwd=None,
+        host="h",
+        state="ready",
+        activity=None,
+        since=None,
+        background={},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=f"claude --resume {sid}",
+        basis=["hook"],
+        updated=updated,
     )
     with store.transaction(conn):
         conn.execute(

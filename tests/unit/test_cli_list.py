@@ -37,9 +37,14 @@ HIDDEN = "55555555-5555-4555-8555-555555555555"
 
 
 def send(iso_env, session: str, name: str, **fields) -> dict:
-    payload = {"session_id": session, "hook_event_name": name, "cwd": f"/home/u/proj-{session[:4]}",
-               "transcript_path": f"/home/u/.claude/projects/x/{session}.jsonl", "permission_mode": "default",
-               **fields}
+    payload = {
+        "session_id": session,
+        "hook_event_name": name,
+        "cwd": f"/home/u/proj-{session[:4]}",
+        "transcript_path": f"/home/u/.claude/projects/x/{session}.jsonl",
+        "permission_mode": "default",
+        **fields,
+    }
     proc = iso_env.hook(payload)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     return iso_env.spool_records()[-1]
@@ -53,7 +58,7 @@ def list_json(iso_env, *extra: str) -> list[dict]:
 
 
 def iso_ms(ts: float) -> str:
-    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return dt.datetime.fromtimestamp(ts, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @pytest.fixture

@@ -17,8 +17,12 @@ SECOND = "aaaaaaaa-2222-4222-8222-222222222222"
 def finish(iso_env, session: str, cwd: Path) -> None:
     """A session that held one turn and ended (the shim sees no agent process, so none is recorded)."""
     for name in ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"):
-        payload = {"session_id": session, "hook_event_name": name, "cwd": str(cwd),
-                   "transcript_path": str(cwd / f"{session}.jsonl")}
+        payload = {
+            "session_id": session,
+            "hook_event_name": name,
+            "cwd": str(cwd),
+            "transcript_path": str(cwd / f"{session}.jsonl"),
+        }
         assert iso_env.hook(payload).returncode == 0
 
 

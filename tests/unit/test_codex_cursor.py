@@ -32,7 +32,7 @@ TURN_ID_RE = re.compile(rb'"turn_id"\s*:\s*"([0-9A-Za-z_-]{1,64})"')
 def stamp(t: float) -> str:
     import datetime as dt
 
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def rec(kind: str, payload: dict, t: float) -> bytes:
@@ -40,8 +40,16 @@ def rec(kind: str, payload: dict, t: float) -> bytes:
 
 
 def started(turn: str, t: float) -> bytes:
-    return rec("event_msg", {"type": "task_started", "turn_id": turn, "started_at": int(t),
-                             "turn_attribution": {"turn_id": turn, "turn_trigger": "user"}}, t)
+    return rec(
+        "event_msg",
+        {
+            "type": "task_started",
+            "turn_id": turn,
+            "started_at": int(t),
+            "turn_attribution": {"turn_id": turn, "turn_trigger": "user"},
+        },
+        t,
+    )
 
 
 def complete(turn: str, t: float) -> bytes:
@@ -233,7 +241,9 @@ def test_malformed_huge_invalid_and_unknown_lines_are_normal(tmp_path: Path) -> 
         + rec("brand_new_type", {"type": "task_complete", "turn": "Q"}, T0)  # not an event_msg
         + rec("event_msg", {"type": "agent_message", "message": 'said "type":"task_complete"'}, T0)
         + b"[1, 2, 3]\n"
-        + b'{"timestamp":"' + b"9" * 3_000_000 + b'"}\n'  # one huge line
+        + b'{"timestamp":"'
+        + b"9" * 3_000_000
+        + b'"}\n'  # one huge line
     )
     path.write_bytes(META + started("A", T0 + 1) + junk)
     answer = LifecycleCursor().sample(path)
@@ -268,7 +278,9 @@ def test_the_open_turns_start_is_recovered_from_more_than_8_mb_back(tmp_path: Pa
     assert first.status == "busy" and first.turn_id == "X" and first.recovering
     assert first.start is None
     # bounded: the window plus one recovery chunk (and the block overlaps)
-    assert cursor.bytes_read <= cursor_module.WINDOW_BYTES + cursor_module.RECOVERY_BYTES + 4 * cursor_module.BLOCK_BYTES
+    assert (
+        cursor.bytes_read <= cursor_module.WINDOW_BYTES + cursor_module.RECOVERY_BYTES + 4 * cursor_module.BLOCK_BYTES
+    )
     answers = [first]
     while answers[-1].recovering:
         answers.append(cursor.sample(path))

@@ -28,7 +28,9 @@ REAL = shared_data_dir() / "codex"
 
 def meta(thread: str = THREAD, **payload) -> bytes:
     body = {"id": thread, "cwd": "/w", "originator": "codex_exec", "source": "exec", **payload}
-    return json.dumps({"timestamp": "2026-11-29T14:38:32.770Z", "type": "session_meta", "payload": body}).encode() + b"\n"
+    return (
+        json.dumps({"timestamp": "2026-11-29T14:38:32.770Z", "type": "session_meta", "payload": body}).encode() + b"\n"
+    )
 
 
 def test_names_codex_writes_and_names_it_does_not() -> None:
@@ -36,9 +38,14 @@ def test_names_codex_writes_and_names_it_does_not() -> None:
     assert plain and plain.thread_id == THREAD and plain.segment_id is None and plain.stamp == "2026-11-29T14-38-32"
     segmented = parse_name(f"rollout-2026-11-29T14-38-32-{THREAD}_{SEGMENT}.jsonl")
     assert segmented and segmented.thread_id == THREAD and segmented.segment_id == SEGMENT
-    for bad in (f"rollout-2026-11-29-{THREAD}.jsonl", f"rollout-2026-11-29T14-38-32-{THREAD}.json",
-                f"rollout-2026-11-29T14-38-32-{THREAD}.jsonl.zst", f"x-2026-11-29T14-38-32-{THREAD}.jsonl",
-                "rollout-2026-11-29T14-38-32-not-a-uuid.jsonl", f"rollout-2026-11-29T14-38-32-{THREAD}_x.jsonl"):
+    for bad in (
+        f"rollout-2026-11-29-{THREAD}.jsonl",
+        f"rollout-2026-11-29T14-38-32-{THREAD}.json",
+        f"rollout-2026-11-29T14-38-32-{THREAD}.jsonl.zst",
+        f"x-2026-11-29T14-38-32-{THREAD}.jsonl",
+        "rollout-2026-11-29T14-38-32-not-a-uuid.jsonl",
+        f"rollout-2026-11-29T14-38-32-{THREAD}_x.jsonl",
+    ):
         assert parse_name(bad) is None, bad
 
 
@@ -113,8 +120,13 @@ def test_the_memory_folder_is_internal_and_a_same_named_folder_elsewhere_is_not(
     (tmp_path / "project" / "memories").mkdir(parents=True)
     (tmp_path / "link").symlink_to(home / "memories")
     path = tmp_path / "r.jsonl"
-    for cwd, internal in ((home / "memories", True), (home / "memories" / "sub", True), (tmp_path / "link", True),
-                          (tmp_path / "project" / "memories", False), (home, False)):
+    for cwd, internal in (
+        (home / "memories", True),
+        (home / "memories" / "sub", True),
+        (tmp_path / "link", True),
+        (tmp_path / "project" / "memories", False),
+        (home, False),
+    ):
         path.write_bytes(meta(cwd=str(cwd)))
         assert is_internal(read_header(path), home / "memories") is internal, cwd
 

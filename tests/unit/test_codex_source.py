@@ -23,7 +23,7 @@ SEGMENT = "01a227be-7777-7c51-8158-933e9468ff3b"
 
 
 def stamp(t: float) -> str:
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def rec(kind: str, payload: dict, t: float) -> str:
@@ -103,8 +103,9 @@ T = 1_795_963_000.0
 
 
 def test_a_rollout_turn_is_working_then_ready_and_re_reading_stores_nothing_twice(home: Home) -> None:
-    path = home.rollout(A, meta(A, T) + prompt("Fix the build", T + 1) + started("u1", T + 1)
-                       + call("exec_command", "c1", T + 2))
+    path = home.rollout(
+        A, meta(A, T) + prompt("Fix the build", T + 1) + started("u1", T + 1) + call("exec_command", "c1", T + 2)
+    )
     rows = home.tick(T + 3)
     row = rows[f"codex:{A}"]
     assert row["state"] == "working" and row["activity"] == "Bash" and row["title"] == "Fix the build"
@@ -145,8 +146,9 @@ def test_a_codex_session_goes_stale_after_120_s_without_a_writer(home: Home) -> 
 def test_sub_agents_and_the_memory_agent_are_never_listed(home: Home) -> None:
     spawn = {"subagent": {"thread_spawn": {"parent_thread_id": A, "depth": 1}}}
     home.rollout(A, meta(A, T) + started("u1", T + 1) + complete("u1", T + 3))
-    home.rollout(CHILD, meta(CHILD, T + 1, source=spawn, parent_thread_id=A) + started("c1", T + 1.5),
-                 stamp_="14-38-33")
+    home.rollout(
+        CHILD, meta(CHILD, T + 1, source=spawn, parent_thread_id=A) + started("c1", T + 1.5), stamp_="14-38-33"
+    )
     memories = home.codex / "memories"
     memories.mkdir()
     home.rollout(B, meta(B, T, cwd=str(memories)) + started("m1", T + 1), stamp_="14-38-34")
@@ -155,8 +157,16 @@ def test_sub_agents_and_the_memory_agent_are_never_listed(home: Home) -> None:
     assert rows[f"codex:{A}"]["state"] == "ready"  # the parent keeps its own status
     assert {f"codex:{CHILD}", f"codex:{B}"} <= home.collector.internal
     # hook-only observations of the memory agent: its lifecycle looks like a task
-    record = {"v": 1, "id": "h1", "client": "codex", "t": T + 5, "event": "UserPromptSubmit",
-              "session": "01a227be-8888-7c51-8158-933e9468ff3b", "cwd": str(memories), "turn_id": "m2"}
+    record = {
+        "v": 1,
+        "id": "h1",
+        "client": "codex",
+        "t": T + 5,
+        "event": "UserPromptSubmit",
+        "session": "01a227be-8888-7c51-8158-933e9468ff3b",
+        "cwd": str(memories),
+        "turn_id": "m2",
+    }
     home.spool.mkdir(exist_ok=True)
     (home.spool / "events.jsonl").write_text(json.dumps(record) + "\n")
     rows = home.tick(T + 6)
@@ -240,9 +250,16 @@ def test_a_failed_turns_error_kind_reaches_the_rules_as_its_reason(info, code: s
     from lunavect.codex.source import error_code
     from lunavect.core.rules import error_reason
 
-    record = {"timestamp": stamp(T), "type": "event_msg",
-              "payload": {"type": "task_complete", "turn_id": "A", "last_agent_message": None,
-                          "error": {"message": "private words", "codex_error_info": info}}}
+    record = {
+        "timestamp": stamp(T),
+        "type": "event_msg",
+        "payload": {
+            "type": "task_complete",
+            "turn_id": "A",
+            "last_agent_message": None,
+            "error": {"message": "private words", "codex_error_info": info},
+        },
+    }
     boundary = boundary_of(record)
     assert "private" not in json.dumps(msgspec.to_builtins(boundary))
     assert error_code(boundary.error, boundary.http_status) == code
@@ -254,15 +271,23 @@ def test_a_sub_agents_hooks_never_make_its_parent_internal(home: Home) -> None:
     """Codex 0.169.0 reports a sub-agent's events with the parent's session id, its own `agent_id` and the
     sub-agent's own rollout as `transcript_path`: that rollout must not become the parent's."""
     spawn = {"subagent": {"thread_spawn": {"parent_thread_id": A, "depth": 1}}}
-    child = home.rollout(CHILD, meta(CHILD, T + 1, source=spawn, parent_thread_id=A) + started("c1", T + 1.5),
-                         stamp_="14-38-33")
+    child = home.rollout(
+        CHILD, meta(CHILD, T + 1, source=spawn, parent_thread_id=A) + started("c1", T + 1.5), stamp_="14-38-33"
+    )
     parent = home.rollout(A, meta(A, T) + started("u1", T + 0.5))
     base = {"v": 1, "client": "codex", "session": A}
     lines = [
         {**base, "id": "e1", "t": T + 0.6, "event": "UserPromptSubmit", "turn_id": "u1", "transcript": str(parent)},
         {**base, "id": "e2", "t": T + 1.1, "event": "SubagentStart", "agent_id": CHILD, "transcript": str(child)},
-        {**base, "id": "e3", "t": T + 1.2, "event": "UserPromptSubmit", "agent_id": CHILD, "turn_id": "c1",
-         "transcript": str(child)},
+        {
+            **base,
+            "id": "e3",
+            "t": T + 1.2,
+            "event": "UserPromptSubmit",
+            "agent_id": CHILD,
+            "turn_id": "c1",
+            "transcript": str(child),
+        },
     ]
     home.spool.mkdir(exist_ok=True)
     (home.spool / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))

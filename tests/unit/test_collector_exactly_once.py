@@ -19,11 +19,10 @@ import time
 from pathlib import Path
 
 import pytest
+from unit_support import stop_collector
 
 from lunavect import collector, paths, spool, store
 from lunavect.collector import Collector
-
-from unit_support import stop_collector
 
 EVENT_CYCLE = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 
@@ -145,8 +144,9 @@ def test_sigkill_at_random_moments_loses_nothing_and_stores_nothing_twice(iso_en
     try:
         for attempt in range(10):
             before = _count(db)
-            proc = subprocess.Popen([sys.executable, str(runner)], env=env, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                [sys.executable, str(runner)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
             try:
                 if attempt % 3 == 0:
                     time.sleep(rng.uniform(0.0, 0.8))  # anywhere: start-up, migration, first chunks
@@ -171,8 +171,12 @@ def test_sigkill_at_random_moments_loses_nothing_and_stores_nothing_twice(iso_en
     assert kills_mid_ingest >= 4, f"too few kills landed mid-ingest (seed {seed})"
 
     # Finally the plain collector, left to finish.
-    proc = subprocess.Popen([sys.executable, "-m", "lunavect", "daemon", "--quiet"], env=iso_env.env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lunavect", "daemon", "--quiet"],
+        env=iso_env.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         conn = store.connect()
         deadline = time.monotonic() + 30
@@ -230,8 +234,15 @@ def col(iso_env):
 
 
 def ev(i: int, kind: str = "UserPromptSubmit", session: str = "s1", t: float | None = None, **extra) -> bytes:
-    record = {"event": kind, "session": session, "v": 1, "id": f"id-{i}", "client": "claude",
-              "t": 1_790_000_000.0 + i if t is None else t, **extra}
+    record = {
+        "event": kind,
+        "session": session,
+        "v": 1,
+        "id": f"id-{i}",
+        "client": "claude",
+        "t": 1_790_000_000.0 + i if t is None else t,
+        **extra,
+    }
     return (json.dumps(record) + "\n").encode()
 
 
@@ -461,8 +472,9 @@ def test_ensure_running_starts_one_collector(iso_env):
     assert collector.ensure_running() is True
     assert collector.collector_pid() == pid
     # A second daemon exits at once: one collector per machine.
-    proc = subprocess.run([sys.executable, "-m", "lunavect", "daemon", "--quiet"], env=iso_env.env,
-                          capture_output=True, timeout=20)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lunavect", "daemon", "--quiet"], env=iso_env.env, capture_output=True, timeout=20
+    )
     assert proc.returncode == 0
     assert collector.collector_pid() == pid
 

@@ -46,9 +46,7 @@ def test_a_hidden_session_leaves_after_35_days_unlisted_by_a_complete_catalog():
     assert leaves_hidden_list(catalog_complete_at=NOW, hidden_at=hidden_at, listed_at=listed)
     # 34 days unlisted: still in the hidden list.
     assert not leaves_hidden_list(catalog_complete_at=NOW, hidden_at=hidden_at, listed_at=NOW - 34 * DAY_S)
-    assert leaves_hidden_list(
-        catalog_complete_at=NOW, hidden_at=hidden_at, listed_at=NOW - HIDDEN_RETENTION_S
-    )
+    assert leaves_hidden_list(catalog_complete_at=NOW, hidden_at=hidden_at, listed_at=NOW - HIDDEN_RETENTION_S)
 
 
 def test_any_newer_sign_of_the_session_keeps_it_in_the_hidden_list():

@@ -16,11 +16,10 @@ from pathlib import Path
 
 import psutil
 import pytest
+from unit_support import HOOK_FILE, HOOK_FORMS, LUNAVECT_BIN, installed_hook_command
 
 from lunavect import hook
 from lunavect.host.processes import is_alive
-
-from unit_support import HOOK_FILE, HOOK_FORMS, LUNAVECT_BIN, installed_hook_command
 
 SRC_DIR = str(Path(HOOK_FILE).parent.parent)
 
@@ -65,8 +64,19 @@ VIA = pytest.mark.parametrize("via", sorted(HOOK_FORMS))
         (json.dumps({"hook_event_name": 5, "session_id": "s1"}).encode(), "no-event-name"),
         (json.dumps({"hook_event_name": "rm -rf /", "session_id": "s1"}).encode(), "no-event-name"),
     ],
-    ids=["empty", "whitespace", "not-json", "truncated", "array", "string", "null", "deep", "no-name",
-         "name-not-str", "name-not-a-name"],
+    ids=[
+        "empty",
+        "whitespace",
+        "not-json",
+        "truncated",
+        "array",
+        "string",
+        "null",
+        "deep",
+        "no-name",
+        "name-not-str",
+        "name-not-a-name",
+    ],
 )
 def test_bad_stdin_is_a_counted_rejection(iso_env, via, raw, reason):
     proc = iso_env.hook(raw, via=via)
@@ -137,8 +147,10 @@ def test_stdin_closed_is_a_rejection(iso_env):
 
 @VIA
 def test_invalid_utf8_inside_an_event_keeps_the_event(iso_env, via):
-    raw = json.dumps(event("UserPromptSubmit", prompt="PLACEHOLDER")).encode().replace(
-        b"PLACEHOLDER", b"caf\xc3\xa9 \xff\xfe\xc3 broken \xed\xa0\x80 bytes"
+    raw = (
+        json.dumps(event("UserPromptSubmit", prompt="PLACEHOLDER"))
+        .encode()
+        .replace(b"PLACEHOLDER", b"caf\xc3\xa9 \xff\xfe\xc3 broken \xed\xa0\x80 bytes")
     )
     proc = iso_env.hook(raw, via=via)
     assert_silent(proc)
@@ -163,8 +175,13 @@ def test_huge_reply_is_kept_as_an_event_without_its_text(iso_env, via):
 
 
 def test_50_mb_payload_is_still_an_event(iso_env):
-    payload = event("PostToolUse", tool_name="Read", tool_use_id="toolu_big", tool_input={"file_path": "/x"},
-                    tool_response={"content": "A" * (50 * 1024 * 1024)})
+    payload = event(
+        "PostToolUse",
+        tool_name="Read",
+        tool_use_id="toolu_big",
+        tool_input={"file_path": "/x"},
+        tool_response={"content": "A" * (50 * 1024 * 1024)},
+    )
     started = time.monotonic()
     proc = iso_env.hook(payload)
     assert_silent(proc)
@@ -330,9 +347,7 @@ ALLOWED_LUNAVECT = {"lunavect", "lunavect.core", "lunavect.core.wording", "lunav
 
 def _third_party(modules: list[str]) -> list[str]:
     stdlib = sys.stdlib_module_names
-    return sorted(
-        m for m in modules if m != "__main__" and m.split(".")[0] not in stdlib and m not in ALLOWED_LUNAVECT
-    )
+    return sorted(m for m in modules if m != "__main__" and m.split(".")[0] not in stdlib and m not in ALLOWED_LUNAVECT)
 
 
 RECORD_MODULES_AT_EXIT = """
@@ -355,9 +370,14 @@ def _modules_of_a_shim_run(iso_env, form: str, payload: dict) -> set[str]:
         assert argv[:4] == [sys.executable, "-I", "-S", "-c"], argv
         argv = [*argv[:4], recorder + "\n" + argv[4], *argv[5:]]
     else:
-        argv = [sys.executable, "-I", "-S", "-c",
-                recorder + f"\nimport runpy, sys\nsys.argv = [{HOOK_FILE!r}, 'claude']\n"
-                f"runpy.run_path({HOOK_FILE!r}, run_name='__main__')"]
+        argv = [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            recorder + f"\nimport runpy, sys\nsys.argv = [{HOOK_FILE!r}, 'claude']\n"
+            f"runpy.run_path({HOOK_FILE!r}, run_name='__main__')",
+        ]
     proc = subprocess.run(argv, input=json.dumps(payload).encode(), env=iso_env.env, capture_output=True, timeout=20)
     assert_silent(proc)
     return set(json.loads(out.read_text()))
@@ -365,13 +385,27 @@ def _modules_of_a_shim_run(iso_env, form: str, payload: dict) -> set[str]:
 
 @pytest.mark.parametrize("form", ["installed", "file"])
 def test_shim_imports_only_the_stdlib(iso_env, form):
-    stop = event("Stop", last_assistant_message="Shall I apply these changes?",
-                 background_tasks=[{"id": "b1", "type": "shell", "command": "npm run dev"}])
+    stop = event(
+        "Stop",
+        last_assistant_message="Shall I apply these changes?",
+        background_tasks=[{"id": "b1", "type": "shell", "command": "npm run dev"}],
+    )
     modules = _modules_of_a_shim_run(iso_env, form, stop)
     assert _third_party(modules) == []
     assert {"lunavect.core.wording", "lunavect.core.commands"} <= modules  # this event needed both
-    for heavy in ("msgspec", "psutil", "platformdirs", "click", "watchfiles", "sqlite3", "subprocess",
-                  "lunavect.core.model", "lunavect.core.rules", "lunavect.store", "lunavect.paths"):
+    for heavy in (
+        "msgspec",
+        "psutil",
+        "platformdirs",
+        "click",
+        "watchfiles",
+        "sqlite3",
+        "subprocess",
+        "lunavect.core.model",
+        "lunavect.core.rules",
+        "lunavect.store",
+        "lunavect.paths",
+    ):
         assert heavy not in modules
     (record,) = iso_env.spool_records()
     assert record["question"] is True and record["bg"] == [{"kind": "shell", "id": "b1", "service": True}]
@@ -400,12 +434,26 @@ def test_cli_hook_path_does_not_import_the_cli(iso_env):
         main()
         """
     )
-    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(event("Stop")).encode(),
-                          env=iso_env.env, capture_output=True, timeout=20)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(event("Stop")).encode(),
+        env=iso_env.env,
+        capture_output=True,
+        timeout=20,
+    )
     assert_silent(proc)
     modules = set(json.loads(out.read_text()))
-    for heavy in ("click", "msgspec", "psutil", "platformdirs", "watchfiles", "sqlite3", "lunavect.cli_commands",
-                  "lunavect.store", "lunavect.collector"):
+    for heavy in (
+        "click",
+        "msgspec",
+        "psutil",
+        "platformdirs",
+        "watchfiles",
+        "sqlite3",
+        "lunavect.cli_commands",
+        "lunavect.store",
+        "lunavect.collector",
+    ):
         assert heavy not in modules
     assert iso_env.spool_records()[0]["event"] == "Stop"
 
@@ -419,8 +467,16 @@ def test_console_script_exists():
 
 
 def test_tool_events_keep_name_and_ids_only():
-    record = hook.extract("claude", event("PreToolUse", tool_name="Bash", tool_use_id="toolu_01",
-                                          prompt_id="p1", tool_input={"command": "rm -rf /secret"}))
+    record = hook.extract(
+        "claude",
+        event(
+            "PreToolUse",
+            tool_name="Bash",
+            tool_use_id="toolu_01",
+            prompt_id="p1",
+            tool_input={"command": "rm -rf /secret"},
+        ),
+    )
     assert record == {
         "event": "PreToolUse",
         "session": BASE["session_id"],
@@ -434,8 +490,9 @@ def test_tool_events_keep_name_and_ids_only():
 
 
 def test_mcp_tool_name_and_bad_values_are_dropped():
-    record = hook.extract("claude", event("PreToolUse", tool_name="mcp__github__create_issue", tool_use_id="x" * 201,
-                                          session_id=""))
+    record = hook.extract(
+        "claude", event("PreToolUse", tool_name="mcp__github__create_issue", tool_use_id="x" * 201, session_id="")
+    )
     assert record["tool"] == "mcp__github__create_issue"
     assert "tool_use_id" not in record and "session" not in record
     record = hook.extract("claude", event("PreToolUse", tool_name="a tool with spaces"))
@@ -444,7 +501,13 @@ def test_mcp_tool_name_and_bad_values_are_dropped():
 
 def test_stop_background_tasks_kinds_and_service_verdict():
     tasks = [
-        {"id": "b1", "type": "shell", "status": "running", "description": "dev server SECRET", "command": "npm run dev"},
+        {
+            "id": "b1",
+            "type": "shell",
+            "status": "running",
+            "description": "dev server SECRET",
+            "command": "npm run dev",
+        },
         {"id": "b2", "type": "shell", "status": "running", "description": "tests", "command": "npm test"},
         {"id": "a1", "type": "subagent", "status": "running", "description": "explore", "agent_type": "Explore"},
         {"id": "a2", "type": "local_agent", "status": "running"},
@@ -454,8 +517,16 @@ def test_stop_background_tasks_kinds_and_service_verdict():
         {"id": "y1", "status": "weird status!"},
         "not a task",
     ]
-    record = hook.extract("claude", event("Stop", background_tasks=tasks, session_crons=[{"id": "c", "prompt": "p"}],
-                                          stop_hook_active=True, last_assistant_message="Done."))
+    record = hook.extract(
+        "claude",
+        event(
+            "Stop",
+            background_tasks=tasks,
+            session_crons=[{"id": "c", "prompt": "p"}],
+            stop_hook_active=True,
+            last_assistant_message="Done.",
+        ),
+    )
     assert record["bg"] == [
         {"kind": "shell", "id": "b1", "status": "running", "service": True},
         {"kind": "shell", "id": "b2", "status": "running"},
@@ -479,37 +550,60 @@ def test_stop_without_background_tasks_has_no_bg_key_and_empty_list_is_kept():
 
 
 def test_stop_question_verdict():
-    assert hook.extract("claude", event("Stop", last_assistant_message="I changed 3 files.\n\nShall I apply these changes?"))["question"] is True
+    assert (
+        hook.extract(
+            "claude", event("Stop", last_assistant_message="I changed 3 files.\n\nShall I apply these changes?")
+        )["question"]
+        is True
+    )
     assert "question" not in hook.extract("claude", event("Stop", last_assistant_message="Done. All tests pass."))
     assert "question" not in hook.extract("claude", event("Stop", last_assistant_message=None))
     # Only Stop carries the verdict: a subagent's closing question is not addressed to the person.
-    assert "question" not in hook.extract("claude", event("SubagentStop", last_assistant_message="Shall I apply these changes?"))
+    assert "question" not in hook.extract(
+        "claude", event("SubagentStop", last_assistant_message="Shall I apply these changes?")
+    )
 
 
 def test_post_tool_use_background_bash_starts_a_shell():
-    payload = event("PostToolUse", tool_name="Bash", tool_use_id="toolu_2",
-                    tool_input={"command": "sleep 30", "run_in_background": True},
-                    tool_response={"stdout": "", "stderr": "", "interrupted": False, "backgroundTaskId": "b0be39e"})
+    payload = event(
+        "PostToolUse",
+        tool_name="Bash",
+        tool_use_id="toolu_2",
+        tool_input={"command": "sleep 30", "run_in_background": True},
+        tool_response={"stdout": "", "stderr": "", "interrupted": False, "backgroundTaskId": "b0be39e"},
+    )
     assert hook.extract("claude", payload)["bg_start"] == {"kind": "shell", "id": "b0be39e"}
     payload["tool_input"]["command"] = "cd web && npm run dev"
     assert hook.extract("claude", payload)["bg_start"] == {"kind": "shell", "id": "b0be39e", "service": True}
 
 
 def test_post_tool_use_async_agent_starts_an_agent():
-    payload = event("PostToolUse", tool_name="Agent", tool_use_id="toolu_3",
-                    tool_input={"prompt": "look around", "run_in_background": True},
-                    tool_response={"isAsync": True, "status": "async_launched", "agentId": "a881341",
-                                   "description": "d", "prompt": "look around", "outputFile": "/tmp/x.output"})
+    payload = event(
+        "PostToolUse",
+        tool_name="Agent",
+        tool_use_id="toolu_3",
+        tool_input={"prompt": "look around", "run_in_background": True},
+        tool_response={
+            "isAsync": True,
+            "status": "async_launched",
+            "agentId": "a881341",
+            "description": "d",
+            "prompt": "look around",
+            "outputFile": "/tmp/x.output",
+        },
+    )
     assert hook.extract("claude", payload)["bg_start"] == {"kind": "agent", "id": "a881341"}
     payload["tool_response"] = {"status": "completed", "agentId": "a1", "content": [{"type": "text", "text": "x"}]}
     assert "bg_start" not in hook.extract("claude", payload)
 
 
 def test_post_tool_use_monitor_and_plain_tools():
-    assert hook.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response={"taskId": "m9"}))["bg_start"] == {
-        "kind": "monitor", "id": "m9"}
+    assert hook.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response={"taskId": "m9"}))[
+        "bg_start"
+    ] == {"kind": "monitor", "id": "m9"}
     assert hook.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response="started"))["bg_start"] == {
-        "kind": "monitor"}
+        "kind": "monitor"
+    }
     assert "bg_start" not in hook.extract("claude", event("PostToolUse", tool_name="Read", tool_response={"file": {}}))
     assert "bg_start" not in hook.extract("claude", event("PostToolUse", tool_name="Bash", tool_response="text"))
 
@@ -517,7 +611,7 @@ def test_post_tool_use_monitor_and_plain_tools():
 NOTIFICATION = (
     "<task-notification>\n<task-id>b0be39e</task-id>\n<tool-use-id>toolu_2</tool-use-id>\n"
     "<output-file>/tmp/claude-0/tasks/b0be39e.output</output-file>\n<status>completed</status>\n"
-    "<summary>Background command \"SECRET build\" completed (exit code 0)</summary>\n</task-notification>\n"
+    '<summary>Background command "SECRET build" completed (exit code 0)</summary>\n</task-notification>\n'
     "Read the output file to retrieve the result: /tmp/claude-0/tasks/b0be39e.output"
 )
 
@@ -545,10 +639,18 @@ def test_task_notifications_several_and_mixed_with_a_person():
 
 
 def test_stop_failure_error_and_unreachable_detail():
-    record = hook.extract("claude", event("StopFailure", error="rate_limit", last_assistant_message="API Error: Rate limit reached"))
+    record = hook.extract(
+        "claude", event("StopFailure", error="rate_limit", last_assistant_message="API Error: Rate limit reached")
+    )
     assert record["error"] == "rate_limit" and "error_detail" not in record
-    record = hook.extract("claude", event("StopFailure", error="server_error",
-                                          last_assistant_message="API Error: Unable to connect to API (ECONNREFUSED)"))
+    record = hook.extract(
+        "claude",
+        event(
+            "StopFailure",
+            error="server_error",
+            last_assistant_message="API Error: Unable to connect to API (ECONNREFUSED)",
+        ),
+    )
     assert record["error"] == "server_error" and record["error_detail"] == "ECONNREFUSED"
     assert "API Error" not in json.dumps(record)
     assert hook.extract("claude", event("StopFailure"))["error"] == "unknown"
@@ -556,8 +658,12 @@ def test_stop_failure_error_and_unreachable_detail():
 
 
 def test_other_events_fields():
-    record = hook.extract("claude", event("Notification", notification_type="permission_prompt",
-                                          message="Claude needs your permission to use SECRET"))
+    record = hook.extract(
+        "claude",
+        event(
+            "Notification", notification_type="permission_prompt", message="Claude needs your permission to use SECRET"
+        ),
+    )
     assert record["ntype"] == "permission_prompt" and "SECRET" not in json.dumps(record)
     assert hook.extract("claude", event("SessionStart", source="startup", model="m"))["source"] == "startup"
     assert hook.extract("claude", event("SessionEnd", reason="prompt_input_exit"))["reason"] == "prompt_input_exit"

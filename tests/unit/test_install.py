@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from unit_support import HOOK_FILE
 
 from lunavect.claude import install
 from lunavect.cli_commands import cli
-
-from unit_support import HOOK_FILE
 
 SRC_DIR = str(Path(HOOK_FILE).parent.parent)
 EXPECTED_COMMAND = install.hook_command()
@@ -134,20 +133,36 @@ def test_install_is_idempotent(iso_env):
 
 
 def test_install_repairs_a_stale_and_a_duplicate_entry(iso_env):
-    settings = {"hooks": {
-        "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "/old/venv/bin/python -I -S /old/lunavect/hook.py claude"}]}],
-        "PreToolUse": [
-            {"matcher": "", "hooks": [{"type": "command", "command": "lunavect hook claude"}]},
-            {"matcher": "Bash", "hooks": [{"type": "command", "command": "lunavect hook claude"},
-                                          {"type": "command", "command": "/home/u/guard.sh"}]},
-        ],
-    }}
+    settings = {
+        "hooks": {
+            "Stop": [
+                {
+                    "matcher": "",
+                    "hooks": [
+                        {"type": "command", "command": "/old/venv/bin/python -I -S /old/lunavect/hook.py claude"}
+                    ],
+                }
+            ],
+            "PreToolUse": [
+                {"matcher": "", "hooks": [{"type": "command", "command": "lunavect hook claude"}]},
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {"type": "command", "command": "lunavect hook claude"},
+                        {"type": "command", "command": "/home/u/guard.sh"},
+                    ],
+                },
+            ],
+        }
+    }
     write_settings(iso_env, settings)
     assert run("hooks", "install").exit_code == 0
     result = read_settings(iso_env)
     assert_fully_installed(result)
     # The person's handler that shared a group with an old lunavect entry survives.
-    assert {"matcher": "Bash", "hooks": [{"type": "command", "command": "/home/u/guard.sh"}]} in result["hooks"]["PreToolUse"]
+    assert {"matcher": "Bash", "hooks": [{"type": "command", "command": "/home/u/guard.sh"}]} in result["hooks"][
+        "PreToolUse"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -324,7 +339,12 @@ def test_installed_command_really_runs(iso_env):
     """The command written into settings.json, run through a shell as Claude Code does, spools the event."""
     run("hooks", "install")
     command = our_handlers(read_settings(iso_env), "Stop")[0]["command"]
-    proc = subprocess.run(["/bin/sh", "-c", command], input=b'{"hook_event_name":"Stop","session_id":"s2"}',
-                          env=iso_env.env, capture_output=True, timeout=20)
+    proc = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=b'{"hook_event_name":"Stop","session_id":"s2"}',
+        env=iso_env.env,
+        capture_output=True,
+        timeout=20,
+    )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     assert iso_env.spool_records()[0]["session"] == "s2"

@@ -15,8 +15,9 @@ from lunavect.host.proctable import Proc, ancestry, is_same_process
 
 
 class FakeTable:
-    def __init__(self, *procs: Proc, cwds: dict[int, str] | None = None,
-                 sockets: dict[int, list[str]] | None = None) -> None:
+    def __init__(
+        self, *procs: Proc, cwds: dict[int, str] | None = None, sockets: dict[int, list[str]] | None = None
+    ) -> None:
         self.procs = {p.pid: p for p in procs}
         self.cwds = cwds or {}
         self.sockets = sockets or {}
@@ -116,8 +117,10 @@ def test_an_editor_launched_from_a_terminal_does_not_lend_it_its_terminal() -> N
 
 def test_desktop_and_editor_sessions_are_never_placed_in_a_terminal() -> None:
     table = FakeTable(TMUX, SHELL, CLAUDE, cwds={300: "/p"})
-    assert locate(S("codex:x", provider="codex", pid=300, pstart=1200.0, client="desktop"),
-                  table).status == Status.NO_TERMINAL
+    assert (
+        locate(S("codex:x", provider="codex", pid=300, pstart=1200.0, client="desktop"), table).status
+        == Status.NO_TERMINAL
+    )
     assert locate(S("claude:a", cwd="/p", client="vscode"), table).status == Status.NO_TERMINAL
 
 
@@ -125,8 +128,13 @@ def test_catalog_names_the_process_and_pane_of_a_session_without_hooks() -> None
     table = FakeTable(TMUX, SHELL, CLAUDE)
     entry = CatalogEntry(300, "a", 1200.2, "%7", "cli", "/p")
     where = locate(S("claude:a", cwd="/p"), table, [entry])
-    assert (where.status, where.pid, where.tty, where.tmux_pane, where.via) == (Status.LIVE, 300, "/dev/pts/3", "%7",
-                                                                                 "catalog")
+    assert (where.status, where.pid, where.tty, where.tmux_pane, where.via) == (
+        Status.LIVE,
+        300,
+        "/dev/pts/3",
+        "%7",
+        "catalog",
+    )
 
 
 def test_a_stale_catalog_entry_names_nothing() -> None:

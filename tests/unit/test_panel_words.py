@@ -11,9 +11,22 @@ NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
 
 def make(state: str, **fields) -> Session:
     base = dict(
-        id="claude:s", provider="claude", session_id="s", title="Fix the parser", project="lunavect", cwd="/x",
-        host="h", state=state, activity=None, since=None, background={}, error=None, pinned=False, hidden=False,
-        resume=None, basis=[],
+        id="claude:s",
+        provider="claude",
+        session_id="s",
+        title="Fix the parser",
+        project="lunavect",
+        cwd="/x",
+        host="h",
+        state=state,
+        activity=None,
+        since=None,
+        background={},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=None,
+        basis=[],
     )
     base.update(fields)
     return Session(**base)
@@ -34,8 +47,12 @@ def test_state_words_with_their_detail():
     assert rows.state_label(make("unknown")) == "Unknown or stale"
     words = {reason: rows.state_label(make("error", error=reason)) for reason in rows.ERROR_WORDS}
     assert words == {
-        "limit": "Limit reached", "unreachable": "Can't reach Claude", "service": "Service error",
-        "auth": "Sign in again", "account": "Account issue", "other": "Error",
+        "limit": "Limit reached",
+        "unreachable": "Can't reach Claude",
+        "service": "Service error",
+        "auth": "Sign in again",
+        "account": "Account issue",
+        "other": "Error",
     }
 
 
@@ -43,7 +60,14 @@ def test_timer_is_the_current_response_and_elapsed_words():
     assert rows.timer(make("working", since="2027-01-15T07:59:18Z"), NOW) == "42s"
     assert rows.timer(make("ready"), NOW) == ""  # no current response: no timer at all
     assert [rows.elapsed(s) for s in (0, 59, 60, 185, 3600, 7322, 86400 * 2 + 3600 * 5)] == [
-        "0s", "59s", "1m 00s", "3m 05s", "1h 00m", "2h 02m", "2d 05h"]
+        "0s",
+        "59s",
+        "1m 00s",
+        "3m 05s",
+        "1h 00m",
+        "2h 02m",
+        "2d 05h",
+    ]
     assert rows.elapsed(-5) == "0s"  # a clock behind the event never shows a negative timer
 
 
@@ -53,14 +77,20 @@ def test_capsule_counts_background_work_only_while_working():
     assert rows.background_detail(working) == "2 commands, 1 agent, 1 monitor"
     assert rows.background_count(make("background", background={"shell": 1})) == 1
     assert rows.background_count(make("ready", background={"shell": 1})) == 0
-    assert rows.background_detail(make("working", background={"workflow": 1, "other": 2})) == "1 workflow, 2 other tasks"
+    assert (
+        rows.background_detail(make("working", background={"workflow": 1, "other": 2})) == "1 workflow, 2 other tasks"
+    )
 
 
 def test_tooltip_holds_kinds_counts_ids_and_times_only():
     s = make("working", activity="Bash", since="2027-01-15T07:59:00Z", background={"shell": 1})
     tip = rows.tooltip(s, NOW)
     assert tip.splitlines() == [
-        "Fix the parser", "claude · lunavect", "Working: Bash", "Background: 1 command", "This response: 1m 00s",
+        "Fix the parser",
+        "claude · lunavect",
+        "Working: Bash",
+        "Background: 1 command",
+        "This response: 1m 00s",
         "claude:s",
     ]
 

@@ -53,44 +53,117 @@ def realistic_session() -> list[dict]:
     notification = (
         f"<task-notification>\n<task-id>b0be39e</task-id>\n<tool-use-id>toolu_bg</tool-use-id>\n"
         f"<output-file>/tmp/claude-0/tasks/b0be39e.output</output-file>\n<status>completed</status>\n"
-        f"<summary>Background command \"{S['task_summary']}\" completed</summary>\n</task-notification>\n"
+        f'<summary>Background command "{S["task_summary"]}" completed</summary>\n</task-notification>\n'
         f"Read the output file to retrieve the result: /tmp/claude-0/tasks/b0be39e.output"
     )
     return [
         base("SessionStart", source="startup", model="claude-opus"),
         base("UserPromptSubmit", prompt=f"{S['prompt']} and {S['prompt_ru']}", prompt_id="p1"),
-        base("PreToolUse", tool_name="Read", tool_use_id="toolu_r", tool_input={"file_path": f"/x/{S['tool_input_path']}"}),
-        base("PostToolUse", tool_name="Read", tool_use_id="toolu_r", tool_input={"file_path": f"/x/{S['tool_input_path']}"},
-             tool_response={"type": "text", "file": {"content": S["tool_response"]}}, duration_ms=3),
-        base("PermissionRequest", tool_name="Bash", tool_input={"command": S["command"]},
-             permission_suggestions=[{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": S["permission"]}]}]),
-        base("Notification", notification_type="permission_prompt", message=f"Claude needs your permission {S['notification']}"),
-        base("PreToolUse", tool_name="Bash", tool_use_id="toolu_b", tool_input={"command": S["command"], "description": S["command"]}),
-        base("PostToolUseFailure", tool_name="Bash", tool_use_id="toolu_b", tool_input={"command": S["command"]},
-             error=f"Exit code 1\n{S['tool_error']}", is_interrupt=False),
-        base("PreToolUse", tool_name="Bash", tool_use_id="toolu_bg",
-             tool_input={"command": f"npm run dev -- {S['bg_command']}", "run_in_background": True}),
-        base("PostToolUse", tool_name="Bash", tool_use_id="toolu_bg",
-             tool_input={"command": f"npm run dev -- {S['bg_command']}", "run_in_background": True},
-             tool_response={"stdout": S["tool_response"], "stderr": "", "backgroundTaskId": "b0be39e"}),
-        base("PostToolUse", tool_name="Agent", tool_use_id="toolu_ag", tool_input={"prompt": S["prompt"]},
-             tool_response={"isAsync": True, "status": "async_launched", "agentId": "a881341", "prompt": S["prompt"],
-                            "description": S["bg_description"]}),
+        base(
+            "PreToolUse",
+            tool_name="Read",
+            tool_use_id="toolu_r",
+            tool_input={"file_path": f"/x/{S['tool_input_path']}"},
+        ),
+        base(
+            "PostToolUse",
+            tool_name="Read",
+            tool_use_id="toolu_r",
+            tool_input={"file_path": f"/x/{S['tool_input_path']}"},
+            tool_response={"type": "text", "file": {"content": S["tool_response"]}},
+            duration_ms=3,
+        ),
+        base(
+            "PermissionRequest",
+            tool_name="Bash",
+            tool_input={"command": S["command"]},
+            permission_suggestions=[
+                {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": S["permission"]}]}
+            ],
+        ),
+        base(
+            "Notification",
+            notification_type="permission_prompt",
+            message=f"Claude needs your permission {S['notification']}",
+        ),
+        base(
+            "PreToolUse",
+            tool_name="Bash",
+            tool_use_id="toolu_b",
+            tool_input={"command": S["command"], "description": S["command"]},
+        ),
+        base(
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_use_id="toolu_b",
+            tool_input={"command": S["command"]},
+            error=f"Exit code 1\n{S['tool_error']}",
+            is_interrupt=False,
+        ),
+        base(
+            "PreToolUse",
+            tool_name="Bash",
+            tool_use_id="toolu_bg",
+            tool_input={"command": f"npm run dev -- {S['bg_command']}", "run_in_background": True},
+        ),
+        base(
+            "PostToolUse",
+            tool_name="Bash",
+            tool_use_id="toolu_bg",
+            tool_input={"command": f"npm run dev -- {S['bg_command']}", "run_in_background": True},
+            tool_response={"stdout": S["tool_response"], "stderr": "", "backgroundTaskId": "b0be39e"},
+        ),
+        base(
+            "PostToolUse",
+            tool_name="Agent",
+            tool_use_id="toolu_ag",
+            tool_input={"prompt": S["prompt"]},
+            tool_response={
+                "isAsync": True,
+                "status": "async_launched",
+                "agentId": "a881341",
+                "prompt": S["prompt"],
+                "description": S["bg_description"],
+            },
+        ),
         base("SubagentStart", agent_id="a881341", agent_type="Explore"),
-        base("SubagentStop", agent_id="a881341", agent_type="Explore", last_assistant_message=S["subagent_reply"],
-             agent_transcript_path=f"/home/u/.claude/projects/-home-u-proj/{SID}/subagents/agent-a881341.jsonl"),
-        base("Stop", stop_hook_active=False, last_assistant_message=f"{S['reply']}\n\nShall I apply these changes?",
-             background_tasks=[
-                 {"id": "b0be39e", "type": "shell", "status": "running", "description": S["bg_description"],
-                  "command": f"npm run dev -- {S['bg_command']}"},
-                 {"id": "a881341", "type": "subagent", "status": "running", "description": S["bg_description"],
-                  "agent_type": "Explore"},
-             ],
-             session_crons=[{"id": "c1", "schedule": "*/5 * * * *", "recurring": True, "prompt": S["cron_prompt"]}]),
+        base(
+            "SubagentStop",
+            agent_id="a881341",
+            agent_type="Explore",
+            last_assistant_message=S["subagent_reply"],
+            agent_transcript_path=f"/home/u/.claude/projects/-home-u-proj/{SID}/subagents/agent-a881341.jsonl",
+        ),
+        base(
+            "Stop",
+            stop_hook_active=False,
+            last_assistant_message=f"{S['reply']}\n\nShall I apply these changes?",
+            background_tasks=[
+                {
+                    "id": "b0be39e",
+                    "type": "shell",
+                    "status": "running",
+                    "description": S["bg_description"],
+                    "command": f"npm run dev -- {S['bg_command']}",
+                },
+                {
+                    "id": "a881341",
+                    "type": "subagent",
+                    "status": "running",
+                    "description": S["bg_description"],
+                    "agent_type": "Explore",
+                },
+            ],
+            session_crons=[{"id": "c1", "schedule": "*/5 * * * *", "recurring": True, "prompt": S["cron_prompt"]}],
+        ),
         base("UserPromptSubmit", prompt=notification),
         base("Elicitation", message=S["elicitation"], mcp_server_name="srv"),
         base("PreCompact", trigger="manual", custom_instructions=S["compact"]),
-        base("StopFailure", error="server_error", last_assistant_message=f"API Error (ECONNREFUSED) {S['failure_message']}"),
+        base(
+            "StopFailure",
+            error="server_error",
+            last_assistant_message=f"API Error (ECONNREFUSED) {S['failure_message']}",
+        ),
         base("SessionEnd", reason="prompt_input_exit"),
     ]
 
@@ -128,9 +201,11 @@ def test_no_private_text_under_lunavect_home(iso_env):
     proc = iso_env.hook(realistic_session()[13], via="cli")
     assert proc.returncode == 0
     # And Codex's events, which carry the same private fields.
-    codex = [dict(p, session_id="019c8a4c-ed82-79a1-aa28-7738fc5ab61a", turn_id="t1", model="gpt")
-             for p in realistic_session() if p["hook_event_name"] in ("SessionStart", "UserPromptSubmit",
-                                                                      "PreToolUse", "PostToolUse", "Stop")]
+    codex = [
+        dict(p, session_id="019c8a4c-ed82-79a1-aa28-7738fc5ab61a", turn_id="t1", model="gpt")
+        for p in realistic_session()
+        if p["hook_event_name"] in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+    ]
     for payload in codex:
         proc = iso_env.hook(payload, client="codex")
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
@@ -142,8 +217,10 @@ def test_no_private_text_under_lunavect_home(iso_env):
     # What was kept is what lunavect needs: the verdicts, kinds and ids.
     stop = records[13]
     assert stop["question"] is True and stop["crons"] == 1
-    assert stop["bg"] == [{"kind": "shell", "id": "b0be39e", "status": "running", "service": True},
-                          {"kind": "agent", "id": "a881341", "status": "running"}]
+    assert stop["bg"] == [
+        {"kind": "shell", "id": "b0be39e", "status": "running", "service": True},
+        {"kind": "agent", "id": "a881341", "status": "running"},
+    ]
     assert records[9]["bg_start"] == {"kind": "shell", "id": "b0be39e", "service": True}
     assert records[14]["bg_end"] == [{"id": "b0be39e", "tool_use_id": "toolu_bg", "status": "completed"}]
     assert records[17]["error_detail"] == "ECONNREFUSED"

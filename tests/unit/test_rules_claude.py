@@ -57,7 +57,11 @@ def test_working_timer_is_the_current_responses_not_the_sessions():
 
 
 def test_thinking_between_tools():
-    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Read", tool_use_id="t1"), ev("PostToolUse", 2, tool="Read", tool_use_id="t1"))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Read", tool_use_id="t1"),
+        ev("PostToolUse", 2, tool="Read", tool_use_id="t1"),
+    )
     decision = decide(facts, T0 + 3)
     assert (decision.state, decision.activity) == (State.WORKING, "thinking")
 
@@ -77,7 +81,12 @@ def test_stop_with_running_background_shell_is_background_then_ready_after_its_n
     assert decision.background == {"shell": 1}
     assert decision.since == T0 + 0  # the task's timer goes on
     facts = play(
-        ev("UserPromptSubmit", 30, notification_only=True, background_ended=(BackgroundTask(kind="", id="b1", status="completed"),)),
+        ev(
+            "UserPromptSubmit",
+            30,
+            notification_only=True,
+            background_ended=(BackgroundTask(kind="", id="b1", status="completed"),),
+        ),
         facts=facts,
     )
     assert state_at(facts, 31) is State.WORKING
@@ -116,7 +125,11 @@ def test_background_pause_lasts_an_hour_then_becomes_unknown():
 
 
 def test_idle_poll_does_not_end_a_background_pause():
-    facts = play(ev("UserPromptSubmit", 0), ev("Stop", 1, background=(shell("b1"),)), ev("Notification", 70, notification="idle_prompt"))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("Stop", 1, background=(shell("b1"),)),
+        ev("Notification", 70, notification="idle_prompt"),
+    )
     assert state_at(facts, 71) is State.BACKGROUND
 
 
@@ -146,7 +159,11 @@ def test_subagent_tool_events_do_not_move_the_main_loop():
         ev("PreToolUse", 2, tool="Grep", tool_use_id="t2", agent_id="a1"),
     )
     assert decide(facts, T0 + 3).activity == "Agent"
-    facts = play(ev("Stop", 4, background=(agent("a1"),)), ev("PreToolUse", 5, tool="Read", tool_use_id="t3", agent_id="a1"), facts=facts)
+    facts = play(
+        ev("Stop", 4, background=(agent("a1"),)),
+        ev("PreToolUse", 5, tool="Read", tool_use_id="t3", agent_id="a1"),
+        facts=facts,
+    )
     assert state_at(facts, 6) is State.BACKGROUND
 
 
@@ -162,7 +179,12 @@ def test_manual_compaction_has_its_own_timer_and_ends_idle():
 
 
 def test_automatic_compaction_keeps_the_running_responses_start_and_returns_to_it():
-    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("PostToolUse", 2, tool_use_id="t1"), ev("PreCompact", 3, trigger="auto"))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("PostToolUse", 2, tool_use_id="t1"),
+        ev("PreCompact", 3, trigger="auto"),
+    )
     decision = decide(facts, T0 + 4)
     assert (decision.state, decision.since) == (State.COMPACTING, T0 + 0)
     facts = play(ev("SessionStart", 9, start_source="compact"), facts=facts)  # the fallback completion
@@ -221,8 +243,15 @@ def test_permission_cleared_by_a_new_prompt_or_the_turns_end():
 
 
 def test_a_denied_permission_prompt_ends_when_the_catalog_turns_idle():
-    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("PermissionRequest", 2, tool="Bash"))
-    facts = play(Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 10, source="catalog", status="idle"), facts=facts)
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("PermissionRequest", 2, tool="Bash"),
+    )
+    facts = play(
+        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 10, source="catalog", status="idle"),
+        facts=facts,
+    )
     assert state_at(facts, 11) is State.IDLE
 
 
@@ -256,7 +285,11 @@ def test_resumed_work_supersedes_a_question_and_a_later_question_counts_again():
 
 
 def test_permission_events_have_priority_over_input():
-    facts = play(ev("UserPromptSubmit", 0), ev("PermissionRequest", 1, tool="Bash"), ev("Notification", 2, notification="elicitation_dialog"))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PermissionRequest", 1, tool="Bash"),
+        ev("Notification", 2, notification="elicitation_dialog"),
+    )
     assert state_at(facts, 3) is State.PERMISSION
 
 
@@ -293,14 +326,24 @@ def test_error_reasons(error, detail, reason):
 def test_transcript_api_error_decides_a_session_without_hooks():
     facts = play(
         Evidence(provider="claude", session_id="s", kind="TranscriptPrompt", at=T0, source="transcript"),
-        Evidence(provider="claude", session_id="s", kind="TranscriptApiError", at=T0 + 1, source="transcript", http_status=429),
+        Evidence(
+            provider="claude",
+            session_id="s",
+            kind="TranscriptApiError",
+            at=T0 + 1,
+            source="transcript",
+            http_status=429,
+        ),
     )
     decision = decide(facts, T0 + 2)
     assert (decision.state, decision.error) == (State.ERROR, ErrorReason.LIMIT)
 
 
 def test_hook_evidence_wins_over_transcript_records():
-    facts = play(ev("UserPromptSubmit", 0), Evidence(provider="claude", session_id="s", kind="TranscriptResponse", at=T0 + 1, source="transcript"))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        Evidence(provider="claude", session_id="s", kind="TranscriptResponse", at=T0 + 1, source="transcript"),
+    )
     assert state_at(facts, 2) is State.WORKING
 
 
@@ -322,7 +365,12 @@ def test_events_lose_authority_after_ten_minutes():
 
 
 def test_late_post_tool_use_after_stop_does_not_restart_working():
-    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("Stop", 2, background=()), ev("PostToolUse", 3, tool="Bash", tool_use_id="t1"))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("Stop", 2, background=()),
+        ev("PostToolUse", 3, tool="Bash", tool_use_id="t1"),
+    )
     assert state_at(facts, 4) is State.READY
 
 
@@ -348,19 +396,29 @@ def test_a_dead_process_is_never_working_background_permission_or_input(events):
 
 
 def test_esc_during_a_tool_ends_the_turn():
-    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("PostToolUseFailure", 2, tool="Bash", tool_use_id="t1", interrupt=True))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("PostToolUseFailure", 2, tool="Bash", tool_use_id="t1", interrupt=True),
+    )
     assert state_at(facts, 3) is State.IDLE
 
 
 def test_esc_while_thinking_ends_with_the_idle_prompt_or_the_catalog():
     facts = play(ev("UserPromptSubmit", 0), ev("Notification", 65, notification="idle_prompt"))
     assert state_at(facts, 66) is State.IDLE
-    facts = play(ev("UserPromptSubmit", 0), Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 5, source="catalog", status="idle"))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 5, source="catalog", status="idle"),
+    )
     assert state_at(facts, 6) is State.IDLE
 
 
 def test_a_catalog_row_older_than_the_hooks_cannot_end_a_turn():
-    facts = play(ev("UserPromptSubmit", 10), Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 9, source="catalog", status="idle"))
+    facts = play(
+        ev("UserPromptSubmit", 10),
+        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 9, source="catalog", status="idle"),
+    )
     assert state_at(facts, 11) is State.WORKING
 
 
@@ -377,10 +435,17 @@ def test_lifecycle_only_launch_is_not_listed():
 
 def test_a_dialog_of_the_clients_own_needs_input_and_ends_when_the_catalog_turns_idle():
     # Auto mode's "can't check actions in this session and needs your choice" reaches hooks only as this.
-    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"), ev("Notification", 2, notification="agent_needs_input"))
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        ev("Notification", 2, notification="agent_needs_input"),
+    )
     decision = decide(facts, T0 + 3)
     assert (decision.state, decision.waiting_for) == (State.INPUT, "dialog")
-    facts = play(Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 20, source="catalog", status="idle"), facts=facts)
+    facts = play(
+        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 20, source="catalog", status="idle"),
+        facts=facts,
+    )
     assert state_at(facts, 21) is State.IDLE
 
 
@@ -388,14 +453,30 @@ def test_a_catalog_wait_newer_than_the_hooks_shows_the_wait():
     facts = play(
         ev("UserPromptSubmit", 0),
         ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 5, source="catalog", status="waiting", waiting_for="dialog open"),
+        Evidence(
+            provider="claude",
+            session_id="s",
+            kind="CatalogStatus",
+            at=T0 + 5,
+            source="catalog",
+            status="waiting",
+            waiting_for="dialog open",
+        ),
     )
     decision = decide(facts, T0 + 6)
     assert (decision.state, decision.waiting_for, decision.basis) == (State.INPUT, "dialog", ("catalog",))
     facts = play(
         ev("UserPromptSubmit", 0),
         ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 5, source="catalog", status="waiting", waiting_for="permission prompt"),
+        Evidence(
+            provider="claude",
+            session_id="s",
+            kind="CatalogStatus",
+            at=T0 + 5,
+            source="catalog",
+            status="waiting",
+            waiting_for="permission prompt",
+        ),
     )
     assert state_at(facts, 6) is State.PERMISSION
 

@@ -63,8 +63,11 @@ def test_the_writer_proof_never_revives_a_finished_or_dead_session() -> None:
 
 
 def test_permission_and_input_follow_the_codex_limit_too() -> None:
-    asking = facts_of(hook("UserPromptSubmit", T), hook("PreToolUse", T + 1, tool="Bash"),
-                      hook("PermissionRequest", T + 2, tool="Bash"))
+    asking = facts_of(
+        hook("UserPromptSubmit", T),
+        hook("PreToolUse", T + 1, tool="Bash"),
+        hook("PermissionRequest", T + 2, tool="Bash"),
+    )
     assert decide(asking, T + 60).state is State.PERMISSION
     assert decide(asking, T + 60).waiting_for == "Bash"
     assert decide(asking, T + 130).state is State.UNKNOWN
@@ -88,14 +91,21 @@ def test_a_closing_question_keeps_the_ten_minute_limit() -> None:
 
 
 def test_a_sub_agents_prompt_and_tools_are_not_parent_progress() -> None:
-    facts = facts_of(hook("UserPromptSubmit", T, turn_id="p"), hook("PreToolUse", T + 1, tool="spawn_agent"),
-                     hook("PostToolUse", T + 2, tool="spawn_agent"),
-                     hook("SubagentStart", T + 2, agent_id="a1"),
-                     hook("UserPromptSubmit", T + 3, agent_id="a1", turn_id="child"))
+    facts = facts_of(
+        hook("UserPromptSubmit", T, turn_id="p"),
+        hook("PreToolUse", T + 1, tool="spawn_agent"),
+        hook("PostToolUse", T + 2, tool="spawn_agent"),
+        hook("SubagentStart", T + 2, agent_id="a1"),
+        hook("UserPromptSubmit", T + 3, agent_id="a1", turn_id="child"),
+    )
     decision = decide(facts, T + 4)
     assert decision.state is State.WORKING and decision.since == T  # the parent's own response timer
-    ready = facts_of(hook("UserPromptSubmit", T), hook("Stop", T + 5),
-                     hook("UserPromptSubmit", T + 6, agent_id="a1"), hook("PreToolUse", T + 7, agent_id="a1"))
+    ready = facts_of(
+        hook("UserPromptSubmit", T),
+        hook("Stop", T + 5),
+        hook("UserPromptSubmit", T + 6, agent_id="a1"),
+        hook("PreToolUse", T + 7, agent_id="a1"),
+    )
     assert decide(ready, T + 8).state is State.READY
 
 
@@ -119,8 +129,10 @@ def test_rollout_boundaries_decide_a_session_without_hooks() -> None:
 
 
 def test_a_request_for_user_input_needs_input_until_the_answer() -> None:
-    facts = facts_of(roll("RolloutTurnStarted", T, turn_id="A"),
-                     roll("RolloutInputRequest", T + 2, turn_id="A", tool="request_user_input"))
+    facts = facts_of(
+        roll("RolloutTurnStarted", T, turn_id="A"),
+        roll("RolloutInputRequest", T + 2, turn_id="A", tool="request_user_input"),
+    )
     assert decide(facts, T + 3).state is State.INPUT
     facts = fold(facts, roll("RolloutTool", T + 30, turn_id="A", tool=None))
     decision = decide(facts, T + 31)
@@ -172,15 +184,21 @@ def test_with_hooks_the_rollout_ends_the_hooks_open_turn_only() -> None:
 
 
 def test_with_hooks_a_closing_question_survives_the_rollouts_end_of_turn() -> None:
-    facts = facts_of(hook("UserPromptSubmit", T, turn_id="A"), hook("Stop", T + 3, question=True, turn_id="A"),
-                     roll("RolloutTurnComplete", T + 3.05, turn_id="A"))
+    facts = facts_of(
+        hook("UserPromptSubmit", T, turn_id="A"),
+        hook("Stop", T + 3, question=True, turn_id="A"),
+        roll("RolloutTurnComplete", T + 3.05, turn_id="A"),
+    )
     assert decide(facts, T + 4).state is State.INPUT
 
 
 def test_with_hooks_rollout_records_keep_the_turn_fresh_without_changing_it() -> None:
-    facts = facts_of(hook("UserPromptSubmit", T, turn_id="A"), hook("PreToolUse", T + 1, tool="Bash"),
-                     roll("RolloutActivity", T + 100, turn_id="A"),
-                     roll("RolloutTool", T + 101, turn_id="A", tool=None))
+    facts = facts_of(
+        hook("UserPromptSubmit", T, turn_id="A"),
+        hook("PreToolUse", T + 1, tool="Bash"),
+        roll("RolloutActivity", T + 100, turn_id="A"),
+        roll("RolloutTool", T + 101, turn_id="A", tool=None),
+    )
     decision = decide(facts, T + 200)
     assert decision.state is State.WORKING and decision.activity == "Bash"
 
@@ -226,11 +244,17 @@ def test_a_failed_turn_is_an_error_with_its_reason(hooked: bool) -> None:
 
 
 def test_a_failed_turns_error_stands_when_the_session_end_was_read_first() -> None:
-    facts = facts_of(hook("UserPromptSubmit", T, turn_id="A"), hook("SessionEnd", T + 3),
-                     roll("RolloutTurnComplete", T + 2.9, turn_id="A", error="server_error", http_status=500))
+    facts = facts_of(
+        hook("UserPromptSubmit", T, turn_id="A"),
+        hook("SessionEnd", T + 3),
+        roll("RolloutTurnComplete", T + 2.9, turn_id="A", error="server_error", http_status=500),
+    )
     decision = decide(facts, T + 4)
     assert decision.state is State.ERROR and decision.error.value == "service"
     # an interrupted turn's end is no error, and another turn's error changes nothing
-    other = facts_of(hook("UserPromptSubmit", T, turn_id="A"), hook("SessionEnd", T + 3),
-                     roll("RolloutTurnComplete", T + 2.9, turn_id="Z", error="server_error"))
+    other = facts_of(
+        hook("UserPromptSubmit", T, turn_id="A"),
+        hook("SessionEnd", T + 3),
+        roll("RolloutTurnComplete", T + 2.9, turn_id="Z", error="server_error"),
+    )
     assert decide(other, T + 4).state is State.IDLE

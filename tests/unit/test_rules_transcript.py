@@ -81,12 +81,16 @@ def test_background_already_known_holds_the_response():
 
 def test_a_long_lived_service_never_holds_the_response():
     server = BackgroundTask(kind="shell", id="b1", status="running", service=True)
-    facts = play(ev("TranscriptPrompt", 0), ev("TranscriptResponse", 2), ev("TranscriptBackground", 3, background=(server,)))
+    facts = play(
+        ev("TranscriptPrompt", 0), ev("TranscriptResponse", 2), ev("TranscriptBackground", 3, background=(server,))
+    )
     assert decide(facts, T0 + 4).state is State.READY
 
 
 def test_notification_wake_without_background_opens_a_working_turn():
-    facts = play(ev("TranscriptPrompt", 0), ev("TranscriptResponse", 1), ev("TranscriptPrompt", 5, notification_only=True))
+    facts = play(
+        ev("TranscriptPrompt", 0), ev("TranscriptResponse", 1), ev("TranscriptPrompt", 5, notification_only=True)
+    )
     decision = decide(facts, T0 + 6)
     assert decision.state is State.WORKING
     assert decision.since == T0 + 5

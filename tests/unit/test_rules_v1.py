@@ -38,8 +38,11 @@ def test_tool_shows_its_name_and_keeps_the_response_timer():
 
 
 def test_tool_end_is_thinking_again():
-    facts = run(ev("UserPromptSubmit", 5), ev("PreToolUse", 8, tool="Bash", tool_use_id="tu1"),
-                ev("PostToolUse", 12, tool="Bash", tool_use_id="tu1"))
+    facts = run(
+        ev("UserPromptSubmit", 5),
+        ev("PreToolUse", 8, tool="Bash", tool_use_id="tu1"),
+        ev("PostToolUse", 12, tool="Bash", tool_use_id="tu1"),
+    )
     d = at(facts, 13)
     assert d.state is State.WORKING and d.activity == "thinking" and d.since == T0 + 5
     facts = fold(facts, ev("PreToolUse", 14, tool="Read", tool_use_id="tu2"))
@@ -48,8 +51,11 @@ def test_tool_end_is_thinking_again():
 
 
 def test_end_of_another_tool_keeps_the_running_one():
-    facts = run(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="tu1"),
-                ev("PostToolUse", 2, tool="Agent", tool_use_id="tu-other"))
+    facts = run(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="tu1"),
+        ev("PostToolUse", 2, tool="Agent", tool_use_id="tu-other"),
+    )
     assert at(facts, 3).activity == "Bash"
 
 
@@ -60,8 +66,12 @@ def test_tool_without_a_prompt_starts_a_response():
 
 
 def test_stop_is_ready():
-    facts = run(ev("UserPromptSubmit", 5), ev("PreToolUse", 8, tool="Bash", tool_use_id="tu1"),
-                ev("PostToolUse", 12, tool="Bash", tool_use_id="tu1"), ev("Stop", 20))
+    facts = run(
+        ev("UserPromptSubmit", 5),
+        ev("PreToolUse", 8, tool="Bash", tool_use_id="tu1"),
+        ev("PostToolUse", 12, tool="Bash", tool_use_id="tu1"),
+        ev("Stop", 20),
+    )
     d = at(facts, 21)
     assert d.state is State.READY and d.activity is None and d.since is None and d.error is None
     assert d.listed is True
@@ -95,8 +105,11 @@ def test_next_prompt_restarts_the_timer():
 )
 def test_stop_failure_reasons(error, detail, reason):
     assert error_reason(error, detail) is reason
-    facts = run(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="tu1"),
-                ev("StopFailure", 30, error=error, error_detail=detail))
+    facts = run(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="tu1"),
+        ev("StopFailure", 30, error=error, error_detail=detail),
+    )
     d = at(facts, 31)
     assert d.state is State.ERROR and d.error is reason
     assert d.activity is None and d.since is None
@@ -111,13 +124,20 @@ def test_error_clears_on_the_next_prompt():
 
 
 def test_late_post_tool_use_after_stop_does_not_restart_working():
-    facts = run(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="tu1"), ev("Stop", 5),
-                ev("PostToolUse", 6, tool="Bash", tool_use_id="tu1"),
-                ev("PostToolUseFailure", 7, tool="Bash", tool_use_id="tu1"))
+    facts = run(
+        ev("UserPromptSubmit", 0),
+        ev("PreToolUse", 1, tool="Bash", tool_use_id="tu1"),
+        ev("Stop", 5),
+        ev("PostToolUse", 6, tool="Bash", tool_use_id="tu1"),
+        ev("PostToolUseFailure", 7, tool="Bash", tool_use_id="tu1"),
+    )
     d = at(facts, 8)
     assert d.state is State.READY and d.activity is None
-    facts = run(ev("UserPromptSubmit", 0), ev("StopFailure", 5, error="rate_limit"),
-                ev("PostToolUse", 6, tool="Bash", tool_use_id="tu1"))
+    facts = run(
+        ev("UserPromptSubmit", 0),
+        ev("StopFailure", 5, error="rate_limit"),
+        ev("PostToolUse", 6, tool="Bash", tool_use_id="tu1"),
+    )
     assert at(facts, 8).state is State.ERROR
 
 

@@ -8,10 +8,9 @@ import stat
 import subprocess
 
 import pytest
+from unit_support import LUNAVECT_BIN
 
 from lunavect import paths, store
-
-from unit_support import LUNAVECT_BIN
 
 
 def mode(path) -> int:
@@ -163,8 +162,10 @@ def test_collector_values_and_latest_event_time(iso_env):
     with store.transaction(conn):
         store.set_collector_value(conn, "k", "1")
         store.set_collector_value(conn, "k", "2")
-        conn.execute("INSERT INTO events (event_id, provider, session_id, kind, at, data) VALUES "
-                     "('e1', 'claude', 's', 'Stop', 10.0, '{}'), ('e2', 'codex', 't', 'Stop', 20.0, '{}')")
+        conn.execute(
+            "INSERT INTO events (event_id, provider, session_id, kind, at, data) VALUES "
+            "('e1', 'claude', 's', 'Stop', 10.0, '{}'), ('e2', 'codex', 't', 'Stop', 20.0, '{}')"
+        )
     assert store.collector_values(conn) == {"k": "2"}
     assert store.latest_event_time(conn) == 20.0
     assert store.latest_event_time(conn, "claude") == 10.0

@@ -36,17 +36,21 @@ TIMEOUT = Reply(False, failure="timeout")
 
 # -- tmux ---------------------------------------------------------------------------------------------------
 
-PANES = "\n".join([
-    "%0\t/dev/pts/3\t100\t1\twork\t@0",  # dead pane, same device as the live one below (reused)
-    "%4\t/dev/pts/3\t150\t0\twork\t@2",
-    "%5\t/dev/pts/6\t160\t0\tother\t@3",
-    "garbage line",
-])
-CLIENTS = "\n".join([
-    "/dev/pts/20\t/dev/pts/20\thome\t900\t100",
-    "/dev/pts/21\t/dev/pts/21\tother\t901\t300",
-    "/dev/pts/22\t/dev/pts/22\twork\t902\t200",
-])
+PANES = "\n".join(
+    [
+        "%0\t/dev/pts/3\t100\t1\twork\t@0",  # dead pane, same device as the live one below (reused)
+        "%4\t/dev/pts/3\t150\t0\twork\t@2",
+        "%5\t/dev/pts/6\t160\t0\tother\t@3",
+        "garbage line",
+    ]
+)
+CLIENTS = "\n".join(
+    [
+        "/dev/pts/20\t/dev/pts/20\thome\t900\t100",
+        "/dev/pts/21\t/dev/pts/21\tother\t901\t300",
+        "/dev/pts/22\t/dev/pts/22\twork\t902\t200",
+    ]
+)
 
 
 def test_tmux_pane_listing_is_parsed_and_dead_panes_are_skipped() -> None:
@@ -102,8 +106,11 @@ def test_tmux_focus_outcomes() -> None:
     assert focused.outcome == Outcome.FOCUSED and focused.target == "%4"
     detached = tmux.focus(pane, None, runner=Script({"list-clients": Reply(True, "")}))
     assert detached.outcome == Outcome.ATTACH and detached.command == "tmux -S /s attach-session -t work"
-    gone = tmux.focus(pane, None, runner=Script({"select-window": Reply(False, stderr="can't find window: @2",
-                                                                         failure="failed", code=1)}))
+    gone = tmux.focus(
+        pane,
+        None,
+        runner=Script({"select-window": Reply(False, stderr="can't find window: @2", failure="failed", code=1)}),
+    )
     assert gone.outcome == Outcome.GONE
     slow = tmux.focus(pane, None, runner=Script({"select-pane": TIMEOUT}))
     assert slow.outcome == Outcome.TIMEOUT
@@ -143,7 +150,14 @@ def test_kitty_commands_and_outcomes() -> None:
     assert kitty.socket_address(["/tmp/kitty-12"]) == "unix:/tmp/kitty-12"
     assert kitty.socket_address([]) is None
     assert kitty.focus_argv("unix:/tmp/kitty-12", 200) == [
-        "kitty", "@", "--to", "unix:/tmp/kitty-12", "focus-window", "--match", "pid:200"]
+        "kitty",
+        "@",
+        "--to",
+        "unix:/tmp/kitty-12",
+        "focus-window",
+        "--match",
+        "pid:200",
+    ]
     assert kitty.focus(None, 200).outcome == Outcome.PERMISSION
     assert kitty.focus("unix:/k", 200, runner=Script({})).outcome == Outcome.FOCUSED
     no_match = Reply(False, stderr="Error: No matching windows for expression: pid:200", failure="failed", code=1)
@@ -154,10 +168,12 @@ def test_kitty_commands_and_outcomes() -> None:
     assert kitty.focus("unix:/k", 200, runner=Script({"kitty": TIMEOUT})).outcome == Outcome.TIMEOUT
 
 
-WEZ_LIST = json.dumps([
-    {"window_id": 0, "tab_id": 0, "pane_id": 3, "tty_name": "/dev/pts/7", "title": "x"},
-    {"window_id": 0, "tab_id": 1, "pane_id": 4, "tty_name": "/dev/pts/8"},
-])
+WEZ_LIST = json.dumps(
+    [
+        {"window_id": 0, "tab_id": 0, "pane_id": 3, "tty_name": "/dev/pts/7", "title": "x"},
+        {"window_id": 0, "tab_id": 1, "pane_id": 4, "tty_name": "/dev/pts/8"},
+    ]
+)
 
 
 def test_wezterm_commands_and_outcomes() -> None:
@@ -210,10 +226,24 @@ def test_osascript_argv_and_resume_script_quoting() -> None:
         (Reply(True, "missing\n"), Outcome.GONE),
         (Reply(True, "not-running\n"), Outcome.GONE),
         (Reply(True, "ambiguous 2\n"), Outcome.AMBIGUOUS),
-        (Reply(False, stderr="execution error: Not authorized to send Apple events to Terminal. (-1743)",
-               failure="failed", code=1), Outcome.PERMISSION),
-        (Reply(False, stderr="execution error: Terminal got an error: AppleEvent timed out. (-1712)",
-               failure="failed", code=1), Outcome.TIMEOUT),
+        (
+            Reply(
+                False,
+                stderr="execution error: Not authorized to send Apple events to Terminal. (-1743)",
+                failure="failed",
+                code=1,
+            ),
+            Outcome.PERMISSION,
+        ),
+        (
+            Reply(
+                False,
+                stderr="execution error: Terminal got an error: AppleEvent timed out. (-1712)",
+                failure="failed",
+                code=1,
+            ),
+            Outcome.TIMEOUT,
+        ),
         (TIMEOUT, Outcome.TIMEOUT),
         (Reply(False, stderr="syntax error", failure="failed", code=1), Outcome.FAILED),
     ],
@@ -244,8 +274,9 @@ def test_tabbed_or_unreachable_desktop_terminals_are_unsupported() -> None:
 
 
 def test_sway_and_hyprland_windows() -> None:
-    tree = json.dumps({"id": 1, "nodes": [{"id": 2, "nodes": [{"id": 7, "pid": 500}]}],
-                       "floating_nodes": [{"id": 9, "pid": 600}]})
+    tree = json.dumps(
+        {"id": 1, "nodes": [{"id": 2, "nodes": [{"id": 7, "pid": 500}]}], "floating_nodes": [{"id": 9, "pid": 600}]}
+    )
     assert desktop.sway_windows(tree, 500) == [7] and desktop.sway_windows(tree, 600) == [9]
     runner = Script({"get_tree": Reply(True, tree)})
     assert desktop.focus("foot", 500, {"SWAYSOCK": "/s"}, runner=runner).outcome == Outcome.FOCUSED
@@ -258,9 +289,16 @@ def test_sway_and_hyprland_windows() -> None:
 def test_terminal_detection_from_parent_names() -> None:
     agent = Proc(300, 200, "claude")
     shell = Proc(200, 100, "zsh")
-    for name, kind in [("kitty", detect.KITTY), ("wezterm-gui", detect.WEZTERM), ("iTerm2", detect.ITERM2),
-                       ("iTermServer-3.5.4", detect.ITERM2), ("Terminal", detect.TERMINAL_APP),
-                       ("xterm", detect.DESKTOP_TERMINAL), ("code", detect.EDITOR), ("sshd", detect.SSH)]:
+    for name, kind in [
+        ("kitty", detect.KITTY),
+        ("wezterm-gui", detect.WEZTERM),
+        ("iTerm2", detect.ITERM2),
+        ("iTermServer-3.5.4", detect.ITERM2),
+        ("Terminal", detect.TERMINAL_APP),
+        ("xterm", detect.DESKTOP_TERMINAL),
+        ("code", detect.EDITOR),
+        ("sshd", detect.SSH),
+    ]:
         host = detect.terminal_host([agent, shell, Proc(100, 1, name)])
         assert host is not None and host.kind == kind and host.child == shell, name
     assert detect.terminal_host([agent, shell]) is None
@@ -297,11 +335,16 @@ def test_resume_in_a_terminal_window(tmp_path) -> None:
     mac = resume.terminal_argv(plan, {}, platform="darwin")
     assert mac[:2] == ["osascript", "-e"] and "do script" in mac[2]
     assert resume.terminal_argv(plan, {}, platform="linux") is None
-    linux = resume.terminal_argv(plan, {"DISPLAY": ":0"}, platform="linux",
-                                 which=lambda name: "/usr/bin/xterm" if name == "xterm" else None)
+    linux = resume.terminal_argv(
+        plan, {"DISPLAY": ":0"}, platform="linux", which=lambda name: "/usr/bin/xterm" if name == "xterm" else None
+    )
     assert linux[:4] == ["/usr/bin/xterm", "-e", "sh", "-c"] and "/bin/claude --resume abc" in linux[4]
-    gnome = resume.terminal_argv(plan, {"DISPLAY": ":0", "TERMINAL": "gnome-terminal"}, platform="linux",
-                                 which=lambda name: "/usr/bin/gnome-terminal" if name == "gnome-terminal" else None)
+    gnome = resume.terminal_argv(
+        plan,
+        {"DISPLAY": ":0", "TERMINAL": "gnome-terminal"},
+        platform="linux",
+        which=lambda name: "/usr/bin/gnome-terminal" if name == "gnome-terminal" else None,
+    )
     assert gnome[1] == "--"
 
 
@@ -309,7 +352,10 @@ def test_clipboard_commands_per_desktop() -> None:
     assert clipboard.copy_argvs({}, "darwin") == [["pbcopy"]]
     assert clipboard.copy_argvs({"WAYLAND_DISPLAY": "w"}, "linux") == [["wl-copy"]]
     assert clipboard.copy_argvs({"DISPLAY": ":0", "TMUX": "/s,1,0"}, "linux") == [
-        ["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"], ["tmux", "load-buffer", "-w", "-"]]
+        ["xclip", "-selection", "clipboard"],
+        ["xsel", "--clipboard", "--input"],
+        ["tmux", "load-buffer", "-w", "-"],
+    ]
     with pytest.raises(clipboard.ClipboardError):
         clipboard.copy("x", {"PATH": "/nonexistent"})
 

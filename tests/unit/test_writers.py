@@ -105,8 +105,15 @@ def test_one_missed_snapshot_keeps_ownership_and_the_second_retires_it() -> None
 
 
 def _facts(rollout: Path, confirmed: float, phase: str = "working") -> Facts:
-    return Facts("codex", "t1", phase=phase, confirmed_at=confirmed, last_event_at=confirmed,
-                 transcript=str(rollout), turn_open=True)
+    return Facts(
+        "codex",
+        "t1",
+        phase=phase,
+        confirmed_at=confirmed,
+        last_event_at=confirmed,
+        transcript=str(rollout),
+        turn_open=True,
+    )
 
 
 def test_checks_are_batched_near_the_limit_held_ten_seconds_and_retired_after_two_misses(
@@ -116,8 +123,9 @@ def test_checks_are_batched_near_the_limit_held_ten_seconds_and_retired_after_tw
     recognises only as the learned native executable behind a launcher."""
     native_path = tmp_path / "native-codex"
     shutil.copy2(os.path.realpath(sys.executable), native_path)
-    learned = NativeExecutable(str(native_path), _signature(str(native_path)), str(native_path),
-                               _signature(str(native_path)))
+    learned = NativeExecutable(
+        str(native_path), _signature(str(native_path)), str(native_path), _signature(str(native_path))
+    )
     proof = CodexWriterProof(native=lambda: learned, names=frozenset())  # only the learned executable
     writer = hold(rollout, "write", interpreter=str(native_path))
     try:
@@ -146,8 +154,9 @@ def test_checks_are_batched_near_the_limit_held_ten_seconds_and_retired_after_tw
 def test_a_changed_native_executable_is_forgotten(tmp_path: Path) -> None:
     native_path = tmp_path / "native-codex"
     native_path.write_bytes(b"one")
-    learned = NativeExecutable(str(native_path), _signature(str(native_path)), str(native_path),
-                               _signature(str(native_path)))
+    learned = NativeExecutable(
+        str(native_path), _signature(str(native_path)), str(native_path), _signature(str(native_path))
+    )
     assert learned.valid()
     native_path.write_bytes(b"an update")
     assert not learned.valid()

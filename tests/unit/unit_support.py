@@ -151,9 +151,7 @@ class Iso:
 
     def cli(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
         """Run `lunavect <args>` as a subprocess in this installation."""
-        return subprocess.run(
-            [LUNAVECT_BIN, *args], env=self.env, capture_output=True, text=True, timeout=timeout
-        )
+        return subprocess.run([LUNAVECT_BIN, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
 
     def connect(self) -> sqlite3.Connection:
         """The store of this installation (closed in teardown)."""

@@ -174,8 +174,9 @@ def finish(observations: list[Observation], settled: int = SETTLED) -> list[Back
     def start(task_id: str, kind: str, call: str, run: _Run, **details: object) -> None:
         task = tasks.get(task_id)
         if task is None:
-            task = tasks[task_id] = _Task(id=task_id, kind=kind, tool_use_id=call, launched_at=run.started_at,
-                                          **details)  # type: ignore[arg-type]
+            task = tasks[task_id] = _Task(
+                id=task_id, kind=kind, tool_use_id=call, launched_at=run.started_at, **details
+            )  # type: ignore[arg-type]
         task.runs.append(run)
         runs[call] = (task, run)
 

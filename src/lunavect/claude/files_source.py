@@ -179,8 +179,10 @@ class ClaudeFilesSource:
             budget -= max(read.bytes_read, 1)
             reads.append(read)
             evidence.extend(read.evidence)
-            if read.first_timed and session_id not in catalogued and self._launches.wrote_by_tool(
-                read.summary.first_at, read.summary.cwd
+            if (
+                read.first_timed
+                and session_id not in catalogued
+                and self._launches.wrote_by_tool(read.summary.first_at, read.summary.cwd)
             ):
                 internal.add(session_key(PROVIDER, session_id))
 
@@ -353,10 +355,22 @@ class ClaudeFilesSource:
         if at is None:
             at = read.cursor.mtime_ns / 1e9 if read.cursor.mtime_ns else now
         title, cwd, branch, version, entrypoint = values
-        return _summary_evidence(read, "meta", key, "TranscriptMeta", at, title=title, cwd=cwd, branch=branch,
-                                 version=version, entrypoint=entrypoint)
+        return _summary_evidence(
+            read,
+            "meta",
+            key,
+            "TranscriptMeta",
+            at,
+            title=title,
+            cwd=cwd,
+            branch=branch,
+            version=version,
+            entrypoint=entrypoint,
+        )
 
-    def _background_evidence(self, conn: sqlite3.Connection, read: _FileRead, now: float) -> tuple[str, Evidence] | None:
+    def _background_evidence(
+        self, conn: sqlite3.Connection, read: _FileRead, now: float
+    ) -> tuple[str, Evidence] | None:
         """The running background work, when it changed. Observations already stored are read from the
         store beside this read's new ones (a file read again from its start has none stored)."""
         known = [] if read.restarted else load_observations(conn, read.path)
@@ -434,4 +448,3 @@ def _terminal(pid: int) -> str | None:
         except (psutil.Error, OSError):
             return None
     return hook.linux_tty(pid)
-

@@ -16,9 +16,7 @@ OPEN_TAG = "<task-notification>"
 MAX_ID_CHARS = 200
 
 _BLOCK_RE = re.compile(r"<task-notification>(.*?)</task-notification>", re.DOTALL)
-_TAG_RES = {
-    name: re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL) for name in ("task-id", "tool-use-id", "status")
-}
+_TAG_RES = {name: re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL) for name in ("task-id", "tool-use-id", "status")}
 # The pointer the runtime appends after a shell notification; it is part of the runtime's own text.
 _OUTPUT_POINTER_RE = re.compile(r"Read the output file to retrieve the result:[^\n]*")
 

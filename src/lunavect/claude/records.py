@@ -230,7 +230,9 @@ def _block_text(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(b.text for b in content if isinstance(b, _Block) and b.type == "text" and isinstance(b.text, str))
+        return "".join(
+            b.text for b in content if isinstance(b, _Block) and b.type == "text" and isinstance(b.text, str)
+        )
     return None
 
 
@@ -370,8 +372,16 @@ def _read_tool_results(record: _Record, results: list[_Block], facts: RecordFact
         is_async = own.isAsync is True
         if agent_id is not None or resumed is not None or is_async:
             facts.observations.append(
-                Result(place=facts.place, seq=index, call=call, agent_id=agent_id, resumed=resumed, is_async=is_async,
-                       error=error, at=facts.at)
+                Result(
+                    place=facts.place,
+                    seq=index,
+                    call=call,
+                    agent_id=agent_id,
+                    resumed=resumed,
+                    is_async=is_async,
+                    error=error,
+                    at=facts.at,
+                )
             )
         task_id = _str(own.backgroundTaskId, 200)
         if task_id is not None:

@@ -70,8 +70,17 @@ def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
             summary.first_at = at
         if summary.last_at is None or at > summary.last_at:
             summary.last_at = at
-    for name in ("cwd", "branch", "version", "entrypoint", "session_kind", "custom_title", "agent_name",
-                 "ai_title", "summary"):
+    for name in (
+        "cwd",
+        "branch",
+        "version",
+        "entrypoint",
+        "session_kind",
+        "custom_title",
+        "agent_name",
+        "ai_title",
+        "summary",
+    ):
         value = getattr(facts, name)
         if value:
             setattr(summary, name, value)

@@ -113,7 +113,9 @@ class AppendedLines:
         length = min(MARK_BYTES, previous.offset)
         head = _pread_exact(self._fd, length, 0)
         mark = _pread_exact(self._fd, length, previous.offset - length)
-        return head is not None and mark is not None and _digest(head) == previous.head and _digest(mark) == previous.mark
+        return (
+            head is not None and mark is not None and _digest(head) == previous.head and _digest(mark) == previous.mark
+        )
 
     def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
         assert self._fd is not None and self._st is not None

@@ -88,8 +88,10 @@ class AppServer:
         try:
             result = self.request(
                 "initialize",
-                {"clientInfo": {"name": CLIENT_NAME, "title": "lunavect", "version": __version__},
-                 "capabilities": {"experimentalApi": True}},
+                {
+                    "clientInfo": {"name": CLIENT_NAME, "title": "lunavect", "version": __version__},
+                    "capabilities": {"experimentalApi": True},
+                },
                 timeout=timeout,
             )
             self._send({"method": "initialized"})

@@ -24,13 +24,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lunavect.codex import appserver
-from lunavect.codex.rollout import MEMORIES_DIR, SESSIONS_DIR, UUID_RE, client_of, is_subagent_source, is_within, short_title
+from lunavect.codex.rollout import (
+    MEMORIES_DIR,
+    SESSIONS_DIR,
+    UUID_RE,
+    client_of,
+    is_subagent_source,
+    is_within,
+    short_title,
+)
 
 log = logging.getLogger("lunavect.codex.catalog")
 
 SOURCE_KINDS = (
-    "cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact",
-    "subAgentThreadSpawn", "subAgentOther", "unknown",
+    "cli",
+    "vscode",
+    "exec",
+    "appServer",
+    "subAgent",
+    "subAgentReview",
+    "subAgentCompact",
+    "subAgentThreadSpawn",
+    "subAgentOther",
+    "unknown",
 )
 PAGE_SIZE = 100
 LIST_BUDGET_S = 3.0
@@ -255,8 +271,12 @@ class Catalog:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            params: dict = {"sourceKinds": list(SOURCE_KINDS), "limit": PAGE_SIZE, "useStateDbOnly": True,
-                            "sortKey": "updated_at"}
+            params: dict = {
+                "sourceKinds": list(SOURCE_KINDS),
+                "limit": PAGE_SIZE,
+                "useStateDbOnly": True,
+                "sortKey": "updated_at",
+            }
             if cursor:
                 params["cursor"] = cursor
             try:

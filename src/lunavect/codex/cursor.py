@@ -297,8 +297,7 @@ class LifecycleCursor:
             self.state = CursorState(dev=st.st_dev, ino=st.st_ino)
         elif state.mark:
             mark, head = bytes.fromhex(state.mark), bytes.fromhex(state.head)
-            if (self._read(fd, state.offset - len(mark), len(mark)) != mark
-                    or self._read(fd, 0, len(head)) != head):
+            if self._read(fd, state.offset - len(mark), len(mark)) != mark or self._read(fd, 0, len(head)) != head:
                 self.state = CursorState(dev=st.st_dev, ino=st.st_ino)  # rewritten in place
         tail: dict | None = None
         if st.st_size > self.state.offset:

@@ -122,13 +122,23 @@ def trust(path: Path | None = None) -> Trust:
         return Trust("unknown", "no Codex executable answered; trust the hooks in Codex's /hooks")
     try:
         hooks = _listed(server, path)
-        pending = {h["key"]: h["currentHash"] for h in hooks
-                   if h.get("trustStatus") not in ("trusted", "managed") and h.get("currentHash")}
+        pending = {
+            h["key"]: h["currentHash"]
+            for h in hooks
+            if h.get("trustStatus") not in ("trusted", "managed") and h.get("currentHash")
+        }
         if pending:
             server.request(
                 "config/batchWrite",
-                {"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert",
-                            "value": {key: {"trusted_hash": digest} for key, digest in pending.items()}}]},
+                {
+                    "edits": [
+                        {
+                            "keyPath": "hooks.state",
+                            "mergeStrategy": "upsert",
+                            "value": {key: {"trusted_hash": digest} for key, digest in pending.items()},
+                        }
+                    ]
+                },
                 timeout=TRUST_TIMEOUT_S,
             )
             hooks = _listed(server, path)
@@ -157,8 +167,11 @@ def _trust_from_config(path: Path, settings: dict) -> Trust:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return Trust("unknown", f"cannot read {config_path()}: {exc}")
     state = config.get("hooks", {}).get("state", {}) if isinstance(config.get("hooks"), dict) else {}
-    missing = [event for event, key in our_keys(path, settings).items()
-               if not (isinstance(state.get(key), dict) and state[key].get("trusted_hash"))]
+    missing = [
+        event
+        for event, key in our_keys(path, settings).items()
+        if not (isinstance(state.get(key), dict) and state[key].get("trusted_hash"))
+    ]
     if missing:
         return Trust("untrusted", "not trusted by Codex: " + ", ".join(missing), missing)
     return Trust("unverified", "trusted in config.toml (no Codex executable to verify the hashes)")
@@ -196,8 +209,9 @@ def status(path: Path | None = None, verify: bool = True) -> Status:
         return Status(path, "untrusted", present, missing, detail=trusted.detail, trust=trusted)
     if missing:
         return Status(path, "partial", present, missing, trust=trusted)
-    return Status(path, "installed", present, detail=trusted.detail if trusted.state != "trusted" else "",
-                  trust=trusted)
+    return Status(
+        path, "installed", present, detail=trusted.detail if trusted.state != "trusted" else "", trust=trusted
+    )
 
 
 def _verified_trust(path: Path) -> Trust | None:

@@ -89,10 +89,14 @@ _ERROR_CODES = {
     "server_overloaded": "overloaded",
     "internal_server_error": "server_error",
 }
-_CONNECTION_ERRORS = frozenset({
-    "http_connection_failed", "response_stream_connection_failed", "response_stream_disconnected",
-    "response_too_many_failed_attempts",
-})
+_CONNECTION_ERRORS = frozenset(
+    {
+        "http_connection_failed",
+        "response_stream_connection_failed",
+        "response_stream_disconnected",
+        "response_too_many_failed_attempts",
+    }
+)
 _STATUS_CODES = {401: "authentication_failed", 403: "authentication_failed", 402: "billing_error", 429: "rate_limit"}
 
 
@@ -118,8 +122,9 @@ class CodexSource:
 
     name = PROVIDER
 
-    def __init__(self, codex_home: Path | None = None, env: Mapping[str, str] | None = None,
-                 catalog: Catalog | None = None) -> None:
+    def __init__(
+        self, codex_home: Path | None = None, env: Mapping[str, str] | None = None, catalog: Catalog | None = None
+    ) -> None:
         self.codex_home = codex_home or paths.codex_home()
         self.memories = self.codex_home / MEMORIES_DIR
         self.catalog = catalog if catalog is not None else Catalog(self.codex_home, env)
@@ -177,8 +182,13 @@ class CodexSource:
                     "INSERT INTO codex_rollout (path, thread_id, cursor, summary, updated) VALUES (?, ?, ?, ?, ?) "
                     "ON CONFLICT (path) DO UPDATE SET thread_id = excluded.thread_id, cursor = excluded.cursor, "
                     "summary = excluded.summary, updated = excluded.updated",
-                    (rollout.path, rollout.thread_id, msgspec.json.encode(rollout.cursor).decode(),
-                     msgspec.json.encode(rollout.summary).decode(), now),
+                    (
+                        rollout.path,
+                        rollout.thread_id,
+                        msgspec.json.encode(rollout.cursor).decode(),
+                        msgspec.json.encode(rollout.summary).decode(),
+                        now,
+                    ),
                 )
                 rollout.dirty = False
             if complete_keys is not None:
@@ -204,8 +214,12 @@ class CodexSource:
             "SELECT path, thread_id, cursor, summary FROM codex_rollout"
         ):
             try:
-                loaded[path] = _Rollout(path, thread_id, msgspec.json.decode(cursor, type=CursorState),
-                                        msgspec.json.decode(summary, type=Summary))
+                loaded[path] = _Rollout(
+                    path,
+                    thread_id,
+                    msgspec.json.decode(cursor, type=CursorState),
+                    msgspec.json.decode(summary, type=Summary),
+                )
             except msgspec.DecodeError:
                 log.warning("forgetting the unreadable cursor of %s", path)
         return loaded
@@ -243,8 +257,11 @@ class CodexSource:
     def _active(self, facts: Mapping[str, Facts], batch: Batch) -> list[str]:
         """Known active tasks (their catalog read comes first): live phases, never internal agents."""
         active = [
-            f for key, f in facts.items()
-            if f.phase in LIVE_PHASES and not f.ended and key not in batch.internal
+            f
+            for key, f in facts.items()
+            if f.phase in LIVE_PHASES
+            and not f.ended
+            and key not in batch.internal
             and not is_within(f.cwd, self.memories)
         ]
         active.sort(key=lambda f: -(f.confirmed_at or f.last_event_at or 0.0))
@@ -311,19 +328,40 @@ class CodexSource:
         out: list[tuple[str, Evidence]] = []
 
         def add(ident: str, kind: str, at: float, **fields: object) -> None:
-            out.append((f"codex-rollout:{thread}:{ident}",
-                        Evidence(provider=PROVIDER, session_id=thread, kind=kind, at=at, source="rollout",
-                                 transcript=path, **fields)))  # type: ignore[arg-type]
+            out.append(
+                (
+                    f"codex-rollout:{thread}:{ident}",
+                    Evidence(
+                        provider=PROVIDER,
+                        session_id=thread,
+                        kind=kind,
+                        at=at,
+                        source="rollout",
+                        transcript=path,
+                        **fields,
+                    ),
+                )
+            )  # type: ignore[arg-type]
 
         boundary = life.boundary
         if boundary is not None:
             at = boundary.at or boundary.started_at or now
             turn = boundary.turn_id or f"at{at:.3f}"
-            kind = {"task_started": "RolloutTurnStarted", "task_complete": "RolloutTurnComplete",
-                    "turn_aborted": "RolloutTurnAborted"}[boundary.kind]
-            add(f"{turn}:{boundary.kind}", kind, at, turn_id=boundary.turn_id, trigger=boundary.trigger,
-                reason=boundary.reason, error=error_code(boundary.error, boundary.http_status),
-                http_status=boundary.http_status)
+            kind = {
+                "task_started": "RolloutTurnStarted",
+                "task_complete": "RolloutTurnComplete",
+                "turn_aborted": "RolloutTurnAborted",
+            }[boundary.kind]
+            add(
+                f"{turn}:{boundary.kind}",
+                kind,
+                at,
+                turn_id=boundary.turn_id,
+                trigger=boundary.trigger,
+                reason=boundary.reason,
+                error=error_code(boundary.error, boundary.http_status),
+                http_status=boundary.http_status,
+            )
         if life.status == "busy" and life.start is None and life.turn_id:
             # The open turn is known by its records; its start lies beyond what was read so far.
             add(f"{life.turn_id}:seen", "RolloutTurnSeen", life.last_at or now, turn_id=life.turn_id)
@@ -335,8 +373,14 @@ class CodexSource:
             if tool.running and tool.name in INPUT_TOOLS:
                 add(ident, "RolloutInputRequest", at, turn_id=life.turn_id, tool=name, tool_use_id=tool.call_id)
             else:
-                add(ident, "RolloutTool", at, turn_id=life.turn_id, tool=name if tool.running else None,
-                    tool_use_id=tool.call_id)
+                add(
+                    ident,
+                    "RolloutTool",
+                    at,
+                    turn_id=life.turn_id,
+                    tool=name if tool.running else None,
+                    tool_use_id=tool.call_id,
+                )
         summary = rollout.summary
         if life.status == "busy" and life.last_at is not None:
             if summary.activity_at is None or life.last_at - summary.activity_at >= ACTIVITY_STEP_S:
@@ -368,11 +412,22 @@ class CodexSource:
         if self._meta_sent.get(thread) == digest:
             return
         self._meta_sent[thread] = digest
-        batch.evidence.append((
-            f"codex-meta:{thread}:{digest}",
-            Evidence(provider=PROVIDER, session_id=thread, kind="RolloutMeta", at=at, source="rollout",
-                     title=title, cwd=cwd, client=client, transcript=transcript),
-        ))
+        batch.evidence.append(
+            (
+                f"codex-meta:{thread}:{digest}",
+                Evidence(
+                    provider=PROVIDER,
+                    session_id=thread,
+                    kind="RolloutMeta",
+                    at=at,
+                    source="rollout",
+                    title=title,
+                    cwd=cwd,
+                    client=client,
+                    transcript=transcript,
+                ),
+            )
+        )
 
     # -- the catalog ---------------------------------------------------------------------------------------
 
@@ -392,11 +447,20 @@ class CodexSource:
             if thread.status is not None:
                 # A live status: only from a server that runs the thread.
                 stamp = thread.updated_at or 0.0
-                batch.evidence.append((
-                    f"codex-catalog:{thread.id}:{thread.status}:{thread.waiting_for}:{stamp}",
-                    Evidence(provider=PROVIDER, session_id=thread.id, kind="CatalogThread", at=now,
-                             source="catalog", status=thread.status, waiting_for=thread.waiting_for),
-                ))
+                batch.evidence.append(
+                    (
+                        f"codex-catalog:{thread.id}:{thread.status}:{thread.waiting_for}:{stamp}",
+                        Evidence(
+                            provider=PROVIDER,
+                            session_id=thread.id,
+                            kind="CatalogThread",
+                            at=now,
+                            source="catalog",
+                            status=thread.status,
+                            waiting_for=thread.waiting_for,
+                        ),
+                    )
+                )
         for thread_id in listing.unconfirmed:
             key = session_key(PROVIDER, thread_id)
             session = facts.get(key)
@@ -404,10 +468,14 @@ class CodexSource:
                 continue
             # The identity stays; its runtime evidence loses authority until fresh evidence arrives.
             stamp = session.confirmed_at if session.confirmed_at is not None else session.last_event_at
-            batch.evidence.append((
-                f"codex-catalog:{thread_id}:unconfirmed:{stamp}",
-                Evidence(provider=PROVIDER, session_id=thread_id, kind="CatalogUnconfirmed", at=now, source="catalog"),
-            ))
+            batch.evidence.append(
+                (
+                    f"codex-catalog:{thread_id}:unconfirmed:{stamp}",
+                    Evidence(
+                        provider=PROVIDER, session_id=thread_id, kind="CatalogUnconfirmed", at=now, source="catalog"
+                    ),
+                )
+            )
 
     def _complete_keys(self, listing: Listing | None, batch: Batch) -> list[str] | None:
         if listing is None or not listing.complete:

@@ -62,7 +62,18 @@ _SUBCOMMANDS = {
     "kubectl": {"port-forward"},
 }
 # Watchers whose `-w` flag means "watch".
-_WATCH_FLAG_PROGRAMS = {"tsc", "webpack", "rollup", "esbuild", "sass", "tailwindcss", "jest", "vitest", "mocha", "babel"}
+_WATCH_FLAG_PROGRAMS = {
+    "tsc",
+    "webpack",
+    "rollup",
+    "esbuild",
+    "sass",
+    "tailwindcss",
+    "jest",
+    "vitest",
+    "mocha",
+    "babel",
+}
 
 
 def _segments(command: str) -> list[str]:

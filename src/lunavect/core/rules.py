@@ -538,7 +538,11 @@ def _fold_transcript(facts: Facts, ev: Evidence) -> None:
     """Transcript records: exact times, but written late and without hooks' detail."""
     if facts.hooked:
         waiting_dialog = facts.phase == INPUT and facts.input_reason not in (None, "question")
-        if ev.kind == "TranscriptInterrupt" and (facts.phase in (WORKING, PERMISSION) or waiting_dialog) and facts.turn_open:
+        if (
+            ev.kind == "TranscriptInterrupt"
+            and (facts.phase in (WORKING, PERMISSION) or waiting_dialog)
+            and facts.turn_open
+        ):
             if facts.confirmed_at is None or ev.at >= facts.confirmed_at:
                 _close_turn(facts)
                 _set_phase(facts, IDLE, ev.at)
@@ -597,8 +601,12 @@ def _fold_rollout(facts: Facts, ev: Evidence) -> None:
         # A failed turn sends no hook; the SessionEnd that follows it may be read first. Its error still
         # decides that same turn's end.
         failed_then_ended = (
-            ev.error is not None and facts.hooked and not facts.turn_open and facts.phase == IDLE
-            and ev.turn_id is not None and ev.turn_id == facts.turn_id
+            ev.error is not None
+            and facts.hooked
+            and not facts.turn_open
+            and facts.phase == IDLE
+            and ev.turn_id is not None
+            and ev.turn_id == facts.turn_id
         )
         if not failed_then_ended and (not newer or not same_turn or (facts.hooked and not facts.turn_open)):
             return

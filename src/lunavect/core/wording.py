@@ -37,7 +37,11 @@ _PHRASES: list[tuple[str, ...]] = [
     "how would you like me to",
     "how would you like us to",
     *(f"which {thing} {who}" for thing in ("option", "approach", "one") for who in ("would you", "do you", "should i")),
-    *(f"{ok} to {verb}" for ok in ("ok", "okay") for verb in ("proceed", "continue", "apply", "commit", "push", "delete", "merge")),
+    *(
+        f"{ok} to {verb}"
+        for ok in ("ok", "okay")
+        for verb in ("proceed", "continue", "apply", "commit", "push", "delete", "merge")
+    ),
     ("proceed", "$"),
     *(f"ready to {verb}" for verb in ("proceed", "apply", "commit")),
     *(f"ready for me to {verb}" for verb in ("proceed", "apply", "commit")),

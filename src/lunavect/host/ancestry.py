@@ -24,7 +24,14 @@ from lunavect import hook
 from lunavect.host.proctable import AGENT_RUNTIMES, Proc, ancestry
 
 __all__ = [
-    "AGENT_RUNTIMES", "MAX_ANCESTRY", "Origin", "Proc", "launched_by_agent", "process", "process_table", "start_ticks",
+    "AGENT_RUNTIMES",
+    "MAX_ANCESTRY",
+    "Origin",
+    "Proc",
+    "launched_by_agent",
+    "process",
+    "process_table",
+    "start_ticks",
 ]
 
 # Deep enough for runtime → shell → wrapper → shell → runtime; bounded so no table can loop.

@@ -43,8 +43,15 @@ def copy(text: str, environ: dict[str, str] | None = None) -> str:
             continue
         tried.append(argv[0])
         try:
-            proc = subprocess.run(argv, input=text.encode(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  timeout=COPY_TIMEOUT_S, env=env, check=False)
+            proc = subprocess.run(
+                argv,
+                input=text.encode(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=COPY_TIMEOUT_S,
+                env=env,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError):
             continue
         if proc.returncode == 0:

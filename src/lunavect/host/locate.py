@@ -93,12 +93,14 @@ def terminal_of(table: ProcessTable, proc: Proc, recorded_tty: str | None) -> tu
     return None, "process"
 
 
-def _live(table: ProcessTable, proc: Proc, recorded_tty: str | None, via: str, pane: str | None,
-          app: str | None = None) -> Whereabouts:
+def _live(
+    table: ProcessTable, proc: Proc, recorded_tty: str | None, via: str, pane: str | None, app: str | None = None
+) -> Whereabouts:
     tty, how = terminal_of(table, proc, recorded_tty)
     if tty is None:
-        return Whereabouts(Status.NO_TERMINAL, pid=proc.pid, via=via, app=app,
-                           detail=f"its process (pid {proc.pid}) has no terminal")
+        return Whereabouts(
+            Status.NO_TERMINAL, pid=proc.pid, via=via, app=app, detail=f"its process (pid {proc.pid}) has no terminal"
+        )
     return Whereabouts(Status.LIVE, pid=proc.pid, tty=tty, tmux_pane=pane, via=via if how != "ancestry" else how)
 
 
@@ -120,14 +122,20 @@ def locate(
     if session.pid is not None:
         proc = is_same_process(table, session.pid, pstart)
         if proc is not None and app_client:
-            return Whereabouts(Status.NO_TERMINAL, pid=proc.pid, via="metadata", app=app_client,
-                               detail=f"it runs in {app_client}")
+            return Whereabouts(
+                Status.NO_TERMINAL, pid=proc.pid, via="metadata", app=app_client, detail=f"it runs in {app_client}"
+            )
         if proc is not None:
             entry = by_pid.get(proc.pid)
             pane = entry.tmux_pane if entry and entry.session_id == session.session_id else None
             if entry and entry.session_id == session.session_id and classify(session.provider, entry.entrypoint) == APP:
-                return Whereabouts(Status.NO_TERMINAL, pid=proc.pid, via="catalog", app=entry.entrypoint,
-                                   detail=f"it runs in {entry.entrypoint}")
+                return Whereabouts(
+                    Status.NO_TERMINAL,
+                    pid=proc.pid,
+                    via="catalog",
+                    app=entry.entrypoint,
+                    detail=f"it runs in {entry.entrypoint}",
+                )
             return _live(table, proc, session.tty, "hook", pane)
 
     # 2. Claude Code's live catalog names the session's current process (also after a resume).
@@ -139,8 +147,13 @@ def locate(
             if proc is None:
                 continue
             if classify("claude", entry.entrypoint) == APP:
-                return Whereabouts(Status.NO_TERMINAL, pid=proc.pid, via="catalog", app=entry.entrypoint,
-                                   detail=f"it runs in {entry.entrypoint}")
+                return Whereabouts(
+                    Status.NO_TERMINAL,
+                    pid=proc.pid,
+                    via="catalog",
+                    app=entry.entrypoint,
+                    detail=f"it runs in {entry.entrypoint}",
+                )
             return _live(table, proc, None, "catalog", entry.tmux_pane)
 
     if session.pid is not None:

@@ -49,12 +49,14 @@ def focus_live(where: Whereabouts, table: ProcessTable, environ: Mapping[str, st
     chain = ancestry(table, where.pid)
     host = detect.terminal_host(chain)
     if host is None:
-        return OpenResult(Outcome.UNSUPPORTED, f"it runs on {where.tty} in a terminal lunavect cannot script",
-                          target=where.tty)
+        return OpenResult(
+            Outcome.UNSUPPORTED, f"it runs on {where.tty} in a terminal lunavect cannot script", target=where.tty
+        )
     name = host.proc.name or host.proc.exe_name
     if host.kind == detect.TMUX:
-        return OpenResult(Outcome.GONE, f"no live tmux pane holds {where.tty} any more", terminal="tmux",
-                          target=where.tty)
+        return OpenResult(
+            Outcome.GONE, f"no live tmux pane holds {where.tty} any more", terminal="tmux", target=where.tty
+        )
     if host.kind == detect.KITTY:
         address = kitty.socket_address(table.unix_sockets(host.proc.pid))
         child = host.child.pid if host.child else where.pid
@@ -68,11 +70,19 @@ def focus_live(where: Whereabouts, table: ProcessTable, environ: Mapping[str, st
     if host.kind == detect.DESKTOP_TERMINAL:
         return desktop.focus(name, host.proc.pid, dict(environ))
     if host.kind == detect.EDITOR:
-        return OpenResult(Outcome.UNSUPPORTED, f"it runs in a terminal of the editor {name}, whose tabs lunavect "
-                          "cannot select", terminal=name, target=where.tty)
+        return OpenResult(
+            Outcome.UNSUPPORTED,
+            f"it runs in a terminal of the editor {name}, whose tabs lunavect cannot select",
+            terminal=name,
+            target=where.tty,
+        )
     if host.kind == detect.SSH:
-        return OpenResult(Outcome.UNSUPPORTED, "it runs in an SSH login, whose terminal is on another machine",
-                          terminal="ssh", target=where.tty)
+        return OpenResult(
+            Outcome.UNSUPPORTED,
+            "it runs in an SSH login, whose terminal is on another machine",
+            terminal="ssh",
+            target=where.tty,
+        )
     return OpenResult(Outcome.UNSUPPORTED, f"it runs in {name}, which lunavect cannot bring forward", terminal=name)
 
 
@@ -83,8 +93,13 @@ def _with_resume(result: OpenResult, session: SessionLike) -> OpenResult:
     command = resume.display_command(session.provider, session.session_id, session.cwd)
     if not command:
         return result
-    return OpenResult(result.outcome, f"{result.message}; to continue it elsewhere: {command}",
-                      terminal=result.terminal, target=result.target, command=command)
+    return OpenResult(
+        result.outcome,
+        f"{result.message}; to continue it elsewhere: {command}",
+        terminal=result.terminal,
+        target=result.target,
+        command=command,
+    )
 
 
 def resume_finished(session: SessionLike, why: str, resume_in: str | None, environ: Mapping[str, str]) -> OpenResult:
@@ -101,8 +116,14 @@ def resume_finished(session: SessionLike, why: str, resume_in: str | None, envir
         result = resume.to_clipboard(plan, env)
     else:
         return OpenResult(Outcome.RESUME, f"{why}; resume it with: {plan.display}", command=plan.display)
-    return OpenResult(result.outcome, f"{why}; {result.message}", terminal=result.terminal, target=result.target,
-                      command=result.command, grant=result.grant)
+    return OpenResult(
+        result.outcome,
+        f"{why}; {result.message}",
+        terminal=result.terminal,
+        target=result.target,
+        command=result.command,
+        grant=result.grant,
+    )
 
 
 def open_session(
@@ -118,8 +139,9 @@ def open_session(
     host = getattr(session, "host", None)
     if host and host != socket.gethostname():
         # A synced session's pids and devices belong to its own machine; nothing here may match them.
-        return _with_resume(OpenResult(Outcome.UNSUPPORTED, f"it runs on the host {host}, not on this machine"),
-                            session)
+        return _with_resume(
+            OpenResult(Outcome.UNSUPPORTED, f"it runs on the host {host}, not on this machine"), session
+        )
     table = table or LiveProcesses()
     env = os.environ if environ is None else environ
     config_dir, codex_home = paths.claude_config_dir(), paths.codex_home()
@@ -135,9 +157,16 @@ def open_session(
         return _with_resume(focus_live(where, table, env), session)
     if where.status == Status.NO_TERMINAL:
         app = where.app or "an app without a terminal"
-        return _with_resume(OpenResult(Outcome.UNSUPPORTED, f"it runs in {app}, which lunavect cannot bring "
-                                       "forward", terminal=where.app), session)
+        return _with_resume(
+            OpenResult(
+                Outcome.UNSUPPORTED, f"it runs in {app}, which lunavect cannot bring forward", terminal=where.app
+            ),
+            session,
+        )
     if where.status == Status.AMBIGUOUS:
-        return OpenResult(Outcome.AMBIGUOUS, f"cannot tell which terminal is this session's: {where.detail}",
-                          candidates=where.candidates)
+        return OpenResult(
+            Outcome.AMBIGUOUS,
+            f"cannot tell which terminal is this session's: {where.detail}",
+            candidates=where.candidates,
+        )
     return resume_finished(session, f"the session has finished ({where.detail})", resume_in, env)

@@ -64,9 +64,7 @@ def _linux_has_default_route(proc_root: Path, sys_root: Path) -> bool | None:
 
 def _macos_has_default_route() -> bool | None:
     try:
-        done = subprocess.run(
-            ["route", "-n", "get", "default"], capture_output=True, timeout=2, check=False
-        )
+        done = subprocess.run(["route", "-n", "get", "default"], capture_output=True, timeout=2, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.returncode == 0 and b"interface:" in done.stdout

@@ -25,7 +25,6 @@ _CLAUDE_CLI = {"cli"}
 _CODEX_CLI = {"codex-tui", "codex_cli_rs", "codex_exec", "codex-exec", "codex_tui"}
 
 
-
 def classify(provider: str, value: str | None) -> str | None:
     """CLI or APP for a client's own origin value; None when unknown."""
     if not value:

@@ -63,8 +63,9 @@ def display_command(provider: str, session_id: str, cwd: str | None) -> str | No
     return _in_folder(shlex.join([CLI_NAMES[provider], *args]), cwd)
 
 
-def plan(provider: str, session_id: str, cwd: str | None,
-         which: Callable[[str], str | None] = shutil.which) -> ResumePlan | OpenResult:
+def plan(
+    provider: str, session_id: str, cwd: str | None, which: Callable[[str], str | None] = shutil.which
+) -> ResumePlan | OpenResult:
     """The resume plan, or an UNAVAILABLE result naming what is missing."""
     display = display_command(provider, session_id, cwd)
     args = _resume_args(provider, session_id)
@@ -72,15 +73,20 @@ def plan(provider: str, session_id: str, cwd: str | None,
     if name is None or display is None or args is None:
         return OpenResult(Outcome.UNAVAILABLE, f"lunavect does not know how to resume {provider} sessions")
     if provider == "claude" and not cwd:
-        return OpenResult(Outcome.UNAVAILABLE, "its project folder is unknown, and Claude Code resumes a "
-                          "conversation only from the folder it was held in", command=display)
+        return OpenResult(
+            Outcome.UNAVAILABLE,
+            "its project folder is unknown, and Claude Code resumes a conversation only from the folder it was held in",
+            command=display,
+        )
     if cwd and not os.path.isdir(cwd):
-        return OpenResult(Outcome.UNAVAILABLE, f"its project folder {cwd} no longer exists (moved or deleted)",
-                          command=display)
+        return OpenResult(
+            Outcome.UNAVAILABLE, f"its project folder {cwd} no longer exists (moved or deleted)", command=display
+        )
     cli = which(name)
     if cli is None:
-        return OpenResult(Outcome.UNAVAILABLE, f"the `{name}` command is not on PATH, so it cannot be resumed "
-                          "here", command=display)
+        return OpenResult(
+            Outcome.UNAVAILABLE, f"the `{name}` command is not on PATH, so it cannot be resumed here", command=display
+        )
     return ResumePlan(cli=cli, args=args, cwd=cwd, display=display)
 
 
@@ -94,10 +100,26 @@ def tmux_argv(p: ResumePlan, environ: dict[str, str]) -> list[str]:
         # `$TMUX` is "<socket>,<server pid>,<session number>": the window opens in that session, not in
         # whichever session tmux last used.
         target = ["-t", f"${parts[2]}:"] if len(parts) >= 3 and parts[2].isdigit() else []
-        return [*base, "new-window", *target, "-P", "-F", "#{session_name}:#{window_index} #{pane_id}", *cwd,
-                shlex.join(p.argv)]
-    return [*base, "new-session", "-d", "-P", "-F", "#{session_name}:#{window_index} #{pane_id}", *cwd,
-            shlex.join(p.argv)]
+        return [
+            *base,
+            "new-window",
+            *target,
+            "-P",
+            "-F",
+            "#{session_name}:#{window_index} #{pane_id}",
+            *cwd,
+            shlex.join(p.argv),
+        ]
+    return [
+        *base,
+        "new-session",
+        "-d",
+        "-P",
+        "-F",
+        "#{session_name}:#{window_index} #{pane_id}",
+        *cwd,
+        shlex.join(p.argv),
+    ]
 
 
 def in_tmux(p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]], Reply] = run) -> OpenResult:
@@ -111,23 +133,46 @@ def in_tmux(p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]]
         return OpenResult(Outcome.FAILED, f"tmux: {reply.error_line}", terminal="tmux", command=p.display)
     where, _, pane = reply.stdout.strip().partition(" ")
     if environ.get("TMUX"):
-        return OpenResult(Outcome.RESUMED, f"resumed in tmux window {where}", terminal="tmux", target=pane,
-                          command=p.display)
+        return OpenResult(
+            Outcome.RESUMED, f"resumed in tmux window {where}", terminal="tmux", target=pane, command=p.display
+        )
     attach = f"tmux attach -t {shlex.quote(where.split(':')[0])}"
-    return OpenResult(Outcome.RESUMED, f"resumed in the detached tmux session {where}: attach with `{attach}`",
-                      terminal="tmux", target=pane, command=attach)
+    return OpenResult(
+        Outcome.RESUMED,
+        f"resumed in the detached tmux session {where}: attach with `{attach}`",
+        terminal="tmux",
+        target=pane,
+        command=attach,
+    )
 
 
-def terminal_argv(p: ResumePlan, environ: dict[str, str], platform: str = sys.platform,
-                  which: Callable[[str], str | None] = shutil.which) -> list[str] | None:
+def terminal_argv(
+    p: ResumePlan,
+    environ: dict[str, str],
+    platform: str = sys.platform,
+    which: Callable[[str], str | None] = shutil.which,
+) -> list[str] | None:
     """How to open the resume command in a new terminal window, or None when there is no desktop."""
     if platform == "darwin":
         return macos.osascript_argv(macos.resume_script(p.shell_command))
     if not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
         return None
     keep_open = p.shell_command + '; exec "${SHELL:-sh}"'
-    for name in filter(None, [environ.get("TERMINAL"), "x-terminal-emulator", "kitty", "wezterm", "foot",
-                              "alacritty", "gnome-terminal", "konsole", "xfce4-terminal", "xterm"]):
+    for name in filter(
+        None,
+        [
+            environ.get("TERMINAL"),
+            "x-terminal-emulator",
+            "kitty",
+            "wezterm",
+            "foot",
+            "alacritty",
+            "gnome-terminal",
+            "konsole",
+            "xfce4-terminal",
+            "xterm",
+        ],
+    ):
         path = which(name)
         if path is None:
             continue
@@ -145,24 +190,36 @@ def terminal_argv(p: ResumePlan, environ: dict[str, str], platform: str = sys.pl
 def in_terminal(p: ResumePlan, environ: dict[str, str], platform: str = sys.platform) -> OpenResult:
     argv = terminal_argv(p, environ, platform)
     if argv is None:
-        return OpenResult(Outcome.UNAVAILABLE, "there is no desktop session to open a terminal window in",
-                          command=p.display)
+        return OpenResult(
+            Outcome.UNAVAILABLE, "there is no desktop session to open a terminal window in", command=p.display
+        )
     if not argv:
         return OpenResult(Outcome.UNAVAILABLE, "no terminal emulator found (set $TERMINAL)", command=p.display)
     if platform == "darwin":
         reply = run(argv)
         result = macos.interpret("Terminal", "", reply)
         if reply.ok:
-            return OpenResult(Outcome.RESUMED, "resumed in a new Terminal window", terminal="Terminal",
-                              command=p.display)
+            return OpenResult(
+                Outcome.RESUMED, "resumed in a new Terminal window", terminal="Terminal", command=p.display
+            )
         return OpenResult(result.outcome, result.message, terminal="Terminal", command=p.display, grant=result.grant)
     try:
-        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True)
+        subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
     except OSError as exc:
         return OpenResult(Outcome.FAILED, f"{argv[0]}: {exc}", command=p.display)
-    return OpenResult(Outcome.RESUMED, f"resumed in a new {os.path.basename(argv[0])} window",
-                      terminal=os.path.basename(argv[0]), command=p.display)
+    return OpenResult(
+        Outcome.RESUMED,
+        f"resumed in a new {os.path.basename(argv[0])} window",
+        terminal=os.path.basename(argv[0]),
+        command=p.display,
+    )
 
 
 def to_clipboard(p: ResumePlan, environ: dict[str, str]) -> OpenResult:

@@ -22,9 +22,8 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Button, Footer, Input, Static
 
-from lunavect import arrangement
+from lunavect import arrangement, setup_report
 from lunavect.core.model import Session
-from lunavect import setup_report
 from lunavect.frontends.tui import filters, opening
 from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
@@ -212,9 +211,7 @@ class PanelApp(App[None]):
         hidden_screens = [screen for screen in self.screen_stack if isinstance(screen, HiddenScreen)]
         for screen in (main, *hidden_screens):
             view = "Hidden sessions" if isinstance(screen, HiddenScreen) else ""
-            screen.query_one(PanelHeader).show(
-                totals["working"], totals["awaiting_input"], self.filter.awaiting, view
-            )
+            screen.query_one(PanelHeader).show(totals["working"], totals["awaiting_input"], self.filter.awaiting, view)
         session_list = main.query_one("#sessions", SessionList)
         visible = self.visible
         session_list.set_sessions(visible)

@@ -117,9 +117,7 @@ class SettingsScreen(ModalScreen[None]):
             with RadioSet(id="auto-hide"):
                 yield RadioButton("Off", value=self.auto_hide_after is None, id="auto-hide-off")
                 for index, (label, seconds) in enumerate(AUTO_HIDE_CHOICES):
-                    yield RadioButton(
-                        f"After {label}", value=self.auto_hide_after == seconds, id=f"auto-hide-{index}"
-                    )
+                    yield RadioButton(f"After {label}", value=self.auto_hide_after == seconds, id=f"auto-hide-{index}")
             yield Button("Close", id="close", compact=True)
 
     def on_mount(self) -> None:

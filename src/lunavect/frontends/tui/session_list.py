@@ -254,9 +254,7 @@ class SessionList(ScrollView, can_focus=True):
         if index == self._drag_to and self._drag_from is not None and self._drag_to != self._drag_from:
             row_style = base + self._fill("session-list--drop")
         elif index == self.cursor:
-            row_style = base + self._fill(
-                "session-list--cursor" if self.has_focus else "session-list--cursor-blurred"
-            )
+            row_style = base + self._fill("session-list--cursor" if self.has_focus else "session-list--cursor-blurred")
         now = self.clock()
         segments: list[Segment] = []
         for number, column in enumerate(layout(width)):

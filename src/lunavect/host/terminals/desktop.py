@@ -73,22 +73,26 @@ def _one(windows: list, terminal: str, focus_argv: list[str], runner: Runner) ->
     if not windows:
         return OpenResult(Outcome.GONE, f"no {terminal} window is open for it", terminal=terminal)
     if len(windows) > 1:
-        return OpenResult(Outcome.AMBIGUOUS, f"the {terminal} process has {len(windows)} windows",
-                          terminal=terminal, candidates=tuple(str(w) for w in windows))
+        return OpenResult(
+            Outcome.AMBIGUOUS,
+            f"the {terminal} process has {len(windows)} windows",
+            terminal=terminal,
+            candidates=tuple(str(w) for w in windows),
+        )
     reply = runner(focus_argv)
     if reply.failure == "timeout":
         return OpenResult(Outcome.TIMEOUT, "the window manager did not answer within 10 s", terminal=terminal)
     if not reply.ok:
         return OpenResult(Outcome.FAILED, f"{focus_argv[0]}: {reply.error_line}", terminal=terminal)
-    return OpenResult(Outcome.FOCUSED, f"the {terminal} window is in front", terminal=terminal,
-                      target=str(windows[0]))
+    return OpenResult(Outcome.FOCUSED, f"the {terminal} window is in front", terminal=terminal, target=str(windows[0]))
 
 
 def focus(terminal: str, terminal_pid: int, environ: dict[str, str], runner: Runner = run) -> OpenResult:
     """Focus the one window of `terminal_pid` on the running desktop."""
     if terminal not in TABLESS:
-        return OpenResult(Outcome.UNSUPPORTED, f"{terminal} windows cannot be told apart by lunavect",
-                          terminal=terminal)
+        return OpenResult(
+            Outcome.UNSUPPORTED, f"{terminal} windows cannot be told apart by lunavect", terminal=terminal
+        )
     if environ.get("SWAYSOCK"):
         listed = runner(sway_tree_argv())
         if listed.ok:
@@ -102,11 +106,9 @@ def focus(terminal: str, terminal_pid: int, environ: dict[str, str], runner: Run
     if environ.get("DISPLAY"):
         listed = runner(x11_search_argv(terminal_pid))
         if listed.failure == "missing":
-            return OpenResult(Outcome.UNSUPPORTED, "xdotool is not installed (it finds X11 windows)",
-                              terminal=terminal)
+            return OpenResult(Outcome.UNSUPPORTED, "xdotool is not installed (it finds X11 windows)", terminal=terminal)
         if listed.failure == "timeout":
             return OpenResult(Outcome.TIMEOUT, "the X server did not answer within 10 s", terminal=terminal)
         windows = listed.stdout.split() if listed.ok else []
         return _one(windows, terminal, x11_activate_argv(windows[0]) if windows else [], runner)
-    return OpenResult(Outcome.UNSUPPORTED, "no X11, sway or Hyprland session to find the window in",
-                      terminal=terminal)
+    return OpenResult(Outcome.UNSUPPORTED, "no X11, sway or Hyprland session to find the window in", terminal=terminal)

@@ -26,17 +26,70 @@ _EXACT = {
 }
 _PREFIXES = (("iTermServer", ITERM2), ("sshd:", SSH))
 # Plain terminal emulators of a Linux desktop (tabbed ones are recognised so they can be refused).
-DESKTOP_TERMINALS = frozenset({
-    "xterm", "uxterm", "alacritty", "foot", "st", "urxvt", "rxvt", "kterm", "aterm", "havoc",
-    "gnome-terminal-server", "gnome-terminal", "konsole", "xfce4-terminal", "tilix", "terminator",
-    "mate-terminal", "lxterminal", "qterminal", "terminology", "guake", "tilda", "yakuake", "ghostty",
-    "kgx", "ptyxis", "ptyxis-agent", "blackbox", "contour", "rio", "warp", "hyper", "tabby",
-})
-EDITORS = frozenset({
-    "code", "code-insiders", "codium", "cursor", "windsurf", "zed", "zed-editor", "idea", "pycharm",
-    "webstorm", "goland", "clion", "rider", "rustrover", "phpstorm", "rubymine", "datagrip", "fleet",
-    "Code Helper", "Code Helper (Plugin)", "Cursor Helper", "Cursor Helper (Plugin)", "Electron",
-})
+DESKTOP_TERMINALS = frozenset(
+    {
+        "xterm",
+        "uxterm",
+        "alacritty",
+        "foot",
+        "st",
+        "urxvt",
+        "rxvt",
+        "kterm",
+        "aterm",
+        "havoc",
+        "gnome-terminal-server",
+        "gnome-terminal",
+        "konsole",
+        "xfce4-terminal",
+        "tilix",
+        "terminator",
+        "mate-terminal",
+        "lxterminal",
+        "qterminal",
+        "terminology",
+        "guake",
+        "tilda",
+        "yakuake",
+        "ghostty",
+        "kgx",
+        "ptyxis",
+        "ptyxis-agent",
+        "blackbox",
+        "contour",
+        "rio",
+        "warp",
+        "hyper",
+        "tabby",
+    }
+)
+EDITORS = frozenset(
+    {
+        "code",
+        "code-insiders",
+        "codium",
+        "cursor",
+        "windsurf",
+        "zed",
+        "zed-editor",
+        "idea",
+        "pycharm",
+        "webstorm",
+        "goland",
+        "clion",
+        "rider",
+        "rustrover",
+        "phpstorm",
+        "rubymine",
+        "datagrip",
+        "fleet",
+        "Code Helper",
+        "Code Helper (Plugin)",
+        "Cursor Helper",
+        "Cursor Helper (Plugin)",
+        "Electron",
+    }
+)
 DESKTOP_APPS = frozenset({"Claude", "Codex", "Claude Helper", "Codex Helper"})
 
 

@@ -33,12 +33,15 @@ def focus_argv(address: str, window_pid: int) -> list[str]:
 
 def focus(address: str | None, window_pid: int, runner: Callable[[list[str]], Reply] = run) -> OpenResult:
     if address is None:
-        return OpenResult(Outcome.PERMISSION, "kitty does not listen for remote control", terminal="kitty",
-                          grant=GRANT)
+        return OpenResult(Outcome.PERMISSION, "kitty does not listen for remote control", terminal="kitty", grant=GRANT)
     reply = runner(focus_argv(address, window_pid))
     if reply.ok:
-        return OpenResult(Outcome.FOCUSED, f"kitty window of pid {window_pid} is in front", terminal="kitty",
-                          target=f"pid:{window_pid}")
+        return OpenResult(
+            Outcome.FOCUSED,
+            f"kitty window of pid {window_pid} is in front",
+            terminal="kitty",
+            target=f"pid:{window_pid}",
+        )
     if reply.failure == "missing":
         return OpenResult(Outcome.UNSUPPORTED, "the kitty command is not on PATH", terminal="kitty")
     if reply.failure == "timeout":

@@ -60,9 +60,9 @@ def iterm2_script(tty: str) -> str:
       end repeat
     end repeat
   end repeat'''
-    select = '''  select w
+    select = """  select w
   tell t to select
-  tell s to select'''
+  tell s to select"""
     return _select_one_script(ITERM2[1], collect, "w, t, s", select)
 
 
@@ -74,8 +74,8 @@ def terminal_script(tty: str) -> str:
       if tty of t is "{device}" and (count of processes of t) > 0 then set end of hits to {{w, t}}
     end repeat
   end repeat'''
-    select = '''  set selected of t to true
-  set index of w to 1'''
+    select = """  set selected of t to true
+  set index of w to 1"""
     return _select_one_script(TERMINAL[1], collect, "w, t", select)
 
 
@@ -104,8 +104,7 @@ def interpret(app: str, tty: str, reply: Reply) -> OpenResult:
     if not reply.ok:
         text = reply.stderr + reply.stdout
         if "-1743" in text or "Not authorized" in text or "not allowed" in text.lower():
-            return OpenResult(Outcome.PERMISSION, f"macOS did not allow controlling {app}", terminal=app,
-                              grant=grant)
+            return OpenResult(Outcome.PERMISSION, f"macOS did not allow controlling {app}", terminal=app, grant=grant)
         if "-1712" in text or "timed out" in text.lower():
             return OpenResult(Outcome.TIMEOUT, f"{app} did not answer within 10 s", terminal=app, target=tty)
         return OpenResult(Outcome.FAILED, f"{app}: {reply.error_line}", terminal=app, target=tty)
@@ -117,8 +116,9 @@ def interpret(app: str, tty: str, reply: Reply) -> OpenResult:
     if word == "missing":
         return OpenResult(Outcome.GONE, f"no {app} tab runs on {tty} any more", terminal=app, target=tty)
     if word.startswith("ambiguous"):
-        return OpenResult(Outcome.AMBIGUOUS, f"several {app} tabs report {tty}", terminal=app, target=tty,
-                          candidates=(word,))
+        return OpenResult(
+            Outcome.AMBIGUOUS, f"several {app} tabs report {tty}", terminal=app, target=tty, candidates=(word,)
+        )
     return OpenResult(Outcome.FAILED, f"{app} answered {word!r}", terminal=app, target=tty)
 
 

@@ -45,8 +45,11 @@ def listed_ids(listing: str, key: str, value: object, id_key: str, id_type: type
         return []
     if not isinstance(data, list):
         return []
-    return [entry[id_key] for entry in data
-            if isinstance(entry, dict) and entry.get(key) == value and isinstance(entry.get(id_key), id_type)]
+    return [
+        entry[id_key]
+        for entry in data
+        if isinstance(entry, dict) and entry.get(key) == value and isinstance(entry.get(id_key), id_type)
+    ]
 
 
 def run(argv: list[str], timeout: float = REQUEST_TIMEOUT_S, env: dict[str, str] | None = None) -> Reply:

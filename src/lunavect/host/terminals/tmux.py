@@ -184,15 +184,25 @@ def focus(pane: Pane, own_tty: str | None, own_session: str | None = None, runne
             return OpenResult(Outcome.TIMEOUT, "tmux did not answer within 10 s", terminal="tmux", target=pane.pane_id)
         if not result.ok:
             if "can't find" in result.error_line or "no such" in result.error_line.lower():
-                return OpenResult(Outcome.GONE, f"the tmux pane {pane.pane_id} is gone", terminal="tmux",
-                                  target=pane.pane_id)
+                return OpenResult(
+                    Outcome.GONE, f"the tmux pane {pane.pane_id} is gone", terminal="tmux", target=pane.pane_id
+                )
             return OpenResult(Outcome.FAILED, f"tmux: {result.error_line}", terminal="tmux", target=pane.pane_id)
     if client is None:
         command = attach_command(pane)
-        return OpenResult(Outcome.ATTACH, f"the tmux pane {pane.pane_id} is selected, but no tmux client is "
-                          f"attached: attach with `{command}`", terminal="tmux", target=pane.pane_id, command=command)
-    return OpenResult(Outcome.FOCUSED, f"tmux pane {pane.pane_id} (session {pane.session}) is shown in client "
-                      f"{client.name}", terminal="tmux", target=pane.pane_id)
+        return OpenResult(
+            Outcome.ATTACH,
+            f"the tmux pane {pane.pane_id} is selected, but no tmux client is attached: attach with `{command}`",
+            terminal="tmux",
+            target=pane.pane_id,
+            command=command,
+        )
+    return OpenResult(
+        Outcome.FOCUSED,
+        f"tmux pane {pane.pane_id} (session {pane.session}) is shown in client {client.name}",
+        terminal="tmux",
+        target=pane.pane_id,
+    )
 
 
 def own_tmux_session(own_tty: str | None, sockets: Iterable[str], runner: Runner = run) -> str | None:

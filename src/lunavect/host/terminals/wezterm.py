@@ -51,12 +51,15 @@ def focus(socket: str | None, tty: str, runner: Callable[..., Reply] = run) -> O
     if not panes:
         return OpenResult(Outcome.GONE, f"no WezTerm pane runs on {tty} any more", terminal="wezterm", target=tty)
     if len(panes) > 1:
-        return OpenResult(Outcome.AMBIGUOUS, f"{len(panes)} WezTerm panes report {tty}", terminal="wezterm",
-                          candidates=tuple(f"pane {p}" for p in panes))
+        return OpenResult(
+            Outcome.AMBIGUOUS,
+            f"{len(panes)} WezTerm panes report {tty}",
+            terminal="wezterm",
+            candidates=tuple(f"pane {p}" for p in panes),
+        )
     reply = runner(activate_argv(panes[0]), env=env)
     if reply.failure == "timeout":
         return OpenResult(Outcome.TIMEOUT, "WezTerm did not answer within 10 s", terminal="wezterm")
     if not reply.ok:
         return OpenResult(Outcome.FAILED, f"wezterm: {reply.error_line}", terminal="wezterm")
-    return OpenResult(Outcome.FOCUSED, f"WezTerm pane {panes[0]} is in front", terminal="wezterm",
-                      target=str(panes[0]))
+    return OpenResult(Outcome.FOCUSED, f"WezTerm pane {panes[0]} is in front", terminal="wezterm", target=str(panes[0]))
