@@ -157,7 +157,7 @@ def auto_hide_command(interval: str | None) -> None:
         click.echo(f"automatic hiding: inactive sessions after {describe_duration(current)}")
 
 
-COMMANDS = (
+COMMANDS: tuple[click.Command, ...] = (
     hide_command,
     unhide_command,
     pin_command,

@@ -92,10 +92,10 @@ def load(path: Path) -> dict:
         return {}
     try:
         settings = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise SettingsError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}); fix it, then run again"
-        ) from None  # type: ignore[attr-defined]
+        ) from None
     if not isinstance(settings, dict):
         raise SettingsError(f"{path} does not hold a JSON object; fix it, then run again")
     hooks = settings.get("hooks", {})
