@@ -157,7 +157,7 @@ def auto_hide_command(interval: str | None) -> None:
         click.echo(f"automatic hiding: inactive sessions after {describe_duration(current)}")
 
 
-COMMANDS: tuple[click.Command, ...] = (
+COMMANDS = (
     hide_command,
     unhide_command,
     pin_command,

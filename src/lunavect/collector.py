@@ -35,6 +35,8 @@ from lunavect.sources import Source
 log = logging.getLogger("lunavect.collector")
 
 TICK_S = 1.0
+# How often the events table is pruned of what is past the de-duplication window (`store.prune_events`).
+PRUNE_EVERY_S = 60.0
 POKE_FILE_NAME = "poke"
 # How long a front end waits for a collector it started, or for the collector to catch up with the spool.
 CATCH_UP_TIMEOUT_S = 5.0
@@ -61,6 +63,7 @@ class Collector:
         self.internal: set[str] = set()
         self._written: dict[str, bytes] = {}
         self.network = NetworkWatch()
+        self._pruned_at: float | None = None
         for key, data in conn.execute("SELECT id, data FROM facts"):
             try:
                 self._facts[key] = _facts_decoder.decode(data)
@@ -89,14 +92,14 @@ class Collector:
         changed: dict[str, Facts] = {}
         with store.transaction(self.conn):
             for line in chunk.lines:
-                stored += self._ingest_line(line, changed)
+                stored += self._ingest_line(line, changed, now)
             self._save_facts(changed, now)
             spool.commit_cursor(self.conn, chunk, now)
         # Only now, with the transaction committed, does the in-memory view move on.
         self._facts.update(changed)
         return stored
 
-    def _ingest_line(self, line: bytes, changed: dict[str, Facts]) -> int:
+    def _ingest_line(self, line: bytes, changed: dict[str, Facts], now: float) -> int:
         if not line.strip():
             return 0
         try:
@@ -115,12 +118,13 @@ class Collector:
         if evidence is None or not isinstance(event_id, str):
             store.bump_counter(self.conn, "spool.unusable")
             return 0
-        return self._store_evidence(event_id, evidence, changed)
+        return self._store_evidence(event_id, evidence, changed, now)
 
-    def _store_evidence(self, event_id: str, evidence: Evidence, changed: dict[str, Facts]) -> int:
+    def _store_evidence(self, event_id: str, evidence: Evidence, changed: dict[str, Facts], now: float) -> int:
         """Store one piece of evidence unless it is already stored, and fold it into its session."""
         cursor = self.conn.execute(
-            "INSERT OR IGNORE INTO events (event_id, provider, session_id, kind, at, data) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO events (event_id, provider, session_id, kind, at, data, stored_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 event_id,
                 evidence.provider,
@@ -128,6 +132,7 @@ class Collector:
                 evidence.kind,
                 evidence.at,
                 msgspec.json.encode(evidence).decode(),
+                now,
             ),
         )
         if cursor.rowcount == 0:
@@ -159,7 +164,7 @@ class Collector:
             changed: dict[str, Facts] = {}
             with store.transaction(self.conn):
                 for event_id, evidence in batch.evidence:
-                    stored += self._store_evidence(event_id, evidence, changed)
+                    stored += self._store_evidence(event_id, evidence, changed, now)
                 self._save_facts(changed, now)
                 batch.commit(self.conn)
                 for key in batch.internal - self.internal:
@@ -196,8 +201,8 @@ class Collector:
                     "data = excluded.data, updated = excluded.updated",
                     updates,
                 )
-            for key, _state, _listed, text, _now in updates:
-                self._written[key] = text.encode()
+            for key, _state, _listed, data, _now in updates:
+                self._written[key] = data.encode()
         return len(updates)
 
     def _writer_proofs(self, now: float) -> dict[str, bool | None]:
@@ -213,6 +218,15 @@ class Collector:
                 log.exception("writer proofs of %s failed", getattr(source, "name", source))
         return proofs
 
+    def prune(self, now: float | None = None) -> int:
+        """Forget events past the de-duplication window, at most once every `PRUNE_EVERY_S`."""
+        now = time.time() if now is None else now
+        if self._pruned_at is not None and now - self._pruned_at < PRUNE_EVERY_S:
+            return 0
+        self._pruned_at = now
+        with store.transaction(self.conn):
+            return store.prune_events(self.conn, now)
+
     def tick(self, now: float | None = None) -> None:
         started = time.time()
         self.ingest(now)
@@ -221,6 +235,7 @@ class Collector:
         self.snapshot(now)
         self.poll_sources(now)
         self.snapshot(now)
+        self.prune(now)
         # A front end that asked at time T sees its events once a tick that started after T has finished.
         store.set_collector_value(self.conn, "tick_started", repr(started))
 

@@ -18,6 +18,12 @@ from pathlib import Path
 from lunavect import paths
 
 BUSY_TIMEOUT_MS = 5000
+# How long a stored event is kept to recognise the same event read again (its id). Every source re-reads
+# within this: the spool by byte offsets committed with the events (a re-read only follows a crash between
+# committing a cursor's removal and deleting its file), transcripts and rollouts by their cursors. A source
+# that re-reads the same fact on every poll (a live catalog) needs only the newest event of its kind for each
+# session, which pruning always spares.
+DEDUP_WINDOW_S = 15 * 60.0
 
 MIGRATIONS: list[str] = [
     # 1: the foundation.
@@ -109,6 +115,17 @@ MIGRATIONS: list[str] = [
         updated REAL NOT NULL
     );
     CREATE INDEX codex_rollout_by_thread ON codex_rollout (thread_id);
+    """,
+    # 6: events are pruned once past the de-duplication window (`prune_events`), by when they were stored
+    # (an event's own `at` may be far in the past when a transcript is read late). Events stored before this
+    # migration count as stored at their own time. The two `at` indexes answer "when did the last event (of
+    # this client) arrive" without reading the whole table.
+    """
+    ALTER TABLE events ADD COLUMN stored_at REAL;
+    UPDATE events SET stored_at = at;
+    CREATE INDEX events_by_stored_at ON events (stored_at);
+    CREATE INDEX events_by_provider_at ON events (provider, at);
+    CREATE INDEX events_by_at ON events (at);
     """,
 ]
 
@@ -204,11 +221,28 @@ def collector_values(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 def latest_event_time(conn: sqlite3.Connection, provider: str | None = None) -> float | None:
+    """When the newest event (of `provider`) happened: an index lookup (`events_by_provider_at`, `events_by_at`)."""
     if provider is None:
         row = conn.execute("SELECT MAX(at) FROM events").fetchone()
     else:
         row = conn.execute("SELECT MAX(at) FROM events WHERE provider = ?", (provider,)).fetchone()
     return row[0] if row else None
+
+
+def prune_events(conn: sqlite3.Connection, now: float, window: float = DEDUP_WINDOW_S) -> int:
+    """Delete events stored more than `window` ago, sparing the newest event of each kind of each session.
+
+    The events table is only a de-duplication memory (each session's facts are folded already), so it needs
+    what a source may read again. A live catalog re-reads its current entry on every poll, under the same id,
+    for as long as the entry stays: the newest event of its kind, which is spared, so re-reading it never
+    folds it twice. Returns how many events were deleted; call inside a transaction.
+    """
+    cursor = conn.execute(
+        "DELETE FROM events WHERE stored_at < ? AND seq NOT IN "
+        "(SELECT MAX(seq) FROM events GROUP BY provider, session_id, kind)",
+        (now - window,),
+    )
+    return cursor.rowcount
 
 
 def now() -> float:

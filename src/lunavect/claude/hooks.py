@@ -69,7 +69,7 @@ def evidence_from_record(record: dict) -> Evidence | None:
         background=_tasks(record["bg"]) if "bg" in record else None,
         background_started=_task(record.get("bg_start")),
         background_ended=ended,
-        crons=crons if isinstance(crons := record.get("crons"), int) else 0,
+        crons=record.get("crons") if isinstance(record.get("crons"), int) else 0,
         pid=pid if isinstance(pid, int) else None,
         pstart=float(pstart) if isinstance(pstart, (int, float)) else None,
         tty=_str(record, "tty"),

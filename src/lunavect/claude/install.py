@@ -92,10 +92,10 @@ def load(path: Path) -> dict:
         return {}
     try:
         settings = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:
         raise SettingsError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}); fix it, then run again"
-        ) from None
+        ) from None  # type: ignore[attr-defined]
     if not isinstance(settings, dict):
         raise SettingsError(f"{path} does not hold a JSON object; fix it, then run again")
     hooks = settings.get("hooks", {})

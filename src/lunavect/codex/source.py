@@ -17,7 +17,6 @@ import sqlite3
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
@@ -243,8 +242,8 @@ class CodexSource:
                 ordered[session.transcript] = None
         for path in self.discovered:
             ordered[str(path)] = None
-        for catalog_path in self.catalog_paths:
-            ordered[catalog_path] = None
+        for path in self.catalog_paths:
+            ordered[path] = None
         return list(ordered)
 
     def _discovered_ids(self) -> list[str]:
@@ -328,7 +327,7 @@ class CodexSource:
         thread, path = rollout.thread_id, rollout.path
         out: list[tuple[str, Evidence]] = []
 
-        def add(ident: str, kind: str, at: float, **fields: Any) -> None:
+        def add(ident: str, kind: str, at: float, **fields: object) -> None:
             out.append(
                 (
                     f"codex-rollout:{thread}:{ident}",
@@ -342,7 +341,7 @@ class CodexSource:
                         **fields,
                     ),
                 )
-            )
+            )  # type: ignore[arg-type]
 
         boundary = life.boundary
         if boundary is not None:
@@ -468,10 +467,10 @@ class CodexSource:
             if session is None or key in batch.internal:
                 continue
             # The identity stays; its runtime evidence loses authority until fresh evidence arrives.
-            confirmed = session.confirmed_at if session.confirmed_at is not None else session.last_event_at
+            stamp = session.confirmed_at if session.confirmed_at is not None else session.last_event_at
             batch.evidence.append(
                 (
-                    f"codex-catalog:{thread_id}:unconfirmed:{confirmed}",
+                    f"codex-catalog:{thread_id}:unconfirmed:{stamp}",
                     Evidence(
                         provider=PROVIDER, session_id=thread_id, kind="CatalogUnconfirmed", at=now, source="catalog"
                     ),
