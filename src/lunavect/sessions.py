@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import msgspec
 
 from lunavect.core import hiding, ordering
-from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
+from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 
 # The settings key of automatic hiding: seconds of inactivity, absent when off (a new installation).
 AUTO_HIDE_SETTING = "auto_hide_after"
@@ -128,13 +128,9 @@ def count_sessions(sessions: list[Session]) -> dict[str, int]:
     """The header counters of a list that includes hidden sessions (hiding never cancels work)."""
     working = awaiting = 0
     for session in sessions:
-        try:
-            state = State(session.state)
-        except ValueError:
-            continue
-        if state in WORKING_STATES:
+        if session.state in WORKING_STATES:
             working += 1
-        elif state in AWAITING_STATES:
+        elif session.state in AWAITING_STATES:
             awaiting += 1
     return {"working": working, "awaiting_input": awaiting}
 

@@ -34,7 +34,7 @@ def build_session(
         project=os.path.basename(cwd.rstrip("/")) if cwd else None,
         cwd=cwd,
         host=host or socket.gethostname(),
-        state=decision.state.value,
+        state=decision.state,
         activity=decision.activity,
         since=iso(decision.since),
         background=dict(decision.background),

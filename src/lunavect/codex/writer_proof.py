@@ -16,14 +16,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from lunavect.codex.appserver import NativeExecutable
-from lunavect.core.rules import COMPACTING, EVENT_AUTHORITY_BY_PROVIDER, INPUT, PERMISSION, WORKING, Facts
+from lunavect.core.model import State
+from lunavect.core.rules import EVENT_AUTHORITY_BY_PROVIDER, Facts
 from lunavect.host.writers import FileId, file_id, processes_by_executable, reconcile_ownership, scan_writers
 
 HOLD_S = 10.0
 # Start checking this long before the freshness limit, so the proof is there when the limit passes.
 LEAD_S = 30.0
 CODEX_NAMES = frozenset({"codex"})
-_UNFINISHED = frozenset({WORKING, COMPACTING, PERMISSION, INPUT})
+_UNFINISHED = frozenset({State.WORKING, State.COMPACTING, State.PERMISSION, State.INPUT})
 
 
 @dataclass
@@ -48,7 +49,7 @@ class CodexWriterProof:
         """An unfinished Codex response whose evidence nears (or passed) the freshness limit."""
         if facts.provider != "codex" or facts.ended or not facts.transcript or facts.phase not in _UNFINISHED:
             return False
-        if facts.phase == INPUT and facts.input_reason == "question":
+        if facts.phase == State.INPUT and facts.input_reason == "question":
             return False  # a closing question is a finished reply
         confirmed = facts.confirmed_at if facts.confirmed_at is not None else facts.last_event_at
         if confirmed is None:

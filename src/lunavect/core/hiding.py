@@ -29,7 +29,7 @@ AUTO_HIDE_CHOICES: tuple[tuple[str, float], ...] = (
 
 
 def hides_automatically(
-    state: str,
+    state: State,
     last_activity: float | None,
     now: float,
     after: float | None,
@@ -42,10 +42,7 @@ def hides_automatically(
     """
     if after is None or after <= 0 or last_activity is None:
         return False
-    try:
-        if State(state) not in INACTIVE_STATES:
-            return False
-    except ValueError:
+    if state not in INACTIVE_STATES:
         return False
     since = max(last_activity, shown_at) if shown_at is not None else last_activity
     return now - since >= after

@@ -11,7 +11,9 @@ import enum
 import msgspec
 
 
-class State(str, enum.Enum):
+class State(enum.StrEnum):
+    """A session's state. A string enum, so that it prints, formats and serialises as its value."""
+
     WORKING = "working"
     BACKGROUND = "background"
     COMPACTING = "compacting"
@@ -29,7 +31,7 @@ WORKING_STATES = frozenset({State.WORKING, State.BACKGROUND, State.COMPACTING, S
 AWAITING_STATES = frozenset({State.PERMISSION, State.INPUT})
 
 
-class ErrorReason(str, enum.Enum):
+class ErrorReason(enum.StrEnum):
     LIMIT = "limit"
     UNREACHABLE = "unreachable"
     SERVICE = "service"
@@ -109,7 +111,7 @@ class Session(msgspec.Struct, omit_defaults=False):
     project: str | None
     cwd: str | None
     host: str
-    state: str
+    state: State
     activity: str | None
     since: str | None
     background: dict[str, int]

@@ -20,7 +20,7 @@ _TAIL_CHARS = 600
 # Each phrase is a tuple of word groups that must appear in this order in the last sentence: within a group
 # the words are adjacent, between groups anything may stand. "^" as the first group anchors the phrase at the
 # sentence's start; "$" as the last anchors it at its end.
-_PHRASES: list[tuple[str, ...]] = [
+_PHRASES: list[str | tuple[str, ...]] = [
     # English
     *(f"{verb} i" for verb in ("shall", "should", "can", "may")),
     "shall we",
@@ -85,7 +85,7 @@ _PHRASES: list[tuple[str, ...]] = [
 ]
 
 # Rhetorical or self-directed questions that are not addressed to the person.
-_NOT_FOR_PERSON: list[tuple[str, ...]] = [
+_NOT_FOR_PERSON: list[str | tuple[str, ...]] = [
     "why did",
     "why does",
     "why is",

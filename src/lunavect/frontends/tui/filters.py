@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
+from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 
 PROVIDERS = ("all", "claude", "codex")
 # "Active narrows the list to active states": working in any form, or waiting for the person.
@@ -27,13 +27,9 @@ class Filter(msgspec.Struct, frozen=True, omit_defaults=True):
     def matches(self, session: Session) -> bool:
         if self.provider != "all" and session.provider != self.provider:
             return False
-        try:
-            state = State(session.state)
-        except ValueError:
-            state = State.UNKNOWN
-        if self.awaiting and state not in AWAITING_STATES:
+        if self.awaiting and session.state not in AWAITING_STATES:
             return False
-        if self.active and state not in ACTIVE_STATES:
+        if self.active and session.state not in ACTIVE_STATES:
             return False
         needle = self.search.strip().casefold()
         if needle:

@@ -10,16 +10,16 @@ from lunavect.core.model import WORKING_STATES, Session, State
 from lunavect.sessions import epoch
 
 STATE_WORDS = {
-    State.WORKING.value: "Working",
-    State.BACKGROUND.value: "In background",
-    State.COMPACTING.value: "Compacting context",
-    State.PERMISSION.value: "Permission needed",
-    State.INPUT.value: "Input needed",
-    State.READY.value: "Response ready",
-    State.IDLE.value: "Idle",
-    State.ERROR.value: "Error",
-    State.OFFLINE.value: "No network",
-    State.UNKNOWN.value: "Unknown or stale",
+    State.WORKING: "Working",
+    State.BACKGROUND: "In background",
+    State.COMPACTING: "Compacting context",
+    State.PERMISSION: "Permission needed",
+    State.INPUT: "Input needed",
+    State.READY: "Response ready",
+    State.IDLE: "Idle",
+    State.ERROR: "Error",
+    State.OFFLINE: "No network",
+    State.UNKNOWN: "Unknown or stale",
 }
 
 # The guide's error reasons ("Reading a session").
@@ -47,23 +47,20 @@ KIND_WORDS = {
 def state_label(session: Session) -> str:
     """The state with its detail: the tool that runs, the error's reason, what a waiting session waits for."""
     state = session.state
-    if state == State.WORKING.value:
+    if state == State.WORKING:
         activity = session.activity or "thinking"
         return "Thinking" if activity == "thinking" else f"Working: {activity}"
-    if state == State.ERROR.value:
+    if state == State.ERROR:
         return ERROR_WORDS.get(session.error or "other", "Error")
-    if state == State.PERMISSION.value and session.waiting_for:
+    if state == State.PERMISSION and session.waiting_for:
         return f"Permission needed: {session.waiting_for}"
-    if state == State.INPUT.value and session.waiting_for:
+    if state == State.INPUT and session.waiting_for:
         return f"Input needed: {WAITING_WORDS.get(session.waiting_for, session.waiting_for)}"
     return STATE_WORDS.get(state, state.capitalize())
 
 
 def works(session: Session) -> bool:
-    try:
-        return State(session.state) in WORKING_STATES
-    except ValueError:
-        return False
+    return session.state in WORKING_STATES
 
 
 def background_count(session: Session) -> int:

@@ -1,0 +1,102 @@
+"""The client's live catalog: coarse, but it sees what hooks cannot (an interrupt, a denied prompt).
+
+A catalog row says `idle`, `busy` or `waiting`. With hooks, it only proves what they cannot see, and only when
+it is newer than their last word; without hooks it is the best evidence there is. One table per case, from
+the row's status to its handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lunavect.core.model import Evidence, State
+from lunavect.core.rules.facts import (
+    CATALOG_MARGIN_S,
+    Facts,
+    confirm,
+    end_turn,
+    open_turn,
+    set_phase,
+    waits_in_dialog,
+)
+
+Handler = Callable[[Facts, Evidence], None]
+
+# Phases a `busy` or `waiting` row confirms while hooks report the session.
+_CONFIRMED = (State.WORKING, State.PERMISSION, State.INPUT, State.BACKGROUND, State.COMPACTING)
+
+
+def _newer_than_hooks(facts: Facts, ev: Evidence) -> bool:
+    return facts.confirmed_at is None or ev.at > facts.confirmed_at + CATALOG_MARGIN_S
+
+
+def _hooked_idle(facts: Facts, ev: Evidence) -> None:
+    if _newer_than_hooks(facts, ev) and (facts.phase in (State.WORKING, State.PERMISSION) or waits_in_dialog(facts)):
+        # The turn ended without a Stop (Esc, a denied permission prompt, a dialog that stopped the turn).
+        end_turn(facts, State.IDLE, ev.at)
+
+
+def _hooked_busy(facts: Facts, ev: Evidence) -> None:
+    if facts.phase in _CONFIRMED:
+        confirm(facts, ev.at)
+
+
+def _hooked_waiting(facts: Facts, ev: Evidence) -> None:
+    if _newer_than_hooks(facts, ev) and facts.phase == State.WORKING:
+        # The client waits for its person, and no hook said so (a dialog of its own).
+        _enter_wait(facts, ev)
+    elif facts.phase in _CONFIRMED:
+        confirm(facts, ev.at)
+
+
+def _busy(facts: Facts, ev: Evidence) -> None:
+    if facts.phase != State.WORKING:
+        open_turn(facts, ev.at)
+        set_phase(facts, State.WORKING, ev.at)
+    else:
+        confirm(facts, ev.at)
+    facts.active = True
+
+
+def _waiting(facts: Facts, ev: Evidence) -> None:
+    _enter_wait(facts, ev)
+    facts.active = True
+
+
+def _idle(facts: Facts, ev: Evidence) -> None:
+    if facts.phase in (State.WORKING, State.PERMISSION) or (
+        facts.phase == State.INPUT and facts.input_reason != "question"
+    ):
+        end_turn(facts, State.READY if facts.phase == State.WORKING else State.IDLE, ev.at)
+
+
+def _enter_wait(facts: Facts, ev: Evidence) -> None:
+    """The catalog's `waiting` with its `waitingFor`: a permission prompt, or another wait for the person."""
+    wants = (ev.waiting_for or "").lower()
+    turn_started = facts.turn_started if facts.turn_open else ev.at
+    if "permission" in wants or wants.startswith("approve"):
+        if facts.phase != State.PERMISSION:
+            set_phase(facts, State.PERMISSION, ev.at)
+    elif facts.phase != State.INPUT:
+        set_phase(facts, State.INPUT, ev.at)
+        facts.input_reason = "dialog"
+    facts.turn_open = True
+    facts.turn_started = turn_started
+    confirm(facts, ev.at)
+
+
+WITH_HOOKS: dict[str, Handler] = {"idle": _hooked_idle, "busy": _hooked_busy, "waiting": _hooked_waiting}
+WITHOUT_HOOKS: dict[str, Handler] = {"idle": _idle, "busy": _busy, "waiting": _waiting}
+
+
+def fold_catalog(facts: Facts, ev: Evidence) -> None:
+    if ev.kind == "CatalogUnconfirmed":
+        facts.unconfirmed_at = ev.at
+        return
+    status = ev.status  # idle | busy | waiting
+    if status is None:
+        return  # metadata only (a title, a folder): no statement about the runtime
+    facts.catalog_status, facts.catalog_at = status, ev.at
+    handler = (WITH_HOOKS if facts.hooked else WITHOUT_HOOKS).get(status)
+    if handler is not None:
+        handler(facts, ev)

@@ -1,0 +1,229 @@
+"""What the rules know about one session (`Facts`), what they decide (`Decision`), and the transitions every
+kind of evidence shares: entering a phase, opening and closing a turn, confirming the current phase.
+
+The transitions live here, beside the facts they change, so that each fold module states only what its own
+evidence means and the bookkeeping that must stay consistent (a question superseded, a permission's tool
+forgotten, a compaction's timer dropped) is written once.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from lunavect.core.model import BackgroundTask, ErrorReason, Evidence, State
+
+# Hook events lose their authority after this long without newer evidence (the guide, "How state is
+# determined"): a session still "working" ten minutes after its last event is unknown, not working.
+EVENT_AUTHORITY_S = 600.0
+# A pause while Claude's own background work runs stays current this long without events: it covers long
+# renders and builds (the guide, "Background tasks in Claude").
+BACKGROUND_AUTHORITY_S = 3600.0
+# No network for at least this long while a session works shows "No network".
+OFFLINE_AFTER_S = 10.0
+# A catalog row must be this much newer than the last hook event to prove that a turn ended.
+CATALOG_MARGIN_S = 1.0
+# Codex events go stale after two minutes without fresh evidence, unless Codex still has the session's rollout
+# open for writing (the guide, "Codex log freshness"); other providers keep the ten-minute hook limit.
+EVENT_AUTHORITY_BY_PROVIDER = {"codex": 120.0}
+
+# StopFailure's `error` values, as the client sends them (FACTS.md), to the reasons the guide names.
+ERROR_REASONS = {
+    "rate_limit": ErrorReason.LIMIT,
+    "authentication_failed": ErrorReason.AUTH,
+    "oauth_org_not_allowed": ErrorReason.ACCOUNT,
+    "billing_error": ErrorReason.ACCOUNT,
+    "overloaded": ErrorReason.SERVICE,
+    "server_error": ErrorReason.SERVICE,
+    "network_error": ErrorReason.UNREACHABLE,
+    "connection_error": ErrorReason.UNREACHABLE,
+}
+# HTTP statuses of the transcript's API error records, for sessions seen without hooks.
+STATUS_REASONS = {401: ErrorReason.AUTH, 403: ErrorReason.AUTH, 429: ErrorReason.LIMIT, 402: ErrorReason.ACCOUNT}
+
+# Background work kinds that hold a finished reply: the client wakes the session when they end.
+HOLDING_STATUSES = frozenset({"running", "pending", "starting"})
+
+# Phases in which the agent process must be alive for the phase to be true.
+LIVE_PHASES = frozenset({State.WORKING, State.BACKGROUND, State.COMPACTING, State.PERMISSION, State.INPUT})
+
+
+def error_reason(error: str | None, detail: str | None = None, status: int | None = None) -> ErrorReason:
+    """The reason shown for a failed turn. A refused connection is reported as a server error by the
+    client; only its message names ECONNREFUSED, which the hook shim keeps as a detail."""
+    if detail == "ECONNREFUSED":
+        return ErrorReason.UNREACHABLE
+    if error in ERROR_REASONS:
+        return ERROR_REASONS[error]
+    if status is not None:
+        if status in STATUS_REASONS:
+            return STATUS_REASONS[status]
+        if status >= 500:
+            return ErrorReason.SERVICE
+    return ErrorReason.OTHER
+
+
+class Facts(msgspec.Struct, omit_defaults=True):
+    """What is known about one session, folded from its evidence in observation order."""
+
+    provider: str
+    session_id: str
+    first_seen: float | None = None
+    last_event: str | None = None
+    last_event_at: float | None = None
+    # A prompt, tool, response or request has been seen: the session is a task, not a bare launch.
+    active: bool = False
+    hooked: bool = False
+    # The phase the evidence last put the session in: one of the states, before freshness and liveness.
+    phase: State = State.IDLE
+    # When the current phase was entered, and when evidence last confirmed it (idle polls never do).
+    phase_at: float | None = None
+    confirmed_at: float | None = None
+    turn_open: bool = False
+    turn_started: float | None = None
+    tool: str | None = None
+    tool_use_id: str | None = None
+    # Tools whose PreToolUse was seen in this turn and whose end was not, as (tool_use_id, name).
+    tools_running: tuple[tuple[str, str], ...] = ()
+    permission_tool: str | None = None
+    permission_tool_use_id: str | None = None
+    # The last PermissionRequest: its `permission_prompt` Notification follows seconds later, possibly after
+    # the person already answered, and must not bring the answered prompt back.
+    permission_requested_at: float | None = None
+    # Why input is needed: "question" (a closing question), "elicitation" (an MCP form) or "link".
+    input_reason: str | None = None
+    # The time of a closing question that later evidence superseded: it may never come back.
+    superseded_question_at: float | None = None
+    compaction_trigger: str | None = None
+    compaction_started: float | None = None
+    error: str | None = None
+    ended: bool = False
+    # Background work: the exact set from the last Stop/SubagentStop, plus what started since.
+    background: tuple[BackgroundTask, ...] = ()
+    reports_background: bool = False
+    catalog_status: str | None = None
+    catalog_at: float | None = None
+    # The client's own id of the current turn (Codex), so that another turn's end never closes this one.
+    turn_id: str | None = None
+    # When a catalog could not confirm the session's runtime evidence: it is stale until fresh evidence.
+    unconfirmed_at: float | None = None
+    # Which client runs the session (e.g. "desktop", "cli", "exec"), when its metadata proves it.
+    client: str | None = None
+    pid: int | None = None
+    pstart: float | None = None
+    tty: str | None = None
+    cwd: str | None = None
+    transcript: str | None = None
+    title: str | None = None
+    branch: str | None = None
+    version: str | None = None
+    entrypoint: str | None = None
+    tmux: str | None = None
+    # Which kind of evidence decided the current phase (hook, catalog, transcript, rollout).
+    basis: tuple[str, ...] = ()
+
+
+class Decision(msgspec.Struct, frozen=True):
+    """A session's state at one instant, as the rules decide it."""
+
+    state: State
+    listed: bool
+    activity: str | None = None
+    since: float | None = None
+    error: ErrorReason | None = None
+    background: dict[str, int] = {}
+    basis: tuple[str, ...] = ()
+    # Why input is needed (question, elicitation, link) or which tool awaits permission.
+    waiting_for: str | None = None
+
+
+# -- transitions shared by every kind of evidence ----------------------------------------------------------
+
+
+def set_phase(facts: Facts, phase: State, at: float) -> None:
+    if facts.phase == State.INPUT and facts.input_reason == "question" and phase != State.INPUT:
+        facts.superseded_question_at = facts.phase_at
+    if phase != State.INPUT:
+        facts.input_reason = None
+    if phase != State.PERMISSION:
+        facts.permission_tool = facts.permission_tool_use_id = None
+    if phase != State.COMPACTING:
+        facts.compaction_trigger = facts.compaction_started = None
+    facts.phase, facts.phase_at, facts.confirmed_at = phase, at, at
+
+
+def set_phase_keeping_timer(facts: Facts, phase: State, at: float) -> None:
+    """Enter a phase that continues the running response: its timer keeps the response's start."""
+    turn_started = facts.turn_started
+    set_phase(facts, phase, at)
+    facts.turn_started = turn_started
+
+
+def open_turn(facts: Facts, at: float) -> None:
+    if not facts.turn_open:
+        facts.turn_open = True
+        facts.turn_started = at
+        facts.tools_running = ()
+
+
+def close_turn(facts: Facts) -> None:
+    facts.turn_open = False
+    facts.tool = facts.tool_use_id = None
+    facts.tools_running = ()
+
+
+def end_turn(facts: Facts, phase: State, at: float) -> None:
+    """The turn is over and the session rests in `phase` (idle after an interrupt, ready, an error)."""
+    close_turn(facts)
+    set_phase(facts, phase, at)
+
+
+def start_turn(facts: Facts, at: float) -> None:
+    """A new response begins: whatever the last turn left is over, and its error with it."""
+    close_turn(facts)
+    open_turn(facts, at)
+    facts.error = None
+    set_phase(facts, State.WORKING, at)
+
+
+def confirm(facts: Facts, at: float) -> None:
+    if facts.confirmed_at is None or at > facts.confirmed_at:
+        facts.confirmed_at = at
+
+
+def running_tasks(tasks: tuple[BackgroundTask, ...]) -> tuple[BackgroundTask, ...]:
+    return tuple(t for t in tasks if t.status is None or t.status in HOLDING_STATUSES)
+
+
+def waits_in_dialog(facts: Facts) -> bool:
+    """The client waits for its person in a dialog (a form, a link, its own choice), not a closing question."""
+    return facts.phase == State.INPUT and facts.input_reason not in (None, "question")
+
+
+def after_stop(facts: Facts, ev: Evidence) -> None:
+    """The phase a reply ends in: a closing question, a pause for background work, or a ready response."""
+    if ev.background is not None:
+        facts.reports_background = True
+        facts.background = running_tasks(ev.background)
+    elif not facts.reports_background:
+        facts.background = ()
+    holding = [t for t in facts.background if not t.service]
+    if ev.question:
+        set_phase(facts, State.INPUT, ev.at)
+        facts.input_reason = "question"
+    elif holding and facts.reports_background:
+        set_phase_keeping_timer(facts, State.BACKGROUND, ev.at)
+    else:
+        set_phase(facts, State.READY, ev.at)
+
+
+def wake_for_notification(facts: Facts, ev: Evidence) -> None:
+    """A background task ended and woke Claude: the same task goes on, so its timer goes on too."""
+    if facts.phase == State.BACKGROUND or facts.turn_open:
+        turn_started = facts.turn_started
+        facts.turn_open = True
+        set_phase(facts, State.WORKING, ev.at)
+        facts.turn_started = turn_started if turn_started is not None else ev.at
+    else:
+        close_turn(facts)
+        open_turn(facts, ev.at)
+        set_phase(facts, State.WORKING, ev.at)

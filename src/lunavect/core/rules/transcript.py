@@ -1,0 +1,103 @@
+"""Transcript records: exact times, but written late and without hooks' detail.
+
+With hooks, a transcript only proves an interrupt the hooks cannot see. Without hooks, each record kind has
+its handler in a table, and a record older than the current phase changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lunavect.core.model import Evidence, State
+from lunavect.core.rules.facts import (
+    Facts,
+    after_stop,
+    close_turn,
+    confirm,
+    end_turn,
+    error_reason,
+    running_tasks,
+    set_phase,
+    start_turn,
+    waits_in_dialog,
+    wake_for_notification,
+)
+
+Handler = Callable[[Facts, Evidence], None]
+
+
+def _newer(facts: Facts, ev: Evidence) -> bool:
+    return facts.phase_at is None or ev.at >= facts.phase_at
+
+
+def _hooked(facts: Facts, ev: Evidence) -> None:
+    if ev.kind != "TranscriptInterrupt" or not facts.turn_open:
+        return
+    if facts.phase in (State.WORKING, State.PERMISSION) or waits_in_dialog(facts):
+        if facts.confirmed_at is None or ev.at >= facts.confirmed_at:
+            end_turn(facts, State.IDLE, ev.at)
+
+
+def _prompt(facts: Facts, ev: Evidence) -> None:
+    if ev.notification_only:
+        wake_for_notification(facts, ev)  # a background task's end woke Claude: the same task goes on
+    else:
+        start_turn(facts, ev.at)
+
+
+def _response(facts: Facts, ev: Evidence) -> None:
+    close_turn(facts)
+    after_stop(facts, ev)  # ready, or in background while the transcript's own tasks run
+
+
+def _tool(facts: Facts, ev: Evidence) -> None:
+    if facts.phase == State.WORKING and facts.turn_open:
+        if ev.kind == "TranscriptToolUse":
+            facts.tool, facts.tool_use_id = ev.tool, ev.tool_use_id
+        elif facts.tool_use_id in (None, ev.tool_use_id):
+            facts.tool = facts.tool_use_id = None
+        confirm(facts, ev.at)
+
+
+def _background(facts: Facts, ev: Evidence) -> None:
+    # The running background work the transcript proves (agents and shells started, not yet ended). It is
+    # recorded whatever its time; only a newer record moves the phase.
+    newer = _newer(facts, ev)
+    facts.reports_background = True
+    facts.background = running_tasks(ev.background or ())
+    holding = any(not task.service for task in facts.background)
+    if newer and facts.phase == State.READY and holding:
+        set_phase(facts, State.BACKGROUND, ev.at)
+    elif newer and facts.phase == State.BACKGROUND and not holding:
+        set_phase(facts, State.READY, ev.at)
+
+
+def _api_error(facts: Facts, ev: Evidence) -> None:
+    close_turn(facts)
+    facts.error = error_reason(ev.error, ev.error_detail, ev.http_status).value
+    set_phase(facts, State.ERROR, ev.at)
+
+
+def _interrupt(facts: Facts, ev: Evidence) -> None:
+    if facts.phase == State.WORKING:
+        end_turn(facts, State.IDLE, ev.at)
+
+
+# Handlers that apply only to a record at least as new as the current phase.
+RECORDS: dict[str, Handler] = {
+    "TranscriptPrompt": _prompt,
+    "TranscriptResponse": _response,
+    "TranscriptToolUse": _tool,
+    "TranscriptToolResult": _tool,
+    "TranscriptApiError": _api_error,
+    "TranscriptInterrupt": _interrupt,
+}
+
+
+def fold_transcript(facts: Facts, ev: Evidence) -> None:
+    if facts.hooked:
+        _hooked(facts, ev)
+    elif ev.kind == "TranscriptBackground":
+        _background(facts, ev)
+    elif (handler := RECORDS.get(ev.kind)) is not None and _newer(facts, ev):
+        handler(facts, ev)
