@@ -14,6 +14,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
+from importlib import resources
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -60,7 +61,8 @@ class SearchInput(Input):
 class PanelApp(App[None]):
     """The session panel."""
 
-    CSS_PATH = "panel.tcss"
+    # Read from the installed package (a wheel, a zip), never from a path beside the source file.
+    CSS = resources.files("lunavect.frontends.tui").joinpath("panel.tcss").read_text(encoding="utf-8")
     TITLE = "lunavect"
     ENABLE_COMMAND_PALETTE = False
 
