@@ -10,7 +10,6 @@ share one xdist group so a parallel run builds and installs them once.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -32,8 +31,9 @@ pytestmark = [pytest.mark.packaging, pytest.mark.xdist_group("wheel")]
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "lunavect"
 # What a checkout holds that is no part of a release (and would make copying it slow).
-NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
-                                    ".pytest_cache", "bench", "tests", "docs")
+NOT_SOURCE = shutil.ignore_patterns(
+    ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache", "bench", "tests", "docs"
+)
 INSTALL_TIMEOUT_S = 600
 SCREEN_TIMEOUT_S = 60
 
@@ -57,8 +57,15 @@ class Installed:
         return str(self.venv / "bin" / "lunavect")
 
     def run(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([self.lunavect, *args], input=stdin, capture_output=True, text=True,
-                              env=self.env, cwd=self.home, timeout=120)
+        done = subprocess.run(
+            [self.lunavect, *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=self.home,
+            timeout=120,
+        )
         if check:
             assert done.returncode == 0, f"lunavect {' '.join(args)}: {done.returncode}\n{done.stdout}{done.stderr}"
         return done
@@ -80,8 +87,12 @@ def dists(tmp_path_factory: pytest.TempPathFactory) -> Dists:
     tree = work / "tree"
     shutil.copytree(ROOT, tree, ignore=NOT_SOURCE)
     out = work / "dist"
-    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(tree)],
-                          capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(tree)],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     (sdist,) = out.glob("lunavect-*.tar.gz")
     (wheel,) = out.glob("lunavect-*.whl")
@@ -118,8 +129,12 @@ def installed(dists: Dists, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     root = tmp_path_factory.mktemp("installed")
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=INSTALL_TIMEOUT_S)
-    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(dists.wheel)],
-                          capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(dists.wheel)],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     home = root / "home"
     (home / "tmp").mkdir(parents=True)
@@ -163,8 +178,9 @@ class Tmux:
         self.socket = installed.home / "tmp" / "tmux.sock"
 
     def __call__(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True,
-                              env=self.installed.env, timeout=30)
+        done = subprocess.run(
+            ["tmux", "-S", str(self.socket), *args], capture_output=True, text=True, env=self.installed.env, timeout=30
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -183,14 +199,21 @@ class Tmux:
         raise AssertionError(f"never showed {texts}:\n{screen}")
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "-S", str(self.socket), "kill-server"], capture_output=True, timeout=30,
-                       env=self.installed.env)
+        subprocess.run(
+            ["tmux", "-S", str(self.socket), "kill-server"], capture_output=True, timeout=30, env=self.installed.env
+        )
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (scripts/test installs it)")
 def test_the_installed_wheel_runs_the_panel_lists_installs_hooks_and_records_an_event(installed: Installed) -> None:
-    where = subprocess.run([str(installed.venv / "bin" / "python"), "-c", "import lunavect; print(lunavect.__file__)"],
-                           capture_output=True, text=True, env=installed.env, cwd=installed.home, check=True)
+    where = subprocess.run(
+        [str(installed.venv / "bin" / "python"), "-c", "import lunavect; print(lunavect.__file__)"],
+        capture_output=True,
+        text=True,
+        env=installed.env,
+        cwd=installed.home,
+        check=True,
+    )
     assert where.stdout.startswith(str(installed.venv)), where.stdout  # not the checkout
     assert installed.run("--version").stdout.strip() == f"lunavect, version {lunavect.__version__}"
 
@@ -218,11 +241,23 @@ def test_the_installed_wheel_runs_the_panel_lists_installs_hooks_and_records_an_
     session_id = str(uuid.uuid4())
     project = installed.home / "project"
     project.mkdir()
-    event = {"session_id": session_id, "hook_event_name": "UserPromptSubmit", "cwd": str(project),
-             "transcript_path": str(installed.home / ".claude" / "projects" / "p" / f"{session_id}.jsonl"),
-             "permission_mode": "default", "prompt": "build the thing"}
-    hook = subprocess.run(["/bin/sh", "-c", command], input=json.dumps(event), capture_output=True, text=True,
-                          env=installed.env, cwd=project, timeout=30)
+    event = {
+        "session_id": session_id,
+        "hook_event_name": "UserPromptSubmit",
+        "cwd": str(project),
+        "transcript_path": str(installed.home / ".claude" / "projects" / "p" / f"{session_id}.jsonl"),
+        "permission_mode": "default",
+        "prompt": "build the thing",
+    }
+    hook = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env=installed.env,
+        cwd=project,
+        timeout=30,
+    )
     assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
 
     rows = json.loads(installed.run("list", "--json").stdout)
@@ -232,13 +267,27 @@ def test_the_installed_wheel_runs_the_panel_lists_installs_hooks_and_records_an_
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 def test_the_installed_console_script_completes_in_bash(installed: Installed) -> None:
     """The completion script click writes for the installed `lunavect`, loaded into a real bash."""
-    source = subprocess.run([installed.lunavect], capture_output=True, text=True, timeout=60, cwd=installed.home,
-                            env={**installed.env, "_LUNAVECT_COMPLETE": "bash_source"})
+    source = subprocess.run(
+        [installed.lunavect],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=installed.home,
+        env={**installed.env, "_LUNAVECT_COMPLETE": "bash_source"},
+    )
     assert source.returncode == 0 and "complete " in source.stdout, source.stdout + source.stderr
-    probe = ('eval "$(_LUNAVECT_COMPLETE=bash_source lunavect)"; complete -p lunavect; '
-             'COMP_WORDS=(lunavect hoo); COMP_CWORD=1; _lunavect_completion lunavect; printf "%s\\n" "${COMPREPLY[@]}"')
-    done = subprocess.run(["bash", "--norc", "--noprofile", "-c", probe], capture_output=True, text=True,
-                          env=installed.env, cwd=installed.home, timeout=60)
+    probe = (
+        'eval "$(_LUNAVECT_COMPLETE=bash_source lunavect)"; complete -p lunavect; '
+        'COMP_WORDS=(lunavect hoo); COMP_CWORD=1; _lunavect_completion lunavect; printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    done = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", probe],
+        capture_output=True,
+        text=True,
+        env=installed.env,
+        cwd=installed.home,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("complete ") and lines[0].endswith(" lunavect"), done.stdout

@@ -19,8 +19,9 @@ MARKERS = {
 
 def _lunavect(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     code = "from lunavect.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env={**os.environ, **env}
+    )
 
 
 @pytest.mark.parametrize("shell", sorted(MARKERS))
