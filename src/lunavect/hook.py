@@ -122,8 +122,11 @@ def is_long_lived_service(command: str) -> bool:
 
 
 def is_closing_question(text: object) -> bool:
-    if not isinstance(text, str) or "?" not in text[-2000:]:
-        return False  # no question mark near the end: no need to load the classifier
+    if not isinstance(text, str):
+        return False
+    tail = text[-2400:]
+    if "?" not in tail and ":\n" not in tail:
+        return False  # no question and no lead-in to options near the end: no need to load the classifier
     from lunavect.core.wording import is_closing_question as classify
 
     return classify(text)

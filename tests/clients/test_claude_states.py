@@ -171,8 +171,11 @@ def test_auto_modes_own_dialog_needs_input_then_ends(claude_tmux, model_server, 
         ("Я обновил парсер. Применить эти изменения к остальным модулям?", "input"),
         ("Ich habe den Parser aktualisiert. Soll ich die Änderungen übernehmen?", "input"),
         ("I'll wait for the subagent to finish.", "ready"),
+        ("Would you like me to:\n1. Fix all three handlers\n2. Only fix the upload handler", "input"),
+        ("Done, all tests pass. Can I help with anything else?", "ready"),
+        ("The helper now asks:\n\n```\nShall I delete 3 files? [y/N]\n```", "ready"),
     ],
-    ids=["en", "ru", "de", "statement"],
+    ids=["en", "ru", "de", "statement", "options", "pleasantry", "in-code"],
 )
 def test_closing_questions(claude_tmux, model_server, iso_home, reply, state):
     model_server.script(text(reply))
