@@ -74,17 +74,18 @@ def hooks_install() -> None:
     """Add lunavect's hooks to Claude Code and Codex, keeping every other setting as it is."""
     from lunavect.claude import install
     from lunavect.codex import install as codex_install
+    from lunavect.install.command import describe_target
 
     try:
         changed = install.install()
     except (install.SettingsError, OSError) as exc:
         raise Failure(str(exc)) from None
-    path = install.settings_path()
-    click.echo(f"claude: {'installed' if changed else 'already installed'} in {path}")
+    click.echo(install.describe_install(changed))
     try:
         click.echo(codex_install.describe_install(codex_install.install()))
     except (codex_install.SettingsError, OSError) as exc:
         raise Failure(f"codex: {exc}") from None
+    click.echo(describe_target())
 
 
 @hooks.command("uninstall")
@@ -135,12 +136,7 @@ def hooks_status(as_json: bool) -> None:
         click.echo(msgspec.json.encode(report).decode())
         return
     claude = report["claude"]
-    line = f"claude: {status.state} ({status.path})"
-    if status.detail:
-        line += f": {status.detail}"
-    if status.missing and status.state != "missing":
-        line += f"; missing events: {', '.join(status.missing)}"
-    click.echo(line)
+    click.echo(install.describe_status(status))
     age = claude["last_event_age_s"]
     click.echo("  events: " + ("none received yet" if age is None else f"last one {_age_words(age)} ago"))
     click.echo(codex_install.describe_status(codex_status))

@@ -23,7 +23,7 @@ from claude_tmux import READY_RE, ClientPaths, IsoHome
 from open_support import AttachedClient, Tmux, write_codex_hooks
 from responses_server import API_KEY_ENV, ResponsesServer, message
 
-from lunavect.claude.install import hook_command
+from lunavect.install.command import hook_command
 
 CODEX_READY = r"Ask Codex to do anything|›"
 

@@ -16,6 +16,7 @@ from unit_support import HOOK_FILE
 
 from lunavect.claude import install
 from lunavect.cli_commands import cli
+from lunavect.install import hooks_file
 
 SRC_DIR = str(Path(HOOK_FILE).parent.parent)
 EXPECTED_COMMAND = install.hook_command()
@@ -69,7 +70,7 @@ def assert_fully_installed(settings: dict) -> None:
     for event in install.EVENTS:
         handlers = our_handlers(settings, event)
         assert len(handlers) == 1, event
-        assert handlers[0] == {"type": "command", "command": EXPECTED_COMMAND, "timeout": install.HOOK_TIMEOUT_S}
+        assert handlers[0] == {"type": "command", "command": EXPECTED_COMMAND, "timeout": hooks_file.HOOK_TIMEOUT_S}
 
 
 def test_the_command_is_this_installation_without_site():
@@ -93,7 +94,7 @@ def test_fresh_install_creates_settings_with_every_event(iso_env):
     assert set(settings["hooks"]) == set(install.EVENTS)
     assert_fully_installed(settings)
     assert settings_file(iso_env).stat().st_mode & 0o777 == 0o600
-    assert not (iso_env.claude / ("settings.json" + install.BACKUP_SUFFIX)).exists()
+    assert not (iso_env.claude / ("settings.json" + hooks_file.BACKUP_SUFFIX)).exists()
     assert [p.name for p in iso_env.claude.iterdir()] == ["settings.json"]  # no temp file left behind
 
 
@@ -114,7 +115,7 @@ def test_install_keeps_the_persons_settings_and_hooks(iso_env):
     assert_fully_installed(settings)
     # Atomic write kept the mode; the backup holds the old content.
     assert path.stat().st_mode & 0o777 == 0o640
-    backup = path.with_name(path.name + install.BACKUP_SUFFIX)
+    backup = path.with_name(path.name + hooks_file.BACKUP_SUFFIX)
     assert backup.read_text(encoding="utf-8") == old_text
 
 
@@ -225,7 +226,7 @@ def test_uninstall_removes_only_ours(iso_env):
     result = run("hooks", "uninstall")
     assert result.exit_code == 0 and "removed" in result.stdout
     assert read_settings(iso_env) == PERSONAL
-    backup = path.with_name(path.name + install.BACKUP_SUFFIX)
+    backup = path.with_name(path.name + hooks_file.BACKUP_SUFFIX)
     assert all(our_handlers(json.loads(backup.read_text()), e) for e in install.EVENTS)
     result = run("hooks", "uninstall")
     assert result.exit_code == 0 and "nothing to remove" in result.stdout

@@ -30,7 +30,7 @@ ISOLATED_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")
 
 def installed_hook_command(client: str = "claude") -> list[str]:
     """The command `lunavect hooks install` writes into settings.json, as an argv."""
-    from lunavect.claude import install
+    from lunavect.install import command as install
 
     return shlex.split(install.hook_command(client))
 

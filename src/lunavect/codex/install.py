@@ -1,9 +1,9 @@
 """Installing lunavect's hooks into Codex's `hooks.json`, trusting them, and taking them out again.
 
 Codex 0.169.0 reads `$CODEX_HOME/hooks.json` (default `~/.codex`) in the same shape as Claude Code's
-settings, so the same careful editing applies: the person's own hooks stay exactly as they were, a malformed
-file is refused with a one-line reason and left untouched, the write is atomic and the previous version is
-kept beside it.
+settings, so the same careful editing applies (`lunavect.install.hooks_file`): the person's own hooks stay
+exactly as they were, a malformed file is refused with a one-line reason and left untouched, the write is
+atomic and the previous version is kept beside it.
 
 Codex runs a hook only once it is trusted: the trust is a `[hooks.state."<key>"] trusted_hash` entry in
 `config.toml`, where the key and hash are Codex's own (listed by its app-server's `hooks/list`). lunavect
@@ -20,16 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lunavect import paths
-from lunavect.claude.install import (
-    SettingsError,
-    hook_command,
-    install_hooks,
-    is_ours,
-    load,
-    our_entries,
-    uninstall_hooks,
-)
 from lunavect.codex import appserver
+from lunavect.install.command import hook_command
+from lunavect.install.hooks_file import HooksFileError, describe, entries, install_hooks, is_ours, load, uninstall_hooks
 
 # Every Codex 0.169.0 lifecycle event lunavect reads.
 EVENTS = (
@@ -50,7 +43,20 @@ EVENTS = (
 TIMEOUTS = {"Interrupt": 3, "SessionEnd": 3}
 TRUST_TIMEOUT_S = 10.0
 
-__all__ = ["EVENTS", "SettingsError", "Status", "hooks_path", "install", "status", "uninstall", "trust"]
+SettingsError = HooksFileError
+
+__all__ = [
+    "EVENTS",
+    "SettingsError",
+    "Status",
+    "hook_command",
+    "hooks_path",
+    "install",
+    "is_ours",
+    "status",
+    "uninstall",
+    "trust",
+]
 
 
 def hooks_path() -> Path:
@@ -194,14 +200,12 @@ def status(path: Path | None = None, verify: bool = True) -> Status:
     path = path or hooks_path()
     try:
         settings = load(path)
-    except SettingsError as exc:
+    except HooksFileError as exc:
         return Status(path, "unreadable", detail=str(exc))
-    present, stale = our_entries(settings, EVENTS, hook_command("codex"))
-    missing = [e for e in EVENTS if e not in present]
-    if not present:
-        return Status(path, "missing", missing=missing)
-    if stale:
-        return Status(path, "stale", present, missing, sorted(stale), "points at another lunavect installation")
+    found = entries(settings, EVENTS, hook_command("codex"))
+    if found.state in ("missing", "stale"):
+        return Status(path, found.state, found.events, found.missing, found.stale_commands, found.detail)
+    present, missing = found.events, found.missing
     trusted = _verified_trust(path) if verify else None
     if trusted is None or trusted.state == "unknown":
         trusted = _trust_from_config(path, settings)
@@ -269,9 +273,4 @@ def report(state: Status) -> dict:
 
 
 def describe_status(state: Status) -> str:
-    line = f"codex: {state.state} ({state.path})"
-    if state.detail:
-        line += f": {state.detail}"
-    if state.missing and state.state not in ("missing",):
-        line += f"; missing events: {', '.join(state.missing)}"
-    return line
+    return describe("codex", state.state, state.path, state.detail, state.missing)

@@ -1,0 +1,209 @@
+"""Editing a client's hooks file (Claude Code's settings.json, Codex's hooks.json): the person's file.
+
+Their own hooks and every other setting stay exactly as they were, a malformed or unreadable file is refused
+with a one-line reason and left untouched, the file is written only when lunavect's entries change, the
+write is atomic, and the previous version is kept beside it as a backup. Reading (`load`), deciding
+(`with_hooks`, `without_hooks`) and writing (`write_atomically`) are separate steps, so a later change to
+how the file is written (keeping the person's bytes, writing through a symlink) touches one function.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lunavect.install.command import MARKERS, still_runs
+
+# The shim returns in milliseconds; this only bounds a pathological machine.
+HOOK_TIMEOUT_S = 10
+BACKUP_SUFFIX = ".lunavect-backup"
+
+
+class HooksFileError(Exception):
+    """The hooks file cannot be read or is not the shape the client reads; nothing was changed."""
+
+
+def is_ours(handler: object) -> bool:
+    return isinstance(handler, dict) and any(m in str(handler.get("command", "")) for m in MARKERS)
+
+
+def load(path: Path) -> dict:
+    """The file's settings as a dict; {} when the file does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError:
+        raise HooksFileError(f"{path} is not UTF-8 text; fix or move it, then run again") from None
+    except OSError as exc:
+        raise HooksFileError(f"cannot read {path}: {exc.strerror}") from None
+    if not text.strip():
+        return {}
+    try:
+        settings = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HooksFileError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}); fix it, then run again"
+        ) from None
+    if not isinstance(settings, dict):
+        raise HooksFileError(f"{path} does not hold a JSON object; fix it, then run again")
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise HooksFileError(f'{path}: "hooks" is not an object; fix it, then run again')
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise HooksFileError(f'{path}: "hooks.{event}" is not a list; fix it, then run again')
+    return settings
+
+
+def render(settings: dict) -> str:
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_atomically(path: Path, settings: dict) -> None:
+    """Replace the file in one rename, keeping its mode, with the old version saved beside it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = 0o600
+    if path.exists():
+        mode = path.stat().st_mode & 0o777
+        shutil.copy2(path, path.with_name(path.name + BACKUP_SUFFIX))
+    fd, tmp = tempfile.mkstemp(prefix=".settings.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(render(settings))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _without_ours(groups: list) -> list:
+    """The event's matcher groups with lunavect's handlers removed (and groups left empty dropped)."""
+    kept = []
+    for group in groups:
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            kept.append(group)
+            continue
+        handlers = [h for h in group["hooks"] if not is_ours(h)]
+        if handlers:
+            kept.append({**group, "hooks": handlers})
+        elif not any(is_ours(h) for h in group["hooks"]):
+            kept.append(group)
+    return kept
+
+
+def with_hooks(settings: dict, command: str, events: tuple[str, ...], timeouts: dict[str, int] | None = None) -> dict:
+    """The settings with exactly one lunavect entry per event, all pointing at `command`."""
+    hooks = dict(settings.get("hooks", {}))
+    for event in events:
+        timeout = (timeouts or {}).get(event, HOOK_TIMEOUT_S)
+        groups = _without_ours(list(hooks.get(event, [])))
+        groups.append({"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": timeout}]})
+        hooks[event] = groups
+    return {**settings, "hooks": hooks}
+
+
+def without_hooks(settings: dict) -> dict:
+    if "hooks" not in settings:
+        return settings
+    hooks = {}
+    for event, groups in settings["hooks"].items():
+        kept = _without_ours(groups)
+        if kept:
+            hooks[event] = kept
+    result = dict(settings)
+    if hooks:
+        result["hooks"] = hooks
+    else:
+        del result["hooks"]
+    return result
+
+
+def our_entries(settings: dict, events: tuple[str, ...], expected: str) -> tuple[list[str], set[str]]:
+    """The events that have a lunavect handler (once per handler), and the commands of those handlers that
+    are not `expected`."""
+    present: list[str] = []
+    stale: set[str] = set()
+    for event in events:
+        for group in settings.get("hooks", {}).get(event, []):
+            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+                if is_ours(handler):
+                    present.append(event)
+                    command = str(handler.get("command", ""))
+                    if command != expected:
+                        stale.add(command)
+    return present, stale
+
+
+# What `hooks status` says of a command that is not this installation's.
+NO_LONGER_RUNS = "points at a path that no longer exists"
+ANOTHER_INSTALLATION = "points at another lunavect installation"
+
+
+@dataclass
+class Entries:
+    """What a hooks file says of lunavect's entries, before any client-specific check."""
+
+    state: str  # installed | missing | partial | stale
+    events: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    stale_commands: list[str] = field(default_factory=list)
+    detail: str = ""
+
+
+def entries(settings: dict, events: tuple[str, ...], expected: str) -> Entries:
+    """Whether every event has lunavect's entry and each entry runs this installation's command. A command
+    that no longer runs the shim (its interpreter or package folder is gone) is stale just like another
+    installation's, and says so, because the shim's failures never reach the person."""
+    present, stale = our_entries(settings, events, expected)
+    missing = [e for e in events if e not in present]
+    if not present:
+        return Entries("missing", missing=missing)
+    if stale:
+        broken = any(not still_runs(c) for c in stale)
+        return Entries("stale", present, missing, sorted(stale), NO_LONGER_RUNS if broken else ANOTHER_INSTALLATION)
+    if missing:
+        return Entries("partial", present, missing)
+    return Entries("installed", present)
+
+
+def install_hooks(path: Path, command: str, events: tuple[str, ...], timeouts: dict[str, int] | None = None) -> bool:
+    """Write exactly one lunavect entry per event into the hooks file at `path`; True when the file changed."""
+    settings = load(path)
+    updated = with_hooks(settings, command, events, timeouts)
+    if updated == settings and path.exists():
+        return False
+    write_atomically(path, updated)
+    return True
+
+
+def uninstall_hooks(path: Path) -> bool:
+    """Remove lunavect's entries from the hooks file at `path` and nothing else; True when the file changed."""
+    if not path.exists():
+        return False
+    settings = load(path)
+    updated = without_hooks(settings)
+    if updated == settings:
+        return False
+    write_atomically(path, updated)
+    return True
+
+
+def describe(client: str, state: str, path: Path, detail: str, missing: list[str]) -> str:
+    """One line of `hooks status`: a stale entry says to reinstall, because until then every event is lost."""
+    line = f"{client}: {'stale: reinstall' if state == 'stale' else state} ({path})"
+    if detail:
+        line += f": {detail}"
+    if missing and state != "missing":
+        line += f"; missing events: {', '.join(missing)}"
+    return line
