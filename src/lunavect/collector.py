@@ -10,7 +10,6 @@ byte offsets in the store are the truth.
 from __future__ import annotations
 
 import fcntl
-import json
 import logging
 import os
 import sqlite3
@@ -22,8 +21,7 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect import paths, spool, store
-from lunavect.claude.hooks import evidence_from_record
+from lunavect import paths, spool, spool_record, store
 from lunavect.codex.hooks import evidence_from_record as codex_evidence
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold
@@ -103,19 +101,16 @@ class Collector:
         if not line.strip():
             return 0
         try:
-            record = json.loads(line)
-        except ValueError:
+            record = spool_record.decode(line)
+        except msgspec.DecodeError:
             store.bump_counter(self.conn, "spool.malformed")
             return 0
-        if not isinstance(record, dict):
-            store.bump_counter(self.conn, "spool.malformed")
+        if record.rejected is not None:
+            store.bump_counter(self.conn, f"hook.rejected.{record.rejected}")
             return 0
-        if "rejected" in record:
-            store.bump_counter(self.conn, f"hook.rejected.{record.get('rejected')}")
-            return 0
-        event_id = record.get("id")
-        evidence = (codex_evidence if record.get("client") == "codex" else evidence_from_record)(record)
-        if evidence is None or not isinstance(event_id, str):
+        event_id = record.id
+        evidence = codex_evidence(record) if record.client == "codex" else spool_record.evidence(record)
+        if evidence is None or event_id is None:
             store.bump_counter(self.conn, "spool.unusable")
             return 0
         return self._store_evidence(event_id, evidence, changed, now)

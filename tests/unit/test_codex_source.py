@@ -15,6 +15,7 @@ from lunavect import store
 from lunavect.codex.hooks import evidence_from_record
 from lunavect.codex.source import CodexSource
 from lunavect.collector import Collector
+from lunavect.spool_record import SpoolRecord
 
 A = "01a227be-4cf8-7c51-8158-933e9468ff3b"
 B = "01a227be-5555-7c51-8158-933e9468ff3b"
@@ -213,8 +214,10 @@ def test_without_an_app_server_the_catalog_is_unavailable_not_broken(home: Home)
 # -- the Codex hook records ----------------------------------------------------------------------------------
 
 
-def record(event: str, **fields) -> dict:
-    return {"v": 1, "id": "x", "client": "codex", "t": T, "event": event, "session": A, **fields}
+def record(event: str, **fields) -> SpoolRecord:
+    return msgspec.convert(
+        {"v": 1, "id": "x", "client": "codex", "t": T, "event": event, "session": A, **fields}, SpoolRecord
+    )
 
 
 def test_codex_hook_records_become_codex_evidence() -> None:
@@ -227,7 +230,7 @@ def test_codex_hook_records_become_codex_evidence() -> None:
     child = evidence_from_record(record("UserPromptSubmit", agent_id="a1"))
     assert child.agent_id == "a1" and child.kind == "UserPromptSubmit"
     assert evidence_from_record(record("Interrupt")).kind == "Interrupt"
-    assert evidence_from_record({"client": "codex", "event": "Stop"}) is None
+    assert evidence_from_record(msgspec.convert({"client": "codex", "event": "Stop"}, SpoolRecord)) is None
     assert msgspec.json.encode(ev)  # serialisable as stored
 
 
