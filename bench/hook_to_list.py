@@ -117,13 +117,13 @@ def stop_collectors(proc: subprocess.Popen | None) -> None:
 LIST_PHASES_CHILD = r"""
 import sys, time
 t0 = time.perf_counter()
-from lunavect import cli_commands
+from lunavect.cli import common, root
 t1 = time.perf_counter()
 from lunavect import collector
 from lunavect.frontends.table import render
 from lunavect.sessions import read_sessions
 t2 = time.perf_counter()
-conn = cli_commands._store()
+conn = common.open_store()
 t3 = time.perf_counter()
 collector.ensure_running()
 t4 = time.perf_counter()
@@ -135,7 +135,7 @@ t6 = time.perf_counter()
 print(repr([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5]))
 """
 LIST_PHASES = [
-    "import lunavect.cli_commands (click, msgspec)",
+    "import lunavect.cli.root (click, msgspec)",
     "import collector, sessions, table (psutil, lunavect.hook via spool...)",
     "open the store",
     "ensure_running (a collector already runs)",

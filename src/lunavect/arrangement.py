@@ -30,7 +30,12 @@ class ArrangeError(Exception):
 
 def resolve_id(conn: sqlite3.Connection, text: str) -> str:
     """The stored session a person means: its full id (`claude:<id>`), its session id, or a unique prefix of
-    either (the list prints the first 8 characters)."""
+    either (the list prints the first 8 characters).
+
+    Every command that takes a session id resolves it here, so `open`, `resume` and the arrangement commands
+    agree. Hidden rows count: a person who hid a session can still name it to open, unhide or resume it.
+    Unlisted rows (lifecycle-only launches, internal agents) do not: they are not sessions of the person's.
+    A name that fits several sessions is an error naming them, never a guess."""
     text = text.strip()
     if not text:
         raise ArrangeError("no session id given")

@@ -151,6 +151,27 @@ def test_resolve_id(conn):
         arrangement.resolve_id(conn, "unlisted")  # a lifecycle-only launch is not a session to arrange
 
 
+def test_resolve_id_names_hidden_rows_too(conn):
+    """A person who hid a session can still name it: to unhide, open or resume it."""
+    arrangement.hide(conn, "claude:b")
+    assert [s.id for s in read_hidden(conn, now=NOW)] == ["claude:b"]
+    assert arrangement.resolve_id(conn, "b") == "claude:b"
+    assert arrangement.resolve_id(conn, "claude:b") == "claude:b"
+
+
+def test_resolve_id_ambiguity_names_the_candidates(conn):
+    write(conn, "same-0001", age=1)
+    write(conn, "same-0001", age=1, provider="codex")  # one bare id, two clients: never a guess
+    with pytest.raises(arrangement.ArrangeError) as info:
+        arrangement.resolve_id(conn, "same-0001")
+    assert "matches 2 sessions (claude:same-0001, codex:same-0001)" in str(info.value)
+    assert arrangement.resolve_id(conn, "codex:same-0001") == "codex:same-0001"
+    for sid in ("same-0002", "same-0003", "same-0004", "same-0005"):
+        write(conn, sid, age=1)
+    with pytest.raises(arrangement.ArrangeError, match=r"matches 6 sessions \(claude:same-0001, .*, \.\.\.\)"):
+        arrangement.resolve_id(conn, "same")
+
+
 def test_automatic_hiding_applies_when_read_and_restoring_keeps_a_row(conn):
     write(conn, "old", state="ready", age=3 * DAY_S)
     write(conn, "busy", state="working", age=3 * DAY_S)

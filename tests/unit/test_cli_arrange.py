@@ -119,7 +119,27 @@ def test_moving_across_the_pinned_rows_is_refused(seeded):
 
 def test_lunavect_without_a_terminal_prints_the_list_once(seeded):
     """`lunavect` alone opens the panel; in a pipe, with no terminal to draw on, it prints the list."""
-    result = seeded.cli()
+    result = seeded.cli_process()  # a real pipe, not click's test streams
     assert result.returncode == 0, result.stderr
     assert "aaaa1111" in result.stdout and "STATE" in result.stdout
     assert "\x1b[" not in result.stdout  # no screen was drawn
+
+
+def test_a_hidden_session_is_named_by_its_id(seeded):
+    """Every command resolves ids the same way, hidden rows included: open, resume and unhide reach it."""
+    assert seeded.cli("hide", "bbbb").stdout.strip() == "claude:bbbb2222: hidden"
+    assert "bbbb2222" not in {s["session_id"] for s in listed(seeded)}
+    assert seeded.cli("resume", "bbbb", "--print").stdout.strip() == "claude --resume bbbb2222"
+    opened = json.loads(seeded.cli("open", "bbbb", "--json").stdout)  # found: its host is not this machine
+    assert opened["outcome"] == "unsupported" and opened["command"] == "claude --resume bbbb2222"
+    assert seeded.cli("unhide", "bbbb2222").stdout.strip() == "claude:bbbb2222: shown"
+
+
+def test_open_and_arrange_agree_on_an_ambiguous_prefix(seeded):
+    write(seeded.connect(), "aaaa9999", age=5)
+    for args in (("open", "aaaa"), ("pin", "aaaa"), ("resume", "aaaa", "--print")):
+        result = seeded.cli(*args)
+        assert result.returncode == 1 and result.stdout == ""
+        assert result.stderr.strip() == (
+            "lunavect: 'aaaa' matches 2 sessions (claude:aaaa1111, claude:aaaa9999): give more of the id"
+        )

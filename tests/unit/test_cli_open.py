@@ -47,7 +47,7 @@ def claude_bin(tmp_path: Path, iso_env) -> Path:
 
 def test_finished_session_prints_its_resume_command(iso_env, project: Path, claude_bin: Path) -> None:
     finish(iso_env, FIRST, project)
-    proc = iso_env.cli("open", f"claude:{FIRST}")
+    proc = iso_env.cli_process("open", f"claude:{FIRST}")  # the real console script, end to end
     assert proc.returncode == 0, proc.stderr
     assert f"claude --resume {FIRST}" in proc.stdout and "finished" in proc.stdout
     as_json = json.loads(iso_env.cli("open", FIRST, "--json").stdout)
@@ -62,7 +62,7 @@ def test_unknown_and_ambiguous_ids_are_one_line_errors(iso_env, project: Path, c
     assert missing.returncode == 1 and missing.stdout == ""
     assert missing.stderr.startswith("lunavect: no session 'nope'") and len(missing.stderr.splitlines()) == 1
     prefix = iso_env.cli("open", "aaaaaaaa")
-    assert prefix.returncode == 1 and "names 2 sessions" in prefix.stderr and len(prefix.stderr.splitlines()) == 1
+    assert prefix.returncode == 1 and "matches 2 sessions" in prefix.stderr and len(prefix.stderr.splitlines()) == 1
     unique = iso_env.cli("open", "aaaaaaaa-2222")  # a unique prefix names one session
     assert unique.returncode == 0 and f"--resume {SECOND}" in unique.stdout, unique.stderr
 

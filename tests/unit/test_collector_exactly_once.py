@@ -441,7 +441,7 @@ def test_collector_restart_keeps_facts(col, iso_env):
 
 
 def test_wait_caught_up_after_list_started_a_collector(iso_env):
-    proc = iso_env.cli("list", "--json")
+    proc = iso_env.cli_process("list", "--json")  # a real front end process starts the collector
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == []
     assert collector.is_running()

@@ -457,7 +457,7 @@ def test_cli_hook_path_does_not_import_the_cli(iso_env):
         "platformdirs",
         "watchfiles",
         "sqlite3",
-        "lunavect.cli_commands",
+        "lunavect.cli.root",
         "lunavect.store",
         "lunavect.collector",
     ):

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from unit_support import HOOK_FILE
 
 from lunavect.claude import install
-from lunavect.cli_commands import cli
+from lunavect.cli.root import cli
 from lunavect.install import hooks_file
 
 SRC_DIR = str(Path(HOOK_FILE).parent.parent)

@@ -105,7 +105,7 @@ def test_newer_schema_is_refused_with_one_line(iso_env):
         store.connect()
     message = str(info.value)
     assert "\n" not in message and str(store.SCHEMA_VERSION + 5) in message
-    proc = iso_env.cli("list")
+    proc = iso_env.cli_process("list")  # the real console script: its stderr holds no traceback
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("lunavect: ")
     assert "Traceback" not in proc.stderr

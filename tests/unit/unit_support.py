@@ -149,8 +149,21 @@ class Iso:
             kwargs["input"] = payload
         return subprocess.run(argv, env=env or self.env, capture_output=True, timeout=timeout, **kwargs)
 
-    def cli(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
-        """Run `lunavect <args>` as a subprocess in this installation."""
+    def cli(self, *args: str) -> subprocess.CompletedProcess:
+        """Run `lunavect <args>` in this process with click's CliRunner, in this installation's environment.
+
+        The result has the shape of a finished subprocess, so a test reads both kinds the same way."""
+        from click.testing import CliRunner
+
+        from lunavect.cli.root import cli
+
+        result = CliRunner(env=self.env).invoke(cli, list(args), prog_name="lunavect")
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception  # a traceback the real command would have printed: fail loudly
+        return subprocess.CompletedProcess(["lunavect", *args], result.exit_code, result.stdout, result.stderr)
+
+    def cli_process(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+        """Run `lunavect <args>` as a real subprocess of the console script, in this installation."""
         return subprocess.run([LUNAVECT_BIN, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
 
     def connect(self) -> sqlite3.Connection:

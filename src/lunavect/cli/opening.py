@@ -11,13 +11,15 @@ import sqlite3
 import click
 import msgspec
 
+from lunavect.cli.common import Failure, fresh_store, session_key
 from lunavect.core.model import Session
 
 _decoder = msgspec.json.Decoder(Session)
 
 
 def all_sessions(conn: sqlite3.Connection) -> list[Session]:
-    """Every session in the snapshot, listed or not, hidden or not: any of them can be opened."""
+    """Every session in the snapshot, listed or not: the terminal finders tell a session's pane from its
+    neighbours' with them."""
     sessions: list[Session] = []
     for (data,) in conn.execute("SELECT data FROM snapshot"):
         try:
@@ -25,19 +27,6 @@ def all_sessions(conn: sqlite3.Connection) -> list[Session]:
         except msgspec.DecodeError:
             continue
     return sessions
-
-
-def find_session(sessions: list[Session], wanted: str) -> Session | list[Session] | None:
-    """The session named by its id (`claude:<id>`), its bare session id, or an unambiguous prefix of either;
-    a list when a prefix names several."""
-    wanted = wanted.strip()
-    for session in sessions:
-        if wanted in (session.id, session.session_id):
-            return session
-    matches = [s for s in sessions if s.id.startswith(wanted) or s.session_id.startswith(wanted)]
-    if len(matches) == 1:
-        return matches[0]
-    return matches or None
 
 
 @click.command("open")
@@ -56,15 +45,14 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
     session id, or a prefix of either that names one session.
     """
-    from lunavect.cli_commands import Failure, _fresh_store
     from lunavect.host.navigate import open_session
 
-    sessions = all_sessions(_fresh_store())
-    found = find_session(sessions, session_id)
-    if found is None:
+    conn = fresh_store()
+    key = session_key(conn, session_id)
+    sessions = all_sessions(conn)
+    found = next((s for s in sessions if s.id == key), None)
+    if found is None:  # its row turned unreadable between the two reads
         raise Failure(f"no session {session_id!r} (see `lunavect list --all`)")
-    if isinstance(found, list):
-        raise Failure(f"{session_id!r} names {len(found)} sessions: " + ", ".join(s.id for s in found[:5]))
     others = [s for s in sessions if s.id != found.id]
     try:
         result = open_session(found, resume_in=resume_in, others=others)
@@ -84,3 +72,6 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     if result.candidates:
         detail += " [" + "; ".join(result.candidates) + "]"
     raise Failure(f"{result.outcome.value}: {detail}")
+
+
+COMMANDS: tuple[click.Command, ...] = (open_command,)

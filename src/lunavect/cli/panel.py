@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from lunavect.cli_commands import Failure, _store, list_command
+from lunavect.cli.common import Failure, open_store
+from lunavect.cli.listing import list_command
 
 
 @click.command("panel")
@@ -19,9 +20,12 @@ def panel_command(ctx: click.Context) -> None:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         ctx.invoke(list_command)
         return
-    _store().close()  # a store that cannot open fails here with one line, before the screen is taken
+    open_store().close()  # a store that cannot open fails here with one line, before the screen is taken
     try:
         from lunavect.frontends.tui import run_panel
     except ImportError as exc:
         raise Failure(f"the panel needs Textual ({exc}); reinstall lunavect") from None
     run_panel()
+
+
+COMMANDS: tuple[click.Command, ...] = (panel_command,)

@@ -8,30 +8,20 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 
 import click
 
-from lunavect.cli_commands import Failure, _fresh_store, _store
+from lunavect.cli.common import Failure, fresh_store, open_store, session_key
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
 _UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
 
 
-def _session_key(conn: sqlite3.Connection, text: str) -> str:
-    from lunavect.arrangement import ArrangeError, resolve_id
-
-    try:
-        return resolve_id(conn, text)
-    except ArrangeError as exc:
-        raise Failure(str(exc)) from None
-
-
 def _arrange(action: str, session: str) -> None:
     from lunavect import arrangement
 
-    conn = _fresh_store()
-    key = _session_key(conn, session)
+    conn = fresh_store()
+    key = session_key(conn, session)
     changed = {
         "hide": arrangement.hide,
         "unhide": arrangement.unhide,
@@ -83,9 +73,9 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
 
     if (before is None) == (after is None):
         raise Failure("give exactly one of --before ID or --after ID")
-    conn = _fresh_store()
-    key = _session_key(conn, session)
-    target = _session_key(conn, before or after or "")
+    conn = fresh_store()
+    key = session_key(conn, session)
+    target = session_key(conn, before or after or "")
     try:
         if before is not None:
             changed = arrangement.move_before(conn, key, target)
@@ -104,8 +94,8 @@ def resume_command(session: str, print_only: bool) -> None:
     """Resume a session in its client, in its project folder (or print the command that does)."""
     from lunavect.sessions import read_sessions
 
-    conn = _fresh_store()
-    key = _session_key(conn, session)
+    conn = fresh_store()
+    key = session_key(conn, session)
     found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     if found is None or not found.resume:
         raise Failure(f"no resume command is known for {key}")
@@ -146,7 +136,7 @@ def auto_hide_command(interval: str | None) -> None:
     from lunavect import arrangement
     from lunavect.sessions import auto_hide_after
 
-    conn = _store()
+    conn = open_store()
     if interval is not None:
         seconds = None if interval.strip().lower() in ("off", "none", "0") else parse_duration(interval)
         arrangement.set_auto_hide_after(conn, seconds)

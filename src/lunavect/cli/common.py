@@ -1,0 +1,59 @@
+"""What every command shares: the one-line failure, the store, a collector caught up, the session resolver.
+
+Imports stay light (click only) because every command module imports this one at start-up; the store,
+the collector and the setup probe are imported when a command first needs them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import IO, Any
+
+import click
+
+
+class Failure(click.ClickException):
+    """A failure the person can act on: printed as one line, exit code 1."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"lunavect: {self.format_message()}", err=True)
+
+
+def open_store() -> sqlite3.Connection:
+    """The store, or a one-line Failure saying why it cannot be opened."""
+    from lunavect import store
+
+    try:
+        return store.connect()
+    except (store.StoreError, OSError) as exc:
+        raise Failure(str(exc)) from None
+
+
+def fresh_store() -> sqlite3.Connection:
+    """The store, with a collector running and caught up with every event spooled so far."""
+    from lunavect import collector
+
+    conn = open_store()
+    try:
+        if collector.ensure_running():
+            collector.wait_caught_up(conn)
+    except OSError as exc:
+        raise Failure(f"cannot start the collector: {exc}") from None
+    return conn
+
+
+def session_key(conn: sqlite3.Connection, text: str) -> str:
+    """The stored session a person names on the command line (see `arrangement.resolve_id`), or a Failure."""
+    from lunavect.arrangement import ArrangeError, resolve_id
+
+    try:
+        return resolve_id(conn, text)
+    except ArrangeError as exc:
+        raise Failure(str(exc)) from None
+
+
+def empty_explanation() -> str:
+    """Why the list is empty and what to do about it, as the panel and `watch` also say it."""
+    from lunavect import setup_report
+
+    return "\n".join(setup_report.explain(setup_report.probe()))

@@ -1,0 +1,116 @@
+"""`lunavect hook` and `lunavect hooks install|uninstall|status`: lunavect's hooks in the agents' settings.
+
+The click `hook` command is here so that `lunavect --help` lists it; the agents' own `lunavect hook <client>`
+never reaches it, because `lunavect.cli.main` answers that before click is imported.
+"""
+
+from __future__ import annotations
+
+import time
+
+import click
+import msgspec
+
+from lunavect.cli.common import Failure, fresh_store
+
+
+@click.command("hook")
+@click.argument("client", type=click.Choice(["claude", "codex"]))
+def hook_command(client: str) -> None:
+    """Record one agent event from stdin (run by the agent's hooks; prints nothing, always exits 0)."""
+    from lunavect.hook import main as hook_main
+
+    hook_main([client])
+
+
+@click.group()
+def hooks() -> None:
+    """Install, remove or check lunavect's hooks in the agents' settings."""
+
+
+@hooks.command("install")
+def hooks_install() -> None:
+    """Add lunavect's hooks to Claude Code and Codex, keeping every other setting as it is."""
+    from lunavect.claude import install
+    from lunavect.codex import install as codex_install
+    from lunavect.install.command import describe_target
+
+    try:
+        changed = install.install()
+    except (install.SettingsError, OSError) as exc:
+        raise Failure(str(exc)) from None
+    click.echo(install.describe_install(changed))
+    try:
+        click.echo(codex_install.describe_install(codex_install.install()))
+    except (codex_install.SettingsError, OSError) as exc:
+        raise Failure(f"codex: {exc}") from None
+    click.echo(describe_target())
+
+
+@hooks.command("uninstall")
+def hooks_uninstall() -> None:
+    """Remove lunavect's hooks and nothing else."""
+    from lunavect.claude import install
+
+    try:
+        changed = install.uninstall()
+    except (install.SettingsError, OSError) as exc:
+        raise Failure(str(exc)) from None
+    click.echo(f"claude: {'removed' if changed else 'nothing to remove'} in {install.settings_path()}")
+    from lunavect.codex import install as codex_install
+
+    try:
+        removed = codex_install.uninstall()
+    except (codex_install.SettingsError, OSError) as exc:
+        raise Failure(f"codex: {exc}") from None
+    click.echo(f"codex: {'removed' if removed else 'nothing to remove'} in {codex_install.hooks_path()}")
+
+
+@hooks.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def hooks_status(as_json: bool) -> None:
+    """Tell, per client, whether the hooks are installed and whether events arrive."""
+    from lunavect import store
+    from lunavect.claude import install
+    from lunavect.codex import install as codex_install
+
+    status = install.status()
+    codex_status = codex_install.status()
+    conn = fresh_store()
+    last = store.latest_event_time(conn, "claude")
+    report = {
+        "claude": {
+            "state": status.state,
+            "settings": str(status.path),
+            "missing_events": status.missing,
+            "stale_commands": status.stale_commands,
+            "detail": status.detail,
+            "last_event_age_s": round(time.time() - last, 1) if last else None,
+        },
+        "codex": codex_install.report(codex_status),
+    }
+    codex_last = store.latest_event_time(conn, "codex")
+    report["codex"]["last_event_age_s"] = round(time.time() - codex_last, 1) if codex_last else None
+    if as_json:
+        click.echo(msgspec.json.encode(report).decode())
+        return
+    claude = report["claude"]
+    click.echo(install.describe_status(status))
+    age = claude["last_event_age_s"]
+    click.echo("  events: " + ("none received yet" if age is None else f"last one {_age_words(age)} ago"))
+    click.echo(codex_install.describe_status(codex_status))
+    age = report["codex"]["last_event_age_s"]
+    click.echo("  events: " + ("none received yet" if age is None else f"last one {_age_words(age)} ago"))
+
+
+def _age_words(seconds: float) -> str:
+    if seconds < 90:
+        return f"{int(seconds)} s"
+    if seconds < 5400:
+        return f"{int(seconds // 60)} min"
+    if seconds < 172800:
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 86400)} days"
+
+
+COMMANDS: tuple[click.Command, ...] = (hook_command, hooks)

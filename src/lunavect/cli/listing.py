@@ -1,0 +1,55 @@
+"""`lunavect list|counts|watch`: the sessions and their states, once, as totals, or redrawn live."""
+
+from __future__ import annotations
+
+import click
+import msgspec
+
+from lunavect.cli.common import empty_explanation, fresh_store
+
+
+@click.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the sessions as a JSON array.")
+@click.option("--all", "include_hidden", is_flag=True, help="Include hidden sessions.")
+def list_command(as_json: bool, include_hidden: bool) -> None:
+    """Print the sessions and their states."""
+    from lunavect.frontends.table import render
+    from lunavect.sessions import read_sessions
+
+    sessions = read_sessions(fresh_store(), include_hidden=include_hidden)
+    if as_json:
+        click.echo(msgspec.json.encode(sessions).decode())
+    elif sessions:
+        click.echo(render(sessions))
+    else:
+        click.echo(empty_explanation())
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def counts(as_json: bool) -> None:
+    """Print how many sessions work and how many await their person (hidden ones included)."""
+    from lunavect.sessions import counts as count_sessions
+
+    result = count_sessions(fresh_store())
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+    else:
+        click.echo(f"working: {result['working']}  awaiting input: {result['awaiting_input']}")
+
+
+@click.command()
+@click.option("--interval", default=1.0, show_default=True, help="Seconds between redraws.")
+@click.option("--all", "include_hidden", is_flag=True, help="Include hidden sessions.")
+def watch(interval: float, include_hidden: bool) -> None:
+    """Show the live list of sessions, redrawn until Ctrl-C."""
+    from lunavect.frontends.watch import run_watch
+
+    conn = fresh_store()
+    try:
+        run_watch(conn, interval=interval, include_hidden=include_hidden, explain_empty=empty_explanation)
+    except KeyboardInterrupt:
+        pass
+
+
+COMMANDS: tuple[click.Command, ...] = (list_command, counts, watch)

@@ -1,0 +1,55 @@
+"""The `lunavect` click group and the one place where command modules are registered.
+
+A new group of commands is one module of `lunavect.cli` with a `COMMANDS` tuple, named once in
+`COMMAND_MODULES`. Command modules import only click, msgspec and `lunavect.cli.common` at their top, and
+everything heavier inside the command, so `lunavect --help` and the fast commands stay fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from lunavect import __version__
+
+# Every module of lunavect.cli that contributes commands, each through its `COMMANDS` tuple.
+COMMAND_MODULES: tuple[str, ...] = (
+    "hooks",
+    "daemon",
+    "listing",
+    "arrange",
+    "opening",
+    "panel",
+)
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lunavect")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Every Claude Code and Codex session on this machine, with the exact state of each.
+
+    Without a command, opens the live session panel.
+    """
+    if ctx.invoked_subcommand is None:
+        from lunavect.cli.panel import panel_command
+
+        ctx.invoke(panel_command)
+
+
+def register(group: click.Group, module_names: tuple[str, ...] = COMMAND_MODULES) -> None:
+    """Add every command of the named modules; two modules claiming one name is a programming error."""
+    for name in module_names:
+        module = importlib.import_module(f"lunavect.cli.{name}")
+        for command in module.COMMANDS:
+            if command.name in group.commands:
+                raise RuntimeError(f"lunavect.cli.{name} registers `{command.name}` a second time")
+            group.add_command(command)
+
+
+register(cli)
+
+
+def run() -> None:
+    cli.main(prog_name="lunavect")
