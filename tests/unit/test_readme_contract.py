@@ -1,0 +1,52 @@
+"""The README's `--json` field table is the contract's documentation: it names every field `lunavect list
+--json` prints, and no field it does not print, in the order the Session type prints them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import msgspec
+
+from lunavect.core.model import Session
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def documented_fields() -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("`lunavect list --json` prints one object per session")
+    table = text[start:].split("\n\n")[1]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    return [re.match(r"\| `([a-z_]+)` \|", row).group(1) for row in rows]
+
+
+def printed_fields() -> list[str]:
+    """The keys of one session as the contract encodes it (every field, defaults included)."""
+    session = Session(
+        id="claude:s",
+        provider="claude",
+        session_id="s",
+        title=None,
+        project=None,
+        cwd=None,
+        host="h",
+        state="idle",
+        activity=None,
+        since=None,
+        background={},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=None,
+        basis=[],
+    )
+    return list(msgspec.json.decode(msgspec.json.encode(session)))
+
+
+def test_the_readme_documents_every_printed_field_in_order():
+    assert documented_fields() == printed_fields()
+
+
+def test_the_printed_fields_are_the_session_type():
+    assert printed_fields() == list(Session.__struct_fields__)
