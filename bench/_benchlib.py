@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(REPO, "src")
@@ -167,6 +168,24 @@ def md_table(headers: list[str], rows: list[list[str]], align: str | None = None
     return "\n".join(lines)
 
 
+def _interpreter() -> str:
+    """The interpreter's path, relative to the checkout when it lies inside it: a figure names no machine's
+    folders."""
+    path = os.path.abspath(sys.executable)
+    return os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else os.path.basename(path)
+
+
+def shared_data() -> Path:
+    """The real transcripts and rollouts of `shared/data`: where $LUNAVECT_SHARED_DATA points, or a
+    `shared/data` folder beside the checkout or beside any folder above it."""
+    if os.environ.get("LUNAVECT_SHARED_DATA"):
+        return Path(os.environ["LUNAVECT_SHARED_DATA"])
+    for folder in Path(REPO).parents:
+        if (folder / "shared" / "data").is_dir():
+            return folder / "shared" / "data"
+    return Path(REPO).parent / "shared" / "data"
+
+
 def machine_line() -> str:
     cpu = "unknown CPU"
     try:
@@ -183,5 +202,5 @@ def machine_line() -> str:
         load = "load ?"
     return (
         f"{len(os.sched_getaffinity(0))} CPUs ({cpu}), {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()} ({sys.executable}), {load}"
+        f"Python {platform.python_version()} ({_interpreter()}), {load}"
     )

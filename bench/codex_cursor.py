@@ -28,11 +28,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import SRC, isolated_home, machine_line, md_table, ms, p90  # noqa: E402
+from _benchlib import SRC, isolated_home, machine_line, md_table, ms, p90, shared_data  # noqa: E402
 
 sys.path.insert(0, SRC)
 
-DATA = Path(os.environ.get("LUNAVECT_SHARED_DATA", "/work/shared/data")) / "codex" / "localpush"
+DATA = shared_data() / "codex" / "localpush"
 THREAD_BIG = "01a227be-0000-7000-8000-00000000b1b1"
 THREAD_SMALL = "01a227be-0000-7000-8000-000000005a5a"
 OPEN_TURN = "01a227be-0000-7000-8000-0000000000aa"

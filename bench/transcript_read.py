@@ -31,11 +31,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import SRC, isolated_home, machine_line, md_table, ms, p90  # noqa: E402
+from _benchlib import SRC, isolated_home, machine_line, md_table, ms, p90, shared_data  # noqa: E402
 
 sys.path.insert(0, SRC)
 
-DATA = Path(os.environ.get("LUNAVECT_SHARED_DATA", "/work/shared/data")) / "claude" / "spotter"
+DATA = shared_data() / "claude" / "spotter"
 SOURCES = ["258c7280-ae70-4798-800f-63464d01a85d.jsonl", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"]
 SESSION_BIG = "b1b1b1b1-0000-4000-8000-000000000001"
 SESSION_SMALL = "5a5a5a5a-0000-4000-8000-000000000002"

@@ -21,7 +21,7 @@ LINUX = sys.platform.startswith("linux")
 ENTRY = {
     "pid": 4242,
     "sessionId": "c3e72541-de57-4938-add1-5d228a618613",
-    "cwd": "/work/p",
+    "cwd": "/srv/p",
     "startedAt": 1795963209969,
     "procStart": "84426",
     "version": "2.1.328",

@@ -14,7 +14,7 @@ SESSION = "11111111-2222-3333-4444-555555555555"
 BASE = {
     "isSidechain": False,
     "sessionId": SESSION,
-    "cwd": "/work/p",
+    "cwd": "/srv/p",
     "version": "2.1.328",
     "gitBranch": "main",
     "entrypoint": "cli",
@@ -44,7 +44,7 @@ def test_a_typed_prompt_is_a_prompt_and_its_first_line_a_title():
     facts = read_record(line(prompt(1, "  Fix the   login bug\nand then the rest")))
     assert [a.kind for a in facts.activity] == ["TranscriptPrompt"]
     assert facts.human_prompt and facts.prompt_title == "Fix the login bug"
-    assert (facts.cwd, facts.branch, facts.version, facts.entrypoint) == ("/work/p", "main", "2.1.328", "cli")
+    assert (facts.cwd, facts.branch, facts.version, facts.entrypoint) == ("/srv/p", "main", "2.1.328", "cli")
 
 
 def test_sdk_prompt_without_origin_is_a_prompt():

@@ -210,13 +210,12 @@ def iso_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iso:
 
 
 def shared_data_dir() -> Path:
-    """The real transcripts and rollouts of `shared/data/`: beside the checkout (as CI lays it out), or
-    where $LUNAVECT_SHARED_DATA points, or in the development machine's /work/shared."""
-    candidates = [Path(__file__).resolve().parents[3] / "shared" / "data"]
+    """The real transcripts and rollouts of `shared/data/`: where $LUNAVECT_SHARED_DATA points, or a
+    `shared/data` folder beside the checkout (as CI lays it out) or beside any folder above it (a worktree)."""
     if os.environ.get("LUNAVECT_SHARED_DATA"):
-        candidates.insert(0, Path(os.environ["LUNAVECT_SHARED_DATA"]))
-    candidates.append(Path("/work/shared/data"))
-    for candidate in candidates:
-        if candidate.is_dir():
-            return candidate
-    return candidates[0]
+        return Path(os.environ["LUNAVECT_SHARED_DATA"])
+    checkout = Path(__file__).resolve().parents[2]
+    for folder in checkout.parents:
+        if (folder / "shared" / "data").is_dir():
+            return folder / "shared" / "data"
+    return checkout.parent / "shared" / "data"
