@@ -197,7 +197,7 @@ def machine_line() -> str:
     except OSError:
         cpu = platform.processor() or cpu
     try:
-        load = "load %.2f %.2f %.2f" % os.getloadavg()
+        load = "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     except OSError:
         load = "load ?"
     return (

@@ -276,8 +276,8 @@ def profile(events, env, runs: int, out_fd: int) -> str:
                 check=True,
             )
             samples.append(json.loads(proc.stdout))
-        medians = [statistics.median(column) for column in zip(*samples)]
-        rows = [[name, ms(value)] for name, value in zip(PHASE_NAMES, medians)]
+        medians = [statistics.median(column) for column in zip(*samples, strict=True)]
+        rows = [[name, ms(value)] for name, value in zip(PHASE_NAMES, medians, strict=True)]
         rows.append(["**total after interpreter start**", f"**{ms(sum(medians))}**"])
         parts.append(
             f"Phases inside the shim, {payload_name}, median of {runs} runs (ms):\n\n" + md_table(["phase", "ms"], rows)
@@ -369,7 +369,7 @@ def main() -> None:
 
         rows = []
         for payload_name in events:
-            pairs = zip(results[(payload_name, SHIM)], results[(payload_name, BARE)])
+            pairs = zip(results[(payload_name, SHIM)], results[(payload_name, BARE)], strict=False)
             paired = [s.wall_s / b.wall_s for s, b in pairs]
             shim_med = statistics.median(r.wall_s for r in results[(payload_name, SHIM)])
             bare_med = statistics.median(r.wall_s for r in results[(payload_name, BARE)])

@@ -150,8 +150,8 @@ def list_phases(env: dict[str, str], runs: int) -> str:
     for _ in range(runs):
         done = subprocess.run([sys.executable, "-c", LIST_PHASES_CHILD], capture_output=True, env=env, check=True)
         samples.append(eval(done.stdout))  # noqa: S307 - our own child's repr of a list of floats
-    medians = [statistics.median(column) for column in zip(*samples)]
-    rows = [[name, ms(value)] for name, value in zip(LIST_PHASES, medians)]
+    medians = [statistics.median(column) for column in zip(*samples, strict=True)]
+    rows = [[name, ms(value)] for name, value in zip(LIST_PHASES, medians, strict=True)]
     rows.append(["**total after interpreter start and site**", f"**{ms(sum(medians))}**"])
     return f"Phases of `lunavect list --json`, median of {runs} runs (ms):\n\n" + md_table(["phase", "ms"], rows)
 
@@ -254,7 +254,11 @@ def main() -> None:
         }
         for mode, label in labels.items():
             values = results[mode]
-            after = ms(statistics.median(v - s for v, s in zip(values, shim_wall[mode]))) if mode in shim_wall else "-"
+            after = (
+                ms(statistics.median(v - s for v, s in zip(values, shim_wall[mode], strict=False)))
+                if mode in shim_wall
+                else "-"
+            )
             tries = f"{statistics.median(counts[mode]):g} / {max(counts[mode])}" if mode in counts else "1"
             rows.append(
                 [

@@ -196,8 +196,8 @@ class Collector:
                     "data = excluded.data, updated = excluded.updated",
                     updates,
                 )
-            for key, _state, _listed, data, _now in updates:
-                self._written[key] = data.encode()
+            for key, _state, _listed, text, _now in updates:
+                self._written[key] = text.encode()
         return len(updates)
 
     def _writer_proofs(self, now: float) -> dict[str, bool | None]:

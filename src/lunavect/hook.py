@@ -68,12 +68,12 @@ try:
     from _json import encode_basestring_ascii as _quote
     from _json import make_scanner as _make_scanner
 
-    _scan = _make_scanner(_DecodeContext)
+    _scan = _make_scanner(_DecodeContext)  # type: ignore[arg-type]  # the stub wants a JSONDecoder; its attributes suffice
 except ImportError:  # an interpreter without the accelerator: the json module does the same, slower
     import json as _json_module
 
     _quote = _json_module.encoder.encode_basestring_ascii
-    _scan = _json_module.JSONDecoder(strict=False).scan_once
+    _scan = _json_module.JSONDecoder(strict=False).scan_once  # type: ignore[attr-defined]  # missing from typeshed
 
 
 def json_loads(text: str) -> object:
@@ -391,7 +391,8 @@ def _name(value: object) -> str | None:
 def _tag_values(block: str, tag: str) -> list[str]:
     """The stripped texts of every `<tag>…</tag>` in a block."""
     opening, closing = f"<{tag}>", f"</{tag}>"
-    values, start = [], 0
+    values: list[str] = []
+    start = 0
     while True:
         begin = block.find(opening, start)
         if begin < 0:
@@ -405,7 +406,9 @@ def _tag_values(block: str, tag: str) -> list[str]:
 
 def _notification_blocks(prompt: str) -> tuple[list[str], str]:
     """The inside of every `<task-notification>` block, and the prompt's text outside them."""
-    blocks, rest, start = [], [], 0
+    blocks: list[str] = []
+    rest: list[str] = []
+    start = 0
     while True:
         begin = prompt.find(NOTIFICATION_OPEN, start)
         end = prompt.find(NOTIFICATION_CLOSE, begin) if begin >= 0 else -1
@@ -430,7 +433,9 @@ def task_notifications(prompt: str) -> tuple[list[dict], bool]:
         tool_use_ids = _tag_values(block, "tool-use-id")
         status = _name(statuses[0]) if statuses else None
         tool_use_id = _short(tool_use_ids[0]) if tool_use_ids else None
-        task_ids = [t for t in _tag_values(block, "task-id") if t and len(t) <= MAX_ID_CHARS and " " not in t]
+        task_ids: list[str | None] = [
+            t for t in _tag_values(block, "task-id") if t and len(t) <= MAX_ID_CHARS and " " not in t
+        ]
         for task_id in task_ids or [None]:
             entry: dict = {}
             if task_id:
@@ -490,7 +495,9 @@ def _background_tasks(tasks: object) -> list[dict]:
 def _started_background(payload: dict) -> dict | None:
     """The background work a PostToolUse reports it started: its kind and id, never its command."""
     response = payload.get("tool_response")
-    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = {}
     tool = payload.get("tool_name")
     if isinstance(response, dict):
         task_id = _short(response.get("backgroundTaskId"))

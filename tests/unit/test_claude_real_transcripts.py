@@ -196,7 +196,7 @@ def test_random_chunks_give_the_whole_answer(tmp_path, path, seed):
     cuts = sorted(rnd.sample(range(1, len(data)), min(80, len(data) - 1)))
     feeder = Feeder(tmp_path, path, f"chunks{seed}")
     try:
-        for start, end in zip([0, *cuts], [*cuts, len(data)]):
+        for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
             feeder.write(data[start:end])  # often half a line: read whole only once it ends
         assert feeder.answer() == expected
     finally:

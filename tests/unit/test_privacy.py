@@ -267,7 +267,7 @@ def test_only_its_owner_can_read_the_data_folder(iso_env):
         os.umask(previous)
     assert json.loads(proc.stdout)[0]["session_id"] == SID
     names = set()
-    for folder, dirs, files in os.walk(iso_env.data):
+    for folder, _dirs, files in os.walk(iso_env.data):
         assert Path(folder).stat().st_mode & 0o777 == 0o700, folder
         for name in files:
             path = Path(folder) / name

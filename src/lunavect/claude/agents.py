@@ -23,6 +23,7 @@ still runs is for the caller to say.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -139,7 +140,10 @@ class _Task:
     runs: list[_Run] = field(default_factory=list)
 
 
-def _latest(entries: dict[str, msgspec.Struct], key: str, entry: msgspec.Struct) -> None:
+_Observed = TypeVar("_Observed", "Launch", "Result", "Send", "ShellLaunch", "ShellResult")
+
+
+def _latest(entries: dict[str, _Observed], key: str, entry: _Observed) -> None:
     """Keep, for each call, the observation furthest into the file: the same whatever the arrival order."""
     known = entries.get(key)
     if known is None or (entry.place, entry.seq) > (known.place, known.seq):
@@ -171,12 +175,12 @@ def finish(observations: list[Observation], settled: int = SETTLED) -> list[Back
     tasks: dict[str, _Task] = {}
     runs: dict[str, tuple[_Task, _Run]] = {}
 
-    def start(task_id: str, kind: str, call: str, run: _Run, **details: object) -> None:
+    def start(task_id: str, kind: str, call: str, run: _Run, **details: Any) -> None:
         task = tasks.get(task_id)
         if task is None:
             task = tasks[task_id] = _Task(
                 id=task_id, kind=kind, tool_use_id=call, launched_at=run.started_at, **details
-            )  # type: ignore[arg-type]
+            )
         task.runs.append(run)
         runs[call] = (task, run)
 
@@ -191,7 +195,7 @@ def finish(observations: list[Observation], settled: int = SETTLED) -> list[Back
             # A foreground agent is part of its turn; its own result ends it.
             run.outcome, run.finished_at = "completed", result.at
         start(result.agent_id, "agent", call, run, background=background, agent_type=launch.agent_type)
-    for call, send in sends.items():
+    for call in sends:
         result = results.get(call)
         if result is None or result.error or result.resumed is None:
             continue
@@ -204,9 +208,16 @@ def finish(observations: list[Observation], settled: int = SETTLED) -> list[Back
     for call, shell in shells.items():
         if shell.error:
             continue
-        launch = bash.get(call)
+        shell_launch = bash.get(call)
         run = _Run(call, (shell.place, shell.seq), shell.at)
-        start(shell.task_id, "shell", call, run, background=True, service=launch is not None and launch.service)
+        start(
+            shell.task_id,
+            "shell",
+            call,
+            run,
+            background=True,
+            service=shell_launch is not None and shell_launch.service,
+        )
     for task in tasks.values():
         task.runs.sort(key=lambda run: run.place)
 

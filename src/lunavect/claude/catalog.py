@@ -91,7 +91,7 @@ def parse_entry(pid: int, raw: bytes) -> CatalogEntry | None:
     return CatalogEntry(
         pid=pid,
         session_id=session_id,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         waiting_for=_text(row.waitingFor, 200) if status == "waiting" else None,
         at=_millis(row.statusUpdatedAt) or _millis(row.updatedAt),
         proc_start=_text(str(row.procStart) if isinstance(row.procStart, int) else row.procStart, 100),

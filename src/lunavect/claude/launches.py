@@ -74,9 +74,9 @@ class LaunchTracker:
                 seen.last_seen = now
                 seen.catalogued = seen.catalogued or proc.pid in catalog_pids
                 continue
-            catalogued = proc.pid in catalog_pids
-            cwd = None if catalogued else self._cwd(proc.pid)
-            self._seen[proc.pid] = _Seen(proc, launched_by_agent(table, proc.pid), catalogued, now, cwd)
+            in_catalog = proc.pid in catalog_pids
+            cwd = None if in_catalog else self._cwd(proc.pid)
+            self._seen[proc.pid] = _Seen(proc, launched_by_agent(table, proc.pid), in_catalog, now, cwd)
             self._matched.discard(proc.pid)
         for pid in [pid for pid, seen in self._seen.items() if now - seen.last_seen > REMEMBER_PROCESS_S]:
             del self._seen[pid]

@@ -142,7 +142,10 @@ def boundary_of(record: dict) -> Boundary | None:
     payload = record.get("payload")
     if not isinstance(payload, dict):
         return None
-    kind = _BOUNDARY_ALIASES.get(payload.get("type"), payload.get("type"))
+    kind = payload.get("type")
+    if not isinstance(kind, str):
+        return None
+    kind = _BOUNDARY_ALIASES.get(kind, kind)
     if kind not in BOUNDARIES:
         return None
     started = payload.get("started_at")

@@ -238,7 +238,8 @@ def first_prompt_title(path: Path | str, max_bytes: int = FIRST_PROMPT_MAX_BYTES
         item = payload.get("item")
         if payload.get("type") == "item_completed" and isinstance(item, dict) and item.get("type") == "UserMessage":
             # 0.169.0: the prompt as a completed item, its text in content parts
-            parts = item.get("content") if isinstance(item.get("content"), list) else []
+            content = item.get("content")
+            parts = content if isinstance(content, list) else []
             text = "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
             return short_title(text)
     return None

@@ -17,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -242,8 +243,8 @@ class CodexSource:
                 ordered[session.transcript] = None
         for path in self.discovered:
             ordered[str(path)] = None
-        for path in self.catalog_paths:
-            ordered[path] = None
+        for catalog_path in self.catalog_paths:
+            ordered[catalog_path] = None
         return list(ordered)
 
     def _discovered_ids(self) -> list[str]:
@@ -327,7 +328,7 @@ class CodexSource:
         thread, path = rollout.thread_id, rollout.path
         out: list[tuple[str, Evidence]] = []
 
-        def add(ident: str, kind: str, at: float, **fields: object) -> None:
+        def add(ident: str, kind: str, at: float, **fields: Any) -> None:
             out.append(
                 (
                     f"codex-rollout:{thread}:{ident}",
@@ -341,7 +342,7 @@ class CodexSource:
                         **fields,
                     ),
                 )
-            )  # type: ignore[arg-type]
+            )
 
         boundary = life.boundary
         if boundary is not None:
@@ -467,10 +468,10 @@ class CodexSource:
             if session is None or key in batch.internal:
                 continue
             # The identity stays; its runtime evidence loses authority until fresh evidence arrives.
-            stamp = session.confirmed_at if session.confirmed_at is not None else session.last_event_at
+            confirmed = session.confirmed_at if session.confirmed_at is not None else session.last_event_at
             batch.evidence.append(
                 (
-                    f"codex-catalog:{thread_id}:unconfirmed:{stamp}",
+                    f"codex-catalog:{thread_id}:unconfirmed:{confirmed}",
                     Evidence(
                         provider=PROVIDER, session_id=thread_id, kind="CatalogUnconfirmed", at=now, source="catalog"
                     ),

@@ -60,7 +60,11 @@ class CodexWriterProof:
 
     def proofs(self, facts_by_key: Mapping[str, Facts], now: float) -> dict[str, bool | None]:
         """The writer proof of every session that needs one now (others are absent: unchecked)."""
-        wanted = {key: facts.transcript for key, facts in facts_by_key.items() if self.needs_proof(facts, now)}
+        wanted = {
+            key: facts.transcript
+            for key, facts in facts_by_key.items()
+            if facts.transcript and self.needs_proof(facts, now)
+        }
         due = {path for path in wanted.values() if path not in self.held or now - self.held[path].at >= HOLD_S}
         if due:
             self._check(sorted(due), now)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from importlib import resources
 
+import msgspec
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -198,7 +199,7 @@ class PanelApp(App[None]):
         return [s for s in self.sessions if s.hidden]
 
     @property
-    def visible(self) -> list[Session]:
+    def visible_sessions(self) -> list[Session]:
         return self.filter.apply(self.current)
 
     def _redraw(self) -> None:
@@ -215,7 +216,7 @@ class PanelApp(App[None]):
             view = "Hidden sessions" if isinstance(screen, HiddenScreen) else ""
             screen.query_one(PanelHeader).show(totals["working"], totals["awaiting_input"], self.filter.awaiting, view)
         session_list = main.query_one("#sessions", SessionList)
-        visible = self.visible
+        visible = self.visible_sessions
         session_list.set_sessions(visible)
         hidden = self.hidden
         main.query_one("#hidden", Button).label = f"Hidden {len(hidden)}" if hidden else "Hidden"
@@ -432,15 +433,15 @@ class PanelApp(App[None]):
                 session_list.cursor = 0
 
     def action_toggle_awaiting(self) -> None:
-        self.set_filter(Filter(**{**_fields(self.filter), "awaiting": not self.filter.awaiting}))
+        self.set_filter(msgspec.structs.replace(self.filter, awaiting=not self.filter.awaiting))
 
     def action_toggle_active(self) -> None:
-        self.set_filter(Filter(**{**_fields(self.filter), "active": not self.filter.active}))
+        self.set_filter(msgspec.structs.replace(self.filter, active=not self.filter.active))
 
     def action_cycle_provider(self) -> None:
         order = filters.PROVIDERS
         following = order[(order.index(self.filter.provider) + 1) % len(order)]
-        self.set_filter(Filter(**{**_fields(self.filter), "provider": following}))
+        self.set_filter(msgspec.structs.replace(self.filter, provider=following))
 
     def action_hidden(self) -> None:
         if isinstance(self.screen, HiddenScreen):
@@ -469,7 +470,7 @@ class PanelApp(App[None]):
 
     @on(Input.Changed, "#search")
     def search_changed(self, event: Input.Changed) -> None:
-        self.set_filter(Filter(**{**_fields(self.filter), "search": event.value}))
+        self.set_filter(msgspec.structs.replace(self.filter, search=event.value))
 
     @on(Input.Submitted, "#search")
     def search_submitted(self) -> None:
@@ -486,7 +487,7 @@ class PanelApp(App[None]):
     def button_pressed(self, event: Button.Pressed) -> None:
         button = event.button.id or ""
         if button.startswith("provider-"):
-            self.set_filter(Filter(**{**_fields(self.filter), "provider": button.removeprefix("provider-")}))
+            self.set_filter(msgspec.structs.replace(self.filter, provider=button.removeprefix("provider-")))
         elif button == "active":
             self.action_toggle_active()
         elif button == "hidden":
@@ -498,10 +499,6 @@ class PanelApp(App[None]):
     def left_top(self) -> None:
         if not isinstance(self.screen, HiddenScreen):
             self.query_one(SearchInput).focus()
-
-
-def _fields(value: Filter) -> dict[str, object]:
-    return {name: getattr(value, name) for name in value.__struct_fields__}
 
 
 def run_panel(**options: object) -> None:

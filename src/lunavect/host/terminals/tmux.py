@@ -189,13 +189,13 @@ def focus(pane: Pane, own_tty: str | None, own_session: str | None = None, runne
                 )
             return OpenResult(Outcome.FAILED, f"tmux: {result.error_line}", terminal="tmux", target=pane.pane_id)
     if client is None:
-        command = attach_command(pane)
+        attach = attach_command(pane)
         return OpenResult(
             Outcome.ATTACH,
-            f"the tmux pane {pane.pane_id} is selected, but no tmux client is attached: attach with `{command}`",
+            f"the tmux pane {pane.pane_id} is selected, but no tmux client is attached: attach with `{attach}`",
             terminal="tmux",
             target=pane.pane_id,
-            command=command,
+            command=attach,
         )
     return OpenResult(
         Outcome.FOCUSED,
