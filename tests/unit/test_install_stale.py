@@ -16,7 +16,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from lunavect.claude import install
-from lunavect.cli_commands import cli
+from lunavect.cli.root import cli
 from lunavect.install import command
 
 PAYLOAD = json.dumps({"hook_event_name": "Stop", "session_id": "s-stale-1", "cwd": "/tmp"}).encode()
