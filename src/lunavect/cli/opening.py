@@ -43,7 +43,7 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     """Bring a session's exact terminal pane or tab to the front, or resume it if it has finished.
 
     ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
-    session id, or a prefix of either that names one session.
+    session id, or a prefix of either that names one session; hidden sessions can be named too.
     """
     from lunavect.host.navigate import open_session
 
