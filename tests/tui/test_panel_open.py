@@ -7,7 +7,7 @@ import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
 from lunavect.frontends.tui.session_list import SessionList
-from lunavect.host.navigate import open_session
+from lunavect.navigation.navigate import open_session
 
 SIZE = (120, 30)
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from lunavect.host.catalog_reader import CatalogEntry, parse_proc_start, tmux_pane
-from lunavect.host.locate import Status, locate, terminal_of
 from lunavect.host.proctable import Proc, ancestry, is_same_process
+from lunavect.navigation.locate import Status, locate, terminal_of
 
 
 class FakeTable:

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from lunavect.host import clipboard, resume
-from lunavect.host.open_result import Outcome
 from lunavect.host.proctable import Proc
-from lunavect.host.terminals import desktop, detect, kitty, macos, tmux, wezterm
-from lunavect.host.terminals.runner import Reply, run
+from lunavect.navigation import clipboard, resume
+from lunavect.navigation.open_result import Outcome
+from lunavect.navigation.terminals import desktop, detect, kitty, macos, tmux, wezterm
+from lunavect.navigation.terminals.runner import Reply, run
 
 
 class Script:

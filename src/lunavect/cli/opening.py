@@ -1,6 +1,6 @@
 """`lunavect open ID`: return to a session's exact terminal pane or tab, or resume it when it has finished.
 
-The command is a thin shell around `lunavect.host.navigate.open_session`, the same function the panel's
+The command is a thin shell around `lunavect.navigation.navigate.open_session`, the same function the panel's
 Enter and row menu call, so every front end says the same thing for the same outcome.
 """
 
@@ -45,7 +45,7 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
     session id, or a prefix of either that names one session; hidden sessions can be named too.
     """
-    from lunavect.host.navigate import open_session
+    from lunavect.navigation.navigate import open_session
 
     conn = fresh_store()
     key = session_key(conn, session_id)

@@ -365,8 +365,8 @@ class PanelApp(App[None]):
         self.run_worker(lambda: self._open_in_thread(session, others), thread=True, group="open", exclusive=True)
 
     def _open_in_thread(self, session: Session, others: list[Session]) -> None:
-        from lunavect.host.navigate import open_session
-        from lunavect.host.open_result import Outcome
+        from lunavect.navigation.navigate import open_session
+        from lunavect.navigation.open_result import Outcome
 
         # Inside tmux a finished session resumes in a new window beside the panel; elsewhere the panel offers
         # the command (a terminal window of its own would open behind the person's back).

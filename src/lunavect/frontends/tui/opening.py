@@ -1,6 +1,6 @@
 """Showing a session's project folder in the desktop's file manager, when this machine has one.
 
-Returning to the session itself is `lunavect.host.navigate.open_session`, shared with `lunavect open`.
+Returning to the session itself is `lunavect.navigation.navigate.open_session`, shared with `lunavect open`.
 """
 
 from __future__ import annotations

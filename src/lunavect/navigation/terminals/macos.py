@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from lunavect.host.open_result import OpenResult, Outcome
-from lunavect.host.terminals.runner import REQUEST_TIMEOUT_S, Reply, run
+from lunavect.navigation.open_result import OpenResult, Outcome
+from lunavect.navigation.terminals.runner import REQUEST_TIMEOUT_S, Reply, run
 
 GRANT = "System Settings → Privacy & Security → Automation: allow lunavect's terminal to control {app}"
 ITERM2 = ("iTerm2", "com.googlecode.iterm2")

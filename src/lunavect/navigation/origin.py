@@ -13,6 +13,8 @@ import os
 import re
 from pathlib import Path
 
+from lunavect.claude.discovery import transcript_path
+
 # How much of a log's start is searched for its origin.
 HEAD_BYTES = 256 * 1024
 
@@ -34,11 +36,6 @@ def classify(provider: str, value: str | None) -> str | None:
     if provider == "codex":
         return CLI if value in _CODEX_CLI else APP
     return None
-
-
-def claude_transcript(config_dir: Path, cwd: str, session_id: str) -> Path:
-    """Claude Code's transcript path: the folder name is the cwd with every non-alphanumeric as '-'."""
-    return config_dir / "projects" / re.sub(r"[^A-Za-z0-9]", "-", cwd) / f"{session_id}.jsonl"
 
 
 def codex_rollout(codex_home: Path, session_id: str) -> Path | None:
@@ -86,7 +83,7 @@ def _field_in_records(head: bytes, record_field: str, key: str | None = None) ->
 def origin_value(provider: str, session_id: str, cwd: str | None, config_dir: Path, codex_home: Path) -> str | None:
     """The client's own origin value for a session (`cli`, `claude-vscode`, `codex-tui`, ...), or None."""
     if provider == "claude" and cwd:
-        return _field_in_records(_head(claude_transcript(config_dir, cwd, session_id)), "entrypoint")
+        return _field_in_records(_head(Path(transcript_path(config_dir, cwd, session_id))), "entrypoint")
     if provider == "codex":
         rollout = codex_rollout(codex_home, session_id)
         return _field_in_records(_head(rollout), "originator", key="payload") if rollout else None

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from lunavect.host.open_result import OpenResult, Outcome
-from lunavect.host.terminals.runner import Reply, listed_ids, run
+from lunavect.navigation.open_result import OpenResult, Outcome
+from lunavect.navigation.terminals.runner import Reply, listed_ids, run
 
 # Terminals whose windows hold exactly one terminal each (no tabs).
 TABLESS = frozenset({"xterm", "uxterm", "alacritty", "foot", "st", "urxvt", "rxvt", "kterm", "aterm", "havoc"})

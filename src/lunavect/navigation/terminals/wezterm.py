@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from lunavect.host.open_result import OpenResult, Outcome
-from lunavect.host.terminals.runner import Reply, listed_ids, run
+from lunavect.navigation.open_result import OpenResult, Outcome
+from lunavect.navigation.terminals.runner import Reply, listed_ids, run
 
 # `--no-auto-start`: a WezTerm that is not running is never started.
 LIST_ARGV = ["wezterm", "cli", "--no-auto-start", "list", "--format", "json"]

@@ -20,9 +20,9 @@ from typing import Protocol
 
 from lunavect.hook import CLIENT_PROCESS_NAMES
 from lunavect.host.catalog_reader import CatalogEntry
-from lunavect.host.origin import APP, classify, resolved
 from lunavect.host.proctable import Proc, ProcessTable, ancestry, is_same_process
-from lunavect.host.terminals import detect
+from lunavect.navigation.origin import APP, classify, resolved
+from lunavect.navigation.terminals import detect
 
 # `Session.client` values of sessions that run in a terminal (anything else is a Desktop app or an editor).
 TERMINAL_CLIENTS = frozenset({"cli", "exec"})

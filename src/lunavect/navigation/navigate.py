@@ -13,13 +13,13 @@ import socket
 from collections.abc import Mapping, Sequence
 
 from lunavect import paths
-from lunavect.host import resume
 from lunavect.host.catalog_reader import read_catalog
-from lunavect.host.locate import SessionLike, Status, Whereabouts, locate
-from lunavect.host.open_result import OpenResult, Outcome
-from lunavect.host.origin import origin_value
 from lunavect.host.proctable import LiveProcesses, ProcessTable, ancestry
-from lunavect.host.terminals import desktop, detect, kitty, macos, tmux, wezterm
+from lunavect.navigation import resume
+from lunavect.navigation.locate import SessionLike, Status, Whereabouts, locate
+from lunavect.navigation.open_result import OpenResult, Outcome
+from lunavect.navigation.origin import origin_value
+from lunavect.navigation.terminals import desktop, detect, kitty, macos, tmux, wezterm
 
 RESUME_CHOICES = ("print", "clipboard", "tmux", "terminal")
 

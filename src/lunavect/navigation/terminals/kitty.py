@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lunavect.host.open_result import OpenResult, Outcome
-from lunavect.host.terminals.runner import Reply, run
+from lunavect.navigation.open_result import OpenResult, Outcome
+from lunavect.navigation.terminals.runner import Reply, run
 
 GRANT = "kitty.conf: `allow_remote_control socket-only` and `listen_on unix:/tmp/kitty`, then restart kitty"
 

@@ -15,10 +15,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lunavect.host import clipboard
-from lunavect.host.open_result import OpenResult, Outcome
-from lunavect.host.terminals import macos
-from lunavect.host.terminals.runner import Reply, run
+from lunavect.navigation import clipboard
+from lunavect.navigation.open_result import OpenResult, Outcome
+from lunavect.navigation.terminals import macos
+from lunavect.navigation.terminals.runner import Reply, run
 
 CLI_NAMES = {"claude": "claude", "codex": "codex"}
 # What follows the CLI's name to resume a session: `claude --resume <id>`, `codex resume <id>`.

@@ -14,9 +14,9 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lunavect.host.open_result import OpenResult, Outcome
 from lunavect.host.proctable import ProcessTable, ancestry
-from lunavect.host.terminals.runner import Reply, run
+from lunavect.navigation.open_result import OpenResult, Outcome
+from lunavect.navigation.terminals.runner import Reply, run
 
 PANE_FORMAT = "#{pane_id}\t#{pane_tty}\t#{pane_pid}\t#{pane_dead}\t#{session_name}\t#{window_id}"
 CLIENT_FORMAT = "#{client_name}\t#{client_tty}\t#{client_session}\t#{client_pid}\t#{client_activity}"
