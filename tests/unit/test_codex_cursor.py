@@ -19,6 +19,7 @@ from unit_support import shared_data_dir
 
 from lunavect.codex import cursor as cursor_module
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor, boundary_of, tool_of
+from lunavect.tail import MARK_BYTES, digest
 
 REAL = shared_data_dir() / "codex"
 REAL_ROLLOUTS = sorted(REAL.rglob("rollout-*.jsonl"))
@@ -153,7 +154,7 @@ def test_appends_move_the_boundary_and_read_only_new_bytes(tmp_path: Path) -> No
     assert second.status == "idle" and second.turn_id == "A" and second.tool is None
     assert second.boundary.at == pytest.approx(T0 + 6)
     # only the appended bytes (plus the mark before the offset and a bounded look at the end)
-    assert cursor.bytes_read <= 3 * len(piece) + 2 * cursor_module.MARK_BYTES
+    assert cursor.bytes_read <= 3 * len(piece) + 2 * MARK_BYTES
 
     append(path, started("B", T0 + 10))
     third = cursor.sample(path)
@@ -162,7 +163,7 @@ def test_appends_move_the_boundary_and_read_only_new_bytes(tmp_path: Path) -> No
     append(path, aborted("B", T0 + 12))
     assert cursor.sample(path).status == "idle"
     assert cursor.sample(path).status == "idle"  # nothing appended: nothing read but the two marks
-    assert cursor.bytes_read <= 2 * cursor_module.MARK_BYTES
+    assert cursor.bytes_read <= 2 * MARK_BYTES
 
 
 def test_a_partial_last_line_answers_now_and_is_read_whole_next_time(tmp_path: Path) -> None:
@@ -229,7 +230,7 @@ def test_a_rewrite_that_keeps_the_last_bytes_is_still_noticed(tmp_path: Path) ->
     with open(path, "r+b") as f:
         f.write(rewritten)
     cursor.sample(path)
-    assert cursor.state.head == rewritten[: cursor_module.MARK_BYTES].hex()  # scanned again from the start
+    assert cursor.state.head == digest(rewritten[:MARK_BYTES])  # scanned again from the start
 
 
 def test_malformed_huge_invalid_and_unknown_lines_are_normal(tmp_path: Path) -> None:

@@ -1,10 +1,8 @@
 """Reading a transcript incrementally: only the bytes appended since the last read, complete lines only.
 
-A cursor remembers the file's identity (device and inode), how far it was read (always the end of a
-complete line, so a line still being written is read whole next time), and short hashes of the first
-bytes and of the bytes just before that offset. A file replaced under the same name (another identity),
-cut shorter than the offset, or rewritten in place (those bytes changed) is read again from its start;
-the caller is told so it can forget what it took from the old content.
+A cursor remembers how far the transcript was read (always the end of a complete line, so a line still being
+written is read whole next time) with the marks `lunavect.tail` checks. A file replaced, cut or rewritten in
+place is read again from its start; the caller is told so it can forget what it took from the old content.
 
 Memory stays flat: the file is read in blocks, and a line longer than MAX_LINE_BYTES is skipped (reported
 as such) without ever being held whole.
@@ -12,18 +10,17 @@ as such) without ever being held whole.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 
+from lunavect.tail import TailFile
+
 BLOCK_BYTES = 1 << 20
 # No record lunavect needs is this long; longer lines (huge pasted text, tool output) are skipped.
 MAX_LINE_BYTES = 8 << 20
-# How many bytes before the offset (and at the start) are hashed to notice a rewrite.
-MARK_BYTES = 64
 
 
 class Cursor(msgspec.Struct, frozen=True):
@@ -44,20 +41,6 @@ class Cursor(msgspec.Struct, frozen=True):
         """True when nothing can have been appended or rewritten since the read, and it read all there was."""
         same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (self.dev, self.ino, self.size, self.mtime_ns)
         return same and not self.partial
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
-
-
-def _pread_exact(fd: int, length: int, offset: int) -> bytes | None:
-    data = b""
-    while len(data) < length:
-        chunk = os.pread(fd, length - len(data), offset + len(data))
-        if not chunk:
-            return None  # the file was cut short under the read
-        data += chunk
-    return data
 
 
 class AppendedLines:
@@ -102,20 +85,11 @@ class AppendedLines:
         previous = self.previous
         if previous.offset == 0:
             return 0
-        same_file = (st.st_dev, st.st_ino) == (previous.dev, previous.ino)
-        if same_file and st.st_size >= previous.offset and self._marks_match(previous):
+        assert self._fd is not None
+        if TailFile(self._fd).resumes(st, previous):
             return previous.offset
         self.restarted = True
         return 0
-
-    def _marks_match(self, previous: Cursor) -> bool:
-        assert self._fd is not None
-        length = min(MARK_BYTES, previous.offset)
-        head = _pread_exact(self._fd, length, 0)
-        mark = _pread_exact(self._fd, length, previous.offset - length)
-        return (
-            head is not None and mark is not None and _digest(head) == previous.head and _digest(mark) == previous.mark
-        )
 
     def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
         assert self._fd is not None and self._st is not None
@@ -159,16 +133,14 @@ class AppendedLines:
         """Where the next read starts: the end of the last complete line read, with its marks."""
         assert self._fd is not None and self._st is not None
         st, end = self._st, self.end
-        length = min(MARK_BYTES, end)
-        head = _pread_exact(self._fd, length, 0) or b""
-        mark = _pread_exact(self._fd, length, end - length) or b""
+        head, mark = TailFile(self._fd).marks(end)
         lines = (0 if self.restarted else self.previous.lines) + self.lines_read
         return Cursor(
             dev=st.st_dev,
             ino=st.st_ino,
             offset=end,
-            head=_digest(head),
-            mark=_digest(mark),
+            head=head,
+            mark=mark,
             size=st.st_size,
             mtime_ns=st.st_mtime_ns,
             lines=lines,

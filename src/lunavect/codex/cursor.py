@@ -5,8 +5,8 @@ keeps the byte offset just past the last complete line it read, and a short mark
 sample reads only what was appended since, and answers what a fresh scan of the whole file would answer:
 
 - a line still being written (no newline yet) answers this sample but is read whole next time;
-- a replaced file (another device and inode), one shorter than the offset, or one rewritten in place (its
-  first bytes or those just before the offset differ from the marks kept) is scanned again from its start;
+- a replaced file, one shorter than the offset, or one rewritten in place (the marks `lunavect.tail` checks)
+  is scanned again from its start;
 - the latest lifecycle boundary (`task_started`, `task_complete`, `turn_aborted`) is searched backwards in 1 MB
   blocks with an overlap, stopping at the first one found;
 - at most the newest 8 MB of what was appended are searched at once. When they hold no boundary, older bytes are
@@ -28,11 +28,11 @@ from pathlib import Path
 import msgspec
 
 from lunavect.codex.rollout import parse_time
+from lunavect.tail import TailFile
 
 BLOCK_BYTES = 1024 * 1024
 OVERLAP_BYTES = 64 * 1024
 TAIL_BYTES = 64 * 1024
-MARK_BYTES = 64
 WINDOW_BYTES = 8 * 1024 * 1024
 RECOVERY_BYTES = 8 * 1024 * 1024
 
@@ -240,6 +240,8 @@ def _line_time(line: bytes) -> float | None:
 class LifecycleCursor:
     """Keeps a proven boundary through appends without re-reading earlier records."""
 
+    _file: TailFile  # the rollout open during one sample
+
     def __init__(self, state: CursorState | None = None) -> None:
         self.state = state or CursorState()
         # Bytes read by the last sample: what a refresh costs (benchmarks and tests read it).
@@ -252,19 +254,20 @@ class LifecycleCursor:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
             return None
+        self._file = TailFile(fd)
         try:
             return self._sample(fd)
         except (OSError, EOFError):
             return None
         finally:
+            self.bytes_read = self._file.bytes_read
             os.close(fd)
 
     # -- reading -----------------------------------------------------------------------------------------
 
     def _read(self, fd: int, start: int, size: int) -> bytes:
-        data = os.pread(fd, size, start)
-        self.bytes_read += len(data)
-        if len(data) != size:
+        data = self._file.read(size, start)
+        if data is None:
             raise EOFError("the rollout ended before its stated length")  # cut short under the read
         return data
 
@@ -295,13 +298,8 @@ class LifecycleCursor:
 
     def _sample(self, fd: int) -> Lifecycle:
         st = os.fstat(fd)
-        state = self.state
-        if (st.st_dev, st.st_ino) != (state.dev, state.ino) or st.st_size < state.offset:
-            self.state = CursorState(dev=st.st_dev, ino=st.st_ino)
-        elif state.mark:
-            mark, head = bytes.fromhex(state.mark), bytes.fromhex(state.head)
-            if self._read(fd, state.offset - len(mark), len(mark)) != mark or self._read(fd, 0, len(head)) != head:
-                self.state = CursorState(dev=st.st_dev, ino=st.st_ino)  # rewritten in place
+        if not self._file.resumes(st, self.state):
+            self.state = CursorState(dev=st.st_dev, ino=st.st_ino)  # new, replaced, cut or rewritten in place
         tail: dict | None = None
         if st.st_size > self.state.offset:
             complete, last_line = self._complete_end(fd, self.state.offset, st.st_size)
@@ -342,10 +340,7 @@ class LifecycleCursor:
         at = _line_time(last_line)
         if at is not None:
             state.last_at = at
-        kept = min(complete, MARK_BYTES)
-        state.mark = self._read(fd, complete - kept, kept).hex()
-        if not state.head:
-            state.head = self._read(fd, 0, kept).hex()
+        state.head, state.mark = self._file.marks(complete)
         state.offset = complete
 
     def _recover(self, fd: int) -> None:

@@ -1,0 +1,77 @@
+"""Reading only what was appended to a growing file (a Claude transcript, a Codex rollout).
+
+A reader keeps where its last read stopped (the end of a complete line), the file's identity (device and
+inode) and short digests of the file's first bytes and of the bytes just before that offset. The next read
+goes on from the offset only while all of them still hold: a file replaced under the same name, cut shorter
+than the offset, or rewritten in place must be read again from its start. Checking costs two reads of
+`MARK_BYTES`, so a refresh costs what was appended, never what the file holds.
+
+Both clients' readers use this one module; what they do with the appended bytes (lines forwards, or a
+backward search for a lifecycle boundary) stays theirs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Protocol
+
+# How many bytes at the start, and just before the offset, are compared to notice a rewrite.
+MARK_BYTES = 64
+
+
+class Marked(Protocol):
+    """Where a read stopped and what the file looked like there (a reader's stored cursor)."""
+
+    @property
+    def dev(self) -> int: ...
+    @property
+    def ino(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def head(self) -> str: ...
+    @property
+    def mark(self) -> str: ...
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+class TailFile:
+    """One open file, read by exact positional reads that are counted (what a refresh costs)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.bytes_read = 0
+
+    def read(self, length: int, offset: int) -> bytes | None:
+        """Exactly `length` bytes at `offset`, or None when the file was cut short under the read."""
+        data = b""
+        while len(data) < length:
+            chunk = os.pread(self.fd, length - len(data), offset + len(data))
+            self.bytes_read += len(chunk)
+            if not chunk:
+                return None
+            data += chunk
+        return data
+
+    def resumes(self, st: os.stat_result, at: Marked) -> bool:
+        """True when reading may go on at `at.offset`: the same file, no shorter, with the same first bytes
+        and the same bytes just before the offset."""
+        if (st.st_dev, st.st_ino) != (at.dev, at.ino) or st.st_size < at.offset:
+            return False
+        if at.offset == 0:
+            return True
+        length = min(MARK_BYTES, at.offset)
+        head = self.read(length, 0)
+        mark = self.read(length, at.offset - length)
+        return head is not None and mark is not None and digest(head) == at.head and digest(mark) == at.mark
+
+    def marks(self, end: int) -> tuple[str, str]:
+        """The digests (head, mark) to keep with a read that stopped at `end`."""
+        length = min(MARK_BYTES, end)
+        head = self.read(length, 0) or b""
+        mark = self.read(length, end - length) or b""
+        return digest(head), digest(mark)
