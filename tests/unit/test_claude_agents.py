@@ -197,7 +197,7 @@ def test_foreground_agent_ends_with_its_own_result():
     ]
     (task,) = fold(records)
     assert (task.state, task.background) == ("completed", False)
-    assert agents.running_counts(fold(records)) == {}
+    assert agents.running_background(fold(records)) == ()
 
 
 def test_failed_launch_is_no_agent():
@@ -275,7 +275,7 @@ def test_background_shell_runs_until_notified_and_a_server_is_a_service():
     tasks = fold(records)
     assert states(tasks) == {"b1": "running", "b2": "running"}
     assert {t.id: t.service for t in tasks} == {"b1": False, "b2": True}
-    assert agents.running_counts(tasks) == {"shell": 1}
+    assert [(t.kind, t.id) for t in agents.running_background(tasks) if not t.service] == [("shell", "b1")]
     records.append(delivered(9, note(["b1"], "toolu_b")))
     assert states(fold(records)) == {"b1": "completed", "b2": "running"}
 

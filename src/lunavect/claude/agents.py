@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from lunavect.claude.notifications import ended_state
+from lunavect.core.model import BackgroundTask
 
 # Ended tasks kept in an answer: every running one is kept, and at most this many that ended.
 SETTLED = 20
@@ -104,8 +105,12 @@ observation_encoder = msgspec.json.Encoder()
 observation_decoder = msgspec.json.Decoder(Observation)
 
 
-class BackgroundTask(msgspec.Struct, frozen=True):
-    """One agent or shell of a session, as its transcript says it (ids, kinds, times: never its words)."""
+class TranscriptTask(msgspec.Struct, frozen=True):
+    """One agent or shell of a session, as its transcript says it (ids, kinds, times: never its words).
+
+    The transcript's full account of the task; the rules see only what `running_background` keeps of it
+    (`core.model.BackgroundTask`: a kind, an id, whether it is a long-lived service).
+    """
 
     id: str
     kind: str  # "agent" or "shell"
@@ -150,7 +155,7 @@ def _latest(entries: dict[str, _Observed], key: str, entry: _Observed) -> None:
         entries[key] = entry
 
 
-def finish(observations: list[Observation], settled: int = SETTLED) -> list[BackgroundTask]:
+def finish(observations: list[Observation], settled: int = SETTLED) -> list[TranscriptTask]:
     """The session's tasks, latest-started first: every running one, then at most `settled` that ended."""
     launches: dict[str, Launch] = {}
     results: dict[str, Result] = {}
@@ -244,7 +249,7 @@ def finish(observations: list[Observation], settled: int = SETTLED) -> list[Back
         answer.append(
             (
                 latest.place,
-                BackgroundTask(
+                TranscriptTask(
                     id=task.id,
                     kind=task.kind,
                     tool_use_id=task.tool_use_id,
@@ -268,10 +273,10 @@ def _place_of(entry: Result | None) -> tuple[int, int]:
     return (entry.place, entry.seq) if entry is not None else (1 << 62, 0)
 
 
-def running_counts(tasks: list[BackgroundTask]) -> dict[str, int]:
-    """Running background work by kind, long-lived services left out (they never wake the session)."""
-    counts: dict[str, int] = {}
-    for task in tasks:
-        if task.state == "running" and task.background and not task.service:
-            counts[task.kind] = counts.get(task.kind, 0) + 1
-    return counts
+def running_background(tasks: list[TranscriptTask]) -> tuple[BackgroundTask, ...]:
+    """The running background work, as the rules see it: kinds and ids only."""
+    return tuple(
+        BackgroundTask(kind=task.kind, id=task.id, status="running", service=task.service)
+        for task in tasks
+        if task.state == "running" and task.background
+    )

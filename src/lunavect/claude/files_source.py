@@ -44,7 +44,7 @@ from lunavect.claude.launches import LaunchTracker
 from lunavect.claude.records import RecordFacts, Unreadable, read_record
 from lunavect.claude.summary import TranscriptSummary, take
 from lunavect.claude.transcript import AppendedLines, Cursor
-from lunavect.core.model import BackgroundTask, Evidence, session_key
+from lunavect.core.model import Evidence, session_key
 from lunavect.host.ancestry import Proc, process, process_table
 from lunavect.sources import Batch
 
@@ -86,15 +86,6 @@ class _FileRead:
 
 def _short_hash(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
-
-
-def _background(tasks: list[agents.BackgroundTask]) -> tuple[BackgroundTask, ...]:
-    """The running background work, as the rules count it: kinds and ids only."""
-    return tuple(
-        BackgroundTask(kind=task.kind, id=task.id, status="running", service=task.service)
-        for task in tasks
-        if task.state == "running" and task.background
-    )
 
 
 def _summary_evidence(read: _FileRead, topic: str, key: str, kind: str, at: float, **fields) -> tuple[str, Evidence]:
@@ -375,7 +366,7 @@ class ClaudeFilesSource:
         store beside this read's new ones (a file read again from its start has none stored)."""
         known = [] if read.restarted else load_observations(conn, read.path)
         tasks = agents.finish(known + read.observations)
-        running = _background(tasks)
+        running = agents.running_background(tasks)
         key = _short_hash(repr(sorted((t.kind, t.id or "", t.service) for t in running)))
         summary = read.summary
         # Nothing to say when nothing changed, or when a first read finds nothing running; a file read again
@@ -432,7 +423,7 @@ def transcript_summary(conn: sqlite3.Connection, session_id: str) -> TranscriptS
     return _summary_decoder.decode(row[0]) if row is not None else None
 
 
-def background_tasks(conn: sqlite3.Connection, session_id: str) -> list[agents.BackgroundTask]:
+def background_tasks(conn: sqlite3.Connection, session_id: str) -> list[agents.TranscriptTask]:
     """The session's agents and shells as its transcript says them: every running one, then up to 20 ended."""
     row = conn.execute(
         "SELECT path FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC LIMIT 1", (session_id,)
