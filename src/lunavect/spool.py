@@ -118,15 +118,3 @@ def rotate_and_retire(conn: sqlite3.Connection, spool_dir: Path, now: float | No
                 path.unlink()
             except FileNotFoundError:
                 pass
-
-
-def pending_bytes(conn: sqlite3.Connection, spool_dir: Path) -> int:
-    """How many spooled bytes the collector has not ingested yet."""
-    total = 0
-    for path in spool_files(spool_dir):
-        try:
-            st = path.stat()
-        except FileNotFoundError:
-            continue
-        total += max(0, st.st_size - _cursor(conn, st.st_ino))
-    return total

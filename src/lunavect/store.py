@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -243,7 +242,3 @@ def prune_events(conn: sqlite3.Connection, now: float, window: float = DEDUP_WIN
         (now - window,),
     )
     return cursor.rowcount
-
-
-def now() -> float:
-    return time.time()

@@ -217,13 +217,18 @@ def test_first_request_refused_shows_the_error_without_hooks(hookless, claude_pr
     (transcript,) = hookless.transcripts()
     row = wait_session(hookless, transcript.stem, lambda r: r["state"] == "error")
     assert row["error"] == "limit" and row["basis"] == ["transcript"]
+    import msgspec
+
     from lunavect import store
-    from lunavect.claude.files_source import transcript_summary
+    from lunavect.claude.summary import TranscriptSummary
 
     conn = store.connect(hookless.lunavect_home / "lunavect.sqlite3")
     try:
-        summary = transcript_summary(conn, transcript.stem)
+        (data,) = conn.execute(
+            "SELECT summary FROM claude_transcript WHERE session_id = ?", (transcript.stem,)
+        ).fetchone()
     finally:
         conn.close()
+    summary = msgspec.json.decode(data, type=TranscriptSummary)
     assert (summary.first_response.outcome, summary.first_response.error_code) == ("error", "rate_limit")
     assert summary.entrypoint == "sdk-cli" and summary.version == "2.1.328"

@@ -15,9 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
+from unit_support import transcript_summary
 
 from lunavect import hook, store
-from lunavect.claude.files_source import ClaudeFilesSource, background_tasks, transcript_summary
+from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.collector import Collector
 from lunavect.host.ancestry import process, process_table, start_ticks
 from lunavect.sessions import read_sessions

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from unit_support import shared_data_dir
+from unit_support import shared_data_dir, transcript_summary
 
 from lunavect import store
-from lunavect.claude.files_source import ClaudeFilesSource, background_tasks, transcript_summary
+from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.claude.records import Unreadable, read_record
 from lunavect.collector import Collector
 from lunavect.core.rules import decide

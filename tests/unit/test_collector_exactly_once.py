@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from unit_support import stop_collector
+from unit_support import pending_spool_bytes, stop_collector
 
 from lunavect import collector, paths, spool, store
 from lunavect.collector import Collector
@@ -181,7 +181,7 @@ def test_sigkill_at_random_moments_loses_nothing_and_stores_nothing_twice(iso_en
         conn = store.connect()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if _count(db) >= len(writer.ids) and spool.pending_bytes(conn, paths.spool_dir()) == 0:
+            if _count(db) >= len(writer.ids) and pending_spool_bytes(conn, paths.spool_dir()) == 0:
                 break
             time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read().decode()
@@ -199,7 +199,7 @@ def test_sigkill_at_random_moments_loses_nothing_and_stores_nothing_twice(iso_en
     stored = {row[0] for row in conn.execute("SELECT event_id FROM events")}
     assert total == distinct == len(writer.ids), f"seed {seed}"
     assert stored == set(writer.ids), f"seed {seed}"
-    assert spool.pending_bytes(conn, paths.spool_dir()) == 0
+    assert pending_spool_bytes(conn, paths.spool_dir()) == 0
     counters = store.counters(conn)
     # Rejections and malformed lines are counted by the collector: exactly once each, too.
     assert counters.get("hook.rejected.not-json") == writer.rejected, f"seed {seed}"
@@ -385,7 +385,7 @@ def test_rotation_and_retirement(col, monkeypatch):
     # New events go to a new live file.
     append(ev(21) + ev(22))
     assert col.ingest(now=now + 1) == 3
-    assert spool.pending_bytes(col.conn, spool_dir) == 0
+    assert pending_spool_bytes(col.conn, spool_dir) == 0
     assert rotated[0].exists()  # touched just now: a shim might still hold it
     # Untouched for longer than RETIRE_AFTER_S: deleted, with its cursor row.
     assert col.ingest(now=time.time() + 31) == 0

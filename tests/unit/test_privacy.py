@@ -11,7 +11,9 @@ import json
 import os
 from pathlib import Path
 
-from lunavect import paths, spool
+from unit_support import pending_spool_bytes
+
+from lunavect import paths
 from lunavect.collector import Collector
 
 SID = "9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f"
@@ -228,7 +230,7 @@ def test_no_private_text_under_lunavect_home(iso_env):
     conn = iso_env.connect()
     Collector(conn).tick()
     assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == len(records)
-    assert spool.pending_bytes(conn, paths.spool_dir()) == 0
+    assert pending_spool_bytes(conn, paths.spool_dir()) == 0
     wal = paths.store_path().with_name(paths.STORE_FILE_NAME + "-wal")
     assert wal.exists() and wal.stat().st_size > 0  # the WAL is searched while it still holds the writes
     assert_no_secret(iso_env.data)

@@ -18,9 +18,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
 import pytest
 
 import lunavect.hook
+from lunavect import spool
+from lunavect.claude.summary import TranscriptSummary
 
 HOOK_FILE = str(Path(lunavect.hook.__file__).resolve())
 # The console script of this venv (the tests run with .venv/bin/python).
@@ -219,3 +222,25 @@ def shared_data_dir() -> Path:
         if (folder / "shared" / "data").is_dir():
             return folder / "shared" / "data"
     return checkout.parent / "shared" / "data"
+
+
+def pending_spool_bytes(conn: sqlite3.Connection, spool_dir: Path) -> int:
+    """How many spooled bytes the collector has not ingested yet: each spool file's size past its stored
+    cursor (the collector's own exactly-once record)."""
+    total = 0
+    for path in spool.spool_files(spool_dir):
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            continue
+        row = conn.execute("SELECT offset FROM spool_cursor WHERE inode = ?", (st.st_ino,)).fetchone()
+        total += max(0, st.st_size - (row[0] if row else 0))
+    return total
+
+
+def transcript_summary(conn: sqlite3.Connection, session_id: str) -> TranscriptSummary | None:
+    """What the collector stored of the session's transcript, as last read."""
+    row = conn.execute(
+        "SELECT summary FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC LIMIT 1", (session_id,)
+    ).fetchone()
+    return msgspec.json.decode(row[0], type=TranscriptSummary) if row is not None else None

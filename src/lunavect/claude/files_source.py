@@ -415,14 +415,6 @@ def load_observations(conn: sqlite3.Connection, path: str) -> list[agents.Observ
     return found
 
 
-def transcript_summary(conn: sqlite3.Connection, session_id: str) -> TranscriptSummary | None:
-    """What the session's transcript said, as last read (for front ends and tests)."""
-    row = conn.execute(
-        "SELECT summary FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC LIMIT 1", (session_id,)
-    ).fetchone()
-    return _summary_decoder.decode(row[0]) if row is not None else None
-
-
 def background_tasks(conn: sqlite3.Connection, session_id: str) -> list[agents.TranscriptTask]:
     """The session's agents and shells as its transcript says them: every running one, then up to 20 ended."""
     row = conn.execute(
