@@ -153,8 +153,8 @@ class Collector:
             try:
                 batch = source.poll(self.conn, now)
             except Exception:  # noqa: BLE001 - one broken source must not stop the others
-                log.exception("source %s failed", getattr(source, "name", source))
-                store.bump_counter(self.conn, f"source.failed.{getattr(source, 'name', 'unknown')}")
+                log.exception("source %s failed", source.name)
+                store.bump_counter(self.conn, f"source.failed.{source.name}")
                 continue
             changed: dict[str, Facts] = {}
             with store.transaction(self.conn):
@@ -165,7 +165,7 @@ class Collector:
                 for key in batch.internal - self.internal:
                     self.conn.execute(
                         "INSERT OR IGNORE INTO internal (id, reason, at) VALUES (?, ?, ?)",
-                        (key, getattr(source, "name", "source"), now),
+                        (key, source.name, now),
                     )
             self._facts.update(changed)
             self.internal |= batch.internal
@@ -204,13 +204,10 @@ class Collector:
         """Writer proofs (Codex) from the sources that give them, for the sessions that need one now."""
         proofs: dict[str, bool | None] = {}
         for source in self.sources:
-            prove = getattr(source, "writer_proofs", None)
-            if prove is None:
-                continue
             try:
-                proofs.update(prove(self._facts, now))
+                proofs.update(source.writer_proofs(self._facts, now))
             except Exception:  # noqa: BLE001 - no proof is the ordinary freshness rule, never a crash
-                log.exception("writer proofs of %s failed", getattr(source, "name", source))
+                log.exception("writer proofs of %s failed", source.name)
         return proofs
 
     def prune(self, now: float | None = None) -> int:
@@ -389,9 +386,7 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
         log.info("the spool folder disappeared; stopping")
     finally:
         for source in collector.sources:
-            close = getattr(source, "close", None)
-            if close is not None:
-                close()
+            source.close()
         conn.close()
         os.close(fd)
     return 0

@@ -9,11 +9,14 @@ source's own cursor inside the collector's transaction: a collector killed betwe
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lunavect.core.model import Evidence
+
+if TYPE_CHECKING:
+    from lunavect.core.rules import Facts
 
 
 def _nothing(conn: sqlite3.Connection) -> None:
@@ -31,12 +34,21 @@ class Batch:
 
 
 class Source(Protocol):
-    """A source may also offer `writer_proofs(facts_by_key, now) -> {key: bool | None}` (the collector passes
-    each proof to `decide` as `writer`: Codex's "still writing this exact log") and `close()` (called when the
-    collector stops: a child process such as Codex's app-server ends with it)."""
+    """What the collector asks of every source. A source names this class as its base, so it inherits the
+    defaults of what it does not offer (no writer proofs, nothing to close) and the collector calls each
+    method without asking first whether the source has it."""
 
     name: str
 
     def poll(self, conn: sqlite3.Connection, now: float) -> Batch:
         """Read what changed since the last committed cursor. Must stay within its own time budget."""
         ...
+
+    def writer_proofs(self, facts_by_key: Mapping[str, Facts], now: float) -> dict[str, bool | None]:
+        """Per session key, Codex's "still writing this exact log" (the collector passes each to `decide` as
+        `writer`); only the sessions that need one now."""
+        return {}
+
+    def close(self) -> None:
+        """Called when the collector stops: a child process such as Codex's app-server ends with it."""
+        return None

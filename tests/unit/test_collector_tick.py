@@ -6,10 +6,10 @@ import json
 
 from lunavect import store
 from lunavect.collector import Collector
-from lunavect.sources import Batch
+from lunavect.sources import Batch, Source
 
 
-class WatchingSource:
+class WatchingSource(Source):
     """A source that records what the snapshot said when it was asked to read, and then fails."""
 
     name = "watching"
@@ -22,7 +22,7 @@ class WatchingSource:
         raise OSError("the source's file system hung up")
 
 
-class EmptySource:
+class EmptySource(Source):
     name = "empty"
 
     def __init__(self) -> None:

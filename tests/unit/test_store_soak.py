@@ -10,7 +10,7 @@ import os
 from lunavect import paths, spool, store
 from lunavect.collector import PRUNE_EVERY_S, Collector
 from lunavect.core.model import Evidence
-from lunavect.sources import Batch
+from lunavect.sources import Batch, Source
 
 START = 1_800_000_000.0
 SESSIONS = 6
@@ -19,7 +19,7 @@ HOUR_S = 3600.0
 SOAK_0 = "soak-0000-0000-4000-8000-000000000000"  # also gets hook events, after its catalog entry
 
 
-class Catalog:
+class Catalog(Source):
     """A live catalog: the same entry (same id, same fact) on every poll, for the whole hour."""
 
     name = "catalog"

@@ -46,7 +46,7 @@ from lunavect.claude.summary import TranscriptSummary, take
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.core.model import Evidence, session_key
 from lunavect.host.ancestry import Proc, process, process_table
-from lunavect.sources import Batch
+from lunavect.sources import Batch, Source
 
 log = logging.getLogger("lunavect.claude.files")
 
@@ -98,7 +98,7 @@ def _summary_evidence(read: _FileRead, topic: str, key: str, kind: str, at: floa
     )
 
 
-class ClaudeFilesSource:
+class ClaudeFilesSource(Source):
     """The `Source` of Claude Code sessions seen through their transcripts and live catalog."""
 
     name = "claude-files"

@@ -42,7 +42,7 @@ from lunavect.codex.rollout import (
 from lunavect.codex.writer_proof import CodexWriterProof
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts
-from lunavect.sources import Batch
+from lunavect.sources import Batch, Source
 
 log = logging.getLogger("lunavect.codex.source")
 
@@ -118,7 +118,7 @@ def hook_tool_name(name: str | None) -> str | None:
     return _HOOK_NAMES.get(name, name) if name else name
 
 
-class CodexSource:
+class CodexSource(Source):
     """Evidence about Codex sessions from their rollouts and Codex's own catalog."""
 
     name = PROVIDER
