@@ -237,6 +237,24 @@ def _line_time(line: bytes) -> float | None:
     return parse_time(match.group(1).decode("ascii", "replace")) if match else None
 
 
+def last_line_time(block: bytes) -> float | None:
+    """The time of the last line in a block of whole lines."""
+    return _line_time(block.rstrip(b"\n").rsplit(b"\n", 1)[-1])
+
+
+def fold_block(state: CursorState, block: bytes) -> None:
+    """Fold a block of whole lines, read oldest first, into `state`: how a finished file is read forwards (a
+    compressed rollout) with the same search that reads a growing one backwards."""
+    scan = _Scan()
+    if _search_block(block, True, scan):
+        state.boundary, state.tool, state.seen_turn = scan.boundary, scan.tool, scan.turn_ref
+        return
+    if scan.tool_seen:
+        state.tool = scan.tool
+    if scan.turn_ref is not None:
+        state.seen_turn = scan.turn_ref
+
+
 class LifecycleCursor:
     """Keeps a proven boundary through appends without re-reading earlier records."""
 
@@ -366,6 +384,10 @@ class LifecycleCursor:
                 state.pending[-1] = (start, min(end, floor + OVERLAP_BYTES))
         if not state.pending and state.tool_newer is not None:
             state.tool, state.tool_newer = state.tool_newer, None
+
+    def answer(self) -> Lifecycle:
+        """The lifecycle the kept state says, without reading anything."""
+        return self._answer(None)
 
     def _answer(self, tail: dict | None) -> Lifecycle:
         state = self.state

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-# rollout-2026-11-29T14-38-32-<thread>[_<segment>].jsonl: the strict form the recorder writes.
+# rollout-2026-11-29T14-38-32-<thread>[_<segment>].jsonl[.zst]: the strict form the recorder writes (compressed
+# once Codex stopped writing to it).
 _NAME_RE = re.compile(
-    rf"^rollout-(?P<stamp>\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}-\d{{2}}-\d{{2}})-(?P<thread>{_UUID})(?:_(?P<segment>{_UUID}))?\.jsonl$"
+    rf"^rollout-(?P<stamp>\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}-\d{{2}}-\d{{2}})-(?P<thread>{_UUID})(?:_(?P<segment>{_UUID}))?\.jsonl(?P<zst>\.zst)?$"
 )
 UUID_RE = re.compile(rf"^{_UUID}$")
 SESSIONS_DIR = "sessions"
@@ -46,6 +47,7 @@ class RolloutName:
     thread_id: str
     segment_id: str | None
     stamp: str
+    compressed: bool = False
 
 
 def parse_name(name: str) -> RolloutName | None:
@@ -53,7 +55,18 @@ def parse_name(name: str) -> RolloutName | None:
     match = _NAME_RE.match(name)
     if match is None:
         return None
-    return RolloutName(match["thread"].lower(), (match["segment"] or "").lower() or None, match["stamp"])
+    segment = (match["segment"] or "").lower() or None
+    return RolloutName(match["thread"].lower(), segment, match["stamp"], match["zst"] is not None)
+
+
+def read_prefix(path: Path | str, max_bytes: int) -> bytes:
+    """The first `max_bytes` of a rollout's records, plain or compressed; OSError when it cannot be read."""
+    if str(path).endswith(".zst"):
+        from lunavect.codex import compressed  # it reads with the cursor, which reads with this module
+
+        return compressed.read_prefix(path, max_bytes)
+    with open(path, "rb") as f:
+        return f.read(max_bytes)
 
 
 @dataclass(frozen=True)
@@ -121,8 +134,7 @@ def _spawn_parent(source: object) -> str | None:
 def read_header(path: Path | str, max_bytes: int = HEADER_MAX_BYTES) -> Header | None:
     """The first record's header, read with a bound: None when it is missing, malformed or too large."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes)
+        data = read_prefix(path, max_bytes)
     except OSError:
         return None
     end = data.find(b"\n")
@@ -219,8 +231,7 @@ def short_title(text: object) -> str | None:
 def first_prompt_title(path: Path | str, max_bytes: int = FIRST_PROMPT_MAX_BYTES) -> str | None:
     """A title from the thread's first prompt (its first `user_message` event), read with a bound."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes)
+        data = read_prefix(path, max_bytes)
     except OSError:
         return None
     for line in data.split(b"\n"):
@@ -336,7 +347,12 @@ def discover(codex_home: Path, budget: Budget | None = None) -> list[Path]:
                     continue
                 if not budget.take(len(names)):
                     names = names[: max(0, budget.entries - (budget.spent_entries - len(names)))]
-                rollouts = sorted((n for n in names if parse_name(n) is not None), reverse=True)
+                plain = set(names)
+                # When Codex left both forms, the plain one is current (it rewrites before appending).
+                rollouts = sorted(
+                    (n for n in names if parse_name(n) is not None and not (n.endswith(".zst") and n[:-4] in plain)),
+                    reverse=True,
+                )
                 found.extend(folder / n for n in rollouts)
     return found
 

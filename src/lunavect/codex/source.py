@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from lunavect import paths
+from lunavect.codex import compressed
 from lunavect.codex.catalog import Catalog, Listing
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor
 from lunavect.codex.hooks import INPUT_TOOLS, tool_name
@@ -298,9 +299,12 @@ class CodexSource(Source):
         if summary.internal:
             batch.internal.add(key)
             return
-        cursor = LifecycleCursor(rollout.cursor)
-        life = cursor.sample(path)
-        rollout.cursor = cursor.state
+        if compressed.is_compressed(path):
+            life = compressed.lifecycle(path)  # finished and immutable: read once, whole, as a stream
+        else:
+            cursor = LifecycleCursor(rollout.cursor)
+            life = cursor.sample(path)
+            rollout.cursor = cursor.state
         self._meta(rollout.thread_id, batch, path=path)
         if life is not None:
             for event_id, evidence in self._lifecycle(rollout, life, now):
