@@ -38,10 +38,12 @@ def test_names_codex_writes_and_names_it_does_not() -> None:
     assert plain and plain.thread_id == THREAD and plain.segment_id is None and plain.stamp == "2026-11-29T14-38-32"
     segmented = parse_name(f"rollout-2026-11-29T14-38-32-{THREAD}_{SEGMENT}.jsonl")
     assert segmented and segmented.thread_id == THREAD and segmented.segment_id == SEGMENT
+    packed = parse_name(f"rollout-2026-11-29T14-38-32-{THREAD}.jsonl.zst")  # compressed by Codex once finished
+    assert packed and packed.thread_id == THREAD and packed.compressed
     for bad in (
         f"rollout-2026-11-29-{THREAD}.jsonl",
         f"rollout-2026-11-29T14-38-32-{THREAD}.json",
-        f"rollout-2026-11-29T14-38-32-{THREAD}.jsonl.zst",
+        f"rollout-2026-11-29T14-38-32-{THREAD}.jsonl.gz",
         f"x-2026-11-29T14-38-32-{THREAD}.jsonl",
         "rollout-2026-11-29T14-38-32-not-a-uuid.jsonl",
         f"rollout-2026-11-29T14-38-32-{THREAD}_x.jsonl",
@@ -156,7 +158,8 @@ def test_discovery_finds_recent_day_folders_newest_first_within_budget(tmp_path:
     _touch(home / "sessions" / "2026" / "11" / "11" / f"rollout-2026-11-11T10-00-00-{THREAD}.jsonl.zst")
     _touch(home / "archived_sessions" / f"rollout-2026-11-11T09-00-00-{THREAD}.jsonl")
     found = discover(home, Budget(days=7))
-    assert [p.name for p in found] == list(reversed(names))[:7]
+    assert [p.name for p in found if not p.name.endswith(".zst")] == list(reversed(names))[:7]
+    assert [p.name for p in found if p.name.endswith(".zst")] == [f"rollout-2026-11-11T10-00-00-{THREAD}.jsonl.zst"]
     assert all(not is_archived(p, home) for p in found)
     assert is_archived(home / "archived_sessions" / "x.jsonl", home)
     assert len(discover(home, Budget(entries=3))) < 7
