@@ -99,3 +99,20 @@ def test_a_package_folder_without_lunavect_is_stale(iso_env, tmp_path):
     assert not command.still_runs(hook)
     assert install.status().detail == "points at a path that no longer exists"
     assert os.path.exists(python)
+
+
+def test_codex_says_stale_reinstall_for_a_missing_interpreter(iso_env, monkeypatch, tmp_path):
+    from lunavect.codex import install as codex_install
+
+    monkeypatch.setenv("LUNAVECT_CODEX", str(tmp_path / "no-such-codex"))  # no app-server to ask for trust
+    codex_install.install()
+    path = codex_install.hooks_path()
+    hooks = json.loads(path.read_text())
+    gone = str(tmp_path / "moved" / "bin" / "python")
+    for groups in hooks["hooks"].values():
+        handler = groups[-1]["hooks"][0]
+        handler["command"] = handler["command"].replace(shlex.quote(sys.executable), gone, 1)
+    path.write_text(json.dumps(hooks))
+    state = codex_install.status()
+    assert state.state == "stale" and state.detail == "points at a path that no longer exists"
+    assert codex_install.describe_status(state).startswith("codex: stale: reinstall")
