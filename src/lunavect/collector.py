@@ -4,25 +4,40 @@ A lock file decides which process is the collector; front ends start one on dema
 `lunavect daemon` runs one in the foreground. Each tick it ingests the hook spool exactly once, folds the
 new evidence into each session's facts, applies the rules with the current time (so freshness expires even
 when no new evidence arrives) and writes the snapshot rows that changed. watchfiles only wakes it early;
-byte offsets in the store are the truth.
+byte offsets in the store are the truth. It alone commits what sources find (they get a read-only view of
+its facts, `sources.Known`), and tells front ends of each commit that changes what they show
+(`lunavect.changes`).
 """
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import msgspec
 
-from lunavect import paths, spool, spool_record, store
+from lunavect import arrangement, changes, paths, setup_probe, setup_report, spool, spool_record, store
 from lunavect.codex.hooks import evidence_from_record as codex_evidence
+
+# The collector process's outside face lives in collector_process (front ends use it without importing the
+# collector); these names stay reachable here for the command line.
+from lunavect.collector_process import (  # noqa: F401
+    CATCH_UP_TIMEOUT_S,
+    POKE_FILE_NAME,
+    collector_pid,
+    ensure_running,
+    holds_lock_file,
+    is_running,
+    lock_path,
+    poke,
+    try_lock,
+    wait_caught_up,
+)
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold
 from lunavect.host.network import NetworkWatch, has_network
@@ -35,9 +50,6 @@ log = logging.getLogger("lunavect.collector")
 TICK_S = 1.0
 # How often the events table is pruned of what is past the de-duplication window (`store.prune_events`).
 PRUNE_EVERY_S = 60.0
-POKE_FILE_NAME = "poke"
-# How long a front end waits for a collector it started, or for the collector to catch up with the spool.
-CATCH_UP_TIMEOUT_S = 5.0
 
 _facts_encoder = msgspec.json.Encoder()
 _facts_decoder = msgspec.json.Decoder(Facts)
@@ -62,6 +74,9 @@ class Collector:
         self._written: dict[str, bytes] = {}
         self.network = NetworkWatch()
         self._pruned_at: float | None = None
+        self._probed_at: float | None = None
+        # Called after each commit that changes what front ends show (the change feed's publisher).
+        self.notify: Callable[[], None] = _nobody
         for key, data in conn.execute("SELECT id, data FROM facts"):
             try:
                 self._facts[key] = _facts_decoder.decode(data)
@@ -70,6 +85,9 @@ class Collector:
         for key, data in conn.execute("SELECT id, data FROM snapshot"):
             self._written[key] = data.encode() if isinstance(data, str) else data
         self.internal = {row[0] for row in conn.execute("SELECT id FROM internal")}
+        view = _View(self._facts)
+        for source in self.sources:
+            source.attach(view)
 
     # -- ingest ------------------------------------------------------------------------------------------
 
@@ -149,6 +167,7 @@ class Collector:
         """Poll every file and catalog source once; store what they found with their cursors."""
         now = time.time() if now is None else now
         stored = 0
+        listed = False
         for source in self.sources:
             try:
                 batch = source.poll(self.conn, now)
@@ -162,6 +181,10 @@ class Collector:
                     stored += self._store_evidence(event_id, evidence, changed, now)
                 self._save_facts(changed, now)
                 batch.commit(self.conn)
+                if batch.complete_listing is not None:
+                    provider, keys = batch.complete_listing
+                    arrangement.record_complete_listing(self.conn, provider, keys, now)
+                    listed = True
                 for key in batch.internal - self.internal:
                     self.conn.execute(
                         "INSERT OR IGNORE INTO internal (id, reason, at) VALUES (?, ?, ?)",
@@ -169,6 +192,8 @@ class Collector:
                     )
             self._facts.update(changed)
             self.internal |= batch.internal
+        if listed:
+            self.notify()  # a complete catalog listing may move sessions off the hidden list
         return stored
 
     # -- snapshot ----------------------------------------------------------------------------------------
@@ -198,6 +223,7 @@ class Collector:
                 )
             for key, _state, _listed, text, _now in updates:
                 self._written[key] = text.encode()
+            self.notify()
         return len(updates)
 
     def _writer_proofs(self, now: float) -> dict[str, bool | None]:
@@ -209,6 +235,20 @@ class Collector:
             except Exception:  # noqa: BLE001 - no proof is the ordinary freshness rule, never a crash
                 log.exception("writer proofs of %s failed", source.name)
         return proofs
+
+    def probe_setup(self) -> None:
+        """Record the setup report (hooks installed, clients found) every `setup_probe.PROBE_EVERY_S`."""
+        clock = time.monotonic()
+        if self._probed_at is not None and clock - self._probed_at < setup_probe.PROBE_EVERY_S:
+            return
+        self._probed_at = clock
+        try:
+            report = setup_probe.probe()
+        except Exception:  # noqa: BLE001 - an unreadable client setting must never stop the collector
+            log.exception("the setup probe failed")
+            return
+        if setup_report.record(self.conn, report):
+            self.notify()
 
     def prune(self, now: float | None = None) -> int:
         """Forget events past the de-duplication window, at most once every `PRUNE_EVERY_S`."""
@@ -227,9 +267,28 @@ class Collector:
         self.snapshot(now)
         self.poll_sources(now)
         self.snapshot(now)
+        self.probe_setup()
         self.prune(now)
         # A front end that asked at time T sees its events once a tick that started after T has finished.
         store.set_collector_value(self.conn, "tick_started", repr(started))
+
+
+def _nobody() -> None:
+    return None
+
+
+class _View:
+    """The sources' read-only view of what the collector knows (`sources.Known`)."""
+
+    def __init__(self, facts: dict[str, Facts]) -> None:
+        self._facts = facts
+
+    def facts(self, provider: str) -> Mapping[str, Facts]:
+        return {key: f for key, f in self._facts.items() if f.provider == provider}
+
+    def live(self, key: str) -> bool:
+        facts = self._facts.get(key)
+        return facts is not None and _needs_liveness(facts)
 
 
 def _needs_liveness(facts: Facts) -> bool:
@@ -248,112 +307,13 @@ def default_sources() -> list[Source]:
     return [ClaudeFilesSource(), CodexSource()]
 
 
-def lock_path() -> Path:
-    return paths.data_dir() / paths.LOCK_FILE_NAME
-
-
-def try_lock() -> int | None:
-    """The lock's file descriptor if this process may be the collector, else None."""
-    paths.ensure_private_dir(paths.data_dir())
-    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\n".encode())
-    return fd
-
-
-def is_running() -> bool:
-    """True when some process holds the collector lock."""
-    try:
-        fd = os.open(lock_path(), os.O_RDWR)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
-def collector_pid() -> int | None:
-    try:
-        return int(lock_path().read_text().strip() or 0) or None
-    except (OSError, ValueError):
-        return None
-
-
-def ensure_running() -> bool:
-    """Start a collector in the background unless one runs; True when one runs now."""
-    if is_running():
-        return True
-    data = paths.ensure_private_dir(paths.data_dir())
-    log_fd = os.open(data / paths.LOG_FILE_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    log_file = os.fdopen(log_fd, "ab")  # noqa: SIM115 - handed to the child
-    try:
-        subprocess.Popen(
-            [sys.executable, "-m", "lunavect", "daemon", "--quiet"],
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=log_file,
-            start_new_session=True,
-            close_fds=True,
-        )
-    finally:
-        log_file.close()
-    deadline = time.monotonic() + CATCH_UP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if is_running():
-            return True
-        time.sleep(0.02)
-    return is_running()
-
-
-def wait_caught_up(conn: sqlite3.Connection, timeout: float = CATCH_UP_TIMEOUT_S) -> bool:
-    """Wait until the collector has ingested everything spooled before this call, and snapshotted it.
-
-    Front ends call this so that what they show includes every event already delivered: a hook event
-    followed by `lunavect list` always shows that event's effect.
-    """
-    started = time.time()
-    poke()
-    deadline = time.monotonic() + timeout
-    while True:
-        tick = store.collector_values(conn).get("tick_started")
-        if tick is not None and float(tick) >= started:
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.01)
-
-
-def poke() -> None:
-    """Wake the collector now rather than at its next timed tick (it watches the spool folder)."""
-    try:
-        target = paths.ensure_private_dir(paths.spool_dir()) / POKE_FILE_NAME
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.write(fd, repr(time.time()).encode())
-        os.close(fd)
-    except OSError:
-        pass
-
-
-def _holds_lock_file(fd: int) -> bool:
-    """True while the lock file in the data folder is the one this collector locked: a data folder deleted
-    (and recreated by this collector's own start-up) no longer holds it."""
-    try:
-        return os.stat(lock_path()).st_ino == os.fstat(fd).st_ino
-    except OSError:
-        return False
-
-
 def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
-    """Be the collector until stopped or the data folder disappears; returns an exit code."""
+    """Be the collector until stopped or the data folder disappears; returns an exit code.
+
+    One watch wakes it: a change in the spool folder ticks now (else one tick a second), and a change of the
+    store's WAL that it did not cause (another process committed: an arrangement, a setting) is passed on to
+    the change feed's subscribers.
+    """
     fd = try_lock()
     if fd is None:
         log.info("another collector is running (pid %s)", collector_pid())
@@ -363,12 +323,18 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
     collector = Collector(conn, sources=default_sources())
     spool_dir = paths.ensure_private_dir(paths.spool_dir())
     data_dir = paths.data_dir()
+    wal = str(paths.store_path()) + "-wal"
+    publisher = changes.Publisher()
+    collector.notify = publisher.publish
+    external = changes.ExternalCommits(conn)
     try:
         import watchfiles
 
         collector.tick()
-        for _changes in watchfiles.watch(
-            spool_dir,
+        ticked = time.monotonic()
+        for found in watchfiles.watch(
+            data_dir,
+            watch_filter=lambda _change, path: path == wal or Path(path).parent == spool_dir,
             debounce=10,
             step=10,
             rust_timeout=int(tick_s * 1000),
@@ -376,10 +342,15 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
             stop_event=stop,
             raise_interrupt=False,
         ):
-            if not data_dir.exists() or not _holds_lock_file(fd):
+            if not data_dir.exists() or not holds_lock_file(fd):
                 log.info("the data folder %s is gone; stopping", data_dir)
                 break
-            collector.tick()
+            if external.changed():
+                publisher.publish()
+            spooled = any(path != wal for _change, path in found)
+            if spooled or not found or time.monotonic() - ticked >= tick_s:
+                collector.tick()
+                ticked = time.monotonic()
             if stop.is_set():
                 break
     except FileNotFoundError:
@@ -387,6 +358,7 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
     finally:
         for source in collector.sources:
             source.close()
+        publisher.close()
         conn.close()
         os.close(fd)
     return 0

@@ -1,16 +1,22 @@
 """Why the list is empty: are the hooks installed, which clients are here, what to run next.
 
 A first-time person sees this instead of a blank list, in the panel and in `lunavect list` / `watch`. The
-probe reads only settings files and PATH (it never starts Codex to verify hook trust); the report is a plain
-value so tests can show the panel with a report of their choosing.
+collector looks (`setup_probe`) and records the report in the store; front ends read it from there, so none of
+them reads a client's configuration (let alone on a UI thread). The report is a plain value so tests can show
+the panel with a report of their choosing.
 """
 
 from __future__ import annotations
 
-import shutil
+import dataclasses
+import json
+import sqlite3
 from dataclasses import dataclass
 
-from lunavect import paths
+from lunavect import store
+
+# The key of the report in the store's `collector` table.
+SETUP_KEY = "setup_report"
 
 
 @dataclass(frozen=True)
@@ -21,23 +27,33 @@ class SetupReport:
     codex_hooks: str = "missing"  # installed | untrusted | partial | stale | missing | unreadable
 
 
-def probe() -> SetupReport:
-    from lunavect.claude import install as claude_install
-    from lunavect.codex import install as codex_install
-
-    claude = shutil.which("claude") is not None or paths.claude_config_dir().exists()
-    codex = shutil.which("codex") is not None or paths.codex_home().exists()
-    return SetupReport(
-        claude_hooks=claude_install.status().state,
-        claude_found=claude,
-        codex_found=codex,
-        codex_hooks=codex_install.status(verify=False).state,
-    )
+def record(conn: sqlite3.Connection, report: SetupReport) -> bool:
+    """Store `report` as the collector's latest look at the setup; True when it differs from the stored one."""
+    value = json.dumps(dataclasses.asdict(report), sort_keys=True)
+    if store.collector_values(conn).get(SETUP_KEY) == value:
+        return False
+    with store.transaction(conn):
+        store.set_collector_value(conn, SETUP_KEY, value)
+    return True
 
 
-def explain(report: SetupReport) -> list[str]:
+def stored(conn: sqlite3.Connection) -> SetupReport | None:
+    """The setup as the collector last found it; None before any collector looked."""
+    value = store.collector_values(conn).get(SETUP_KEY)
+    if value is None:
+        return None
+    try:
+        return SetupReport(**json.loads(value))
+    except (ValueError, TypeError):
+        return None
+
+
+def explain(report: SetupReport | None) -> list[str]:
     """The lines the empty panel shows."""
     lines = ["No sessions yet."]
+    if report is None:
+        lines.append("The collector has not looked at this machine's clients yet.")
+        return lines
     found = [name for name, present in (("Claude Code", report.claude_found), ("Codex", report.codex_found)) if present]
     lines.append("Clients found: " + (", ".join(found) if found else "none (neither `claude` nor `codex` is on PATH)"))
     if report.claude_hooks == "installed":

@@ -21,10 +21,10 @@ def build_session(
     facts: Facts,
     decision: Decision,
     *,
-    pinned: bool = False,
-    hidden: bool = False,
     host: str | None = None,
 ) -> Session:
+    """The stored row of one session. Pinned and hidden are the person's arrangement, not the collector's
+    knowledge: the row leaves them false and `sessions.read_rows`, their one reader, sets them from it."""
     cwd = facts.cwd
     return Session(
         id=session_key(facts.provider, facts.session_id),
@@ -39,8 +39,8 @@ def build_session(
         since=iso(decision.since),
         background=dict(decision.background),
         error=decision.error.value if decision.error else None,
-        pinned=pinned,
-        hidden=hidden,
+        pinned=False,
+        hidden=False,
         resume=display_command(facts.provider, facts.session_id, cwd),
         basis=list(decision.basis),
         waiting_for=decision.waiting_for,

@@ -1,7 +1,9 @@
 """What a source of evidence gives the collector, and how the collector stores it exactly once.
 
 A source (a client's transcripts, its live catalog, Codex's rollouts or app-server) knows one client and
-nothing of states or screens. Each poll returns evidence, each piece with an id that is the same every time
+nothing of states or screens, and writes nothing but its own cursor: the collector alone commits. What it
+needs of what the collector knows (each session's facts, which sessions are live) it reads through `Known`, a
+read-only view the collector attaches. Each poll returns evidence, each piece with an id that is the same every time
 the same fact is read again (so re-reading never duplicates or re-times it), and a `commit` that saves the
 source's own cursor inside the collector's transaction: a collector killed between the two stores neither.
 """
@@ -31,6 +33,31 @@ class Batch:
     commit: Callable[[sqlite3.Connection], None] = _nothing
     # Sessions this source says must never be listed (internal agents, tool-launched runtimes).
     internal: set[str] = field(default_factory=set)
+    # A complete catalog listing, (provider, keys of every session it listed): the collector records it in the
+    # arrangement (a hidden session leaves the hidden list once its catalog stops listing it).
+    complete_listing: tuple[str, list[str]] | None = None
+
+
+class Known(Protocol):
+    """What the collector knows, read-only: a source never reads the store's facts behind its back."""
+
+    def facts(self, provider: str) -> Mapping[str, Facts]:
+        """Each session's folded facts, by key, for one provider."""
+        ...
+
+    def live(self, key: str) -> bool:
+        """True for a session whose facts say it runs now (the rules' judgement, not the source's)."""
+        ...
+
+
+class NothingKnown:
+    """The view of a source no collector has attached."""
+
+    def facts(self, provider: str) -> Mapping[str, Facts]:
+        return {}
+
+    def live(self, key: str) -> bool:
+        return False
 
 
 class Source(Protocol):
@@ -48,6 +75,10 @@ class Source(Protocol):
         """Per session key, Codex's "still writing this exact log" (the collector passes each to `decide` as
         `writer`); only the sessions that need one now."""
         return {}
+
+    def attach(self, known: Known) -> None:
+        """Called once, before the first poll, with the collector's read-only view of what it knows."""
+        return None
 
     def close(self) -> None:
         """Called when the collector stops: a child process such as Codex's app-server ends with it."""

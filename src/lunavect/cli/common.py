@@ -54,6 +54,6 @@ def session_key(conn: sqlite3.Connection, text: str) -> str:
 
 def empty_explanation() -> str:
     """Why the list is empty and what to do about it, as the panel and `watch` also say it."""
-    from lunavect import setup_report
+    from lunavect import setup_probe, setup_report
 
-    return "\n".join(setup_report.explain(setup_report.probe()))
+    return "\n".join(setup_report.explain(setup_probe.probe()))

@@ -42,8 +42,8 @@ from lunavect.codex.rollout import (
 )
 from lunavect.codex.writer_proof import CodexWriterProof
 from lunavect.core.model import Evidence, session_key
-from lunavect.core.rules import LIVE_PHASES, Facts
-from lunavect.sources import Batch, Source
+from lunavect.core.rules import Facts
+from lunavect.sources import Batch, Known, NothingKnown, Source
 
 log = logging.getLogger("lunavect.codex.source")
 
@@ -58,8 +58,6 @@ ACTIVITY_STEP_S = 30.0
 RECENT_S = 7 * 86400.0
 # The rollout tool names hooks report under another name (an `exec_command` call is `Bash` to hooks).
 _HOOK_NAMES = {"exec_command": "Bash", "shell": "Bash", "local_shell": "Bash"}
-
-_facts_decoder = msgspec.json.Decoder(Facts)
 
 
 class Summary(msgspec.Struct, omit_defaults=True):
@@ -138,6 +136,8 @@ class CodexSource(Source):
         self.catalog_meta: dict[str, tuple] = {}
         # Rollouts of threads the catalog saw updated within the discovery window, wherever they lie.
         self.catalog_paths: set[str] = set()
+        # What the collector knows (each session's facts, which ones are live): attached by the collector.
+        self.known: Known = NothingKnown()
         self._meta_sent: dict[str, str] = {}
         self._discovered_at: float | None = None
         self._catalog_at: float | None = None
@@ -148,7 +148,7 @@ class CodexSource(Source):
         batch = Batch()
         if self.rollouts is None:
             self.rollouts = self._load(conn)
-        facts = self._codex_facts(conn)
+        facts = self.known.facts(PROVIDER)
         clock = time.monotonic()
         if self._discovered_at is None or clock - self._discovered_at >= DISCOVERY_INTERVAL_S:
             self.discovered = discover(self.codex_home, Budget())
@@ -193,13 +193,14 @@ class CodexSource(Source):
                     ),
                 )
                 rollout.dirty = False
-            if complete_keys is not None:
-                from lunavect.arrangement import record_complete_listing
-
-                record_complete_listing(conn, PROVIDER, complete_keys, now)
 
         batch.commit = commit
+        if complete_keys is not None:
+            batch.complete_listing = (PROVIDER, complete_keys)
         return batch
+
+    def attach(self, known: Known) -> None:
+        self.known = known
 
     def writer_proofs(self, facts_by_key: Mapping[str, Facts], now: float) -> dict[str, bool | None]:
         """Writer proofs for the Codex sessions that need one now (the collector passes them to `decide`)."""
@@ -225,15 +226,6 @@ class CodexSource(Source):
             except msgspec.DecodeError:
                 log.warning("forgetting the unreadable cursor of %s", path)
         return loaded
-
-    def _codex_facts(self, conn: sqlite3.Connection) -> dict[str, Facts]:
-        found: dict[str, Facts] = {}
-        for key, data in conn.execute("SELECT id, data FROM facts WHERE provider = ?", (PROVIDER,)):
-            try:
-                found[key] = _facts_decoder.decode(data)
-            except msgspec.DecodeError:
-                continue
-        return found
 
     def _candidates(self, facts: Mapping[str, Facts]) -> list[str]:
         """Rollouts worth a look this poll: those the hooks name first (live sessions), then those in recent day
@@ -261,10 +253,7 @@ class CodexSource(Source):
         active = [
             f
             for key, f in facts.items()
-            if f.phase in LIVE_PHASES
-            and not f.ended
-            and key not in batch.internal
-            and not is_within(f.cwd, self.memories)
+            if self.known.live(key) and key not in batch.internal and not is_within(f.cwd, self.memories)
         ]
         active.sort(key=lambda f: -(f.confirmed_at or f.last_event_at or 0.0))
         return [f.session_id for f in active]

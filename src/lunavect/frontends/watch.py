@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 import sqlite3
 import sys
-import time
 from collections.abc import Callable
 
+from lunavect import changes
 from lunavect.frontends.table import render
 from lunavect.sessions import counts, read_sessions
 
@@ -30,14 +30,19 @@ def run_watch(
     explain_empty: Callable[[], str],
     frames: int | None = None,
 ) -> None:
-    """Redraw every `interval` seconds; `frames` bounds the loop for tests."""
+    """Redraw as soon as the store changes (`lunavect.changes`), and every `interval` seconds for the clock;
+    `frames` bounds the loop for tests."""
     tty = sys.stdout.isatty()
     drawn = 0
-    while frames is None or drawn < frames:
-        text = frame(conn, include_hidden, explain_empty)
-        sys.stdout.write((CLEAR if tty else "") + text)
-        sys.stdout.flush()
-        drawn += 1
-        if frames is not None and drawn >= frames:
-            break
-        time.sleep(interval)
+    feed = changes.Feed(version=lambda: int(conn.execute("PRAGMA data_version").fetchone()[0]))
+    try:
+        while frames is None or drawn < frames:
+            text = frame(conn, include_hidden, explain_empty)
+            sys.stdout.write((CLEAR if tty else "") + text)
+            sys.stdout.flush()
+            drawn += 1
+            if frames is not None and drawn >= frames:
+                break
+            feed.wait(interval)
+    finally:
+        feed.close()

@@ -2,8 +2,8 @@
 task").
 
 It reads the store that the collector writes, through `lunavect.sessions` like every other front end, and
-redraws when another connection commits (`PRAGMA data_version`, polled four times a second) so a state change
-shows within a second. Everything the person arranges is written through `lunavect.arrangement`, so
+redraws as soon as the store commits a change it shows (`lunavect.changes`: the collector's notification, or
+`PRAGMA data_version` polled four times a second when no collector runs). Everything the person arranges is written through `lunavect.arrangement`, so
 `lunavect list` and scripts see the same list. The clock and the store are parameters: tests run the panel
 on data and a time of their choosing.
 """
@@ -24,7 +24,7 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Button, Footer, Input, Static
 
-from lunavect import arrangement, setup_report
+from lunavect import arrangement, changes, setup_report
 from lunavect.core.model import Session
 from lunavect.frontends.tui import filters, opening
 from lunavect.frontends.tui.filters import Filter
@@ -86,7 +86,7 @@ class PanelApp(App[None]):
         connect: Callable[[], sqlite3.Connection] | None = None,
         clock: Callable[[], float] = time.time,
         start_collector: bool = True,
-        setup: Callable[[], setup_report.SetupReport] = setup_report.probe,
+        setup: Callable[[], setup_report.SetupReport | None] | None = None,
         poll_interval: float = POLL_INTERVAL_S,
         tick_interval: float = TICK_INTERVAL_S,
     ) -> None:
@@ -98,7 +98,8 @@ class PanelApp(App[None]):
         self._connect = connect
         self.clock = clock
         self.start_collector = start_collector
-        self.setup = setup
+        # The setup report, as the collector recorded it (tests give their own).
+        self.setup = setup or self._stored_setup
         self.poll_interval = poll_interval
         self.tick_interval = tick_interval
         self.conn: sqlite3.Connection | None = None
@@ -106,7 +107,7 @@ class PanelApp(App[None]):
         self.history = arrangement.HideHistory()
         self.sessions: list[Session] = []
         self.message = ""
-        self._data_version: int | None = None
+        self._feed: changes.Feed | None = None
         self._last_reload = 0.0
 
     # -- layout -------------------------------------------------------------------------------------------
@@ -131,15 +132,18 @@ class PanelApp(App[None]):
         self.conn = self._connect()
         self.filter = filters.loads(arrangement.get_setting(self.conn, FILTER_SETTING))
         self.query_one(SearchInput).value = self.filter.search
-        self._data_version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        self._feed = changes.Feed(version=self._data_version, fallback_s=self.poll_interval)
         self.reload()
         self.query_one("#sessions", SessionList).focus()
-        self.set_interval(self.poll_interval, self._poll)
+        self.run_worker(self._follow_changes(), group="changes")
         self.set_interval(self.tick_interval, self._tick)
         if self.start_collector:
             self.run_worker(self._start_collector, thread=True, exclusive=True, group="collector")
 
     def on_unmount(self) -> None:
+        if self._feed is not None:
+            self._feed.stop.set()
+            self._feed.close()
         if self.conn is not None:
             self.conn.close()
             self.conn = None
@@ -147,7 +151,7 @@ class PanelApp(App[None]):
     # -- the store ----------------------------------------------------------------------------------------
 
     def _start_collector(self) -> None:
-        from lunavect import collector
+        from lunavect import collector_process as collector
 
         try:
             if collector.ensure_running():
@@ -159,17 +163,24 @@ class PanelApp(App[None]):
         except Exception as exc:  # noqa: BLE001 - shown to the person, the panel goes on with what is stored
             self.call_from_thread(self.show_message, f"The collector could not start: {exc}")
 
-    def _poll(self) -> None:
+    def _data_version(self) -> int:
         if self.conn is None:
-            return
-        try:
-            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
-        except sqlite3.Error as exc:
-            self.show_message(f"The store cannot be read: {exc}")
-            return
-        if version != self._data_version:
-            self._data_version = version
+            raise sqlite3.ProgrammingError("the panel is closed")
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    async def _follow_changes(self) -> None:
+        """Reload on each change of the store (the feed never blocks the event loop)."""
+        assert self._feed is not None
+        async for _change in self._feed.changes():
             self.reload()
+
+    def _stored_setup(self) -> setup_report.SetupReport | None:
+        if self.conn is None:
+            return None
+        try:
+            return setup_report.stored(self.conn)
+        except sqlite3.Error:
+            return None
 
     def _tick(self) -> None:
         if self.clock() - self._last_reload >= CLOCK_RELOAD_S:

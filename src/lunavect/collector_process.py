@@ -1,0 +1,127 @@
+"""The one collector per machine, seen from outside: who holds the lock, starting one on demand, waiting until
+it has caught up, waking it early.
+
+Front ends use this, never the collector itself: starting a collector is running `python -m lunavect daemon`
+in the background, so nothing here imports the sources or the rules, and a front end stays clear of every
+client's package.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from lunavect import paths, store
+
+POKE_FILE_NAME = "poke"
+# How long a front end waits for a collector it started, or for the collector to catch up with the spool.
+CATCH_UP_TIMEOUT_S = 5.0
+
+
+def lock_path() -> Path:
+    return paths.data_dir() / paths.LOCK_FILE_NAME
+
+
+def try_lock() -> int | None:
+    """The lock's file descriptor if this process may be the collector, else None."""
+    paths.ensure_private_dir(paths.data_dir())
+    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def is_running() -> bool:
+    """True when some process holds the collector lock."""
+    try:
+        fd = os.open(lock_path(), os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def collector_pid() -> int | None:
+    try:
+        return int(lock_path().read_text().strip() or 0) or None
+    except (OSError, ValueError):
+        return None
+
+
+def ensure_running() -> bool:
+    """Start a collector in the background unless one runs; True when one runs now."""
+    if is_running():
+        return True
+    data = paths.ensure_private_dir(paths.data_dir())
+    log_fd = os.open(data / paths.LOG_FILE_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    log_file = os.fdopen(log_fd, "ab")  # noqa: SIM115 - handed to the child
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "lunavect", "daemon", "--quiet"],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        log_file.close()
+    deadline = time.monotonic() + CATCH_UP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if is_running():
+            return True
+        time.sleep(0.02)
+    return is_running()
+
+
+def wait_caught_up(conn: sqlite3.Connection, timeout: float = CATCH_UP_TIMEOUT_S) -> bool:
+    """Wait until the collector has ingested everything spooled before this call, and snapshotted it.
+
+    Front ends call this so that what they show includes every event already delivered: a hook event
+    followed by `lunavect list` always shows that event's effect.
+    """
+    started = time.time()
+    poke()
+    deadline = time.monotonic() + timeout
+    while True:
+        tick = store.collector_values(conn).get("tick_started")
+        if tick is not None and float(tick) >= started:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+
+
+def poke() -> None:
+    """Wake the collector now rather than at its next timed tick (it watches the spool folder)."""
+    try:
+        target = paths.ensure_private_dir(paths.spool_dir()) / POKE_FILE_NAME
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, repr(time.time()).encode())
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def holds_lock_file(fd: int) -> bool:
+    """True while the lock file in the data folder is the one this collector locked: a data folder deleted
+    (and recreated by this collector's own start-up) no longer holds it."""
+    try:
+        return os.stat(lock_path()).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False

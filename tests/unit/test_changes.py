@@ -1,0 +1,136 @@
+"""The change feed: a front end hears of each change it shows from the running collector, of nothing else (the
+collector's tick bookkeeping wakes nobody), and falls back to `PRAGMA data_version` when no collector runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from unit_support import stop_collector
+
+from lunavect import arrangement, changes, collector_process, paths, setup_report, store
+
+PROMPT = {"session_id": "feed-1", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/p", "prompt": "x"}
+STOP = {"session_id": "feed-1", "hook_event_name": "Stop", "cwd": "/tmp/p"}
+
+
+def _tick_started(conn) -> float:
+    return float(store.collector_values(conn).get("tick_started", "0"))
+
+
+def _wait_for_ticks(conn, count: int) -> None:
+    """Wait (bounded) until the collector has finished `count` more ticks."""
+    feed = changes.Feed(path=paths.data_dir() / "no-such.sock", fallback_s=0.05)
+    try:
+        for _ in range(count):
+            before = _tick_started(conn)
+            while _tick_started(conn) == before:
+                assert feed.wait(timeout=10), "the collector stopped ticking"
+    finally:
+        feed.close()
+
+
+def test_the_running_collector_notifies_each_change_and_nothing_else(iso_env):
+    conn = store.connect()
+    assert collector_process.ensure_running()
+    assert collector_process.wait_caught_up(conn)
+    feed = changes.Feed()
+    try:
+        assert feed.wait(timeout=0.01) is False
+        assert feed.subscribed
+
+        # Its own snapshot commit: a hook event turns the session to working.
+        assert iso_env.hook(PROMPT).returncode == 0
+        assert feed.wait(timeout=10)
+        state = json.loads(conn.execute("SELECT data FROM snapshot WHERE id = 'claude:feed-1'").fetchone()[0])
+        assert state["state"] == "working"
+        assert setup_report.stored(conn) is not None  # the collector recorded the setup report, too
+
+        # Ticks go on (and commit their bookkeeping) without waking the feed: nothing it shows changed.
+        while feed.wait(timeout=0):
+            pass
+        _wait_for_ticks(conn, 3)
+        assert feed.wait(timeout=0) is False
+
+        # Another process's commit (an arrangement), passed on by the collector.
+        other = store.connect()
+        arrangement.pin(other, "claude:feed-1")
+        other.close()
+        assert feed.wait(timeout=10)
+        assert feed.subscribed
+    finally:
+        feed.close()
+        stop_collector(iso_env.data)
+
+
+def test_without_a_collector_the_feed_falls_back_to_data_version(iso_env):
+    conn = store.connect()
+    feed = changes.Feed(fallback_s=0.02)
+    try:
+        assert feed.wait(timeout=0.1) is False
+        assert not feed.subscribed
+        arrangement.set_setting(conn, "something", "1")
+        assert feed.wait(timeout=10)
+        assert not feed.subscribed
+    finally:
+        feed.close()
+
+
+def test_a_collector_that_goes_away_leaves_the_feed_on_its_fallback(iso_env):
+    conn = store.connect()
+    assert collector_process.ensure_running()
+    assert collector_process.wait_caught_up(conn)
+    feed = changes.Feed(fallback_s=0.02)
+    try:
+        feed.wait(timeout=0)
+        assert feed.subscribed
+        stop_collector(iso_env.data)
+        while feed.subscribed:
+            assert feed.wait(timeout=10)
+        arrangement.set_setting(conn, "something", "2")
+        assert feed.wait(timeout=10)
+    finally:
+        feed.close()
+
+
+def test_the_asyncio_form_yields_a_change_for_the_running_collector(iso_env):
+    conn = store.connect()
+    assert collector_process.ensure_running()
+    assert collector_process.wait_caught_up(conn)
+
+    async def first_change_after_a_hook() -> bool:
+        feed = changes.Feed()
+        stream = feed.changes()
+        try:
+            waiting = asyncio.ensure_future(anext(stream))
+            await asyncio.sleep(0)
+            assert iso_env.hook(STOP).returncode == 0
+            await asyncio.wait_for(waiting, timeout=10)
+            return feed.subscribed
+        finally:
+            await stream.aclose()
+            feed.close()
+
+    try:
+        assert asyncio.run(first_change_after_a_hook())
+    finally:
+        stop_collector(iso_env.data)
+
+
+def test_a_long_data_folder_path_still_gets_a_socket(iso_env, monkeypatch):
+    deep = iso_env.root / ("d" * 60) / ("e" * 60)
+    monkeypatch.setenv("LUNAVECT_HOME", str(deep))
+    paths.ensure_private_dir(deep)
+    publisher = changes.Publisher()
+    feed = changes.Feed(fallback_s=0.02, version=lambda: 0)
+    try:
+        assert len(str(changes.socket_path())) > 107
+        assert feed.wait(timeout=0) is False
+        assert feed.subscribed
+        while publisher.subscribers == 0:
+            feed.wait(timeout=0.01)
+        publisher.publish()
+        assert feed.wait(timeout=10)
+    finally:
+        feed.close()
+        publisher.close()
