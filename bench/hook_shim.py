@@ -156,13 +156,13 @@ def variants(hook_command: str, breakdown: bool) -> dict[str, list[str]]:
             # What the shim's stdlib imports cost by themselves (json pulls in re, enum, functools...).
             "bare + import json, select": [python, "-I", "-S", "-c", "import json, select"],
             # The shim's whole import graph, from cached bytecode, without running anything.
-            "bare + import lunavect.hook": [
-                python, "-I", "-S", "-c", f"import sys; sys.path.insert(0, {src}); import lunavect.hook",
+            "bare + import lunavect.shim.entry": [
+                python, "-I", "-S", "-c", f"import sys; sys.path.insert(0, {src}); import lunavect.shim.entry",
             ],
-            # The whole shim, but from cached bytecode instead of compiling hook.py's source on each run.
+            # The whole shim from cached bytecode, as the installed command runs it but without its argv dance.
             "shim from cached bytecode": [
                 python, "-I", "-S", "-c",
-                f"import sys; sys.path.insert(0, {src}); from lunavect.hook import main; main(['claude'])",
+                f"import sys; sys.path.insert(0, {src}); from lunavect.shim.entry import main; main(['claude'])",
             ],
             # What `re` alone costs (needed by any event whose classifier or parsing uses a regex).
             "bare + import re": [python, "-I", "-S", "-c", "import re"],
@@ -202,7 +202,7 @@ def measure(cells: list[tuple[str, str]], argvs, events, env, runs: int, warmup:
 
 def check_spool(expected_events: int) -> str:
     """Every shim run must have written one accepted record (else we timed a shim that failed)."""
-    from lunavect.hook import spool_path
+    from lunavect.shim.spoolfile import spool_path
 
     try:
         with open(spool_path(), "rb") as f:
@@ -228,30 +228,28 @@ import lunavect.core.commands
 t2 = time.perf_counter()
 import lunavect.core.wording
 t3 = time.perf_counter()
-with open(HOOK) as f:
-    code = compile(f.read(), HOOK, "exec")
+import lunavect.shim.jsoncodec, lunavect.shim.payload, lunavect.shim.procfacts, lunavect.shim.spoolfile
 t4 = time.perf_counter()
-ns = {"__name__": "bench_hook", "__file__": HOOK, "__package__": None}
-exec(code, ns)
+from lunavect.shim import entry
 t5 = time.perf_counter()
-raw, error = ns["read_stdin"]()
+raw, error = entry.read_stdin()
 t6 = time.perf_counter()
-payload, _ = ns["parse_payload"](raw)
+payload, _ = entry.parse_payload(raw)
 t7 = time.perf_counter()
-record = ns["extract"]("claude", payload)
+record = entry.extract("claude", payload)
 t8 = time.perf_counter()
-record.update(ns["agent_process"]("claude"))
+record.update(entry.agent_process("claude"))
 t9 = time.perf_counter()
-ns["append_line"](ns["spool_path"](), record)
+entry.append_line(entry.spool_path(), entry.json_dumps(record))
 t10 = time.perf_counter()
 print(json.dumps([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7, t9 - t8, t10 - t9]))
 """
 PHASE_NAMES = [
     "import json, select (re, enum, functools, collections...)",
-    "import lunavect.core.commands (compiles its regexes)",
-    "import lunavect.core.wording (compiles its regexes)",
-    "compile hook.py source (a script run as a file is never cached)",
-    "execute hook.py's module body",
+    "import lunavect.core.commands",
+    "import lunavect.core.wording",
+    "import the shim's parts (cached bytecode)",
+    "import lunavect.shim.entry (cached bytecode)",
     "read stdin",
     "json.loads",
     "extract",
@@ -261,9 +259,10 @@ PHASE_NAMES = [
 
 
 def profile(events, env, runs: int, out_fd: int) -> str:
-    from lunavect import hook
+    from lunavect import shim
 
-    child = PHASES_CHILD.replace("SRC", repr(SRC)).replace("HOOK", repr(os.path.abspath(hook.__file__)))
+    entry_file = os.path.join(os.path.dirname(os.path.abspath(shim.__file__)), "entry.py")
+    child = PHASES_CHILD.replace("SRC", repr(SRC))
     parts = []
     for payload_name in ("PreToolUse Bash", "Stop 200 KB"):
         samples: list[list[float]] = []
@@ -285,7 +284,7 @@ def profile(events, env, runs: int, out_fd: int) -> str:
 
     # -X importtime: the import graph's own self times (inflated by the tracing itself; for ranking only).
     self_times: dict[str, list[int]] = {}
-    command = [sys.executable, "-X", "importtime", "-I", "-S", os.path.abspath(hook.__file__), "claude"]
+    command = [sys.executable, "-X", "importtime", "-I", "-S", entry_file, "claude"]
     for _ in range(runs):
         proc = subprocess.run(command, input=events["PreToolUse Bash"], capture_output=True, env=env, check=True)
         for line in proc.stderr.decode().splitlines():

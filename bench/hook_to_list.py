@@ -136,7 +136,7 @@ print(repr([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5]))
 """
 LIST_PHASES = [
     "import lunavect.cli.root (click, msgspec)",
-    "import collector, sessions, table (psutil, lunavect.hook via spool...)",
+    "import collector, sessions, table (psutil, lunavect.shim via spool...)",
     "open the store",
     "ensure_running (a collector already runs)",
     "wait_caught_up (poke, wait for a tick that started after the call)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
+from lunavect.shim.spoolfile import SPOOL_DIR_NAME, data_dir as _data_dir
 
 STORE_FILE_NAME = "lunavect.sqlite3"
 LOCK_FILE_NAME = "collector.lock"
@@ -21,11 +21,9 @@ def _home() -> Path:
 
 
 def data_dir() -> Path:
-    """$LUNAVECT_HOME, or the platform's user data folder (the hook shim computes the same by hand)."""
-    override = os.environ.get("LUNAVECT_HOME")
-    if override:
-        return Path(os.path.abspath(os.path.expanduser(override)))
-    return Path(platformdirs.user_data_dir("lunavect", appauthor=False, roaming=False))
+    """$LUNAVECT_HOME, or the platform's user data folder: the hook shim's rule (lunavect/shim/spoolfile.py),
+    the one place it is written, since the shim must find the folder with the standard library alone."""
+    return Path(_data_dir(os.environ))
 
 
 def store_path() -> Path:
@@ -33,8 +31,6 @@ def store_path() -> Path:
 
 
 def spool_dir() -> Path:
-    from lunavect.hook import SPOOL_DIR_NAME
-
     return data_dir() / SPOOL_DIR_NAME
 
 

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lunavect.hook import SPOOL_FILE_NAME
+from lunavect.shim.spoolfile import SPOOL_FILE_NAME
 
 # Rotate the live spool once it is fully read and this large.
 ROTATE_BYTES = 4 * 1024 * 1024

@@ -8,7 +8,7 @@ import json
 import random
 
 from lunavect.claude import agents
-from lunavect.claude.notifications import ended_state, only_notifications, task_notifications
+from lunavect.shim.notifications import ended_state, only_notifications, task_notifications
 from lunavect.claude.records import read_record
 
 # -- the notification parser --------------------------------------------------------------------------------

@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 from unit_support import transcript_summary
 
-from lunavect import hook, store
+from lunavect import store
 from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.collector import Collector
 from lunavect.host.ancestry import process, process_table, start_ticks
 from lunavect.sessions import read_sessions
+from lunavect.shim import entry
 
 LINUX = sys.platform.startswith("linux")
 needs_proc = pytest.mark.skipif(not LINUX, reason="real process trees are read from /proc")
@@ -427,8 +428,8 @@ def test_hook_events_win_over_the_transcript(world, iso_env):
         "hook_event_name": "UserPromptSubmit",
         "prompt": "secret",
     }
-    hook.handle("claude", json.dumps(payload).encode(), None, environ=iso_env.env, now=t)
-    hook.handle(
+    entry.handle("claude", json.dumps(payload).encode(), None, environ=iso_env.env, now=t)
+    entry.handle(
         "claude",
         json.dumps(
             payload | {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "t9", "tool_input": {}}

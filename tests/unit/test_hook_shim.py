@@ -1,6 +1,6 @@
 """The hook shim: silent, always exit 0, robust to any stdin and any data folder, keeps only what it needs.
 
-Subprocess tests run the real installed command form (`python -I -S <path>/lunavect/hook.py claude`) and the
+Subprocess tests run the real installed command form (`python -I -S <path>/lunavect/shim/entry.py claude`) and the
 `lunavect hook claude` console script; unit tests call the extraction directly.
 """
 
@@ -18,10 +18,11 @@ import psutil
 import pytest
 from unit_support import HOOK_FILE, HOOK_FORMS, LUNAVECT_BIN, installed_hook_command
 
-from lunavect import hook
 from lunavect.host.processes import is_alive
+from lunavect.shim import entry, procfacts, spoolfile
+from lunavect.shim import payload as shim_payload
 
-SRC_DIR = str(Path(HOOK_FILE).parent.parent)
+SRC_DIR = str(Path(HOOK_FILE).parent.parent.parent)
 
 BASE = {
     "session_id": "0d6e5c1e-2b7f-4d33-9a57-1f0c2a3b4c5d",
@@ -192,7 +193,7 @@ def test_50_mb_payload_is_still_an_event(iso_env):
 
 
 def test_payload_over_the_limit_is_drained_and_rejected(iso_env):
-    raw = b'{"hook_event_name":"Stop","x":"' + b"B" * (hook.MAX_PAYLOAD_BYTES + 1024) + b'"}'
+    raw = b'{"hook_event_name":"Stop","x":"' + b"B" * (entry.MAX_PAYLOAD_BYTES + 1024) + b'"}'
     proc = iso_env.hook(raw)  # no BrokenPipeError here: the shim reads it all
     assert_silent(proc)
     assert [r["rejected"] for r in iso_env.spool_records()] == ["payload-too-large"]
@@ -254,8 +255,8 @@ def test_stdin_never_closed_gives_up_at_the_deadline(iso_env):
         proc.stdin.write(b'{"hook_event_name": "Stop", ')
         proc.stdin.flush()
         started = time.monotonic()
-        assert proc.wait(timeout=hook.STDIN_DEADLINE_S + 3) == 0
-        assert time.monotonic() - started < hook.STDIN_DEADLINE_S + 2
+        assert proc.wait(timeout=entry.STDIN_DEADLINE_S + 3) == 0
+        assert time.monotonic() - started < entry.STDIN_DEADLINE_S + 2
         assert proc.stdout.read() == b"" and proc.stderr.read() == b""
     finally:
         if proc.poll() is None:
@@ -317,7 +318,7 @@ def test_start_time_agrees_with_liveness_check(iso_env):
     fake_claude.symlink_to(sys.executable)
     agent = subprocess.Popen([str(fake_claude), "-I", "-S", "-c", "import time; time.sleep(30)"])
     try:
-        facts = hook.agent_process("claude", start_pid=agent.pid)
+        facts = procfacts.agent_process("claude", start_pid=agent.pid)
         assert facts["pid"] == agent.pid
         assert abs(facts["pstart"] - psutil.Process(agent.pid).create_time()) < 0.5
         assert is_alive(facts["pid"], facts["pstart"]) is True
@@ -332,7 +333,7 @@ def test_no_agent_ancestor_records_no_pid(iso_env):
     me = psutil.Process()
     if any(p.name() == "claude" for p in [me, *me.parents()]):
         pytest.skip("these tests run under a process named claude")
-    assert hook.agent_process("claude", start_pid=os.getpid()) == {}
+    assert procfacts.agent_process("claude", start_pid=os.getpid()) == {}
     proc = iso_env.hook(event("Stop"))
     assert_silent(proc)
     (record,) = iso_env.spool_records()
@@ -349,6 +350,13 @@ ALLOWED_LUNAVECT = {
     "lunavect.core.wording_phrases",
     "lunavect.core.commands",
     "lunavect.hook",
+    "lunavect.shim",
+    "lunavect.shim.entry",
+    "lunavect.shim.jsoncodec",
+    "lunavect.shim.payload",
+    "lunavect.shim.notifications",
+    "lunavect.shim.procfacts",
+    "lunavect.shim.spoolfile",
 }
 
 
@@ -358,13 +366,13 @@ def _third_party(modules: list[str]) -> list[str]:
 
 
 RECORD_MODULES_AT_EXIT = """
-import json as _j, os as _o, sys as _s
+import json as _j, os as _o, posix as _p, sys as _s
 _real_exit = _o._exit
 def _recording_exit(code):
     with open({out!r}, "w") as f:
         _j.dump(sorted(_s.modules), f)
     _real_exit(code)
-_o._exit = _recording_exit
+_o._exit = _p._exit = _recording_exit
 """
 
 
@@ -429,13 +437,13 @@ def test_cli_hook_path_does_not_import_the_cli(iso_env):
     out = iso_env.root / "modules.json"
     script = textwrap.dedent(
         f"""
-        import json, os, sys
+        import json, os, posix, sys
         real_exit = os._exit
         def recording_exit(code):
             with open({str(out)!r}, "w") as f:
                 json.dump(sorted(sys.modules), f)
             real_exit(code)
-        os._exit = recording_exit
+        os._exit = posix._exit = recording_exit
         sys.argv = ["lunavect", "hook", "claude"]
         from lunavect.cli import main
         main()
@@ -465,6 +473,26 @@ def test_cli_hook_path_does_not_import_the_cli(iso_env):
     assert iso_env.spool_records()[0]["event"] == "Stop"
 
 
+@pytest.mark.parametrize("form", ["launcher", "file"])
+def test_commands_installed_by_earlier_versions_still_work(iso_env, form):
+    """Hook commands written before the shim became a package name `lunavect.hook`; they keep working (silent,
+    exit 0, one record) until `lunavect hooks install` rewrites them."""
+    src = str(Path(HOOK_FILE).parent.parent.parent)
+    legacy = str(Path(src) / "lunavect" / "hook.py")
+    launcher = "import sys;sys.path.insert(0,sys.argv.pop(1));import lunavect.hook as h;h.main()"
+    argv = (
+        [sys.executable, "-I", "-S", "-c", launcher, src, "claude"]
+        if form == "launcher"
+        else [sys.executable, "-I", "-S", legacy, "claude"]
+    )
+    proc = subprocess.run(
+        argv, input=json.dumps(event("Stop")).encode(), env=iso_env.env, capture_output=True, timeout=20
+    )
+    assert_silent(proc)
+    (record,) = iso_env.spool_records()
+    assert record["event"] == "Stop" and record["client"] == "claude"
+
+
 def test_console_script_exists():
     assert os.access(LUNAVECT_BIN, os.X_OK)
 
@@ -474,7 +502,7 @@ def test_console_script_exists():
 
 
 def test_tool_events_keep_name_and_ids_only():
-    record = hook.extract(
+    record = shim_payload.extract(
         "claude",
         event(
             "PreToolUse",
@@ -497,12 +525,12 @@ def test_tool_events_keep_name_and_ids_only():
 
 
 def test_mcp_tool_name_and_bad_values_are_dropped():
-    record = hook.extract(
+    record = shim_payload.extract(
         "claude", event("PreToolUse", tool_name="mcp__github__create_issue", tool_use_id="x" * 201, session_id="")
     )
     assert record["tool"] == "mcp__github__create_issue"
     assert "tool_use_id" not in record and "session" not in record
-    record = hook.extract("claude", event("PreToolUse", tool_name="a tool with spaces"))
+    record = shim_payload.extract("claude", event("PreToolUse", tool_name="a tool with spaces"))
     assert "tool" not in record
 
 
@@ -524,7 +552,7 @@ def test_stop_background_tasks_kinds_and_service_verdict():
         {"id": "y1", "status": "weird status!"},
         "not a task",
     ]
-    record = hook.extract(
+    record = shim_payload.extract(
         "claude",
         event(
             "Stop",
@@ -551,22 +579,22 @@ def test_stop_background_tasks_kinds_and_service_verdict():
 
 
 def test_stop_without_background_tasks_has_no_bg_key_and_empty_list_is_kept():
-    assert "bg" not in hook.extract("claude", event("Stop"))
-    assert hook.extract("claude", event("Stop", background_tasks=[]))["bg"] == []
-    assert hook.extract("claude", event("SubagentStop", agent_id="a1", background_tasks=[]))["bg"] == []
+    assert "bg" not in shim_payload.extract("claude", event("Stop"))
+    assert shim_payload.extract("claude", event("Stop", background_tasks=[]))["bg"] == []
+    assert shim_payload.extract("claude", event("SubagentStop", agent_id="a1", background_tasks=[]))["bg"] == []
 
 
 def test_stop_question_verdict():
     assert (
-        hook.extract(
+        shim_payload.extract(
             "claude", event("Stop", last_assistant_message="I changed 3 files.\n\nShall I apply these changes?")
         )["question"]
         is True
     )
-    assert "question" not in hook.extract("claude", event("Stop", last_assistant_message="Done. All tests pass."))
-    assert "question" not in hook.extract("claude", event("Stop", last_assistant_message=None))
+    assert "question" not in shim_payload.extract("claude", event("Stop", last_assistant_message="Done. All tests pass."))
+    assert "question" not in shim_payload.extract("claude", event("Stop", last_assistant_message=None))
     # Only Stop carries the verdict: a subagent's closing question is not addressed to the person.
-    assert "question" not in hook.extract(
+    assert "question" not in shim_payload.extract(
         "claude", event("SubagentStop", last_assistant_message="Shall I apply these changes?")
     )
 
@@ -579,9 +607,9 @@ def test_post_tool_use_background_bash_starts_a_shell():
         tool_input={"command": "sleep 30", "run_in_background": True},
         tool_response={"stdout": "", "stderr": "", "interrupted": False, "backgroundTaskId": "b0be39e"},
     )
-    assert hook.extract("claude", payload)["bg_start"] == {"kind": "shell", "id": "b0be39e"}
+    assert shim_payload.extract("claude", payload)["bg_start"] == {"kind": "shell", "id": "b0be39e"}
     payload["tool_input"]["command"] = "cd web && npm run dev"
-    assert hook.extract("claude", payload)["bg_start"] == {"kind": "shell", "id": "b0be39e", "service": True}
+    assert shim_payload.extract("claude", payload)["bg_start"] == {"kind": "shell", "id": "b0be39e", "service": True}
 
 
 def test_post_tool_use_async_agent_starts_an_agent():
@@ -599,20 +627,20 @@ def test_post_tool_use_async_agent_starts_an_agent():
             "outputFile": "/tmp/x.output",
         },
     )
-    assert hook.extract("claude", payload)["bg_start"] == {"kind": "agent", "id": "a881341"}
+    assert shim_payload.extract("claude", payload)["bg_start"] == {"kind": "agent", "id": "a881341"}
     payload["tool_response"] = {"status": "completed", "agentId": "a1", "content": [{"type": "text", "text": "x"}]}
-    assert "bg_start" not in hook.extract("claude", payload)
+    assert "bg_start" not in shim_payload.extract("claude", payload)
 
 
 def test_post_tool_use_monitor_and_plain_tools():
-    assert hook.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response={"taskId": "m9"}))[
+    assert shim_payload.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response={"taskId": "m9"}))[
         "bg_start"
     ] == {"kind": "monitor", "id": "m9"}
-    assert hook.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response="started"))["bg_start"] == {
+    assert shim_payload.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response="started"))["bg_start"] == {
         "kind": "monitor"
     }
-    assert "bg_start" not in hook.extract("claude", event("PostToolUse", tool_name="Read", tool_response={"file": {}}))
-    assert "bg_start" not in hook.extract("claude", event("PostToolUse", tool_name="Bash", tool_response="text"))
+    assert "bg_start" not in shim_payload.extract("claude", event("PostToolUse", tool_name="Read", tool_response={"file": {}}))
+    assert "bg_start" not in shim_payload.extract("claude", event("PostToolUse", tool_name="Bash", tool_response="text"))
 
 
 NOTIFICATION = (
@@ -624,7 +652,7 @@ NOTIFICATION = (
 
 
 def test_task_notification_prompt_ends_background_work():
-    record = hook.extract("claude", event("UserPromptSubmit", prompt=NOTIFICATION))
+    record = shim_payload.extract("claude", event("UserPromptSubmit", prompt=NOTIFICATION))
     assert record["bg_end"] == [{"id": "b0be39e", "tool_use_id": "toolu_2", "status": "completed"}]
     assert record["notification_only"] is True
     assert "SECRET" not in json.dumps(record)
@@ -632,25 +660,25 @@ def test_task_notification_prompt_ends_background_work():
 
 def test_task_notifications_several_and_mixed_with_a_person():
     second = NOTIFICATION.replace("b0be39e", "a881341").replace("toolu_2", "toolu_3").replace("completed", "failed")
-    ended, only = hook.task_notifications(NOTIFICATION + "\n" + second)
+    ended, only = shim_payload.ended_background(NOTIFICATION + "\n" + second)
     assert ended == [
         {"id": "b0be39e", "tool_use_id": "toolu_2", "status": "completed"},
         {"id": "a881341", "tool_use_id": "toolu_3", "status": "failed"},
     ]
     assert only is True
-    ended, only = hook.task_notifications(NOTIFICATION + "\nalso, please fix the README")
+    ended, only = shim_payload.ended_background(NOTIFICATION + "\nalso, please fix the README")
     assert len(ended) == 1 and only is False
-    assert hook.task_notifications("no notification here") == ([], False)
-    record = hook.extract("claude", event("UserPromptSubmit", prompt="fix the bug"))
+    assert shim_payload.ended_background("no notification here") == ([], False)
+    record = shim_payload.extract("claude", event("UserPromptSubmit", prompt="fix the bug"))
     assert "bg_end" not in record and "notification_only" not in record
 
 
 def test_stop_failure_error_and_unreachable_detail():
-    record = hook.extract(
+    record = shim_payload.extract(
         "claude", event("StopFailure", error="rate_limit", last_assistant_message="API Error: Rate limit reached")
     )
     assert record["error"] == "rate_limit" and "error_detail" not in record
-    record = hook.extract(
+    record = shim_payload.extract(
         "claude",
         event(
             "StopFailure",
@@ -660,33 +688,33 @@ def test_stop_failure_error_and_unreachable_detail():
     )
     assert record["error"] == "server_error" and record["error_detail"] == "ECONNREFUSED"
     assert "API Error" not in json.dumps(record)
-    assert hook.extract("claude", event("StopFailure"))["error"] == "unknown"
-    assert hook.extract("claude", event("StopFailure", error="not an error code"))["error"] == "unknown"
+    assert shim_payload.extract("claude", event("StopFailure"))["error"] == "unknown"
+    assert shim_payload.extract("claude", event("StopFailure", error="not an error code"))["error"] == "unknown"
 
 
 def test_other_events_fields():
-    record = hook.extract(
+    record = shim_payload.extract(
         "claude",
         event(
             "Notification", notification_type="permission_prompt", message="Claude needs your permission to use SECRET"
         ),
     )
     assert record["ntype"] == "permission_prompt" and "SECRET" not in json.dumps(record)
-    assert hook.extract("claude", event("SessionStart", source="startup", model="m"))["source"] == "startup"
-    assert hook.extract("claude", event("SessionEnd", reason="prompt_input_exit"))["reason"] == "prompt_input_exit"
-    assert hook.extract("claude", event("PreCompact", trigger="auto"))["trigger"] == "auto"
-    assert hook.extract("claude", event("PostToolUseFailure", tool_name="Bash", is_interrupt=True))["interrupt"] is True
-    assert "interrupt" not in hook.extract("claude", event("PostToolUseFailure", tool_name="Bash", is_interrupt=False))
-    record = hook.extract("claude", event("SubagentStart", agent_id="a1", agent_type="Explore"))
+    assert shim_payload.extract("claude", event("SessionStart", source="startup", model="m"))["source"] == "startup"
+    assert shim_payload.extract("claude", event("SessionEnd", reason="prompt_input_exit"))["reason"] == "prompt_input_exit"
+    assert shim_payload.extract("claude", event("PreCompact", trigger="auto"))["trigger"] == "auto"
+    assert shim_payload.extract("claude", event("PostToolUseFailure", tool_name="Bash", is_interrupt=True))["interrupt"] is True
+    assert "interrupt" not in shim_payload.extract("claude", event("PostToolUseFailure", tool_name="Bash", is_interrupt=False))
+    record = shim_payload.extract("claude", event("SubagentStart", agent_id="a1", agent_type="Explore"))
     assert record["agent_id"] == "a1" and record["agent_type"] == "Explore"
-    assert hook.extract("claude", {"session_id": "s"}) is None
+    assert shim_payload.extract("claude", {"session_id": "s"}) is None
 
 
 def test_handle_appends_one_line_with_receipt_time(iso_env):
     environ = {"LUNAVECT_HOME": str(iso_env.data)}
-    record = hook.handle("claude", json.dumps(event("Stop")).encode(), None, environ=environ, now=1234.5)
-    assert record["t"] == 1234.5 and record["v"] == hook.SPOOL_FORMAT and record["client"] == "claude"
-    rejected = hook.handle("codex", None, "stdin-timeout", environ=environ, now=1235.0)
+    record = entry.handle("claude", json.dumps(event("Stop")).encode(), None, environ=environ, now=1234.5)
+    assert record["t"] == 1234.5 and record["v"] == spoolfile.SPOOL_FORMAT and record["client"] == "claude"
+    rejected = entry.handle("codex", None, "stdin-timeout", environ=environ, now=1235.0)
     assert rejected["rejected"] == "stdin-timeout" and rejected["client"] == "codex"
     lines = iso_env.spool.read_bytes().splitlines()
     assert [json.loads(line) for line in lines] == [record, rejected]

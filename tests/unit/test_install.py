@@ -18,7 +18,7 @@ from lunavect.claude import install
 from lunavect.cli.root import cli
 from lunavect.install import hooks_file
 
-SRC_DIR = str(Path(HOOK_FILE).parent.parent)
+SRC_DIR = str(Path(HOOK_FILE).parent.parent.parent)
 EXPECTED_COMMAND = install.hook_command()
 
 PERSONAL = {

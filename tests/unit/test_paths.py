@@ -1,4 +1,4 @@
-"""The shim computes the data folder by hand; it must agree with lunavect.paths (which uses platformdirs)."""
+"""The data folder: the shim's rule (standard library only) is the one lunavect.paths answers with."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from lunavect import hook, paths
+from lunavect import paths
+from lunavect.shim import spoolfile
 
 
 def _both() -> tuple[str, str]:
-    return hook.data_dir(dict(os.environ)), str(paths.data_dir())
+    return spoolfile.data_dir(dict(os.environ)), str(paths.data_dir())
 
 
 def test_lunavect_home_absolute(iso_env):
@@ -61,7 +62,7 @@ def test_empty_lunavect_home_is_unset(iso_env, monkeypatch):
 
 
 def test_spool_paths_agree(iso_env):
-    assert hook.spool_path(dict(os.environ)) == str(paths.spool_dir() / hook.SPOOL_FILE_NAME)
+    assert spoolfile.spool_path(dict(os.environ)) == str(paths.spool_dir() / spoolfile.SPOOL_FILE_NAME)
 
 
 def test_client_folders_follow_the_environment(iso_env, monkeypatch):
@@ -72,3 +73,25 @@ def test_client_folders_follow_the_environment(iso_env, monkeypatch):
     assert paths.claude_config_dir() == iso_env.home / ".claude"
     assert paths.codex_home() == iso_env.home / ".codex"
     assert paths.store_path() == Path(iso_env.data) / paths.STORE_FILE_NAME
+
+
+@pytest.mark.parametrize("value", ["/data/lv", "/data/lv/", "//data/lv", "/data//lv", "/data/./lv", "/data/x/../lv",
+                                   "/data/.lv", "/", "~", "~/lv", "lv", "./lv/"])
+def test_lunavect_home_is_normalised_as_abspath_does(iso_env, monkeypatch, value):
+    """The shim skips os.path for a home that needs no normalising; every other form goes through it."""
+    monkeypatch.chdir(iso_env.root)
+    env = dict(os.environ, LUNAVECT_HOME=value)
+    assert spoolfile.data_dir(env) == os.path.abspath(os.path.expanduser(value))
+
+
+def test_the_shim_reads_the_environment_without_os(iso_env):
+    """Run without `os` imported, the shim reads posix's start-up environment: the same folder."""
+    import subprocess
+    import sys
+
+    src = str(Path(spoolfile.__file__).resolve().parent.parent.parent)
+    code = (f"import sys; sys.path.insert(0, {src!r}); from lunavect.shim import spoolfile; "
+            "print('os' in sys.modules, spoolfile.spool_path())")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code], env=iso_env.env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", str(paths.spool_dir() / spoolfile.SPOOL_FILE_NAME)]

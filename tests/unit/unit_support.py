@@ -21,11 +21,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-import lunavect.hook
+import lunavect.shim
 from lunavect import spool
 from lunavect.claude.summary import TranscriptSummary
 
-HOOK_FILE = str(Path(lunavect.hook.__file__).resolve())
+HOOK_FILE = str(Path(lunavect.shim.__file__).resolve().with_name("entry.py"))
 # The console script of this venv (the tests run with .venv/bin/python).
 LUNAVECT_BIN = str(Path(sys.executable).parent / "lunavect")
 ISOLATED_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")
@@ -39,7 +39,7 @@ def installed_hook_command(client: str = "claude") -> list[str]:
 
 
 def hook_file_command(client: str = "claude") -> list[str]:
-    """The shim run as a file by path, without `site`: `python -I -S <path>/lunavect/hook.py claude`."""
+    """The shim run as a file by path, without `site`: `python -I -S <path>/lunavect/shim/entry.py claude`."""
     return [sys.executable, "-I", "-S", HOOK_FILE, client]
 
 

@@ -27,8 +27,8 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from lunavect.claude.notifications import ended_state
 from lunavect.core.model import BackgroundTask
+from lunavect.shim.notifications import ended_state
 
 # Ended tasks kept in an answer: every running one is kept, and at most this many that ended.
 SETTLED = 20

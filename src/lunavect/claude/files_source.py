@@ -36,7 +36,7 @@ from pathlib import Path
 import msgspec
 import psutil
 
-from lunavect import hook, paths, store
+from lunavect import paths, store
 from lunavect.claude import agents
 from lunavect.claude.catalog import CatalogEntry, is_live, read_catalog
 from lunavect.claude.discovery import TranscriptFinder
@@ -46,6 +46,7 @@ from lunavect.claude.summary import TranscriptSummary, take
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.core.model import Evidence, session_key
 from lunavect.host.ancestry import Proc, process, process_table
+from lunavect.shim import procfacts
 from lunavect.sources import Batch, Source
 
 log = logging.getLogger("lunavect.claude.files")
@@ -430,4 +431,4 @@ def _terminal(pid: int) -> str | None:
             return psutil.Process(pid).terminal() or None
         except (psutil.Error, OSError):
             return None
-    return hook.linux_tty(pid)
+    return procfacts.linux_tty(pid)

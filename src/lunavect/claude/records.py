@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
-from lunavect.claude.notifications import only_notifications, task_notifications
+from lunavect.shim.notifications import only_notifications, task_notifications
 from lunavect.core.commands import is_long_lived_service
 
 # Only lines holding one of these strings can matter; every other line is skipped without being decoded.

@@ -16,7 +16,7 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if argv[:1] == ["hook"]:
-        from lunavect.hook import main as hook_main
+        from lunavect.shim.entry import main as hook_main
 
         hook_main(argv[1:])
         return

@@ -18,7 +18,7 @@ from lunavect.cli.common import Failure, fresh_store
 @click.argument("client", type=click.Choice(["claude", "codex"]))
 def hook_command(client: str) -> None:
     """Record one agent event from stdin (run by the agent's hooks; prints nothing, always exits 0)."""
-    from lunavect.hook import main as hook_main
+    from lunavect.shim.entry import main as hook_main
 
     hook_main([client])
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import psutil
 
-from lunavect import hook
+from lunavect.shim import procfacts
 from lunavect.host.proctable import AGENT_RUNTIMES, Proc, ancestry
 
 __all__ = [
@@ -71,17 +71,17 @@ def launched_by_agent(table: Mapping[int, Proc], pid: int, max_depth: int = MAX_
 def start_ticks(pid: int) -> str | None:
     """A Linux process's start as Claude Code writes it in its catalog's `procStart`: clock ticks since
     boot, as a decimal string. None elsewhere or when the process is gone."""
-    stat = hook.linux_stat(pid) if sys.platform.startswith("linux") else None
+    stat = procfacts.linux_stat(pid) if sys.platform.startswith("linux") else None
     return str(stat[3]) if stat else None
 
 
 def _linux_proc(pid: int) -> Proc | None:
-    stat = hook.linux_stat(pid)
+    stat = procfacts.linux_stat(pid)
     if stat is None:
         return None
     comm, ppid, _tty_nr, ticks = stat
-    exe_name = hook.linux_exe_name(pid).removesuffix(" (deleted)")
-    return Proc(pid=pid, ppid=ppid, name=comm, exe_name=exe_name, started=hook.linux_started(ticks))
+    exe_name = procfacts.linux_exe_name(pid).removesuffix(" (deleted)")
+    return Proc(pid=pid, ppid=ppid, name=comm, exe_name=exe_name, started=procfacts.linux_started(ticks))
 
 
 def _psutil_proc(proc: psutil.Process) -> Proc | None:

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import psutil
 
-from lunavect.hook import CLIENT_PROCESS_NAMES
+from lunavect.shim.procfacts import CLIENT_PROCESS_NAMES
 
 # Deep enough for shell → wrapper → runtime chains; bounded so a pathological table cannot loop.
 MAX_ANCESTRY = 32

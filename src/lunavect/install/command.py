@@ -16,19 +16,24 @@ from pathlib import Path
 
 # The module the command imports and runs; its file in the package folder proves the folder still holds
 # lunavect.
-SHIM_MODULE = "lunavect.hook"
-# How lunavect recognises its own entries among the person's hooks: the shim's module, and every form an
-# earlier installation wrote (kept when the module moves, so install replaces them and uninstall removes them).
-MARKERS = tuple(dict.fromkeys((SHIM_MODULE, "lunavect.hook", "lunavect/hook.py", "lunavect hook ")))
+SHIM_MODULE = "lunavect.shim.entry"
+# How lunavect recognises its own entries among the person's hooks: the shim's module (imported, or run as a
+# file), and every form an earlier installation wrote (kept when the module moves, so install replaces them
+# and uninstall removes them).
+MARKERS = tuple(
+    dict.fromkeys(
+        (SHIM_MODULE, SHIM_MODULE.replace(".", "/") + ".py", "lunavect.hook", "lunavect/hook.py", "lunavect hook ")
+    )
+)
 # The interpreter imports the shim from its cached bytecode, from the folder that holds this installation's
 # package (passed as an argument, so `status` can check it still exists).
 LAUNCHER = f"import sys;sys.path.insert(0,sys.argv.pop(1));import {SHIM_MODULE} as h;h.main()"
 
 
 def shim_file() -> Path:
-    from lunavect import hook
+    from lunavect import shim  # the package only: its __init__ imports nothing, nor runs the entry point
 
-    return Path(hook.__file__).resolve()
+    return Path(shim.__file__).resolve().with_name("entry.py")
 
 
 def package_parent() -> Path:

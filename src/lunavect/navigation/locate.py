@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from lunavect.hook import CLIENT_PROCESS_NAMES
+from lunavect.shim.procfacts import CLIENT_PROCESS_NAMES
 from lunavect.host.catalog_reader import CatalogEntry
 from lunavect.host.proctable import Proc, ProcessTable, ancestry, is_same_process
 from lunavect.navigation.origin import APP, classify, resolved

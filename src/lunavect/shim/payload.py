@@ -1,0 +1,211 @@
+"""What lunavect keeps of one hook event: the payload filter.
+
+It keeps only what lunavect needs to decide a state: the event's name, ids, times, tool names, kinds and
+counts, and two verdicts computed here from private text (is the closing reply a question; is a background
+command a long-lived service). Prompts, replies, commands, tool inputs and outputs never leave this process.
+
+Names are checked with string methods, and the classifiers and the notification parser are imported only
+by the events that need them: each import is paid for on the agent's hot path.
+"""
+
+from __future__ import annotations
+
+MAX_ID_CHARS = 200
+MAX_PATH_CHARS = 4096
+
+BACKGROUND_KINDS = {
+    "shell": "shell",
+    "local_bash": "shell",
+    "bash": "shell",
+    "subagent": "agent",
+    "agent": "agent",
+    "local_agent": "agent",
+    "remote_agent": "agent",
+    "teammate": "agent",
+    "monitor": "monitor",
+    "workflow": "workflow",
+}
+NOTIFICATION_OPEN = "<task-notification>"
+
+
+def is_long_lived_service(command: str) -> bool:
+    from lunavect.core.commands import is_long_lived_service as classify
+
+    return classify(command)
+
+
+def is_closing_question(text: object) -> bool:
+    if not isinstance(text, str):
+        return False
+    tail = text[-2400:]
+    if "?" not in tail and ":\n" not in tail:
+        return False  # no question and no lead-in to options near the end: no need to load the classifier
+    from lunavect.core.wording import is_closing_question as classify
+
+    return classify(text)
+
+
+def _short(value: object, limit: int = MAX_ID_CHARS) -> str | None:
+    if isinstance(value, str) and value and len(value) <= limit:
+        return value
+    return None
+
+
+def _name(value: object) -> str | None:
+    """An event, tool or kind name: ASCII letters, digits and underscores, starting with a letter."""
+    if (
+        isinstance(value, str)
+        and 0 < len(value) <= 64
+        and value.isascii()
+        and value[0].isalpha()
+        and value.replace("_", "a").isalnum()
+    ):
+        return value
+    return None
+
+
+def ended_background(prompt: str) -> tuple[list[dict], bool]:
+    """The background tasks a `<task-notification>` prompt reports ended, and whether it is nothing else.
+
+    Each notification names its task ids (and tool-use id) and status: ids and kinds only, never the
+    summary or result text.
+    """
+    from lunavect.shim.notifications import only_notifications, task_notifications as parse
+
+    ended: list[dict] = []
+    for note in parse(prompt):
+        status = _name(note.status)
+        for task_id in note.task_ids or (None,):
+            entry: dict = {}
+            if task_id:
+                entry["id"] = task_id
+            if note.tool_use_id:
+                entry["tool_use_id"] = note.tool_use_id
+            if status:
+                entry["status"] = status
+            if entry:
+                ended.append(entry)
+    return ended, bool(ended) and only_notifications(prompt)
+
+
+def background_kind(task_type: object) -> str:
+    if isinstance(task_type, str):
+        return BACKGROUND_KINDS.get(task_type.lower(), "other")
+    return "other"
+
+
+def _background_tasks(tasks: object) -> list[dict]:
+    kept: list[dict] = []
+    if not isinstance(tasks, list):
+        return kept
+    for task in tasks[:500]:
+        if not isinstance(task, dict):
+            continue
+        entry: dict = {"kind": background_kind(task.get("type"))}
+        task_id = _short(task.get("id"))
+        if task_id:
+            entry["id"] = task_id
+        status = _name(task.get("status"))
+        if status:
+            entry["status"] = status
+        command = task.get("command")
+        if isinstance(command, str) and is_long_lived_service(command):
+            entry["service"] = True
+        kept.append(entry)
+    return kept
+
+
+def _started_background(payload: dict) -> dict | None:
+    """The background work a PostToolUse reports it started: its kind and id, never its command."""
+    response = payload.get("tool_response")
+    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    tool = payload.get("tool_name")
+    if isinstance(response, dict):
+        task_id = _short(response.get("backgroundTaskId"))
+        if task_id:
+            started: dict = {"kind": "shell", "id": task_id}
+            command = tool_input.get("command")
+            if isinstance(command, str) and is_long_lived_service(command):
+                started["service"] = True
+            return started
+        if response.get("isAsync") is True or response.get("status") == "async_launched":
+            agent_id = _short(response.get("agentId"))
+            started = {"kind": "agent"}
+            if agent_id:
+                started["id"] = agent_id
+            return started
+        monitor_id = _short(response.get("monitorId") or response.get("taskId"))
+        if tool == "Monitor" and monitor_id:
+            return {"kind": "monitor", "id": monitor_id}
+    if tool == "Monitor":
+        return {"kind": "monitor"}
+    return None
+
+
+def extract(client: str, payload: dict) -> dict | None:
+    """The record lunavect keeps of one hook event, or None when it is not an event."""
+    event = _name(payload.get("hook_event_name"))
+    if event is None:
+        return None
+    record: dict = {"event": event}
+    for key, field in (
+        ("session", "session_id"),
+        ("prompt_id", "prompt_id"),
+        ("turn_id", "turn_id"),
+        ("agent_id", "agent_id"),
+        ("tool_use_id", "tool_use_id"),
+    ):
+        value = _short(payload.get(field))
+        if value:
+            record[key] = value
+    for key, field in (("cwd", "cwd"), ("transcript", "transcript_path")):
+        value = _short(payload.get(field), MAX_PATH_CHARS)
+        if value:
+            record[key] = value
+    for key, field in (
+        ("tool", "tool_name"),
+        ("agent_type", "agent_type"),
+        ("source", "source"),
+        ("trigger", "trigger"),
+        ("reason", "reason"),
+        ("ntype", "notification_type"),
+        ("mode", "permission_mode"),
+    ):
+        value = _name(payload.get(field))
+        if value:
+            record[key] = value
+    title = _short(payload.get("session_title"), 300)
+    if title:
+        record["title"] = title
+
+    if event == "StopFailure":
+        error = _name(payload.get("error"))
+        record["error"] = error or "unknown"
+        message = payload.get("last_assistant_message")
+        if isinstance(message, str) and "ECONNREFUSED" in message:
+            record["error_detail"] = "ECONNREFUSED"
+    if event in ("Stop", "SubagentStop"):
+        if "background_tasks" in payload:
+            record["bg"] = _background_tasks(payload.get("background_tasks"))
+        crons = payload.get("session_crons")
+        if isinstance(crons, list):
+            record["crons"] = len(crons)
+        if event == "Stop" and is_closing_question(payload.get("last_assistant_message")):
+            record["question"] = True
+        if payload.get("stop_hook_active") is True:
+            record["stop_hook_active"] = True
+    if event == "PostToolUse":
+        started = _started_background(payload)
+        if started:
+            record["bg_start"] = started
+    if event == "PostToolUseFailure" and payload.get("is_interrupt") is True:
+        record["interrupt"] = True
+    if event == "UserPromptSubmit":
+        prompt = payload.get("prompt")
+        if isinstance(prompt, str) and NOTIFICATION_OPEN in prompt:
+            ended, only = ended_background(prompt)
+            if ended:
+                record["bg_end"] = ended
+            if only:
+                record["notification_only"] = True
+    return record

@@ -1,0 +1,110 @@
+"""Where the hook spool lives, and the one way a line is added to it.
+
+The shim appends one JSON line per event to `<data folder>/spool/events.jsonl` with a single write(2), so
+lines of concurrent shims never interleave; the collector (lunavect/spool.py) reads whole lines only.
+
+This module also owns the data folder's location for all of lunavect (lunavect/paths.py asks it): the
+shim must find the folder without `site`-installed packages, so the rule is written here by hand in the
+standard library, once, instead of asking platformdirs in one place and re-deriving it in another.
+"""
+
+from __future__ import annotations
+
+import posix
+import sys
+
+TYPE_CHECKING = False  # typing's own flag costs an import; type checkers treat this name alike
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+SPOOL_FORMAT = 1
+SPOOL_DIR_NAME = "spool"
+SPOOL_FILE_NAME = "events.jsonl"
+
+
+def environment() -> Mapping[str, str]:
+    """The process's environment without importing `os` (a tenth of a bare interpreter start on the hot path).
+
+    Once something imported `os`, its `os.environ` is the authority (it may have been changed since start);
+    before that nothing could change it, and posix's snapshot of the start-up environment is exact."""
+    os_module = sys.modules.get("os")
+    if os_module is not None:
+        return os_module.environ
+    encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+    return {key.decode(encoding, errors): value.decode(encoding, errors) for key, value in posix.environ.items()}
+
+
+def _join(folder: str, *names: str) -> str:
+    """os.path.join for relative names."""
+    for name in names:
+        folder = folder + name if not folder or folder.endswith("/") else folder + "/" + name
+    return folder
+
+
+def _is_normal_absolute(path: str) -> bool:
+    """True when os.path.abspath(os.path.expanduser(path)) is `path` itself: nothing to expand or normalise."""
+    return path.startswith("/") and "//" not in path and "/." not in path and (path == "/" or not path.endswith("/"))
+
+
+def data_dir(environ: Mapping[str, str] | None = None) -> str:
+    """The data folder: $LUNAVECT_HOME, or the platform's user data folder (as platformdirs names it:
+    ~/Library/Application Support on macOS, $XDG_DATA_HOME or ~/.local/share elsewhere)."""
+    env = environment() if environ is None else environ
+    home = env.get("LUNAVECT_HOME")
+    if home:
+        if _is_normal_absolute(home):
+            return home
+        import os
+
+        return os.path.abspath(os.path.expanduser(home))
+    user_home = env.get("HOME")
+    if not user_home:
+        import os
+
+        user_home = os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return _join(user_home, "Library", "Application Support", "lunavect")
+    xdg = env.get("XDG_DATA_HOME", "").strip()
+    if not xdg or not xdg.startswith("/"):
+        xdg = _join(user_home, ".local", "share")
+    return _join(xdg, "lunavect")
+
+
+def spool_path(environ: Mapping[str, str] | None = None) -> str:
+    return _join(data_dir(environ), SPOOL_DIR_NAME, SPOOL_FILE_NAME)
+
+
+def new_id() -> str:
+    """A record id, unique across machines: the collector stores each id once (exactly-once ingestion)."""
+    return posix.urandom(12).hex()
+
+
+_APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NONBLOCK
+
+
+def append_line(path: str, line: str) -> bool:
+    """Append one line (without its newline) with a single write(2); True when it was written whole.
+
+    Never blocks (O_NONBLOCK) and never raises: a full disk or an unwritable folder loses the event, never
+    the agent's time."""
+    data = (line + "\n").encode("ascii")
+    try:
+        fd = posix.open(path, _APPEND_FLAGS, 0o600)
+    except FileNotFoundError:
+        try:
+            import os
+
+            # makedirs gives only the last folder the mode: create the data folder private first.
+            os.makedirs(os.path.dirname(os.path.dirname(path)), mode=0o700, exist_ok=True)
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            fd = posix.open(path, _APPEND_FLAGS, 0o600)
+        except OSError:
+            return False
+    except OSError:
+        return False
+    try:
+        return posix.write(fd, data) == len(data)
+    except OSError:
+        return False
+    finally:
+        posix.close(fd)
