@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lunavect.shim.spoolfile import SPOOL_DIR_NAME, data_dir as _data_dir
+from lunavect.shim.spoolfile import SPOOL_DIR_NAME
+from lunavect.shim.spoolfile import data_dir as _data_dir
 
 STORE_FILE_NAME = "lunavect.sqlite3"
 LOCK_FILE_NAME = "collector.lock"

@@ -8,8 +8,8 @@ import json
 import random
 
 from lunavect.claude import agents
-from lunavect.shim.notifications import ended_state, only_notifications, task_notifications
 from lunavect.claude.records import read_record
+from lunavect.shim.notifications import ended_state, only_notifications, task_notifications
 
 # -- the notification parser --------------------------------------------------------------------------------
 

@@ -591,7 +591,9 @@ def test_stop_question_verdict():
         )["question"]
         is True
     )
-    assert "question" not in shim_payload.extract("claude", event("Stop", last_assistant_message="Done. All tests pass."))
+    assert "question" not in shim_payload.extract(
+        "claude", event("Stop", last_assistant_message="Done. All tests pass.")
+    )
     assert "question" not in shim_payload.extract("claude", event("Stop", last_assistant_message=None))
     # Only Stop carries the verdict: a subagent's closing question is not addressed to the person.
     assert "question" not in shim_payload.extract(
@@ -636,11 +638,15 @@ def test_post_tool_use_monitor_and_plain_tools():
     assert shim_payload.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response={"taskId": "m9"}))[
         "bg_start"
     ] == {"kind": "monitor", "id": "m9"}
-    assert shim_payload.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response="started"))["bg_start"] == {
-        "kind": "monitor"
-    }
-    assert "bg_start" not in shim_payload.extract("claude", event("PostToolUse", tool_name="Read", tool_response={"file": {}}))
-    assert "bg_start" not in shim_payload.extract("claude", event("PostToolUse", tool_name="Bash", tool_response="text"))
+    assert shim_payload.extract("claude", event("PostToolUse", tool_name="Monitor", tool_response="started"))[
+        "bg_start"
+    ] == {"kind": "monitor"}
+    assert "bg_start" not in shim_payload.extract(
+        "claude", event("PostToolUse", tool_name="Read", tool_response={"file": {}})
+    )
+    assert "bg_start" not in shim_payload.extract(
+        "claude", event("PostToolUse", tool_name="Bash", tool_response="text")
+    )
 
 
 NOTIFICATION = (
@@ -701,10 +707,17 @@ def test_other_events_fields():
     )
     assert record["ntype"] == "permission_prompt" and "SECRET" not in json.dumps(record)
     assert shim_payload.extract("claude", event("SessionStart", source="startup", model="m"))["source"] == "startup"
-    assert shim_payload.extract("claude", event("SessionEnd", reason="prompt_input_exit"))["reason"] == "prompt_input_exit"
+    assert (
+        shim_payload.extract("claude", event("SessionEnd", reason="prompt_input_exit"))["reason"] == "prompt_input_exit"
+    )
     assert shim_payload.extract("claude", event("PreCompact", trigger="auto"))["trigger"] == "auto"
-    assert shim_payload.extract("claude", event("PostToolUseFailure", tool_name="Bash", is_interrupt=True))["interrupt"] is True
-    assert "interrupt" not in shim_payload.extract("claude", event("PostToolUseFailure", tool_name="Bash", is_interrupt=False))
+    assert (
+        shim_payload.extract("claude", event("PostToolUseFailure", tool_name="Bash", is_interrupt=True))["interrupt"]
+        is True
+    )
+    assert "interrupt" not in shim_payload.extract(
+        "claude", event("PostToolUseFailure", tool_name="Bash", is_interrupt=False)
+    )
     record = shim_payload.extract("claude", event("SubagentStart", agent_id="a1", agent_type="Explore"))
     assert record["agent_id"] == "a1" and record["agent_type"] == "Explore"
     assert shim_payload.extract("claude", {"session_id": "s"}) is None

@@ -75,8 +75,23 @@ def test_client_folders_follow_the_environment(iso_env, monkeypatch):
     assert paths.store_path() == Path(iso_env.data) / paths.STORE_FILE_NAME
 
 
-@pytest.mark.parametrize("value", ["/data/lv", "/data/lv/", "//data/lv", "/data//lv", "/data/./lv", "/data/x/../lv",
-                                   "/data/.lv", "/", "~", "~/lv", "lv", "./lv/"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/data/lv",
+        "/data/lv/",
+        "//data/lv",
+        "/data//lv",
+        "/data/./lv",
+        "/data/x/../lv",
+        "/data/.lv",
+        "/",
+        "~",
+        "~/lv",
+        "lv",
+        "./lv/",
+    ],
+)
 def test_lunavect_home_is_normalised_as_abspath_does(iso_env, monkeypatch, value):
     """The shim skips os.path for a home that needs no normalising; every other form goes through it."""
     monkeypatch.chdir(iso_env.root)
@@ -90,8 +105,11 @@ def test_the_shim_reads_the_environment_without_os(iso_env):
     import sys
 
     src = str(Path(spoolfile.__file__).resolve().parent.parent.parent)
-    code = (f"import sys; sys.path.insert(0, {src!r}); from lunavect.shim import spoolfile; "
-            "print('os' in sys.modules, spoolfile.spool_path())")
-    out = subprocess.run([sys.executable, "-I", "-S", "-c", code], env=iso_env.env, capture_output=True, text=True,
-                         check=True).stdout.split()
+    code = (
+        f"import sys; sys.path.insert(0, {src!r}); from lunavect.shim import spoolfile; "
+        "print('os' in sys.modules, spoolfile.spool_path())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], env=iso_env.env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["False", str(paths.spool_dir() / spoolfile.SPOOL_FILE_NAME)]

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import msgspec
 
 from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
-from lunavect.shim.notifications import only_notifications, task_notifications
 from lunavect.core.commands import is_long_lived_service
+from lunavect.shim.notifications import only_notifications, task_notifications
 
 # Only lines holding one of these strings can matter; every other line is skipped without being decoded.
 # They are the record types' values (quoted, so a key such as "userType" does not match), in any spacing.

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import psutil
 
-from lunavect.shim import procfacts
 from lunavect.host.proctable import AGENT_RUNTIMES, Proc, ancestry
+from lunavect.shim import procfacts
 
 __all__ = [
     "AGENT_RUNTIMES",

@@ -25,14 +25,15 @@ class _DecodeContext:
 
 
 try:
-    from _json import encode_basestring_ascii as _quote, make_scanner as _make_scanner
+    from _json import encode_basestring_ascii as _quote
+    from _json import make_scanner as _make_scanner
 
-    _scan = _make_scanner(_DecodeContext)
+    _scan = _make_scanner(_DecodeContext)  # type: ignore[arg-type]  # the stub wants a JSONDecoder; its attributes suffice
 except ImportError:  # an interpreter without the accelerator: the json module does the same, slower
     import json as _json_module
 
     _quote = _json_module.encoder.encode_basestring_ascii
-    _scan = _json_module.JSONDecoder(strict=False).scan_once
+    _scan = _json_module.JSONDecoder(strict=False).scan_once  # type: ignore[attr-defined]  # missing from typeshed
 
 
 def json_loads(text: str) -> object:

@@ -45,7 +45,9 @@ class TaskNotification:
 
 def _split(text: str) -> tuple[list[str], str]:
     """The inside of every closed `<task-notification>` block, and the text outside them."""
-    blocks, rest, start = [], [], 0
+    blocks: list[str] = []
+    rest: list[str] = []
+    start = 0
     while True:
         begin = text.find(OPEN_TAG, start)
         end = text.find(CLOSE_TAG, begin) if begin >= 0 else -1
@@ -60,7 +62,8 @@ def _split(text: str) -> tuple[list[str], str]:
 def _values(block: str, tag: str) -> list[str]:
     """The stripped, non-empty texts of every `<tag>…</tag>` in a block that are short enough to be ids."""
     opening, closing = f"<{tag}>", f"</{tag}>"
-    values, start = [], 0
+    values: list[str] = []
+    start = 0
     while True:
         begin = block.find(opening, start)
         end = block.find(closing, begin) if begin >= 0 else -1

@@ -70,7 +70,8 @@ def ended_background(prompt: str) -> tuple[list[dict], bool]:
     Each notification names its task ids (and tool-use id) and status: ids and kinds only, never the
     summary or result text.
     """
-    from lunavect.shim.notifications import only_notifications, task_notifications as parse
+    from lunavect.shim.notifications import only_notifications
+    from lunavect.shim.notifications import task_notifications as parse
 
     ended: list[dict] = []
     for note in parse(prompt):
@@ -118,7 +119,9 @@ def _background_tasks(tasks: object) -> list[dict]:
 def _started_background(payload: dict) -> dict | None:
     """The background work a PostToolUse reports it started: its kind and id, never its command."""
     response = payload.get("tool_response")
-    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        tool_input = {}
     tool = payload.get("tool_name")
     if isinstance(response, dict):
         task_id = _short(response.get("backgroundTaskId"))
