@@ -14,7 +14,16 @@ import time
 import pytest
 
 from lunavect.claude.catalog import is_live, parse_entry, read_catalog, started_as_recorded
-from lunavect.host.ancestry import MAX_ANCESTRY, Origin, Proc, launched_by_agent, process, process_table, start_ticks
+from lunavect.host.ancestry import Origin, launched_by_agent
+from lunavect.host.processes import (
+    MAX_ANCESTRY,
+    START_TOLERANCE_S,
+    Proc,
+    parse_proc_start,
+    process,
+    process_table,
+    start_ticks,
+)
 
 LINUX = sys.platform.startswith("linux")
 
@@ -195,3 +204,14 @@ def test_real_process_tree(tmp_path):
             except OSError:
                 pass
         runtime.wait()
+
+
+def test_one_entry_serves_the_source_and_returning_to_a_task():
+    """The catalog's one entry type carries the start as the client wrote it (compared exactly in ticks) and
+    read as a time (compared within host/processes' tolerance), and the tmux pane id."""
+    raw = ENTRY | {"pid": 4242, "procStart": "Sun Nov 29 14:26:34 2026", "tmux": "work:@3.%17"}
+    entry = parse_entry(4242, json.dumps(raw).encode())
+    assert entry.started == parse_proc_start("Sun Nov 29 14:26:34 2026") and entry.tmux_pane == "%17"
+    live = Proc(4242, 1, "claude", started=entry.started + START_TOLERANCE_S / 2)
+    assert started_as_recorded(entry, live) is True
+    assert started_as_recorded(entry, Proc(4242, 1, "claude", started=entry.started + 2 * START_TOLERANCE_S)) is False

@@ -20,7 +20,7 @@ from unit_support import transcript_summary
 from lunavect import store
 from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.collector import Collector
-from lunavect.host.ancestry import process, process_table, start_ticks
+from lunavect.host.processes import process, process_table, start_ticks
 from lunavect.sessions import read_sessions
 from lunavect.shim import entry
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from lunavect.host.catalog_reader import CatalogEntry, parse_proc_start, tmux_pane
-from lunavect.host.proctable import Proc, ancestry, is_same_process
+from lunavect.claude.catalog import CatalogEntry, tmux_pane
+from lunavect.host.processes import Proc, ancestry, is_same_process, parse_proc_start
 from lunavect.navigation.locate import Status, locate, terminal_of
 
 
@@ -126,7 +126,7 @@ def test_desktop_and_editor_sessions_are_never_placed_in_a_terminal() -> None:
 
 def test_catalog_names_the_process_and_pane_of_a_session_without_hooks() -> None:
     table = FakeTable(TMUX, SHELL, CLAUDE)
-    entry = CatalogEntry(300, "a", 1200.2, "%7", "cli", "/p")
+    entry = CatalogEntry(pid=300, session_id="a", started=1200.2, tmux="%7", entrypoint="cli", cwd="/p")
     where = locate(S("claude:a", cwd="/p"), table, [entry])
     assert (where.status, where.pid, where.tty, where.tmux_pane, where.via) == (
         Status.LIVE,
@@ -139,7 +139,7 @@ def test_catalog_names_the_process_and_pane_of_a_session_without_hooks() -> None
 
 def test_a_stale_catalog_entry_names_nothing() -> None:
     table = FakeTable(TMUX, SHELL, Proc(300, 200, "claude", "claude", "/dev/pts/3", 9999.0))
-    entry = CatalogEntry(300, "a", 1200.0, "%7", "cli", "/p")
+    entry = CatalogEntry(pid=300, session_id="a", started=1200.0, tmux="%7", entrypoint="cli", cwd="/p")
     where = locate(S("claude:a", cwd="/nowhere"), table, [entry])
     assert where.status == Status.FINISHED
 
@@ -147,14 +147,14 @@ def test_a_stale_catalog_entry_names_nothing() -> None:
 def test_catalog_after_a_resume_moves_the_session_to_its_new_process() -> None:
     """The hooks recorded an exited process; the catalog names the resumed one."""
     table = FakeTable(TMUX, SHELL, Proc(301, 200, "claude", "claude", "/dev/pts/3", 2000.0))
-    entry = CatalogEntry(301, "a", 2000.0, "%2", "cli", "/p")
+    entry = CatalogEntry(pid=301, session_id="a", started=2000.0, tmux="%2", entrypoint="cli", cwd="/p")
     where = locate(S("claude:a", pid=300, pstart=1200.0, cwd="/p"), table, [entry])
     assert (where.status, where.pid, where.via) == (Status.LIVE, 301, "catalog")
 
 
 def test_a_catalog_entry_of_an_editor_session_is_no_terminal() -> None:
     table = FakeTable(TMUX, SHELL, CLAUDE)
-    entry = CatalogEntry(300, "a", 1200.0, None, "claude-vscode", "/p")
+    entry = CatalogEntry(pid=300, session_id="a", started=1200.0, tmux=None, entrypoint="claude-vscode", cwd="/p")
     where = locate(S("claude:a"), table, [entry])
     assert where.status == Status.NO_TERMINAL and where.app == "claude-vscode"
 
@@ -203,7 +203,9 @@ def test_a_terminal_that_belongs_to_another_known_session_is_not_a_candidate(tmp
 
 def test_the_catalog_excludes_processes_of_other_sessions_from_the_folder_rule(tmp_path) -> None:
     table = FakeTable(TMUX, Proc(401, 100, "claude", "claude", "/dev/pts/5", 1401.0), cwds={401: str(tmp_path)})
-    entry = CatalogEntry(401, "someone-else", 1401.0, None, "cli", str(tmp_path))
+    entry = CatalogEntry(
+        pid=401, session_id="someone-else", started=1401.0, tmux=None, entrypoint="cli", cwd=str(tmp_path)
+    )
     assert locate(S("claude:a", cwd=str(tmp_path)), table, [entry]).status == Status.FINISHED
 
 

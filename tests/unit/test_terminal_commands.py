@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from lunavect.host.proctable import Proc
+from lunavect.host.processes import Proc
 from lunavect.navigation import clipboard, resume
 from lunavect.navigation.open_result import Outcome
 from lunavect.navigation.terminals import desktop, detect, kitty, macos, tmux, wezterm

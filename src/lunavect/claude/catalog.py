@@ -5,26 +5,30 @@ and its status (idle, busy, or waiting and for what), and removes the file when 
 crashed client leaves its file behind, and the system may give its pid to another process, so an entry
 counts only while its pid runs *and* that process started when the entry says (`procStart`, compared as
 the client formats it: clock ticks since boot on Linux, `ps` lstart text on macOS).
+
+This is the one reader of the catalog: the collector's source (claude/files_source.py) takes its status,
+and returning to a task takes its pid, start, tmux pane and entrypoint. Comparing starts is
+host/processes.py's.
 """
 
 from __future__ import annotations
 
 import os
-import time
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
 
-from lunavect.host.ancestry import Proc, start_ticks
+from lunavect.host.processes import Proc, parse_proc_start, proc_start_matches
 
 STATUSES = frozenset({"idle", "busy", "waiting"})
 MAX_ENTRIES = 2000
 MAX_ENTRY_BYTES = 256 * 1024
-# The client's lstart text has a one-second resolution.
-START_TOLERANCE_S = 1.0
 # Session kinds the client declares as independent background sessions (`claude --bg`).
 DECLARED_BACKGROUND = frozenset({"bg", "background", "daemon"})
+# The pane id at the end of the `tmux` field, `<session>:@<window>.%<pane>`.
+_PANE_RE = re.compile(r"%\d+$")
 
 
 class _Row(msgspec.Struct):
@@ -49,14 +53,16 @@ _decoder = msgspec.json.Decoder(_Row)
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    """One catalog file's facts; `at` is when its status last changed (epoch seconds)."""
+    """One catalog file's facts; `at` is when its status last changed, `started` when its process started
+    as `procStart` says (epoch seconds both)."""
 
     pid: int
     session_id: str
-    status: str | None
-    waiting_for: str | None
-    at: float | None
-    proc_start: str | None
+    status: str | None = None
+    waiting_for: str | None = None
+    at: float | None = None
+    proc_start: str | None = None
+    started: float | None = None
     cwd: str | None = None
     version: str | None = None
     kind: str | None = None
@@ -67,6 +73,19 @@ class CatalogEntry:
     @property
     def declared_background(self) -> bool:
         return self.kind in DECLARED_BACKGROUND
+
+    @property
+    def tmux_pane(self) -> str | None:
+        """The exact tmux pane (`%N`) the session runs in, when it runs in tmux."""
+        return tmux_pane(self.tmux)
+
+
+def tmux_pane(value: object) -> str | None:
+    """The pane id (`%N`) of a catalog's `tmux` field, `<session>:@<window>.%<pane>`."""
+    if not isinstance(value, str):
+        return None
+    match = _PANE_RE.search(value)
+    return match.group(0) if match else None
 
 
 def _text(value: object, limit: int = 4096) -> str | None:
@@ -88,13 +107,15 @@ def parse_entry(pid: int, raw: bytes) -> CatalogEntry | None:
         return None
     status = row.status if row.status in STATUSES else None
     name_source = _text(row.nameSource, 100)
+    proc_start = _text(str(row.procStart) if isinstance(row.procStart, int) else row.procStart, 100)
     return CatalogEntry(
         pid=pid,
         session_id=session_id,
         status=status,
         waiting_for=_text(row.waitingFor, 200) if status == "waiting" else None,
         at=_millis(row.statusUpdatedAt) or _millis(row.updatedAt),
-        proc_start=_text(str(row.procStart) if isinstance(row.procStart, int) else row.procStart, 100),
+        proc_start=proc_start,
+        started=parse_proc_start(proc_start),
         cwd=_text(row.cwd),
         version=_text(row.version, 100),
         kind=_text(row.kind, 100),
@@ -133,21 +154,7 @@ def read_catalog(config_dir: Path) -> tuple[list[CatalogEntry], int]:
 
 def started_as_recorded(entry: CatalogEntry, proc: Proc | None) -> bool | None:
     """Is the live process `proc` the one the entry names? None when its `procStart` cannot be compared."""
-    if proc is None:
-        return False
-    recorded = entry.proc_start
-    if not recorded:
-        return None
-    if recorded.isdigit():
-        live = start_ticks(entry.pid)
-        return None if live is None else live == recorded
-    try:
-        started = time.mktime(time.strptime(" ".join(recorded.split()), "%a %b %d %H:%M:%S %Y"))
-    except ValueError:
-        return None
-    if proc.started is None:
-        return None
-    return abs(proc.started - started) <= START_TOLERANCE_S
+    return proc_start_matches(entry.proc_start, entry.pid, proc)
 
 
 def is_live(entry: CatalogEntry, proc: Proc | None) -> bool:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import sqlite3
 from collections import deque
 from collections.abc import Callable
@@ -34,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
-import psutil
 
 from lunavect import paths, store
 from lunavect.claude import agents
@@ -45,8 +43,7 @@ from lunavect.claude.records import RecordFacts, Unreadable, read_record
 from lunavect.claude.summary import TranscriptSummary, take
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.core.model import Evidence, session_key
-from lunavect.host.ancestry import Proc, process, process_table
-from lunavect.shim import procfacts
+from lunavect.host.processes import Proc, process, process_table, terminal
 from lunavect.sources import Batch, Source
 
 log = logging.getLogger("lunavect.claude.files")
@@ -208,7 +205,7 @@ class ClaudeFilesSource(Source):
             waiting_for=entry.waiting_for,
             pid=entry.pid,
             pstart=proc.started,
-            tty=_terminal(entry.pid),
+            tty=terminal(entry.pid),
             cwd=entry.cwd,
             title=entry.name,
             version=entry.version,
@@ -422,13 +419,3 @@ def background_tasks(conn: sqlite3.Connection, session_id: str) -> list[agents.T
         "SELECT path FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC LIMIT 1", (session_id,)
     ).fetchone()
     return agents.finish(load_observations(conn, row[0])) if row is not None else []
-
-
-def _terminal(pid: int) -> str | None:
-    """The process's controlling terminal (for returning to it), from its standard streams' targets."""
-    if not os.path.isdir("/proc"):
-        try:
-            return psutil.Process(pid).terminal() or None
-        except (psutil.Error, OSError):
-            return None
-    return procfacts.linux_tty(pid)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import psutil
 
-from lunavect.host.ancestry import Origin, Proc, launched_by_agent
+from lunavect.host.ancestry import Origin, launched_by_agent
+from lunavect.host.processes import Proc
 
 MATCH_WINDOW_S = 30.0
 AMBIGUOUS_S = 2.0

@@ -18,11 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from lunavect.host.catalog_reader import CatalogEntry
-from lunavect.host.proctable import Proc, ProcessTable, ancestry, is_same_process
+from lunavect.claude.catalog import CatalogEntry
+from lunavect.host.processes import CLIENT_PROCESS_NAMES, Proc, ProcessTable, ancestry, is_same_process
 from lunavect.navigation.origin import APP, classify, resolved
 from lunavect.navigation.terminals import detect
-from lunavect.shim.procfacts import CLIENT_PROCESS_NAMES
 
 # `Session.client` values of sessions that run in a terminal (anything else is a Desktop app or an editor).
 TERMINAL_CLIENTS = frozenset({"cli", "exec"})

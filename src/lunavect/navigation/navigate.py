@@ -13,8 +13,8 @@ import socket
 from collections.abc import Mapping, Sequence
 
 from lunavect import paths
-from lunavect.host.catalog_reader import read_catalog
-from lunavect.host.proctable import LiveProcesses, ProcessTable, ancestry
+from lunavect.claude.catalog import read_catalog
+from lunavect.host.processes import LiveProcesses, ProcessTable, ancestry
 from lunavect.navigation import resume
 from lunavect.navigation.locate import SessionLike, Status, Whereabouts, locate
 from lunavect.navigation.open_result import OpenResult, Outcome
@@ -145,7 +145,7 @@ def open_session(
     table = table or LiveProcesses()
     env = os.environ if environ is None else environ
     config_dir, codex_home = paths.claude_config_dir(), paths.codex_home()
-    catalog = read_catalog(config_dir)
+    catalog, _unusable = read_catalog(config_dir)
     where = locate(
         session,
         table,

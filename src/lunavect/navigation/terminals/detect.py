@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lunavect.host.proctable import Proc
+from lunavect.host.processes import Proc
 
 KITTY, WEZTERM, ITERM2, TERMINAL_APP = "kitty", "wezterm", "iTerm2", "Terminal"
 DESKTOP_TERMINAL, EDITOR, APP, SSH, TMUX = "desktop-terminal", "editor", "app", "ssh", "tmux"

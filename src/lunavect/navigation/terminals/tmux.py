@@ -14,7 +14,7 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lunavect.host.proctable import ProcessTable, ancestry
+from lunavect.host.processes import ProcessTable, ancestry
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals.runner import Reply, run
 
