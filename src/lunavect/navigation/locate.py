@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from lunavect.claude.catalog import CatalogEntry
 from lunavect.host.processes import CLIENT_PROCESS_NAMES, Proc, ProcessTable, ancestry, is_same_process
 from lunavect.navigation.origin import APP, classify, resolved
 from lunavect.navigation.terminals import detect
@@ -28,6 +27,21 @@ TERMINAL_CLIENTS = frozenset({"cli", "exec"})
 # The executable names of each client's own runtime (a launcher script's interpreter is not the agent): the
 # same the hook shim looks for among its ancestors.
 AGENT_NAMES = CLIENT_PROCESS_NAMES
+
+
+class CatalogEntry(Protocol):
+    """What locating needs of a live catalog entry (lunavect.claude.catalog.CatalogEntry has it all)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def started(self) -> float | None: ...
+    @property
+    def tmux_pane(self) -> str | None: ...
+    @property
+    def entrypoint(self) -> str | None: ...
 
 
 class SessionLike(Protocol):
