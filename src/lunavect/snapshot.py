@@ -8,7 +8,7 @@ import socket
 
 from lunavect.core.model import Session, session_key
 from lunavect.core.rules import Decision, Facts
-from lunavect.navigation.resume import display_command
+from lunavect.resume_command import display_command
 
 
 def iso(ts: float | None) -> str | None:

@@ -19,10 +19,10 @@ from lunavect.navigation import clipboard
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals import macos
 from lunavect.navigation.terminals.runner import Reply, run
+from lunavect.resume_command import CLI_NAMES, display_command
+from lunavect.resume_command import in_folder as _in_folder
+from lunavect.resume_command import resume_args as _resume_args
 
-CLI_NAMES = {"claude": "claude", "codex": "codex"}
-# What follows the CLI's name to resume a session: `claude --resume <id>`, `codex resume <id>`.
-_RESUME_ARGS = {"claude": ("--resume",), "codex": ("resume",)}
 # Terminals that take the command after `--` rather than `-e`.
 _DASH_DASH = {"gnome-terminal", "kgx", "ptyxis", "tilix", "mate-terminal", "xfce4-terminal"}
 
@@ -42,25 +42,6 @@ class ResumePlan:
     def shell_command(self) -> str:
         """The command with the CLI's absolute path, run in the project folder."""
         return _in_folder(shlex.join(self.argv), self.cwd)
-
-
-def _in_folder(command: str, cwd: str | None) -> str:
-    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
-
-
-def _resume_args(provider: str, session_id: str) -> tuple[str, ...] | None:
-    """The CLI's arguments that resume the session, or None for a provider lunavect cannot resume."""
-    verb = _RESUME_ARGS.get(provider)
-    return None if verb is None else (*verb, session_id)
-
-
-def display_command(provider: str, session_id: str, cwd: str | None) -> str | None:
-    """What a person types to resume the session (`cd <folder> && claude --resume <id>`), or None for a
-    provider lunavect cannot resume. This is also the snapshot's `resume` field."""
-    args = _resume_args(provider, session_id)
-    if args is None:
-        return None
-    return _in_folder(shlex.join([CLI_NAMES[provider], *args]), cwd)
 
 
 def plan(
