@@ -30,10 +30,16 @@ def _wait_for_ticks(conn, count: int) -> None:
         feed.close()
 
 
-def test_the_running_collector_notifies_each_change_and_nothing_else(iso_env):
+def _running_collector():
+    """The store, with a collector running on it that has finished a tick."""
     conn = store.connect()
     assert collector_process.ensure_running()
     assert collector_process.wait_caught_up(conn)
+    return conn
+
+
+def test_the_running_collector_notifies_each_change_and_nothing_else(iso_env):
+    conn = _running_collector()
     feed = changes.Feed()
     try:
         assert feed.wait(timeout=0.01) is False
@@ -77,9 +83,7 @@ def test_without_a_collector_the_feed_falls_back_to_data_version(iso_env):
 
 
 def test_a_collector_that_goes_away_leaves_the_feed_on_its_fallback(iso_env):
-    conn = store.connect()
-    assert collector_process.ensure_running()
-    assert collector_process.wait_caught_up(conn)
+    conn = _running_collector()
     feed = changes.Feed(fallback_s=0.02)
     try:
         feed.wait(timeout=0)
@@ -94,9 +98,7 @@ def test_a_collector_that_goes_away_leaves_the_feed_on_its_fallback(iso_env):
 
 
 def test_the_asyncio_form_yields_a_change_for_the_running_collector(iso_env):
-    conn = store.connect()
-    assert collector_process.ensure_running()
-    assert collector_process.wait_caught_up(conn)
+    _running_collector()
 
     async def first_change_after_a_hook() -> bool:
         feed = changes.Feed()
