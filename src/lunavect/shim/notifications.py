@@ -43,36 +43,26 @@ class TaskNotification:
         return f"TaskNotification(task_ids={self.task_ids!r}, tool_use_id={self.tool_use_id!r}, status={self.status!r})"
 
 
-def _split(text: str) -> tuple[list[str], str]:
-    """The inside of every closed `<task-notification>` block, and the text outside them."""
-    blocks: list[str] = []
-    rest: list[str] = []
+def _split(text: str, opening: str, closing: str) -> tuple[list[str], str]:
+    """The inside of every closed `opening…closing` element of `text`, and the text outside them."""
+    inside: list[str] = []
+    outside: list[str] = []
     start = 0
     while True:
-        begin = text.find(OPEN_TAG, start)
-        end = text.find(CLOSE_TAG, begin) if begin >= 0 else -1
+        begin = text.find(opening, start)
+        end = text.find(closing, begin) if begin >= 0 else -1
         if begin < 0 or end < 0:
-            rest.append(text[start:])
-            return blocks, "".join(rest)
-        rest.append(text[start:begin])
-        blocks.append(text[begin + len(OPEN_TAG) : end])
-        start = end + len(CLOSE_TAG)
+            outside.append(text[start:])
+            return inside, "".join(outside)
+        outside.append(text[start:begin])
+        inside.append(text[begin + len(opening) : end])
+        start = end + len(closing)
 
 
 def _values(block: str, tag: str) -> list[str]:
     """The stripped, non-empty texts of every `<tag>…</tag>` in a block that are short enough to be ids."""
-    opening, closing = f"<{tag}>", f"</{tag}>"
-    values: list[str] = []
-    start = 0
-    while True:
-        begin = block.find(opening, start)
-        end = block.find(closing, begin) if begin >= 0 else -1
-        if begin < 0 or end < 0:
-            return values
-        value = block[begin + len(opening) : end].strip()
-        if value and len(value) <= MAX_ID_CHARS:
-            values.append(value)
-        start = end + len(closing)
+    values = (value.strip() for value in _split(block, f"<{tag}>", f"</{tag}>")[0])
+    return [value for value in values if value and len(value) <= MAX_ID_CHARS]
 
 
 def _note(block: str) -> TaskNotification:
@@ -89,7 +79,7 @@ def task_notifications(text: object) -> list[TaskNotification]:
     """Every notification `text` holds, in order; [] for anything that is not text or holds none."""
     if not isinstance(text, str) or OPEN_TAG not in text:
         return []
-    blocks, _rest = _split(text)
+    blocks, _rest = _split(text, OPEN_TAG, CLOSE_TAG)
     return [_note(block) for block in blocks]
 
 
@@ -101,7 +91,7 @@ def only_notifications(text: object) -> bool:
     """
     if not isinstance(text, str) or not text.lstrip().startswith(OPEN_TAG):
         return False
-    _blocks, rest = _split(text)
+    _blocks, rest = _split(text, OPEN_TAG, CLOSE_TAG)
     return not any(line.strip() and not line.strip().startswith(OUTPUT_POINTER) for line in rest.splitlines())
 
 
