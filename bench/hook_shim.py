@@ -9,6 +9,7 @@ interpreter, round-robin so that drift cancels. Target (the issue): shim <= 1.5x
 
     .venv/bin/python bench/hook_shim.py --runs 60
     .venv/bin/python bench/hook_shim.py --runs 60 --breakdown --profile 30
+    .venv/bin/python bench/hook_shim.py --runs 60 --before ../previous-checkout/src
 
 Run it with the venv's python: its sys.executable is the interpreter the installed command names.
 Not a test: nothing here asserts a threshold; it prints Markdown tables for docs/performance.md.
@@ -179,6 +180,9 @@ SHIM_VARIANTS = (
     "shim from cached bytecode",
 )
 BARE = "bare: python -I -S -c pass"
+BEFORE = "before: the --before shim, as its hooks install wrote it"
+# The command every earlier version installed: it imports `lunavect.hook` from the folder that follows.
+BEFORE_LAUNCHER = "import sys;sys.path.insert(0,sys.argv.pop(1));import lunavect.hook as h;h.main()"
 SHIM = "shim: installed command"
 
 
@@ -314,6 +318,9 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="also profile the shim over N runs")
     parser.add_argument("--no-agent-parent", action="store_true", help="do not name this process 'claude'")
     parser.add_argument("--payloads", nargs="*", help="only these payloads (names as printed)")
+    parser.add_argument(
+        "--before", metavar="SRC", help="also run an earlier version's shim from SRC (the folder holding its lunavect)"
+    )
     args = parser.parse_args()
 
     with isolated_home("lunavect-bench-shim-") as env:
@@ -323,12 +330,14 @@ def main() -> None:
         if args.payloads:
             events = {k: v for k, v in events.items() if k in args.payloads}
         argvs = variants(command, args.breakdown)
+        if args.before:
+            argvs[BEFORE] = [sys.executable, "-I", "-S", "-c", BEFORE_LAUNCHER, os.path.abspath(args.before), "claude"]
         cells = [(p, v) for p in events for v in argvs]
         out_path = os.path.join(env["LUNAVECT_HOME"], "children.out")
         out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             results = measure(cells, argvs, events, env, args.runs, args.warmup, out_fd)
-            shim_cells = sum(1 for _, v in cells if v in SHIM_VARIANTS)
+            shim_cells = sum(1 for _, v in cells if v in SHIM_VARIANTS or v == BEFORE)
             spool_note = check_spool(shim_cells * (args.runs + args.warmup))
             printed = os.path.getsize(out_path)
             profile_text = profile(events, env, args.profile, out_fd) if args.profile else ""
