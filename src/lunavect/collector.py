@@ -44,6 +44,7 @@ from lunavect.host.network import NetworkWatch, has_network
 from lunavect.host.processes import is_alive
 from lunavect.snapshot import build_session
 from lunavect.sources import Source
+from lunavect.sync.link import SyncLink
 
 log = logging.getLogger("lunavect.collector")
 
@@ -77,6 +78,8 @@ class Collector:
         self._probed_at: float | None = None
         # Called after each commit that changes what front ends show (the change feed's publisher).
         self.notify: Callable[[], None] = _nobody
+        # The host name every row carries: sync's, once configured, else the machine's hostname.
+        self.host: str | None = None
         for key, data in conn.execute("SELECT id, data FROM facts"):
             try:
                 self._facts[key] = _facts_decoder.decode(data)
@@ -209,7 +212,7 @@ class Collector:
                 continue
             alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and _needs_liveness(facts) else None
             decision = decide(facts, now, alive, offline_since, writer=writers.get(key))
-            session = build_session(facts, decision)
+            session = build_session(facts, decision, host=self.host)
             data = _session_encoder.encode(session)
             if self._written.get(key) != data:
                 updates.append((key, session.state, int(decision.listed), data.decode(), now))
@@ -327,10 +330,18 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
     publisher = changes.Publisher()
     collector.notify = publisher.publish
     external = changes.ExternalCommits(conn)
+    link = SyncLink(paths.store_path())
+
+    def tick() -> None:
+        link.refresh(conn)
+        collector.host = link.host
+        collector.tick()
+        link.after_tick(conn)
+
     try:
         import watchfiles
 
-        collector.tick()
+        tick()
         ticked = time.monotonic()
         for found in watchfiles.watch(
             data_dir,
@@ -349,13 +360,14 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
                 publisher.publish()
             spooled = any(path != wal for _change, path in found)
             if spooled or not found or time.monotonic() - ticked >= tick_s:
-                collector.tick()
+                tick()
                 ticked = time.monotonic()
             if stop.is_set():
                 break
     except FileNotFoundError:
         log.info("the spool folder disappeared; stopping")
     finally:
+        link.close()
         for source in collector.sources:
             source.close()
         publisher.close()

@@ -17,6 +17,7 @@ import msgspec
 
 from lunavect.core import hiding, ordering
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
+from lunavect.sync import remote
 
 # The settings key of automatic hiding: seconds of inactivity, absent when off (a new installation).
 AUTO_HIDE_SETTING = "auto_hide_after"
@@ -76,15 +77,20 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None) -> list[Row]:
     now = time.time() if now is None else now
     after = auto_hide_after(conn)
     catalogs = dict(conn.execute("SELECT provider, at FROM catalog_listing").fetchall())
+    # Other machines' sessions (sync) are listed beside this one's, as their hosts last said them.
+    remote_hosts = remote.hosts(conn)
     rows: list[Row] = []
-    for data, pinned, hidden, hidden_at, position, shown_at, listed_at in conn.execute(
-        "SELECT s.data, COALESCE(a.pinned, 0), COALESCE(a.hidden, 0), a.hidden_at, a.position, a.shown_at, "
-        "a.listed_at FROM snapshot s LEFT JOIN arrangement a ON a.id = s.id WHERE s.listed = 1"
+    for data, remote_host, pinned, hidden, hidden_at, position, shown_at, listed_at in conn.execute(
+        "SELECT s.data, s.host, COALESCE(a.pinned, 0), COALESCE(a.hidden, 0), a.hidden_at, a.position, "
+        "a.shown_at, a.listed_at FROM (SELECT id, data, NULL AS host FROM snapshot WHERE listed = 1 "
+        "UNION ALL SELECT id, data, host FROM remote_session) s LEFT JOIN arrangement a ON a.id = s.id"
     ):
         try:
             session = _decoder.decode(data)
         except msgspec.DecodeError:
             continue
+        if remote_host is not None:
+            session = remote.present(session, remote_hosts.get(remote_host), now)
         last_activity = epoch(session.updated) or 0.0
         row = Row(
             session=session,
@@ -114,9 +120,16 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None) -> list[Row]:
     return rows
 
 
-def read_sessions(conn: sqlite3.Connection, include_hidden: bool = False, now: float | None = None) -> list[Session]:
-    """Listed sessions: pinned ones first in the person's order, then the most recently active first."""
-    return [r.session for r in read_rows(conn, now) if not r.retired and (include_hidden or not r.session.hidden)]
+def read_sessions(
+    conn: sqlite3.Connection, include_hidden: bool = False, now: float | None = None, host: str | None = None
+) -> list[Session]:
+    """Listed sessions: pinned ones first in the person's order, then the most recently active first; only
+    those of `host` when it is given."""
+    return [
+        r.session
+        for r in read_rows(conn, now)
+        if not r.retired and (include_hidden or not r.session.hidden) and (host is None or r.session.host == host)
+    ]
 
 
 def read_hidden(conn: sqlite3.Connection, now: float | None = None) -> list[Session]:
@@ -128,6 +141,8 @@ def count_sessions(sessions: list[Session]) -> dict[str, int]:
     """The header counters of a list that includes hidden sessions (hiding never cancels work)."""
     working = awaiting = 0
     for session in sessions:
+        if remote.silent_host_row(session):
+            continue
         if session.state in WORKING_STATES:
             working += 1
         elif session.state in AWAITING_STATES:

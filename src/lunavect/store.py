@@ -126,6 +126,26 @@ MIGRATIONS: list[str] = [
     CREATE INDEX events_by_provider_at ON events (provider, at);
     CREATE INDEX events_by_at ON events (at);
     """,
+    # 7: other hosts' sessions through sync (`lunavect.sync.remote`): each row with the bucket revision that
+    # wrote it, and each host's last heartbeat (heard, how often it beats, its installation, when a person
+    # last used one of its front ends).
+    """
+    CREATE TABLE remote_session (
+        host TEXT NOT NULL,
+        id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        PRIMARY KEY (host, id)
+    );
+    CREATE TABLE remote_host (
+        host TEXT PRIMARY KEY,
+        heard REAL NOT NULL,
+        beat_s REAL NOT NULL,
+        revision INTEGER NOT NULL,
+        machine TEXT,
+        person_at REAL
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

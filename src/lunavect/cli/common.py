@@ -32,8 +32,10 @@ def open_store() -> sqlite3.Connection:
 def fresh_store() -> sqlite3.Connection:
     """The store, with a collector running and caught up with every event spooled so far."""
     from lunavect import collector
+    from lunavect.sync.presence import note_person
 
     conn = open_store()
+    note_person(conn)  # sync: the machine where a front end was used last notifies for the other hosts
     try:
         if collector.ensure_running():
             collector.wait_caught_up(conn)

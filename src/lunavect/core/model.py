@@ -128,6 +128,8 @@ class Session(msgspec.Struct, omit_defaults=False):
     pstart: float | None = None
     # Which client runs the session (e.g. "desktop", "cli", "exec"), when its metadata proves it.
     client: str | None = None
+    # Rows of another host (sync): when that host was last heard; None for this machine's own rows.
+    heard: str | None = None
 
 
 def session_key(provider: str, session_id: str) -> str:

@@ -1,0 +1,335 @@
+"""The sync client: a thread with its own asyncio loop inside the collector, so a tick never waits on the
+network.
+
+The collector hands it this machine's rows after each snapshot (`offer`, which only swaps a reference and
+wakes the loop). The client puts a row into the bucket only when it differs from what the bucket holds for
+it, deletes the keys of sessions that left (and, on connecting, every key of this host the bucket still
+holds for a session this machine no longer lists: no ghosts), and beats every `beat_s`. It watches every
+key and writes the other hosts' entries into the store with the revision reached (`remote.apply`); after a
+reconnect or a restart it resumes right after that revision. With the server unreachable nothing here
+blocks the collector: the local list goes on, and the store says since when other hosts are not current.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import nats
+import nats.errors
+import nats.js.errors
+from nats.js import api
+from nats.js.kv import KeyValue
+
+from lunavect import store
+from lunavect.sync import keys, remote
+from lunavect.sync.config import SyncConfig
+from lunavect.sync.connect import options
+
+log = logging.getLogger("lunavect.sync")
+
+KV_OP = "KV-Operation"
+MARKER_REASON = "Nats-Marker-Reason"
+_beat_encoder = msgspec.json.Encoder()
+_beat_decoder = msgspec.json.Decoder(remote.Beat)
+
+
+class NameTaken(Exception):
+    """Another installation beats under this host name."""
+
+
+async def open_bucket(js: Any, create: bool = True) -> KeyValue:
+    """The bucket, created (one value per key; three replicas on a cluster, else one) if it is missing."""
+    try:
+        return await js.key_value(keys.BUCKET)
+    except nats.js.errors.BucketNotFoundError:
+        if not create:
+            raise
+    last: Exception | None = None
+    for replicas in (3, 1):
+        try:
+            return await js.create_key_value(bucket=keys.BUCKET, history=1, replicas=replicas)
+        except nats.js.errors.APIError as exc:
+            last = exc
+    assert last is not None
+    raise last
+
+
+async def own_entries(kv: KeyValue, host: str) -> dict[str, bytes]:
+    """Every key of `host` the bucket holds now, with its value (deleted keys left out)."""
+    found: dict[str, bytes] = {}
+    watcher = await kv.watch(f"{host}.>", ignore_deletes=True)
+    try:
+        while True:
+            entry = await watcher.updates(timeout=5.0)
+            if entry is None:
+                break
+            found[entry.key] = entry.value or b""
+    finally:
+        await watcher.stop()
+    return found
+
+
+def check_name(entries: dict[str, bytes], host: str, machine: str) -> None:
+    """Refuse a host name whose heartbeat belongs to another installation."""
+    data = entries.get(keys.beat_key(host))
+    if not data:
+        return
+    try:
+        beat = _beat_decoder.decode(data)
+    except msgspec.DecodeError:
+        return
+    if beat.machine != machine:
+        heard = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(beat.at))
+        raise NameTaken(
+            f"the host name {host!r} is already used by another machine (last heard {heard}); "
+            "choose another with --host-name, or run `lunavect sync off` there first"
+        )
+
+
+class SyncClient:
+    """One host's link to the bucket; `start` it, `offer` rows, `stop` it."""
+
+    def __init__(self, config: SyncConfig, machine: str, store_path: Path) -> None:
+        self.config = config
+        self.machine = machine
+        self.store_path = store_path
+        self._lock = threading.Lock()
+        self._offered: dict[str, bytes] = {}
+        self._person_at: float | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._thread_main, name="lunavect-sync", daemon=True)
+        self._inbox: list[remote.Entry] = []
+        self._resubscribe = False
+        self.stats: dict[str, int] = {}
+
+    # -- the collector's side (any thread) ---------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def offer(self, rows: dict[str, bytes], person_at: float | None = None) -> None:
+        """This machine's current rows (session id → the row as `list --json` prints it)."""
+        with self._lock:
+            self._offered = rows
+            self._person_at = person_at
+        self._poke()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._poke()
+        self._thread.join(timeout)
+
+    def _poke(self) -> None:
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None:
+            try:
+                loop.call_soon_threadsafe(wake.set)
+            except RuntimeError:  # the loop has closed
+                pass
+
+    # -- the client's own thread ---------------------------------------------------------------------------
+
+    def _thread_main(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        conn = store.connect(self.store_path)
+        try:
+            with store.transaction(conn):
+                store.set_collector_value(conn, remote.STARTED, repr(time.time()))
+                conn.execute("DELETE FROM collector WHERE key IN (?, ?)", (remote.CONNECTED_SINCE, remote.ERROR))
+            wait = 0.5
+            while not self._stop.is_set():
+                try:
+                    await self._connected(conn)
+                    wait = 0.5
+                except NameTaken as exc:
+                    self._note(conn, remote.ERROR, str(exc))
+                    wait = 30.0
+                except Exception as exc:  # noqa: BLE001 - any failure: say it, wait, connect again
+                    log.info("sync: %s", exc)
+                    self._note(conn, remote.ERROR, f"{type(exc).__name__}: {exc}".rstrip(": "))
+                    self._disconnected(conn)
+                    wait = min(wait * 2, 5.0)
+                await self._sleep(wait)
+        finally:
+            conn.close()
+
+    async def _sleep(self, seconds: float) -> None:
+        assert self._wake is not None
+        self._wake.clear()
+        if self._stop.is_set():
+            return
+        try:
+            await asyncio.wait_for(self._wake.wait(), seconds)
+        except TimeoutError:
+            pass
+
+    def _note(self, conn: sqlite3.Connection, key: str, value: str | None) -> None:
+        try:
+            if value is None:
+                conn.execute("DELETE FROM collector WHERE key = ?", (key,))
+            else:
+                store.set_collector_value(conn, key, value)
+        except sqlite3.Error:
+            log.exception("sync: cannot record %s", key)
+
+    def _disconnected(self, conn: sqlite3.Connection) -> None:
+        if store.collector_values(conn).get(remote.DISCONNECTED_SINCE) is None:
+            self._note(conn, remote.DISCONNECTED_SINCE, repr(time.time()))
+
+    async def _connected(self, conn: sqlite3.Connection) -> None:
+        async def on_disconnect() -> None:
+            self._disconnected(conn)
+
+        async def on_reconnect() -> None:
+            self._resubscribe = True
+            self._poke()
+
+        async def on_error(exc: Exception) -> None:
+            log.info("sync: %s", exc)
+
+        nc = await nats.connect(
+            **options(self.config), disconnected_cb=on_disconnect, reconnected_cb=on_reconnect, error_cb=on_error
+        )
+        try:
+            await self._serve(nc, conn)
+        finally:
+            self.stats = dict(nc.stats)
+            try:
+                await nc.close()
+            except Exception:  # noqa: BLE001 - closing a broken connection
+                pass
+
+    async def _serve(self, nc: Any, conn: sqlite3.Connection) -> None:
+        host = self.config.host
+        js = nc.jetstream(timeout=5.0)
+        kv = await open_bucket(js)
+        mine = await own_entries(kv, host)
+        check_name(mine, host, self.machine)
+        published = {key: value for key, value in mine.items() if keys.parse(key) is not None}
+        published.pop(keys.beat_key(host), None)
+        sub = await self._watch(js, conn)
+        self._note(conn, remote.DISCONNECTED_SINCE, None)
+        self._note(conn, remote.ERROR, None)
+        self._note(conn, remote.CONNECTED_SINCE, repr(time.time()))
+        next_beat = 0.0
+        try:
+            while not self._stop.is_set() and not nc.is_closed:
+                if self._resubscribe:
+                    self._resubscribe = False
+                    await _unsubscribe(sub)
+                    sub = await self._watch(js, conn)
+                    self._note(conn, remote.DISCONNECTED_SINCE, None)
+                    self._note(conn, remote.CONNECTED_SINCE, repr(time.time()))
+                self._drain_inbox(conn)
+                if nc.is_connected:
+                    await self._publish(kv, published)
+                    if time.monotonic() >= next_beat:
+                        await self._beat(kv)
+                        next_beat = time.monotonic() + self.config.beat_s
+                self.stats = dict(nc.stats)
+                await self._sleep(max(0.05, min(self.config.beat_s, next_beat - time.monotonic())))
+        finally:
+            await _unsubscribe(sub)
+            self._drain_inbox(conn)
+
+    async def _beat(self, kv: KeyValue) -> None:
+        with self._lock:
+            person_at = self._person_at
+        beat = remote.Beat(at=time.time(), every=self.config.beat_s, machine=self.machine, person_at=person_at)
+        try:
+            await kv.put(keys.beat_key(self.config.host), _beat_encoder.encode(beat))
+        except (nats.errors.Error, TimeoutError) as exc:
+            log.info("sync: beat not delivered: %s", exc)
+
+    async def _publish(self, kv: KeyValue, published: dict[str, bytes]) -> None:
+        """Put what changed, delete what left; a failed put is tried again on the next wake."""
+        host = self.config.host
+        with self._lock:
+            offered = self._offered
+        wanted = {keys.session_key(host, session): data for session, data in offered.items()}
+        try:
+            for key, data in wanted.items():
+                if published.get(key) != data:
+                    await kv.put(key, data)
+                    published[key] = data
+            for key in [key for key in published if key not in wanted]:
+                parsed = keys.parse(key)
+                if parsed is not None and parsed.kind == keys.SESSION:
+                    await kv.delete(key)
+                del published[key]
+        except (nats.errors.Error, TimeoutError) as exc:
+            log.info("sync: publishing paused: %s", exc)
+
+    # -- watching the other hosts ----------------------------------------------------------------------------
+
+    async def _watch(self, js: Any, conn: sqlite3.Connection) -> Any:
+        """Subscribe to every key from right after the revision the store has reached (all of the newest
+        values when it has none; again from the start when the bucket was recreated behind it)."""
+        self._drain_inbox(conn)
+        reached = remote.revision(conn)
+        info = await js.stream_info(keys.STREAM)
+        if reached > info.state.last_seq:
+            remote.forget_all(conn)
+            reached = 0
+        if reached:
+            config = api.ConsumerConfig(deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=reached + 1)
+        else:
+            config = api.ConsumerConfig(deliver_policy=api.DeliverPolicy.LAST_PER_SUBJECT)
+        return await js.subscribe(
+            keys.SUBJECT_PREFIX + ">",
+            stream=keys.STREAM,
+            config=config,
+            ordered_consumer=True,
+            cb=self._on_message,
+            inactive_threshold=60.0,
+        )
+
+    async def _on_message(self, msg: Any) -> None:
+        meta = msg.metadata
+        headers = msg.headers or {}
+        deleted = headers.get(KV_OP) in ("DEL", "PURGE") or headers.get(MARKER_REASON) in ("MaxAge", "Purge", "Remove")
+        self._inbox.append(
+            remote.Entry(
+                key=msg.subject[len(keys.SUBJECT_PREFIX) :],
+                revision=meta.sequence.stream,
+                value=None if deleted else bytes(msg.data),
+                created=meta.timestamp.timestamp(),
+            )
+        )
+        if self._wake is not None:
+            self._wake.set()
+
+    def _drain_inbox(self, conn: sqlite3.Connection) -> None:
+        if not self._inbox:
+            return
+        batch, self._inbox = self._inbox, []
+        own_beats = [e for e in batch if e.value and e.key == keys.beat_key(self.config.host)]
+        for entry in own_beats:
+            assert entry.value is not None
+            check_name({entry.key: entry.value}, self.config.host, self.machine)
+        try:
+            remote.apply(conn, self.config.host, batch)
+        except sqlite3.Error:
+            # Nothing of the batch was stored: watching again from the revision stored brings it back.
+            log.exception("sync: cannot store other hosts' rows; watching again from the last stored revision")
+            self._resubscribe = True
+
+
+async def _unsubscribe(sub: Any) -> None:
+    try:
+        await sub.unsubscribe()
+    except Exception:  # noqa: BLE001 - the connection may be gone already
+        pass

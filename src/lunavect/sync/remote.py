@@ -1,0 +1,186 @@
+"""The other hosts' sessions in this machine's store, and how every reader sees them.
+
+The sync client (a thread of the collector) applies each watched bucket entry here, together with the
+stream revision it has reached, in one transaction: a restart or a reconnect resumes right after that
+revision, so an entry is never lost and never applied twice (each row also keeps its own revision, and an
+older one never overwrites a newer). Whether a host is silent is decided by the reader's clock, like the
+hiding rules: a row whose host has not beaten for `config.silent_after` seconds reads as `offline`, with
+the time its host was last heard, whatever it said before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+
+import msgspec
+
+from lunavect import store
+from lunavect.core.model import Session, State
+from lunavect.sync import config, keys
+
+# The collector table's keys for the sync client's own state.
+REVISION = "sync.revision"
+CONNECTED_SINCE = "sync.connected_since"
+DISCONNECTED_SINCE = "sync.disconnected_since"
+ERROR = "sync.error"
+STARTED = "sync.started"
+# A row decided by its host's missing heartbeat says so in its basis.
+HEARTBEAT_BASIS = "heartbeat"
+
+_session_decoder = msgspec.json.Decoder(Session)
+_encoder = msgspec.json.Encoder()
+
+
+class Beat(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A host's heartbeat: when it beat, how often it beats, which installation it is, and when a person
+    last used one of its front ends (the notifying machine is chosen from this, see `notifier`)."""
+
+    at: float
+    every: float
+    machine: str
+    person_at: float | None = None
+
+
+_beat_decoder = msgspec.json.Decoder(Beat)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One bucket entry as the watch delivered it: `value` None for a delete or purge."""
+
+    key: str
+    revision: int
+    value: bytes | None
+    created: float
+
+
+def revision(conn: sqlite3.Connection) -> int:
+    return int(store.collector_values(conn).get(REVISION) or 0)
+
+
+def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry]) -> int:
+    """Apply watched entries (other hosts' only) and the revision reached; returns how many rows changed."""
+    if not entries:
+        return 0
+    changed = 0
+    with store.transaction(conn):
+        reached = start = revision(conn)
+        for entry in entries:
+            if entry.revision <= start:
+                continue  # delivered again (a watch restarted behind another): applied already
+            reached = max(reached, entry.revision)
+            parsed = keys.parse(entry.key)
+            if parsed is None or parsed.host == own_host:
+                continue
+            changed += _apply_one(conn, parsed, entry)
+        store.set_collector_value(conn, REVISION, str(reached))
+    return changed
+
+
+def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry) -> int:
+    if key.kind == keys.BEAT:
+        if entry.value is None:  # the host turned sync off: its sessions leave with it
+            conn.execute("DELETE FROM remote_session WHERE host = ?", (key.host,))
+            return conn.execute("DELETE FROM remote_host WHERE host = ?", (key.host,)).rowcount
+        try:
+            beat = _beat_decoder.decode(entry.value)
+        except msgspec.DecodeError:
+            return 0
+        # Heard at the server's time of the beat, never later than now: a beat caught up after an outage
+        # does not make a host look alive that stopped long ago.
+        heard = min(entry.created, time.time())
+        conn.execute(
+            "INSERT INTO remote_host (host, heard, beat_s, revision, machine, person_at) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (host) DO UPDATE SET heard = excluded.heard, beat_s = excluded.beat_s, "
+            "revision = excluded.revision, machine = excluded.machine, person_at = excluded.person_at "
+            "WHERE excluded.revision > remote_host.revision",
+            (key.host, heard, beat.every, entry.revision, beat.machine, beat.person_at),
+        )
+        return 1
+    if key.kind == keys.SESSION and key.session is not None:
+        if entry.value is None:
+            return conn.execute(
+                "DELETE FROM remote_session WHERE host = ? AND id = ? AND revision < ?",
+                (key.host, key.session, entry.revision),
+            ).rowcount
+        try:
+            session = _session_decoder.decode(entry.value)
+        except msgspec.DecodeError:
+            return 0
+        # The key says which host and session a row is: a row claiming another's is taken as its key says.
+        session.host = key.host
+        session.id = key.session
+        conn.execute(
+            "INSERT INTO remote_session (host, id, data, revision) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (host, id) DO UPDATE SET data = excluded.data, revision = excluded.revision "
+            "WHERE excluded.revision > remote_session.revision",
+            (key.host, key.session, _encoder.encode(session).decode(), entry.revision),
+        )
+        return 1
+    return 0
+
+
+def forget_all(conn: sqlite3.Connection) -> None:
+    """Drop every other host's rows and the revision reached (sync turned off, or the bucket was recreated)."""
+    with store.transaction(conn):
+        conn.execute("DELETE FROM remote_session")
+        conn.execute("DELETE FROM remote_host")
+        conn.execute(
+            "DELETE FROM collector WHERE key IN (?, ?, ?, ?, ?)",
+            (REVISION, CONNECTED_SINCE, DISCONNECTED_SINCE, ERROR, STARTED),
+        )
+
+
+@dataclass(frozen=True)
+class Host:
+    heard: float
+    beat_s: float
+    machine: str | None
+    person_at: float | None
+
+    def silent(self, now: float) -> bool:
+        return now - self.heard > config.silent_after(self.beat_s)
+
+
+def hosts(conn: sqlite3.Connection) -> dict[str, Host]:
+    return {
+        name: Host(heard, beat_s, machine, person_at)
+        for name, heard, beat_s, machine, person_at in conn.execute(
+            "SELECT host, heard, beat_s, machine, person_at FROM remote_host"
+        )
+    }
+
+
+def present(session: Session, host: Host | None, now: float) -> Session:
+    """An other host's row as readers see it at `now`: as its host said, or `offline` once it is silent."""
+    from lunavect.snapshot import iso
+
+    if host is not None:
+        session.heard = iso(host.heard)
+    if host is None or host.silent(now):
+        session.state = State.OFFLINE
+        session.activity = None
+        session.waiting_for = None
+        session.basis = [HEARTBEAT_BASIS]
+    return session
+
+
+def silent_host_row(session: Session) -> bool:
+    """True for a row shown `offline` only because its host stopped beating (counted neither working nor
+    awaiting: nobody knows what it does)."""
+    return session.state == State.OFFLINE and session.basis == [HEARTBEAT_BASIS]
+
+
+def not_current_since(conn: sqlite3.Connection) -> float | None:
+    """Since when the other hosts' rows are not current here (the sync server unreachable, or never reached
+    since the client started), or None while connected or with sync off."""
+    values = store.collector_values(conn)
+    for key in (DISCONNECTED_SINCE, None if values.get(CONNECTED_SINCE) else STARTED):
+        if key is not None and values.get(key) is not None:
+            try:
+                return float(values[key])
+            except ValueError:
+                return None
+    return None

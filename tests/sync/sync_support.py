@@ -1,0 +1,80 @@
+"""Helpers of the sync tests: a host's store and configuration, rows to offer, bounded waits."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+import nats
+from nats_servers import ADMIN
+
+from lunavect import store
+from lunavect.core.model import Session, State
+from lunavect.sync.config import SyncConfig
+
+T = TypeVar("T")
+
+
+def wait_until(predicate: Callable[[], T], timeout: float = 20.0, what: str = "condition") -> T:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def host_config(
+    folder: Path, host: str, password: str, servers: list[str], beat_s: float = 1.0, **extra: Any
+) -> SyncConfig:
+    secret = folder / f"{host}.password"
+    secret.write_text(password + "\n")
+    return SyncConfig(servers=tuple(servers), host=host, user=host, password_file=str(secret), beat_s=beat_s, **extra)
+
+
+def host_store(folder: Path, host: str) -> Path:
+    path = folder / host / "lunavect.sqlite3"
+    store.connect(path).close()
+    return path
+
+
+def row(session_id: str, host: str, state: State = State.WORKING, title: str = "a task") -> bytes:
+    session = Session(
+        id=f"claude:{session_id}",
+        provider="claude",
+        session_id=session_id,
+        title=title,
+        project="proj",
+        cwd="/src/proj",
+        host=host,
+        state=state,
+        activity="thinking" if state == State.WORKING else None,
+        since=None,
+        background={},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=f"claude --resume {session_id}",
+        basis=["hook"],
+    )
+    return msgspec.json.encode(session)
+
+
+def create_bucket(servers: list[str], replicas: int = 1) -> None:
+    """What the server's administrator does once: create the bucket (hosts may not)."""
+
+    async def main() -> None:
+        nc = await nats.connect(servers=servers, user=ADMIN[0], password=ADMIN[1])
+        try:
+            js = nc.jetstream(timeout=10.0)
+            await js.create_key_value(bucket="lunavect", history=1, replicas=replicas)
+        finally:
+            await nc.close()
+
+    asyncio.run(main())

@@ -1,0 +1,180 @@
+"""The sync client against a real nats-server: publish on change, watch others, deletes, heartbeats,
+resume after a server outage, and the server's refusals (wrong credentials, another host's keys)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import nats
+import nats.errors
+import pytest
+from sync_support import create_bucket, host_config, host_store, row, wait_until
+
+from lunavect import store
+from lunavect.core.model import State
+from lunavect.sessions import counts, read_sessions
+from lunavect.sync import admin, remote
+from lunavect.sync.client import SyncClient
+
+
+def states(path: Path, host: str | None = None) -> dict[str, tuple[str, str]]:
+    conn = store.connect(path)
+    try:
+        return {s.id: (s.host, s.state) for s in read_sessions(conn, include_hidden=True, host=host)}
+    finally:
+        conn.close()
+
+
+def remote_rows(path: Path) -> list[tuple[str, str]]:
+    conn = sqlite3.connect(path)
+    try:
+        return sorted(conn.execute("SELECT host, id FROM remote_session").fetchall())
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def pair(tmp_path, nats_server):
+    create_bucket([nats_server.url])
+    clients = []
+
+    def start(host: str, password: str, beat_s: float = 1.0) -> tuple[SyncClient, Path]:
+        path = host_store(tmp_path, host)
+        client = SyncClient(host_config(tmp_path, host, password, [nats_server.url], beat_s), f"m-{host}", path)
+        client.start()
+        clients.append(client)
+        return client, path
+
+    yield start
+    for client in clients:
+        client.stop()
+
+
+def test_rows_travel_on_change_and_leave_when_they_end(pair):
+    alpha, _alpha_db = pair("alpha", "pw-alpha")
+    _beta, beta_db = pair("beta", "pw-beta")
+    alpha.offer({"claude:s1": row("s1", "alpha"), "claude:s2": row("s2", "alpha", State.READY)})
+    wait_until(lambda: len(states(beta_db)) == 2, what="alpha's two rows on beta")
+    assert states(beta_db) == {"claude:s1": ("alpha", "working"), "claude:s2": ("alpha", "ready")}
+    assert states(beta_db, host="alpha") == states(beta_db) and states(beta_db, host="beta") == {}
+
+    alpha.offer({"claude:s1": row("s1", "alpha", State.PERMISSION)})
+    wait_until(lambda: states(beta_db) == {"claude:s1": ("alpha", "permission")}, what="s1 changed, s2 gone")
+    conn = store.connect(beta_db)
+    assert counts(conn) == {"working": 0, "awaiting_input": 1}
+    conn.close()
+
+
+def test_a_silent_host_turns_offline_with_the_time_it_was_last_heard(pair):
+    alpha, _ = pair("alpha", "pw-alpha", beat_s=0.5)
+    _beta, beta_db = pair("beta", "pw-beta")
+    alpha.offer({"claude:s1": row("s1", "alpha")})
+    wait_until(lambda: states(beta_db) == {"claude:s1": ("alpha", "working")}, what="alpha working on beta")
+    alpha.stop()
+    wait_until(lambda: states(beta_db) == {"claude:s1": ("alpha", "offline")}, what="alpha offline on beta")
+    conn = store.connect(beta_db)
+    (session,) = read_sessions(conn)
+    assert session.heard is not None and session.basis == [remote.HEARTBEAT_BASIS]
+    assert counts(conn) == {"working": 0, "awaiting_input": 0}  # nobody knows what it does now
+    conn.close()
+
+
+def test_a_returning_host_replaces_its_rows_without_ghosts(tmp_path, pair, nats_server):
+    alpha, alpha_db = pair("alpha", "pw-alpha")
+    _beta, beta_db = pair("beta", "pw-beta")
+    alpha.offer({"claude:s1": row("s1", "alpha"), "claude:s2": row("s2", "alpha")})
+    wait_until(lambda: len(states(beta_db)) == 2, what="two rows")
+    alpha.stop()
+    # Alpha comes back (its store kept) listing only s3: s1 and s2 leave beta's list.
+    again = SyncClient(host_config(tmp_path, "alpha", "pw-alpha", [nats_server.url]), "m-alpha", alpha_db)
+    again.start()
+    try:
+        again.offer({"claude:s3": row("s3", "alpha")})
+        wait_until(lambda: states(beta_db) == {"claude:s3": ("alpha", "working")}, what="only s3 on beta")
+    finally:
+        again.stop()
+
+
+def test_the_watch_resumes_after_a_server_outage_with_nothing_lost_or_doubled(pair, nats_server):
+    alpha, _ = pair("alpha", "pw-alpha")
+    beta, beta_db = pair("beta", "pw-beta")
+    alpha.offer({f"claude:s{i}": row(f"s{i}", "alpha") for i in range(5)})
+    wait_until(lambda: len(states(beta_db)) == 5, what="five rows")
+    nats_server.stop()
+    conn = store.connect(beta_db)
+    wait_until(lambda: remote.not_current_since(conn) is not None, what="beta notices the server is gone")
+    # While the server is down, alpha's sessions change: two end, one waits, one starts.
+    alpha.offer(
+        {
+            "claude:s0": row("s0", "alpha", State.PERMISSION),
+            "claude:s1": row("s1", "alpha"),
+            "claude:s2": row("s2", "alpha"),
+            "claude:s9": row("s9", "alpha", State.READY),
+        }
+    )
+    nats_server.start()
+    want = {
+        "claude:s0": ("alpha", "permission"),
+        "claude:s1": ("alpha", "working"),
+        "claude:s2": ("alpha", "working"),
+        "claude:s9": ("alpha", "ready"),
+    }
+    wait_until(lambda: states(beta_db) == want, timeout=30, what="beta caught up")
+    wait_until(lambda: remote.not_current_since(conn) is None, what="beta current again")
+    assert remote_rows(beta_db) == [("alpha", k) for k in sorted(want)]  # one row each: nothing doubled
+    conn.close()
+
+
+def test_wrong_credentials_are_refused_with_one_clear_line(tmp_path, nats_server):
+    create_bucket([nats_server.url])
+    config = host_config(tmp_path, "alpha", "not-the-password", [nats_server.url])
+    failure = admin.run(config, "check", "m-alpha")
+    assert failure is not None and "refused these credentials" in failure and "\n" not in failure
+
+
+def test_a_host_cannot_overwrite_another_hosts_key(tmp_path, pair, nats_server):
+    beta, beta_db = pair("beta", "pw-beta")
+    beta.offer({"claude:b1": row("b1", "beta", State.READY)})
+    _gamma, gamma_db = pair("gamma", "pw-gamma")
+    wait_until(lambda: states(gamma_db) == {"claude:b1": ("beta", "ready")}, what="b1 on gamma")
+
+    async def forge() -> list[str]:
+        errors: list[str] = []
+
+        async def on_error(exc: Exception) -> None:
+            errors.append(str(exc))
+
+        nc = await nats.connect(servers=[nats_server.url], user="alpha", password="pw-alpha", error_cb=on_error)
+        try:
+            kv = await nc.jetstream(timeout=2.0).key_value("lunavect")
+            with pytest.raises((nats.errors.Error, TimeoutError)):
+                await kv.put("beta.s.claude.b1", row("b1", "beta", State.WORKING, title="forged"))
+            with pytest.raises((nats.errors.Error, TimeoutError)):
+                await kv.delete("beta.beat")
+            await kv.put("alpha.s.claude.a1", row("a1", "alpha"))  # its own keys: allowed
+        finally:
+            await nc.close()
+        return errors
+
+    errors = asyncio.run(forge())
+    assert any("permissions violation" in e.lower() for e in errors), errors
+    wait_until(lambda: "claude:a1" in states(gamma_db), what="alpha's own row on gamma")
+    assert states(gamma_db)["claude:b1"] == ("beta", "ready")
+    conn = store.connect(gamma_db)
+    (b1,) = [s for s in read_sessions(conn) if s.id == "claude:b1"]
+    assert b1.title == "a task"
+    conn.close()
+
+
+def test_two_machines_cannot_share_a_host_name(tmp_path, pair, nats_server):
+    alpha, _ = pair("alpha", "pw-alpha")
+    alpha.offer({})
+    config = host_config(tmp_path, "alpha", "pw-alpha", [nats_server.url])
+
+    def refused() -> str:
+        return admin.run(config, "check", "another-machine") or ""
+
+    assert "already used by another machine" in wait_until(refused, what="the name refused")
+    assert admin.run(config, "check", "m-alpha") is None  # the machine itself may check again
