@@ -11,18 +11,25 @@ from lunavect.cli.common import empty_explanation, fresh_store
 @click.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print the sessions as a JSON array.")
 @click.option("--all", "include_hidden", is_flag=True, help="Include hidden sessions.")
-def list_command(as_json: bool, include_hidden: bool) -> None:
+@click.option("--host", "host", metavar="NAME", help="Only the sessions of this host (see `lunavect sync`).")
+def list_command(as_json: bool, include_hidden: bool, host: str | None) -> None:
     """Print the sessions and their states."""
     from lunavect.frontends.table import render
     from lunavect.sessions import read_sessions
+    from lunavect.sync.remote import not_current_note
 
-    sessions = read_sessions(fresh_store(), include_hidden=include_hidden)
+    conn = fresh_store()
+    sessions = read_sessions(conn, include_hidden=include_hidden, host=host)
     if as_json:
         click.echo(msgspec.json.encode(sessions).decode())
-    elif sessions:
+        return
+    if sessions:
         click.echo(render(sessions))
-    else:
+    elif host is None:
         click.echo(empty_explanation())
+    note = not_current_note(conn)
+    if note:
+        click.echo(note)
 
 
 @click.command()

@@ -23,6 +23,7 @@ def sync_group() -> None:
 @click.option("--token-file", type=click.Path(dir_okay=False), help="The file holding a token.")
 @click.option("--tls-ca", type=click.Path(dir_okay=False), help="The CA file that signed the server's certificate.")
 @click.option("--host-name", help="This machine's name in every list (default: its short hostname).")
+@click.option("--beat-seconds", type=float, default=None, hidden=True, help="Seconds between heartbeats (tests).")
 def sync_set(
     url: str,
     creds: str | None,
@@ -31,6 +32,7 @@ def sync_set(
     token_file: str | None,
     tls_ca: str | None,
     host_name: str | None,
+    beat_seconds: float | None,
 ) -> None:
     """Turn sync on: URL is the NATS server (several separated by commas, for a cluster)."""
     from lunavect import collector, store
@@ -58,6 +60,7 @@ def sync_set(
         password_file=password_file,
         token_file=token_file,
         tls_ca=tls_ca,
+        beat_s=beat_seconds if beat_seconds and beat_seconds > 0 else config.BEAT_S,
     )
     from lunavect.sync import admin
 

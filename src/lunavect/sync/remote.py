@@ -184,3 +184,11 @@ def not_current_since(conn: sqlite3.Connection) -> float | None:
             except ValueError:
                 return None
     return None
+
+
+def not_current_note(conn: sqlite3.Connection) -> str | None:
+    """The line front ends show while other hosts' rows are not current, or None."""
+    since = not_current_since(conn)
+    if since is None:
+        return None
+    return f"other hosts not current since {time.strftime('%H:%M:%S', time.localtime(since))} (sync server unreachable)"
