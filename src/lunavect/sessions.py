@@ -8,7 +8,6 @@ same instant can never disagree.
 
 from __future__ import annotations
 
-import datetime as _dt
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ import msgspec
 
 from lunavect.core import hiding, ordering
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
+from lunavect.core.times import epoch
 from lunavect.sync import remote
 
 # The settings key of automatic hiding: seconds of inactivity, absent when off (a new installation).
@@ -48,16 +48,6 @@ class Row:
     @property
     def sort_key(self) -> tuple[int, float, str]:
         return (0 if self.pinned else 1, self.rank, self.session.id)
-
-
-def epoch(iso: str | None) -> float | None:
-    """Seconds since the epoch of an ISO-8601 time as the snapshot writes it."""
-    if not iso:
-        return None
-    try:
-        return _dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def auto_hide_after(conn: sqlite3.Connection) -> float | None:

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import socket
 
 from lunavect.core.model import Session, session_key
 from lunavect.core.rules import Decision, Facts
+from lunavect.core.times import iso
 from lunavect.resume_command import display_command
-
-
-def iso(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def build_session(

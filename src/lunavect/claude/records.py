@@ -12,7 +12,6 @@ names the session.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from dataclasses import dataclass, field
 
@@ -20,6 +19,7 @@ import msgspec
 
 from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
 from lunavect.core.commands import is_long_lived_service
+from lunavect.core.times import epoch
 from lunavect.shim.notifications import only_notifications, task_notifications
 
 # Only lines holding one of these strings can matter; every other line is skipped without being decoded.
@@ -193,16 +193,6 @@ def _str(value: object, limit: int = 1000) -> str | None:
     return value if isinstance(value, str) and value and len(value) <= limit else None
 
 
-def parse_time(value: object) -> float | None:
-    """An ISO-8601 timestamp as epoch seconds; None when absent or malformed."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return _dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
 def one_line(text: str, limit: int = TITLE_CHARS) -> str | None:
     """The first non-empty line of `text`, whitespace collapsed and cut to `limit` characters."""
     for line in text.splitlines():
@@ -259,7 +249,7 @@ def read_record(line: bytes, place: int = 0) -> RecordFacts | None:
     facts = RecordFacts(
         kind=kind,
         place=place,
-        at=parse_time(record.timestamp),
+        at=epoch(record.timestamp),
         uuid=_str(record.uuid, 200),
         session_id=_str(record.sessionId, 200),
     )

@@ -12,6 +12,7 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store
+from lunavect.core.times import elapsed
 
 
 @click.command("hook")
@@ -97,20 +98,10 @@ def hooks_status(as_json: bool) -> None:
     claude = report["claude"]
     click.echo(install.describe_status(status))
     age = claude["last_event_age_s"]
-    click.echo("  events: " + ("none received yet" if age is None else f"last one {_age_words(age)} ago"))
+    click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
     click.echo(codex_install.describe_status(codex_status))
     age = report["codex"]["last_event_age_s"]
-    click.echo("  events: " + ("none received yet" if age is None else f"last one {_age_words(age)} ago"))
-
-
-def _age_words(seconds: float) -> str:
-    if seconds < 90:
-        return f"{int(seconds)} s"
-    if seconds < 5400:
-        return f"{int(seconds // 60)} min"
-    if seconds < 172800:
-        return f"{int(seconds // 3600)} h"
-    return f"{int(seconds // 86400)} days"
+    click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
 
 
 COMMANDS: tuple[click.Command, ...] = (hook_command, hooks)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect.codex.rollout import parse_time
+from lunavect.core.times import epoch
 from lunavect.tail import TailFile
 
 BLOCK_BYTES = 1024 * 1024
@@ -155,7 +155,7 @@ def boundary_of(record: dict) -> Boundary | None:
     return Boundary(
         kind=kind,
         turn_id=_str(payload.get("turn_id")),
-        at=parse_time(record.get("timestamp")),
+        at=epoch(record.get("timestamp")),
         started_at=float(started) if isinstance(started, (int, float)) and started > 0 else None,
         trigger=_str(trigger),
         reason=_str(payload.get("reason")),
@@ -187,7 +187,7 @@ def tool_of(record: dict) -> ToolMark | None:
     if not isinstance(payload, dict):
         return None
     kind = payload.get("type")
-    at = parse_time(record.get("timestamp"))
+    at = epoch(record.get("timestamp"))
     if kind in TOOL_CALLS:
         name = _str(payload.get("name")) or ("shell" if kind == "local_shell_call" else None)
         return ToolMark(True, name, _str(payload.get("call_id")), at)
@@ -234,7 +234,7 @@ def _search_block(data: bytes, whole_start: bool, scan: _Scan) -> bool:
 
 def _line_time(line: bytes) -> float | None:
     match = _TIMESTAMP_RE.match(line)
-    return parse_time(match.group(1).decode("ascii", "replace")) if match else None
+    return epoch(match.group(1).decode("ascii", "replace")) if match else None
 
 
 def last_line_time(block: bytes) -> float | None:
@@ -401,7 +401,7 @@ class LifecycleCursor:
                 boundary, seen, tool = tail_boundary, None, None
             else:
                 tool = tool_of(tail) or tool
-            last_at = parse_time(tail.get("timestamp")) or last_at
+            last_at = epoch(tail.get("timestamp")) or last_at
         recovering = bool(state.pending)
         if boundary is not None and boundary.kind == "task_started":
             if seen is None or seen == boundary.turn_id:

@@ -11,13 +11,14 @@ guide asks for: a title, which may be the first line of the thread's first promp
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from lunavect.core.times import epoch
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 # rollout-2026-11-29T14-38-32-<thread>[_<segment>].jsonl[.zst]: the strict form the recorder writes (compressed
@@ -83,19 +84,6 @@ class Header:
     started: float | None = None
 
 
-def parse_time(value: object) -> float | None:
-    """An RFC 3339 timestamp (`2026-11-29T14:38:32.771Z`) as epoch seconds, or None."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=_dt.UTC)
-    return parsed.timestamp()
-
-
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -118,7 +106,7 @@ def header_from_record(record: object) -> Header | None:
         thread_source=_str(payload.get("thread_source")),
         cli_version=_str(payload.get("cli_version")),
         parent_thread_id=_str(payload.get("parent_thread_id")) or _spawn_parent(payload.get("source")),
-        started=parse_time(payload.get("timestamp")) or parse_time(record.get("timestamp")),
+        started=epoch(payload.get("timestamp")) or epoch(record.get("timestamp")),
     )
 
 

@@ -6,25 +6,14 @@ import datetime as _dt
 import shutil
 
 from lunavect.core.model import Session
+from lunavect.core.times import elapsed, epoch
 
 COLUMNS = ("STATE", "DETAIL", "FOR", "PROVIDER", "PROJECT", "TITLE", "ID")
 
 
 def _ago(iso: str | None, now: _dt.datetime) -> str:
-    if not iso:
-        return ""
-    try:
-        then = _dt.datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    except ValueError:
-        return ""
-    seconds = max(0, int((now - then).total_seconds()))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    if seconds < 86400:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    return f"{seconds // 86400}d"
+    then = epoch(iso)
+    return "" if then is None else elapsed(now.timestamp() - then)
 
 
 def detail(session: Session) -> str:

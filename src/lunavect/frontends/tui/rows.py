@@ -7,7 +7,7 @@ session's kinds, counts, tool names and times alone: the panel never has private
 from __future__ import annotations
 
 from lunavect.core.model import WORKING_STATES, Session, State
-from lunavect.sessions import epoch
+from lunavect.core.times import elapsed, epoch
 
 STATE_WORDS = {
     State.WORKING: "Working",
@@ -81,18 +81,6 @@ def background_detail(session: Session) -> str:
         one, many = KIND_WORDS.get(kind, (kind, kind))
         parts.append(f"{count} {one if count == 1 else many}")
     return ", ".join(parts)
-
-
-def elapsed(seconds: float) -> str:
-    """A running timer: 45s, 3m 05s, 2h 07m, 3d 04h."""
-    seconds = max(0, int(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m {seconds % 60:02d}s"
-    if seconds < 86400:
-        return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
-    return f"{seconds // 86400}d {seconds % 86400 // 3600:02d}h"
 
 
 def timer(session: Session, now: float) -> str:
