@@ -1,4 +1,4 @@
-"""`lunavect watch`: the plain live table, redrawn in place (the main job until the panel lands)."""
+"""`lunavect watch`: the plain live table and its counters, redrawn in place, for a terminal that wants no panel."""
 
 from __future__ import annotations
 
