@@ -135,12 +135,16 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _payload(record: dict, record_type: str) -> dict | None:
+    """The payload of a record of `record_type` (`event_msg`, `response_item`), or None."""
+    payload = record.get("payload") if record.get("type") == record_type else None
+    return payload if isinstance(payload, dict) else None
+
+
 def boundary_of(record: dict) -> Boundary | None:
     """The lifecycle boundary a parsed record is, or None."""
-    if record.get("type") != "event_msg":
-        return None
-    payload = record.get("payload")
-    if not isinstance(payload, dict):
+    payload = _payload(record, "event_msg")
+    if payload is None:
         return None
     kind = payload.get("type")
     if not isinstance(kind, str):
@@ -181,10 +185,8 @@ def _error_of(error: object) -> tuple[str | None, int | None]:
 
 def tool_of(record: dict) -> ToolMark | None:
     """The tool call or output a parsed record is, or None."""
-    if record.get("type") != "response_item":
-        return None
-    payload = record.get("payload")
-    if not isinstance(payload, dict):
+    payload = _payload(record, "response_item")
+    if payload is None:
         return None
     kind = payload.get("type")
     at = epoch(record.get("timestamp"))

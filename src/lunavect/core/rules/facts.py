@@ -190,6 +190,11 @@ def confirm(facts: Facts, at: float) -> None:
         facts.confirmed_at = at
 
 
+def is_newer(facts: Facts, ev: Evidence) -> bool:
+    """The evidence is at least as new as the current phase: a late record of an older moment moves nothing."""
+    return facts.phase_at is None or ev.at >= facts.phase_at
+
+
 def running_tasks(tasks: tuple[BackgroundTask, ...]) -> tuple[BackgroundTask, ...]:
     return tuple(t for t in tasks if t.status is None or t.status in HOLDING_STATUSES)
 

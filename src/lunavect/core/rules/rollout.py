@@ -17,6 +17,7 @@ from lunavect.core.rules.facts import (
     close_turn,
     confirm,
     error_reason,
+    is_newer,
     set_phase,
     set_phase_keeping_timer,
     start_turn,
@@ -27,10 +28,6 @@ Handler = Callable[[Facts, Evidence], None]
 
 def _same_turn(facts: Facts, ev: Evidence) -> bool:
     return ev.turn_id is None or facts.turn_id is None or ev.turn_id == facts.turn_id
-
-
-def _newer(facts: Facts, ev: Evidence) -> bool:
-    return facts.phase_at is None or ev.at >= facts.phase_at
 
 
 def _turn_ended(facts: Facts, ev: Evidence) -> None:
@@ -45,7 +42,7 @@ def _turn_ended(facts: Facts, ev: Evidence) -> None:
         and ev.turn_id == facts.turn_id
     )
     if not failed_then_ended and (
-        not _newer(facts, ev) or not _same_turn(facts, ev) or (facts.hooked and not facts.turn_open)
+        not is_newer(facts, ev) or not _same_turn(facts, ev) or (facts.hooked and not facts.turn_open)
     ):
         return
     if not facts.turn_open and facts.phase not in LIVE_PHASES and facts.phase != State.IDLE:
@@ -66,7 +63,7 @@ def _turn_started(facts: Facts, ev: Evidence) -> None:
             facts.turn_started = ev.at  # the exact start, recovered: the timer returns
         confirm(facts, ev.at)
         return
-    if not _newer(facts, ev):
+    if not is_newer(facts, ev):
         return  # a turn that hooks or the rollout already saw end
     start_turn(facts, ev.at)
     if ev.kind == "RolloutTurnSeen":
@@ -79,7 +76,7 @@ def _within_turn(handler: Handler) -> Handler:
     and for bare activity, it only keeps the running turn fresh."""
 
     def within(facts: Facts, ev: Evidence) -> None:
-        if not (facts.turn_open and _same_turn(facts, ev) and _newer(facts, ev)):
+        if not (facts.turn_open and _same_turn(facts, ev) and is_newer(facts, ev)):
             return
         if facts.hooked or ev.kind == "RolloutActivity":
             if facts.phase in (State.WORKING, State.PERMISSION, State.INPUT, State.COMPACTING):

@@ -16,6 +16,7 @@ from lunavect.core.rules.facts import (
     confirm,
     end_turn,
     error_reason,
+    is_newer,
     running_tasks,
     set_phase,
     start_turn,
@@ -24,10 +25,6 @@ from lunavect.core.rules.facts import (
 )
 
 Handler = Callable[[Facts, Evidence], None]
-
-
-def _newer(facts: Facts, ev: Evidence) -> bool:
-    return facts.phase_at is None or ev.at >= facts.phase_at
 
 
 def _hooked(facts: Facts, ev: Evidence) -> None:
@@ -62,7 +59,7 @@ def _tool(facts: Facts, ev: Evidence) -> None:
 def _background(facts: Facts, ev: Evidence) -> None:
     # The running background work the transcript proves (agents and shells started, not yet ended). It is
     # recorded whatever its time; only a newer record moves the phase.
-    newer = _newer(facts, ev)
+    newer = is_newer(facts, ev)
     facts.reports_background = True
     facts.background = running_tasks(ev.background or ())
     holding = any(not task.service for task in facts.background)
@@ -99,5 +96,5 @@ def fold_transcript(facts: Facts, ev: Evidence) -> None:
         _hooked(facts, ev)
     elif ev.kind == "TranscriptBackground":
         _background(facts, ev)
-    elif (handler := RECORDS.get(ev.kind)) is not None and _newer(facts, ev):
+    elif (handler := RECORDS.get(ev.kind)) is not None and is_newer(facts, ev):
         handler(facts, ev)
