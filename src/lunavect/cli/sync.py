@@ -123,7 +123,7 @@ class Status(msgspec.Struct):
 
 def read_status() -> Status:
     from lunavect import store
-    from lunavect.snapshot import iso
+    from lunavect.core.times import iso
     from lunavect.sync import config, presence, remote
 
     conn = open_store()

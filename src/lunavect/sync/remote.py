@@ -155,7 +155,7 @@ def hosts(conn: sqlite3.Connection) -> dict[str, Host]:
 
 def present(session: Session, host: Host | None, now: float) -> Session:
     """An other host's row as readers see it at `now`: as its host said, or `offline` once it is silent."""
-    from lunavect.snapshot import iso
+    from lunavect.core.times import iso
 
     if host is not None:
         session.heard = iso(host.heard)
