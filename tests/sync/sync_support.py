@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 import msgspec
 import nats
+import nats.errors
+import nats.js.errors
 from nats_servers import ADMIN
 
 from lunavect import store
@@ -72,8 +74,16 @@ def create_bucket(servers: list[str], replicas: int = 1) -> None:
     async def main() -> None:
         nc = await nats.connect(servers=servers, user=ADMIN[0], password=ADMIN[1])
         try:
-            js = nc.jetstream(timeout=10.0)
-            await js.create_key_value(bucket="lunavect", history=1, replicas=replicas)
+            js = nc.jetstream(timeout=5.0)
+            deadline = time.monotonic() + 60
+            while True:  # a new cluster answers once it has elected its leader
+                try:
+                    await js.create_key_value(bucket="lunavect", history=1, replicas=replicas)
+                    return
+                except (nats.errors.TimeoutError, nats.js.errors.APIError):
+                    if time.monotonic() > deadline:
+                        raise
+                    await asyncio.sleep(0.5)
         finally:
             await nc.close()
 

