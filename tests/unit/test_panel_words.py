@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from lunavect.core.model import Session
-from lunavect.frontends.tui import filters, rows
+from lunavect.frontends import rows
+from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.filters import Filter
 
 NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z

@@ -25,7 +25,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from lunavect.core.model import Session
-from lunavect.frontends.tui import rows
+from lunavect.frontends import rows
 
 PIN_MARK = "⚑"
 

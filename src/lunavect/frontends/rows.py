@@ -1,7 +1,8 @@
-"""What one row of the panel says: state words, the response timer and the background capsule.
+"""What one session row says in every front end: state words, the response timer and the background capsule.
 
-Kept apart from the widgets so the wording is tested without a screen, and so every word here comes from the
-session's kinds, counts, tool names and times alone: the panel never has private text to show.
+Kept apart from any screen so the terminal panel and the web panel say the same words (and the wording is
+tested without a screen), and so every word here comes from the session's kinds, counts, tool names and times
+alone: no front end ever has private text to show.
 """
 
 from __future__ import annotations

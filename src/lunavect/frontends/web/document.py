@@ -1,0 +1,103 @@
+"""What the web page receives: the list as one JSON document, built once per change and sent to every browser.
+
+Each row carries the same words the terminal panel shows (`lunavect.frontends.rows`), so the page only
+lays them out and ticks the timers. Only what the store holds is served, and of it only what a row shows:
+titles, projects, states, counts, times and the resume command; never a process id or a terminal device.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import msgspec
+
+from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
+from lunavect.frontends import rows
+from lunavect.sessions import count_sessions, epoch, read_sessions
+
+
+class PageRow(msgspec.Struct):
+    id: str
+    provider: str
+    session_id: str
+    title: str
+    project: str | None
+    host: str
+    client: str | None
+    state: str
+    label: str
+    # Epoch milliseconds: the current response's start (the timer) and the last activity.
+    since: float | None
+    updated: float | None
+    background: int
+    background_detail: str
+    pinned: bool
+    hidden: bool
+    awaiting: bool
+    active: bool
+    resume: str | None
+
+
+class Document(msgspec.Struct):
+    working: int
+    awaiting_input: int
+    sessions: list[PageRow]
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def _state(session: Session) -> State:
+    try:
+        return State(session.state)
+    except ValueError:
+        return State.UNKNOWN
+
+
+def _ms(iso: str | None) -> float | None:
+    value = epoch(iso)
+    return None if value is None else round(value * 1000)
+
+
+def page_row(session: Session) -> PageRow:
+    state = _state(session)
+    return PageRow(
+        id=session.id,
+        provider=session.provider,
+        session_id=session.session_id,
+        title=session.title or f"Session {session.session_id[:8]}",
+        project=session.project,
+        host=session.host,
+        client=session.client,
+        state=state.value,
+        label=rows.state_label(session),
+        since=_ms(session.since),
+        updated=_ms(session.updated),
+        background=rows.background_count(session),
+        background_detail=rows.background_detail(session) if rows.background_count(session) else "",
+        pinned=session.pinned,
+        hidden=session.hidden,
+        awaiting=state in AWAITING_STATES,
+        active=state in AWAITING_STATES or state in WORKING_STATES,
+        resume=session.resume,
+    )
+
+
+def build(sessions: list[Session]) -> Document:
+    totals = count_sessions(sessions)
+    return Document(
+        working=totals["working"],
+        awaiting_input=totals["awaiting_input"],
+        sessions=[page_row(s) for s in sessions],
+    )
+
+
+def read(conn: sqlite3.Connection, now: float | None = None) -> tuple[bytes, bytes]:
+    """The whole list (hidden sessions included, marked) as the JSON the page takes, and the same without
+    the reading time: two reads with equal lists have equal second values, so an unchanged list is not sent
+    again."""
+    now = time.time() if now is None else now
+    body = _encoder.encode(build(read_sessions(conn, include_hidden=True, now=now)))
+    # The reader's clock (epoch ms) goes first: the page aligns its timers with it.
+    return b'{"at":%d,' % round(now * 1000) + body[1:], body

@@ -1,0 +1,141 @@
+"""Starting the web panel: the address it listens on, its link with a token, and uvicorn.
+
+It listens on 127.0.0.1 unless the person names another address; the socket is bound before anything is
+printed, so the printed link always has the real port (port 0 asks the system for a free one).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sqlite3
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from lunavect.frontends.web import tokens
+
+DEFAULT_LISTEN = "127.0.0.1:8765"
+# Where `lunavect web` last served, so `lunavect web tokens new` prints a link that works.
+URL_SETTING = "web.url"
+
+
+class ListenError(Exception):
+    """The address to listen on is malformed or cannot be bound."""
+
+
+@dataclass(frozen=True)
+class Listen:
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return self.host == "localhost"
+
+
+def parse_listen(text: str) -> Listen:
+    """`ADDR:PORT`, `[v6]:PORT`, or `:PORT` (loopback)."""
+    text = text.strip()
+    if text.startswith("["):
+        host, sep, port = text[1:].partition("]:")
+    else:
+        host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ListenError(f"not an ADDR:PORT: {text!r} (e.g. 127.0.0.1:8765, 0.0.0.0:8765 or [::1]:8765)")
+    return Listen(host or "127.0.0.1", int(port))
+
+
+def bind(listen: Listen) -> socket.socket:
+    try:
+        infos = socket.getaddrinfo(listen.host, listen.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ListenError(f"cannot resolve {listen.host!r}: {exc}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise ListenError(f"cannot listen on {listen.host}:{listen.port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def base_url(sock: socket.socket, listen: Listen, tls: bool) -> str:
+    port = sock.getsockname()[1]
+    host = listen.host
+    if host in ("0.0.0.0", "::"):
+        host = socket.gethostname()
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"{'https' if tls else 'http'}://{host}:{port}/"
+
+
+def link(url: str, secret: str) -> str:
+    return f"{url}?token={quote(secret)}"
+
+
+def qr_text(text: str) -> str:
+    """A QR code drawn with terminal blocks, for a phone's camera."""
+    import io
+
+    import segno
+
+    out = io.StringIO()
+    segno.make(text, error="m").terminal(out=out, compact=True)
+    return out.getvalue()
+
+
+def check_tls(cert: str | None, key: str | None) -> None:
+    if (cert is None) != (key is None):
+        raise ListenError("give both --tls-cert and --tls-key")
+    if cert and key:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        try:
+            context.load_cert_chain(cert, key)
+        except (OSError, ssl.SSLError) as exc:
+            raise ListenError(f"cannot use the TLS certificate and key: {exc}") from None
+
+
+def first_tokens(conn: sqlite3.Connection) -> list[tuple[str, tokens.Token]]:
+    """On a store without any token: one control and one view-only token, to print once."""
+    if tokens.list_tokens(conn):
+        return []
+    return [tokens.create(conn, "control", "first control link"), tokens.create(conn, "view", "first view link")]
+
+
+def serve(
+    sock: socket.socket,
+    connect: Callable[[], sqlite3.Connection],
+    *,
+    allowed_hosts: tuple[str, ...],
+    tls_cert: str | None,
+    tls_key: str | None,
+) -> None:
+    import uvicorn
+
+    from lunavect.frontends.web.app import Settings, create_app
+
+    app = create_app(Settings(connect=connect, allowed_hosts=allowed_hosts, tls=bool(tls_cert)))
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        ssl_certfile=tls_cert,
+        ssl_keyfile=tls_key,
+        timeout_graceful_shutdown=1,
+        proxy_headers=False,
+        server_header=False,
+        lifespan="on",
+        ws="none",
+    )
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,297 @@
+"""The web panel in a real browser against a real `lunavect web` and a real collector: the list, live updates,
+search and filters, pin, hide and undo, the hidden view, reordering by keyboard and by dragging, and the walls
+(view-only tokens, wrong tokens, forged Host, cross-origin changes), all checked on the server's side too."""
+
+from __future__ import annotations
+
+import http.client
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+from web_support import (
+    Served,
+    hook,
+    isolated_env,
+    list_json,
+    lunavect,
+    open_page,
+    start_web,
+    stop_collector,
+)
+
+BUILD = "claude:aaaaaaaa-1111-4111-8111-111111111111"
+DOCS = "claude:bbbbbbbb-2222-4222-8222-222222222222"
+SITE = "claude:cccccccc-3333-4333-8333-333333333333"
+PARSER = "claude:dddddddd-4444-4444-8444-444444444444"
+
+
+def sid(key: str) -> str:
+    return key.split(":", 1)[1]
+
+
+@pytest.fixture
+def served(tmp_path) -> Iterator[Served]:
+    env = isolated_env(tmp_path)
+    hook(env, sid(BUILD), "UserPromptSubmit", prompt="Fix the build", project="builder")
+    hook(
+        env,
+        sid(BUILD),
+        "PreToolUse",
+        tool_name="Bash",
+        tool_use_id="t1",
+        tool_input={"command": "make"},
+        project="builder",
+    )
+    hook(env, sid(DOCS), "UserPromptSubmit", prompt="Write the docs", project="docs")
+    hook(env, sid(DOCS), "Stop", last_assistant_message="Done.", background_tasks=[], project="docs")
+    hook(env, sid(SITE), "UserPromptSubmit", prompt="Deploy the site", project="site")
+    hook(env, sid(SITE), "PermissionRequest", tool_name="Bash", tool_input={"command": "touch x"}, project="site")
+    hook(env, sid(PARSER), "UserPromptSubmit", prompt="Refactor the parser", project="parser")
+    hook(env, sid(PARSER), "StopFailure", error="rate_limit", last_assistant_message="API Error", project="parser")
+    server = start_web(env)
+    try:
+        yield server
+    finally:
+        server.stop()
+        stop_collector(env)
+
+
+def shown(page) -> list[str]:
+    return page.eval_on_selector_all("#sessions > li.row", "rows => rows.map(r => r.dataset.id)")
+
+
+def row(page, key: str):
+    return page.locator(f'li.row[data-id="{key}"]')
+
+
+def wait_rows(page, expected: list[str]) -> None:
+    page.wait_for_function(
+        "ids => JSON.stringify([...document.querySelectorAll('#sessions > li.row')].map(r => r.dataset.id))"
+        " === JSON.stringify(ids)",
+        arg=expected,
+        timeout=10_000,
+    )
+
+
+def stored(env, key: str) -> dict:
+    return next(s for s in list_json(env, "--all") if s["id"] == key)
+
+
+def test_the_list_renders_with_states_counters_and_no_token_in_the_address_bar(served, browser):
+    page = open_page(browser, served.control)
+    assert "token" not in page.url
+    assert page.evaluate("document.cookie") == ""  # the cookie is HttpOnly
+    assert sorted(shown(page)) == sorted([BUILD, DOCS, SITE, PARSER])
+    assert row(page, BUILD).locator(".state").inner_text() == "Working: Bash"
+    assert row(page, SITE).locator(".state").inner_text() == "Permission needed: Bash"
+    assert row(page, PARSER).locator(".state").inner_text() == "Limit reached"
+    assert row(page, DOCS).locator(".state").inner_text() == "Response ready"
+    assert page.locator("#working").inner_text() == "1 working"
+    assert page.locator("#awaiting").inner_text() == "1 awaiting input"
+    # The response timer ticks in the page.
+    first = row(page, BUILD).locator(".timer").inner_text()
+    page.wait_for_function(
+        f"t => document.querySelector('li.row[data-id=\"{BUILD}\"] .timer').textContent !== t", arg=first
+    )
+
+
+def test_a_change_in_the_store_shows_without_reload(served, browser):
+    page = open_page(browser, served.control)
+    page.evaluate("window.sameDocument = true")
+    hook(served.env, sid(BUILD), "Stop", last_assistant_message="Built.", background_tasks=[], project="builder")
+    page.wait_for_function(
+        f"() => document.querySelector('li.row[data-id=\"{BUILD}\"] .state').textContent === 'Response ready'",
+        timeout=10_000,
+    )
+    assert page.evaluate("window.sameDocument") is True
+    assert page.locator("#working").inner_text() == "0 working"
+
+
+def test_search_and_filters(served, browser):
+    page = open_page(browser, served.control)
+    page.keyboard.press("Control+f")
+    page.keyboard.type("docs")
+    wait_rows(page, [DOCS])
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.dataset.id") == DOCS
+    page.locator("#search").fill("")
+    page.locator("#awaiting").click()
+    wait_rows(page, [SITE])
+    page.locator("#awaiting").click()
+    page.locator("#active").click()
+    assert sorted(shown(page)) == sorted([BUILD, SITE])
+    page.locator("#active").click()
+    page.locator("[data-provider=codex]").click()
+    assert shown(page) == []
+    assert "No session is Codex" in page.locator("#empty").inner_text()
+    page.locator("body").press("c")  # cycles back to All
+    assert len(shown(page)) == 4
+    # The filter survives a reload (kept by the browser).
+    page.locator("#search").fill("site")
+    page.reload()
+    page.wait_for_selector("body[data-loaded='1']")
+    wait_rows(page, [SITE])
+
+
+def test_pin_hide_undo_and_restore_from_the_hidden_view(served, browser):
+    page = open_page(browser, served.control)
+    row(page, PARSER).locator(".act-pin").click()
+    page.wait_for_function(f"() => document.querySelector('#sessions > li.row').dataset.id === '{PARSER}'")
+    assert stored(served.env, PARSER)["pinned"] is True
+
+    row(page, DOCS).click()
+    page.keyboard.press("Delete")
+    page.wait_for_selector(f'li.row[data-id="{DOCS}"]', state="detached")
+    assert stored(served.env, DOCS)["hidden"] is True
+    assert "Hid" in page.locator("#message").inner_text()
+    page.locator("#undo").click()
+    page.wait_for_selector(f'li.row[data-id="{DOCS}"]')
+    assert stored(served.env, DOCS)["hidden"] is False
+
+    row(page, SITE).click()
+    page.keyboard.press("Delete")
+    page.wait_for_selector(f'li.row[data-id="{SITE}"]', state="detached")
+    page.keyboard.press("Control+z")
+    page.wait_for_selector(f'li.row[data-id="{SITE}"]')
+
+    # Hidden by a script: the page learns it live, and restores it from the hidden view.
+    assert lunavect(served.env, "hide", BUILD).returncode == 0
+    page.wait_for_selector(f'li.row[data-id="{BUILD}"]', state="detached")
+    assert page.locator("#hidden-view").inner_text() == "Hidden 1"
+    page.locator("body").press("h")
+    wait_rows(page, [BUILD])
+    row(page, BUILD).locator(".act-restore").click()
+    page.wait_for_function("() => document.querySelector('#hidden-view').textContent === 'Hidden'")
+    assert stored(served.env, BUILD)["hidden"] is False
+    page.locator("body").press("h")
+    page.wait_for_selector(f'li.row[data-id="{BUILD}"]')
+
+
+def test_reorder_by_keyboard_and_by_dragging(served, browser):
+    page = open_page(browser, served.control)
+    order = shown(page)
+    assert len(order) == 4
+    row(page, order[0]).click()
+    page.keyboard.press("Alt+ArrowDown")
+    wait_rows(page, [order[1], order[0], order[2], order[3]])
+    assert [s["id"] for s in list_json(served.env)] == [order[1], order[0], order[2], order[3]]
+
+    # Drag the last row by its grip above the first.
+    grip = row(page, order[3]).locator(".grip").bounding_box()
+    top = row(page, order[1]).bounding_box()
+    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(top["x"] + 40, top["y"] + 10, steps=8)
+    page.mouse.move(top["x"] + 40, top["y"] + 6, steps=2)
+    page.mouse.up()
+    wait_rows(page, [order[3], order[1], order[0], order[2]])
+    assert [s["id"] for s in list_json(served.env)] == [order[3], order[1], order[0], order[2]]
+
+
+def test_a_view_only_token_shows_the_list_and_the_server_refuses_its_changes(served, browser):
+    page = open_page(browser, served.view)
+    assert len(shown(page)) == 4
+    assert page.locator(".act-pin, .act-hide").count() == 0
+    assert "View only" in page.locator("#message").inner_text()
+    # The page's own request, with its cookie and its Origin: the server refuses it, not just the page.
+    status = page.evaluate(
+        f"""() => fetch('/api/sessions/{BUILD}/pin', {{method: 'POST', headers: {{'Content-Type': 'application/json'}},
+             body: '{{}}'}}).then(r => r.status)"""
+    )
+    assert status == 403
+    row(page, BUILD).click()
+    page.keyboard.press("Delete")
+    page.keyboard.press("p")
+    assert stored(served.env, BUILD)["pinned"] is False and stored(served.env, BUILD)["hidden"] is False
+
+
+def test_a_wrong_token_is_refused(served, browser):
+    context = browser.new_context()
+    page = context.new_page()
+    answer = page.goto(served.base + "?token=wrong-token")
+    assert answer.status == 401
+    assert "needs" in page.content() or "token" in page.content()
+    assert page.evaluate("fetch('/api/state').then(r => r.status)") == 401
+    context.close()
+
+
+def test_a_forged_host_is_refused(served):
+    conn = http.client.HTTPConnection(served.hostport, timeout=10)
+    conn.request(
+        "GET",
+        "/api/state",
+        headers={"Host": "rebound.evil.example:80", "Cookie": f"lunavect_web={served.secret(served.control)}"},
+    )
+    answer = conn.getresponse()
+    assert answer.status == 421
+    assert json.loads(answer.read())["error"]
+
+
+def test_a_cross_origin_post_is_refused(served, browser):
+    """A page of another origin (a second server on this machine) tries to pin a row with the person's
+    cookie: the server refuses, and nothing changes."""
+    page = open_page(browser, served.control)
+    attack = (
+        "<!doctype html><script>"
+        f"fetch('{served.base}api/sessions/{BUILD}/pin', {{method: 'POST', mode: 'no-cors', credentials: 'include',"
+        " headers: {'Content-Type': 'text/plain'}, body: '{}'}).finally(() => { document.title = 'sent'; });"
+        "</script>"
+    ).encode()
+
+    class Evil(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(attack)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
+        page.wait_for_function("document.title === 'sent'")
+    finally:
+        evil.shutdown()
+    conn = http.client.HTTPConnection(served.hostport, timeout=10)
+    conn.request(
+        "POST",
+        f"/api/sessions/{BUILD}/pin",
+        body=b"{}",
+        headers={
+            "Origin": "http://evil.example",
+            "Content-Type": "application/json",
+            "Cookie": f"lunavect_web={served.secret(served.control)}",
+        },
+    )
+    assert conn.getresponse().status == 403
+    assert stored(served.env, BUILD)["pinned"] is False
+
+
+def test_a_revoked_token_loses_its_open_page(served, browser):
+    page = open_page(browser, served.view)
+    listed = json.loads(lunavect(served.env, "web", "tokens", "list", "--json").stdout)
+    view = next(t for t in listed if t["role"] == "view")
+    assert lunavect(served.env, "web", "tokens", "revoke", view["id"]).returncode == 0
+    page.wait_for_function(
+        "() => document.querySelector('#message-text').textContent.includes('revoked')", timeout=10_000
+    )
+    assert page.evaluate("fetch('/api/state').then(r => r.status)") == 401
+
+
+def test_a_phone_sized_page_fits_and_is_installable(served, browser, tmp_path):
+    page = open_page(browser, served.control, width=360, height=740)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    for key in (BUILD, SITE):
+        box = row(page, key).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 360
+    manifest = page.evaluate("fetch('/static/manifest.webmanifest').then(r => r.json())")
+    assert manifest["display"] == "standalone" and {"192x192", "512x512"} <= {i["sizes"] for i in manifest["icons"]}
+    for icon in manifest["icons"]:
+        assert page.evaluate(f"fetch('{icon['src']}').then(r => r.status)") == 200
+    page.screenshot(path=str(tmp_path / "phone.png"))
