@@ -4,9 +4,10 @@ search and filters, pin, hide and undo, the hidden view, reordering by keyboard 
 
 from __future__ import annotations
 
-import http.client
 import http.server
 import json
+import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 
@@ -219,7 +220,7 @@ def test_a_wrong_token_is_refused(served, browser):
 
 
 def test_a_forged_host_is_refused(served):
-    conn = http.client.HTTPConnection(served.hostport, timeout=10)
+    conn = served.connection()
     conn.request(
         "GET",
         "/api/state",
@@ -258,7 +259,7 @@ def test_a_cross_origin_post_is_refused(served, browser):
         page.wait_for_function("document.title === 'sent'")
     finally:
         evil.shutdown()
-    conn = http.client.HTTPConnection(served.hostport, timeout=10)
+    conn = served.connection()
     conn.request(
         "POST",
         f"/api/sessions/{BUILD}/pin",
@@ -295,3 +296,50 @@ def test_a_phone_sized_page_fits_and_is_installable(served, browser, tmp_path):
     for icon in manifest["icons"]:
         assert page.evaluate(f"fetch('{icon['src']}').then(r => r.status)") == 200
     page.screenshot(path=str(tmp_path / "phone.png"))
+
+
+def test_tls_serves_https_with_a_secure_cookie(tmp_path, browser):
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed: no certificate to serve TLS with")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    env = isolated_env(tmp_path)
+    hook(env, sid(DOCS), "UserPromptSubmit", prompt="Write the docs", project="docs")
+    served = start_web(env, "--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        assert served.control.startswith("https://127.0.0.1:")
+        conn = served.connection()
+        conn.request("GET", "/?token=" + served.secret(served.control))
+        answer = conn.getresponse()
+        assert answer.status == 200 and "Secure" in answer.getheader("set-cookie")
+        context = browser.new_context(ignore_https_errors=True)
+        page = context.new_page()
+        page.goto(served.control)
+        page.wait_for_selector(f'li.row[data-id="{DOCS}"]')
+        context.close()
+    finally:
+        served.stop()
+        stop_collector(env)

@@ -7,12 +7,14 @@ skip with the reason only where it is missing (the test command installs it).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
 import shlex
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -32,7 +34,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
-LINK = re.compile(r"(control|view only)[^:]*: (http://\S+)")
+LINK = re.compile(r"(control|view only)[^:]*: (https?://\S+)")
 
 
 def chromium_path() -> str | None:
@@ -59,7 +61,7 @@ def isolated_env(root: Path) -> dict[str, str]:
 
 def hook(env: dict[str, str], session: str, event: str, **fields: object) -> None:
     """One event through the real shim, as the agent sends it."""
-    from lunavect.claude import install
+    from lunavect.install.command import hook_command
 
     payload = {
         "session_id": session,
@@ -70,7 +72,7 @@ def hook(env: dict[str, str], session: str, event: str, **fields: object) -> Non
         **fields,
     }
     proc = subprocess.run(
-        shlex.split(install.hook_command("claude")),
+        shlex.split(hook_command("claude")),
         input=json.dumps(payload).encode(),
         env=env,
         capture_output=True,
@@ -122,7 +124,12 @@ class Served:
 
     @property
     def hostport(self) -> str:
-        return self.base.removeprefix("http://").rstrip("/")
+        return self.base.split("://", 1)[1].rstrip("/")
+
+    def connection(self) -> http.client.HTTPConnection:
+        if self.base.startswith("https:"):
+            return http.client.HTTPSConnection(self.hostport, timeout=10, context=ssl._create_unverified_context())
+        return http.client.HTTPConnection(self.hostport, timeout=10)
 
     def secret(self, link: str) -> str:
         return link.split("token=", 1)[1]
@@ -168,12 +175,10 @@ def start_web(env: dict[str, str], *extra: str, timeout: float = 60) -> Served:
 
 
 def wait_ready(served: Served, timeout: float = 30) -> None:
-    import http.client
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            conn = http.client.HTTPConnection(served.hostport, timeout=2)
+            conn = served.connection()
             conn.request("GET", "/static/app.css")
             if conn.getresponse().status == 200:
                 return

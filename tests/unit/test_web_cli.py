@@ -1,0 +1,54 @@
+"""`lunavect web` and `lunavect web tokens` as commands: one clear line for a bad option, tokens made (the secret
+printed once, with its link and QR code), listed without their secrets, and revoked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("starlette", reason="the web extra is not installed")
+
+from lunavect.cli.root import cli  # noqa: E402
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--listen", "nonsense"], "not an ADDR:PORT"),
+        (["--listen", "127.0.0.1:99999"], "not an ADDR:PORT"),
+        (["--listen", "203.0.113.1:0"], "cannot listen on 203.0.113.1:0"),
+        (["--tls-cert", "cert.pem"], "give both --tls-cert and --tls-key"),
+        (["--tls-cert", "missing.pem", "--tls-key", "missing.key"], "cannot use the TLS certificate"),
+    ],
+)
+def test_a_bad_option_is_one_line_not_a_traceback(iso_env, args, message):
+    result = run("web", *args)
+    assert result.exit_code == 1
+    assert message in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_tokens_are_made_listed_and_revoked(iso_env):
+    made = run("web", "tokens", "new", "--view", "--label", "phone", "--url", "http://127.0.0.1:9000/")
+    assert made.exit_code == 0
+    assert "view" in made.output and "http://127.0.0.1:9000/?token=" in made.output
+    assert "█" in made.output or "▀" in made.output  # the QR code for a phone's camera
+    as_json = json.loads(run("web", "tokens", "new", "--json", "--no-qr").output)
+    assert as_json["role"] == "control" and as_json["url"].endswith(as_json["token"])
+
+    listed = json.loads(run("web", "tokens", "list", "--json").output)
+    assert [(t["role"], t["label"]) for t in listed] == [("view", "phone"), ("control", "")]
+    text = run("web", "tokens", "list").output
+    assert as_json["token"] not in text and as_json["id"] in text
+
+    revoked = run("web", "tokens", "revoke", as_json["id"])
+    assert revoked.exit_code == 0 and "revoked" in revoked.output
+    assert [t["role"] for t in json.loads(run("web", "tokens", "list", "--json").output)] == ["view"]
+    again = run("web", "tokens", "revoke", as_json["id"])
+    assert again.exit_code == 1 and "no token" in again.output
