@@ -343,3 +343,17 @@ def test_tls_serves_https_with_a_secure_cookie(tmp_path, browser):
     finally:
         served.stop()
         stop_collector(env)
+
+
+def test_open_in_a_browser_on_the_sessions_machine_says_what_lunavect_open_says(served, browser):
+    page = open_page(browser, served.control)
+    assert page.evaluate("fetch('/api/me').then(r => r.json())")["can_open"] is True
+    expected = json.loads(lunavect(served.env, "open", DOCS, "--json").stdout)
+    row(page, DOCS).click()
+    page.keyboard.press("Enter")
+    message = expected["message"]
+    page.wait_for_function(
+        "m => document.querySelector('#message-text').textContent.toLowerCase().startsWith(m.toLowerCase())",
+        arg=message[:40],
+        timeout=20_000,
+    )

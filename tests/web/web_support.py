@@ -187,8 +187,8 @@ def wait_ready(served: Served, timeout: float = 30) -> None:
     raise AssertionError("lunavect web did not answer")
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+@pytest.fixture(scope="session", name="browser")
+def chromium_browser() -> Iterator[object]:
     path = chromium_path()
     if path is None:
         pytest.skip("Chromium is not installed (scripts/test installs Debian's chromium)")
