@@ -95,7 +95,7 @@ def measure_latency(tmux: panel_bench.Tmux, page, data: Path, changes: int) -> d
     for _ in range(changes):
         state = "working" if state == "ready" else "ready"
         label = "Working: Bash" if state == "working" else "Response ready"
-        page.evaluate("window.seen = window.seen || []; window.seen.length = 0")
+        page.evaluate("() => { window.seen.length = 0; }")
         committed_epoch = time.time()
         panel_bench.write(conn, [panel_bench.session("probe", state, time.time(), 1)])
         committed = time.perf_counter()
@@ -108,8 +108,8 @@ def measure_latency(tmux: panel_bench.Tmux, page, data: Path, changes: int) -> d
                 raise TimeoutError(f"terminal panel: the row did not show {label!r}")
             time.sleep(0.002)
         results["terminal panel"].append(time.perf_counter() - committed)
-        page.wait_for_function(f"window.seen.some(s => s[1] === {label!r})", timeout=10_000)
-        shown = page.evaluate(f"window.seen.find(s => s[1] === {label!r})[0]")
+        page.wait_for_function(f"() => window.seen.some(s => s[1] === {label!r})", timeout=10_000)
+        shown = page.evaluate(f"() => window.seen.find(s => s[1] === {label!r})[0]")
         results["web panel"].append(shown / 1000 - committed_epoch)
         time.sleep(random.uniform(0.3, 0.6))  # never in step with either panel's poll
     conn.close()

@@ -30,10 +30,10 @@ def test_web_panel_shows_a_real_session_go_from_working_to_ready_without_reload(
         page = open_page(browser, served.control)
         page.evaluate("window.sameDocument = true")
         claude.send_text("build the thing")
-        page.wait_for_function(f"{STATES}.includes('Working: Bash')", timeout=60_000)
+        page.wait_for_function(f"() => {STATES}.includes('Working: Bash')", timeout=60_000)
         assert page.locator("#working").inner_text() == "1 working"
-        page.wait_for_function(f"{STATES}.includes('Response ready')", timeout=60_000)
-        assert "Working: Bash" not in page.evaluate(STATES)
+        page.wait_for_function(f"() => {STATES}.includes('Response ready')", timeout=60_000)
+        assert "Working: Bash" not in page.evaluate(f"() => {STATES}")
         assert page.locator("#working").inner_text() == "0 working"
         assert page.evaluate("window.sameDocument") is True
     finally:

@@ -280,6 +280,7 @@ def test_one_store_read_per_change_whatever_the_number_of_browsers(iso_env):
         tokens.revoke(conn, token.id)
         await changes.put(None)
         assert [await s.next() for s in subscribers] == [None] * 50
+        assert all(s.revoked for s in subscribers)
         assert not feed.subscribers
         follower.cancel()
         await asyncio.gather(follower, return_exceptions=True)

@@ -228,7 +228,8 @@ def create_app(settings: Settings) -> Starlette:
                 while True:
                     data = await subscriber.next()
                     if data is None:
-                        yield b"event: revoked\ndata: {}\n\n"
+                        if subscriber.revoked:
+                            yield b"event: revoked\ndata: {}\n\n"
                         return
                     yield b": keepalive\n\n" if data is KEEPALIVE else b"event: sessions\ndata: " + data + b"\n\n"
             finally:
@@ -323,14 +324,14 @@ def create_app(settings: Settings) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         changes = settings.changes() if settings.changes else store_changes(settings.connect)
+        app.state.loop = asyncio.get_running_loop()
         tasks = [asyncio.create_task(feed.follow(changes)), asyncio.create_task(feed.tick())]
         try:
             yield
         finally:
             for task in tasks:
                 task.cancel()
-            for subscriber in list(feed.subscribers):
-                subscriber.close()
+            feed.close_all()
             await asyncio.gather(*tasks, return_exceptions=True)
             await asyncio.to_thread(worker.close)
 

@@ -60,14 +60,16 @@ class Subscriber:
         self.token_id = token_id
         self._pending: bytes | None = None
         self._closed = False
+        self.revoked = False
         self._wake = asyncio.Event()
 
     def push(self, data: bytes) -> None:
         self._pending = data
         self._wake.set()
 
-    def close(self) -> None:
+    def close(self, revoked: bool = False) -> None:
         self._closed = True
+        self.revoked = revoked
         self._wake.set()
 
     async def next(self, keepalive: float = KEEPALIVE_S) -> bytes | None:
@@ -115,7 +117,7 @@ class Feed:
                     if changed:
                         subscriber.push(data)
                 else:  # revoked: the stream ends, and the page cannot reconnect with that token
-                    subscriber.close()
+                    subscriber.close(revoked=True)
                     self.subscribers.discard(subscriber)
             return data
 
@@ -128,6 +130,12 @@ class Feed:
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
+
+    def close_all(self) -> None:
+        """End every stream (the server stops): browsers retry on their own until it is back."""
+        for subscriber in list(self.subscribers):
+            subscriber.close()
+        self.subscribers.clear()
 
     async def follow(self, changes: AsyncIterator[None]) -> None:
         """Read the list after each change while anyone watches; otherwise only note that it is stale."""

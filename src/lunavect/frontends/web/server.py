@@ -138,4 +138,15 @@ def serve(
         lifespan="on",
         ws="none",
     )
-    uvicorn.Server(config).run(sockets=[sock])
+
+    class Server(uvicorn.Server):
+        """Ends the event streams as soon as a stop is asked: uvicorn waits for open connections before it
+        stops, and a browser's stream never ends on its own."""
+
+        def handle_exit(self, sig: int, frame: object) -> None:
+            loop = getattr(app.state, "loop", None)
+            if loop is not None:
+                loop.call_soon_threadsafe(app.state.feed.close_all)
+            super().handle_exit(sig, frame)  # type: ignore[arg-type]
+
+    Server(config).run(sockets=[sock])
