@@ -2,7 +2,8 @@
 server's idle CPU with 50 connected browsers, and what a page load transfers.
 
 Everything runs for real at the same time, each part in a temporary LUNAVECT_HOME seeded directly with snapshot
-rows (no collector: nothing else writes), as bench/panel.py does:
+rows, as bench/panel.py does, and with its own collector (`lunavect daemon`): with no source to read it writes
+nothing, but it tells every front end of each commit through the shared change feed, as it does in use.
 
 - Latency: one store with 10 sessions and a pinned probe row, shown at once by the terminal panel (Textual, in a
   120x40 tmux pane) and by the web panel (a `lunavect.frontends.web` server, the page in Debian's Chromium
@@ -72,6 +73,17 @@ def start_server(data: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str]
     assert process.stdout is not None
     port = int(process.stdout.readline())
     return process, port, secret
+
+
+def start_collector(data: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    child_env = dict(env, LUNAVECT_HOME=str(data), PYTHONPATH=os.path.join(REPO, "src"))
+    process = subprocess.Popen([sys.executable, "-m", "lunavect", "daemon", "--quiet"], env=child_env)
+    deadline = time.monotonic() + 30
+    while not (data / "changes.sock").exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the collector did not start")
+        time.sleep(0.05)
+    return process
 
 
 def sse_client(port: int, secret: str, stop: threading.Event, connected: threading.Semaphore) -> None:
@@ -163,6 +175,7 @@ def main() -> None:
         panel_bench.seed(stores["idle0"], 10, 3, probe=False)
         panel_bench.seed(stores["idle50"], 10, 3, probe=False)
         panel_bench.seed(stores["big"], 1000, 100, probe=False)
+        collectors = [start_collector(stores[name], env) for name in ("shared", "idle0", "idle50")]
         servers = {name: start_server(data, env) for name, data in stores.items()}
         tmux = panel_bench.Tmux(root, env)
         stop = threading.Event()
@@ -201,7 +214,7 @@ def main() -> None:
         finally:
             stop.set()
             tmux.kill()
-            for process, _, _ in servers.values():
+            for process in [s[0] for s in servers.values()] + collectors:
                 process.terminate()
                 process.wait(10)
 

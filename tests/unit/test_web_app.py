@@ -21,7 +21,7 @@ from lunavect import store
 from lunavect.core.model import Session
 from lunavect.frontends.web import tokens
 from lunavect.frontends.web.app import COOKIE, Settings, create_app
-from lunavect.frontends.web.feed import Feed, StoreWorker
+from lunavect.frontends.web.broadcast import Broadcast, StoreWorker
 from lunavect.sessions import read_sessions
 
 BASE = "http://127.0.0.1:8765"
@@ -254,7 +254,7 @@ def test_one_store_read_per_change_whatever_the_number_of_browsers(iso_env):
 
     async def scenario() -> None:
         worker = StoreWorker(store.connect)
-        feed = Feed(worker)
+        feed = Broadcast(worker)
         changes: asyncio.Queue[None] = asyncio.Queue()
 
         async def signals():

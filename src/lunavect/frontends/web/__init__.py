@@ -2,5 +2,5 @@
 
 Starlette on uvicorn, an optional extra (`lunavect[web]`). It reads the list through `lunavect.sessions` like
 the terminal panel and changes it through `lunavect.arrangement` like the CLI; `guard` holds its walls,
-`tokens` its tokens, `feed` the one shared reading per change, `app` the routes and `server` the start.
+`tokens` its tokens, `broadcast` the one shared reading per change, `app` the routes and `server` the start.
 """

@@ -26,11 +26,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lunavect import arrangement
+from lunavect import arrangement, changes
 from lunavect.core.model import Session
 from lunavect.frontends.web import assets, guard, tokens
-from lunavect.frontends.web.changes import store_changes
-from lunavect.frontends.web.feed import KEEPALIVE, Feed, StoreWorker
+from lunavect.frontends.web.broadcast import KEEPALIVE, Broadcast, StoreWorker
 from lunavect.sessions import read_sessions
 from lunavect.store import StoreError
 
@@ -99,7 +98,7 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 def create_app(settings: Settings) -> Starlette:
     """The panel's application for one store."""
     worker = StoreWorker(settings.connect)
-    feed = Feed(worker)
+    feed = Broadcast(worker)
     files = assets.load()
     histories: dict[str, arrangement.HideHistory] = {}
 
@@ -323,9 +322,16 @@ def create_app(settings: Settings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        changes = settings.changes() if settings.changes else store_changes(settings.connect)
+        # The change feed shared by every front end: the collector's notice of each commit that changes what a
+        # row shows (or PRAGMA data_version checks while no collector runs).
+        shared: changes.Feed | None = None
+        if settings.changes is not None:
+            signals = settings.changes()
+        else:
+            shared = changes.Feed()
+            signals = shared.changes()
         app.state.loop = asyncio.get_running_loop()
-        tasks = [asyncio.create_task(feed.follow(changes)), asyncio.create_task(feed.tick())]
+        tasks = [asyncio.create_task(feed.follow(signals)), asyncio.create_task(feed.tick())]
         try:
             yield
         finally:
@@ -333,6 +339,8 @@ def create_app(settings: Settings) -> Starlette:
                 task.cancel()
             feed.close_all()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if shared is not None:
+                shared.close()
             await asyncio.to_thread(worker.close)
 
     handler = Callable[[Request], Awaitable[Response]]

@@ -1,9 +1,9 @@
 """One reader of the store for the whole server, and the live list it hands to every connected browser.
 
 `StoreWorker` is one thread that owns one SQLite connection: requests, token checks and arrangement changes
-run there one after another, never on the event loop. `Feed` turns each signal of the change feed into exactly
-one read of the list, encoded once and handed to every subscriber (the Server-Sent Events streams), so fifty
-open phones cost what one does. A subscriber that falls behind only ever gets the newest list.
+run there one after another, never on the event loop. `Broadcast` turns each signal of the shared change feed
+(`lunavect.changes`) into exactly one read of the list, encoded once and handed to every subscriber (the
+Server-Sent Events streams), so fifty open phones cost what one does. A subscriber that falls behind only ever gets the newest list.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class Subscriber:
         return data if data is not None else KEEPALIVE
 
 
-class Feed:
+class Broadcast:
     """The live list: read once per change, shared by every subscriber."""
 
     def __init__(self, worker: StoreWorker, clock: Callable[[], float] = time.time) -> None:
