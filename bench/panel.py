@@ -206,6 +206,19 @@ def measure_cpu(pids: dict[str, int], window: float, rounds: int) -> dict[str, l
     return results
 
 
+def wait_for_row(tmux: Tmux, name: str, label: str, committed: float) -> float:
+    """Seconds from `committed` (a perf_counter reading) until the probe row on pane `name` shows `label`,
+    reading the pane every 2 ms."""
+    while True:
+        lines = tmux.screen(name).splitlines()
+        row = next((line for line in lines if "Benchmark session probe" in line), "")
+        if label in row:
+            return time.perf_counter() - committed
+        if time.perf_counter() - committed > 10:
+            raise TimeoutError(f"{name}: the row did not show {label!r}")
+        time.sleep(0.002)
+
+
 def measure_latency(tmux: Tmux, panels: dict[str, Path], changes: int) -> dict[str, list[float]]:
     """Seconds from a committed state change to the row showing it on the pane, alternating panels."""
     conns = {}
@@ -220,16 +233,7 @@ def measure_latency(tmux: Tmux, panels: dict[str, Path], changes: int) -> dict[s
         order = list(panels) if number % 2 == 0 else list(reversed(panels))
         for name in order:
             write(conns[name], [session("probe", state, time.time(), 1)])
-            committed = time.perf_counter()
-            while True:
-                lines = tmux.screen(name).splitlines()
-                row = next((line for line in lines if "Benchmark session probe" in line), "")
-                if label in row:
-                    break
-                if time.perf_counter() - committed > 10:
-                    raise TimeoutError(f"{name}: the row did not show {label!r}")
-                time.sleep(0.002)
-            results[name].append(time.perf_counter() - committed)
+            results[name].append(wait_for_row(tmux, name, label, time.perf_counter()))
             time.sleep(random.uniform(0.3, 0.6))  # never in step with a 250 ms poll or the collector's tick
     for conn in conns.values():
         conn.close()

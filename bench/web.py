@@ -110,16 +110,7 @@ def measure_latency(tmux: panel_bench.Tmux, page, data: Path, changes: int) -> d
         page.evaluate("() => { window.seen.length = 0; }")
         committed_epoch = time.time()
         panel_bench.write(conn, [panel_bench.session("probe", state, time.time(), 1)])
-        committed = time.perf_counter()
-        while True:
-            lines = tmux.screen("panel").splitlines()
-            row = next((line for line in lines if "Benchmark session probe" in line), "")
-            if label in row:
-                break
-            if time.perf_counter() - committed > 10:
-                raise TimeoutError(f"terminal panel: the row did not show {label!r}")
-            time.sleep(0.002)
-        results["terminal panel"].append(time.perf_counter() - committed)
+        results["terminal panel"].append(panel_bench.wait_for_row(tmux, "panel", label, time.perf_counter()))
         page.wait_for_function(f"() => window.seen.some(s => s[1] === {label!r})", timeout=10_000)
         shown = page.evaluate(f"() => window.seen.find(s => s[1] === {label!r})[0]")
         results["web panel"].append(shown / 1000 - committed_epoch)
