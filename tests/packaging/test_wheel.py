@@ -304,3 +304,23 @@ def test_the_installed_console_script_completes_in_bash(installed: Installed) ->
     lines = done.stdout.splitlines()
     assert lines[0].startswith("complete ") and lines[0].endswith(" lunavect"), done.stdout
     assert set(lines[1:]) == {"hook", "hooks"}, done.stdout
+
+
+def test_the_installed_wheel_carries_the_web_panels_files_and_names_its_extra(installed: Installed) -> None:
+    loaded = subprocess.run(
+        [
+            str(installed.venv / "bin" / "python"),
+            "-c",
+            "from lunavect.frontends.web import assets; print(' '.join(sorted(assets.load())))",
+        ],
+        capture_output=True,
+        text=True,
+        env=installed.env,
+        cwd=installed.home,
+        check=True,
+    )
+    expected = {"index.html", "locked.html", "app.js", "app.css", "manifest.webmanifest", "icon.svg"}
+    assert expected | {"icon-192.png", "icon-512.png"} <= set(loaded.stdout.split())
+    # Without the `web` extra, `lunavect web` says what to install, in one line.
+    done = installed.run("web", check=False)
+    assert done.returncode == 1 and "lunavect[web]" in done.stderr and "Traceback" not in done.stderr
