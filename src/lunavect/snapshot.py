@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
 import socket
 
@@ -9,6 +10,13 @@ from lunavect.core.model import Session, session_key
 from lunavect.core.rules import Decision, Facts
 from lunavect.core.times import iso
 from lunavect.resume_command import display_command
+
+
+def fallback_title(project: str | None, started: float | None) -> str:
+    """What names a session that its client did not name (yet): its project and local start time, so that no
+    row is an empty cell."""
+    when = _dt.datetime.fromtimestamp(started).strftime("%Y-%m-%d %H:%M") if started is not None else None
+    return " · ".join(part for part in (project or "no project", when) if part)
 
 
 def build_session(
@@ -20,12 +28,13 @@ def build_session(
     """The stored row of one session. Pinned and hidden are the person's arrangement, not the collector's
     knowledge: the row leaves them false and `sessions.read_rows`, their one reader, sets them from it."""
     cwd = facts.cwd
+    project = os.path.basename(cwd.rstrip("/")) if cwd else None
     return Session(
         id=session_key(facts.provider, facts.session_id),
         provider=facts.provider,
         session_id=facts.session_id,
-        title=facts.title,
-        project=os.path.basename(cwd.rstrip("/")) if cwd else None,
+        title=facts.title or fallback_title(project, facts.first_seen),
+        project=project,
         cwd=cwd,
         host=host or socket.gethostname(),
         state=decision.state,
@@ -43,4 +52,5 @@ def build_session(
         tty=facts.tty,
         pstart=facts.pstart,
         client=facts.client,
+        untitled=not facts.title,
     )

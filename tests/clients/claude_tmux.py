@@ -82,7 +82,8 @@ CLAUDE_HOOK_EVENTS = (
 )
 
 #: The input box is drawn: a rule line followed by the "❯" prompt.
-READY_RE = re.compile(r"─{10,}[^\S\n]*\n❯")
+# The rule above the prompt may carry the session's name ("──── Parser review ─") once it was renamed.
+READY_RE = re.compile(r"─{10,}[^\n]*\n❯")
 
 
 class ClientsMissing(RuntimeError):

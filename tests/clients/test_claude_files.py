@@ -89,7 +89,7 @@ def test_permission_busy_and_idle_from_the_catalog(hookless, claude_tmux, model_
     claude.send_text("run the slow command")
 
     # The catalog may show the wait a tick before the transcript (which holds the title) is read.
-    row = wait_session(hookless, session, lambda r: r["state"] == "permission" and r["title"] is not None)
+    row = wait_session(hookless, session, lambda r: r["state"] == "permission" and not r["untitled"])
     assert "catalog" in row["basis"]
     assert row["pid"] == claude.pid()
     assert row["title"] == "run the slow command"  # the first prompt, as the client shows it

@@ -21,6 +21,8 @@ from lunavect.collector import Collector
 from lunavect.core.rules import decide
 
 DATA = shared_data_dir() / "claude"
+# Its first prompt is a plugin's slash command with arguments: the client shows the command and its arguments.
+BEADS_COMMAND = "/handgemacht:create-beads websearch to learn how to fastest setup credo, dialyz…"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared real transcripts are not at {DATA}")
 
 SPOTTER = DATA / "spotter"
@@ -139,7 +141,7 @@ def test_spotter_dov_session(tmp_path):
 def test_subagent_fixture(tmp_path):
     answer = whole(tmp_path, SPOTTER / "subagent.jsonl")
     assert tasks_of(answer) == {"afb92ff": ("agent", "completed", False, "Plan")}
-    assert answer[0].title == "create the beads"
+    assert answer[0].title == BEADS_COMMAND
 
 
 def test_tool_heavy_fixture_ends_with_its_server_still_running(tmp_path):
@@ -235,7 +237,7 @@ def test_a_copy_of_a_real_session_is_listed_with_what_it_proves(tmp_path):
 
         (session,) = read_sessions(feeder.conn)
         assert session.id == f"claude:{feeder.session}"
-        assert session.title == "create the beads" and session.project == "spotter"
+        assert session.title == BEADS_COMMAND and session.project == "spotter"
         assert session.basis == ["transcript"]
         assert session.resume == f"cd /home/marco/projects/spotter && claude --resume {feeder.session}"
     finally:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from lunavect.claude import titles
 from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
 from lunavect.core.commands import is_long_lived_service
 from lunavect.core.times import epoch
@@ -32,8 +33,6 @@ _INTERESTING = re.compile(
 _FINAL_STOPS = frozenset({"end_turn", "stop_sequence", "max_tokens", "refusal", "model_context_window_exceeded"})
 _AGENT_TOOLS = frozenset({"Agent", "Task"})
 _ERROR_CODE_RE = re.compile(r"^[a-z][a-z0-9_]{0,79}$")
-# What a title may be: one line, as short as the client's session list shows it.
-TITLE_CHARS = 80
 _KIND_CHARS = 200
 _INTERRUPT_PREFIX = "[Request interrupted by user"
 # User texts that are the client's own bookkeeping, not a prompt sent to the model.
@@ -193,13 +192,6 @@ def _str(value: object, limit: int = 1000) -> str | None:
     return value if isinstance(value, str) and value and len(value) <= limit else None
 
 
-def one_line(text: str, limit: int = TITLE_CHARS) -> str | None:
-    """The first non-empty line of `text`, whitespace collapsed and cut to `limit` characters."""
-    for line in text.splitlines():
-        line = " ".join(line.split())
-        if line:
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return None
 
 
 def _present(raw: msgspec.Raw) -> bool:
@@ -272,18 +264,14 @@ def read_record(line: bytes, place: int = 0) -> RecordFacts | None:
     elif kind == "queue-operation":
         _read_queue(record, facts)
     elif kind == "custom-title":
-        facts.custom_title = _title(record.customTitle)
+        facts.custom_title = titles.of(record.customTitle)
     elif kind == "ai-title":
-        facts.ai_title = _title(record.aiTitle)
+        facts.ai_title = titles.of(record.aiTitle)
     elif kind == "agent-name":
-        facts.agent_name = _title(record.agentName)
+        facts.agent_name = titles.of(record.agentName)
     elif kind == "summary":
-        facts.summary = _title(record.summary)
+        facts.summary = titles.of(record.summary)
     return facts
-
-
-def _title(value: object) -> str | None:
-    return one_line(value) if isinstance(value, str) else None
 
 
 def _notes(text: object, facts: RecordFacts, stamped: bool) -> None:
@@ -313,6 +301,8 @@ def _read_user(record: _Record, facts: RecordFacts) -> None:
     text = _block_text(content)
     if text is None:
         return
+    if not text.strip() and isinstance(content, list) and any(b.type == "image" for b in content):
+        text = titles.IMAGE_TITLE  # an image and nothing else: the client's own label for it
     origin = _decode(_origin_decoder, record.origin)
     origin_kind = origin.kind if origin is not None else None
     stripped = text.lstrip()
@@ -332,10 +322,14 @@ def _read_user(record: _Record, facts: RecordFacts) -> None:
         facts.interrupt = True
         facts.activity.append(Activity("TranscriptInterrupt"))
         return
+    if titles.is_command(stripped):
+        # A slash command: its expansion follows as a meta record; the client titles it "/name args".
+        facts.prompt_title = titles.one_line(titles.command_text(stripped) or "")
+        return
     if not stripped or stripped.startswith(_NOT_PROMPTS) or stripped.startswith("<task-notification>"):
         return
     facts.human_prompt = True
-    facts.prompt_title = one_line(text)
+    facts.prompt_title = titles.one_line(titles.without_paste_marks(text))
     facts.activity.append(Activity("TranscriptPrompt"))
 
 

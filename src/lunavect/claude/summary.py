@@ -87,8 +87,8 @@ def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
     if facts.human_prompt:
         summary.prompts += 1
         summary.last_prompt_at = at if at is not None else summary.last_prompt_at
-        if summary.first_prompt is None and facts.prompt_title:
-            summary.first_prompt = facts.prompt_title
+    if summary.first_prompt is None and facts.prompt_title:
+        summary.first_prompt = facts.prompt_title  # a prompt's first line, or a slash command with its arguments
     summary.responses += sum(1 for activity in facts.activity if activity.kind == "TranscriptResponse")
     if facts.response is not None:
         own = facts.session_id is None or facts.session_id == summary.session_id

@@ -130,6 +130,8 @@ class Session(msgspec.Struct, omit_defaults=False):
     client: str | None = None
     # Rows of another host (sync): when that host was last heard; None for this machine's own rows.
     heard: str | None = None
+    # True when nothing named the session and `title` is lunavect's own: its project and start time.
+    untitled: bool = False
 
 
 def session_key(provider: str, session_id: str) -> str:

@@ -27,6 +27,14 @@ def detail(session: Session) -> str:
     return " ".join(parts)
 
 
+# A title longer than this is cut, so that the id after it stays on a normal terminal's line.
+TITLE_WIDTH = 48
+
+
+def _clip(title: str) -> str:
+    return title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…"
+
+
 def render(sessions: list[Session], now: _dt.datetime | None = None, width: int | None = None) -> str:
     now = now or _dt.datetime.now(_dt.UTC)
     width = width or shutil.get_terminal_size((120, 24)).columns
@@ -37,7 +45,7 @@ def render(sessions: list[Session], now: _dt.datetime | None = None, width: int 
             _ago(s.since, now),
             s.provider,
             s.project or "",
-            (s.title or "").replace("\n", " "),
+            _clip((s.title or "").replace("\n", " ")),
             s.session_id[:8],
         )
         for s in sessions
