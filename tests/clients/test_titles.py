@@ -6,8 +6,16 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from anthropic_server import text
-from test_claude_files import hookless, lunavect_list, session_of, wait_session  # noqa: F401 (fixture)
+from claude_tmux import IsoHome
+from test_claude_files import lunavect_list, remove_hooks, session_of, wait_session
+
+
+@pytest.fixture
+def hookless(iso_home: IsoHome) -> IsoHome:
+    remove_hooks(iso_home)
+    return iso_home
 
 
 def test_a_slash_command_then_a_rename_then_a_resume(hookless, claude_tmux, model_server):

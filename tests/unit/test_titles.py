@@ -71,3 +71,12 @@ def test_only_a_session_that_nothing_names_gets_its_project_and_start_time():
 @pytest.mark.parametrize("project", ["p", None])
 def test_the_fallback_is_never_empty(project):
     assert fallback_title(project, None)
+
+
+def test_a_long_title_gives_way_to_the_id_in_the_plain_table():
+    from lunavect.frontends.table import render
+
+    session = _session(Facts("claude", "1234567890abcdef", cwd="/p", title="a very long title " * 6))
+    narrow = render([session], width=80).splitlines()
+    assert all(len(line) <= 80 for line in narrow) and narrow[1].endswith("12345678") and "…" in narrow[1]
+    assert "a very long title " * 5 in render([session], width=200)

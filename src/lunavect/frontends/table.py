@@ -27,12 +27,13 @@ def detail(session: Session) -> str:
     return " ".join(parts)
 
 
-# A title longer than this is cut, so that the id after it stays on a normal terminal's line.
-TITLE_WIDTH = 48
+# The title gives way first when a line would not fit: the id after it is what every command takes.
+_TITLE = COLUMNS.index("TITLE")
+_MIN_TITLE = 12
 
 
-def _clip(title: str) -> str:
-    return title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…"
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def render(sessions: list[Session], now: _dt.datetime | None = None, width: int | None = None) -> str:
@@ -45,12 +46,16 @@ def render(sessions: list[Session], now: _dt.datetime | None = None, width: int 
             _ago(s.since, now),
             s.provider,
             s.project or "",
-            _clip((s.title or "").replace("\n", " ")),
+            (s.title or "").replace("\n", " "),
             s.session_id[:8],
         )
         for s in sessions
     ]
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(COLUMNS)]
+    excess = sum(widths) + 2 * (len(widths) - 1) - width
+    if excess > 0:
+        widths[_TITLE] = max(_MIN_TITLE, widths[_TITLE] - excess)
+        rows = [(*r[:_TITLE], _clip(r[_TITLE], widths[_TITLE]), *r[_TITLE + 1 :]) for r in rows]
     lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(COLUMNS)).rstrip()]
     for row in rows:
         lines.append("  ".join(v.ljust(widths[i]) for i, v in enumerate(row)).rstrip())
