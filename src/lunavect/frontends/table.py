@@ -39,7 +39,7 @@ def _clip(text: str, width: int) -> str:
 def render(sessions: list[Session], now: _dt.datetime | None = None, width: int | None = None) -> str:
     now = now or _dt.datetime.now(_dt.UTC)
     width = width or shutil.get_terminal_size((120, 24)).columns
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             s.state + (" (hidden)" if s.hidden else "") + (" *" if s.pinned else ""),
             detail(s),
