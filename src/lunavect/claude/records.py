@@ -192,8 +192,6 @@ def _str(value: object, limit: int = 1000) -> str | None:
     return value if isinstance(value, str) and value and len(value) <= limit else None
 
 
-
-
 def _present(raw: msgspec.Raw) -> bool:
     return len(raw) > 0 and bytes(raw) != b"null"
 
