@@ -47,10 +47,11 @@ def resolve_id(conn: sqlite3.Connection, text: str) -> str:
         matches = [key for key in ids if key.startswith(text) or key.split(":", 1)[-1].startswith(text)]
     if len(matches) == 1:
         return matches[0]
+    quoted = repr(text if len(text) <= 80 else text[:79] + "…")  # a pasted 128 KB id is not echoed whole
     if not matches:
-        raise ArrangeError(f"no session {text!r} (see `lunavect list --all`)")
+        raise ArrangeError(f"no session {quoted} (see `lunavect list --all`)")
     shown = ", ".join(sorted(matches)[:4]) + (", ..." if len(matches) > 4 else "")
-    raise ArrangeError(f"{text!r} matches {len(matches)} sessions ({shown}): give more of the id")
+    raise ArrangeError(f"{quoted} matches {len(matches)} sessions ({shown}): give more of the id")
 
 
 # -- the rows ---------------------------------------------------------------------------------------------

@@ -12,8 +12,13 @@ import re
 import click
 
 from lunavect.cli.common import Failure, fresh_store, open_store, session_key
+from lunavect.terminal_text import clean
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
+# Automatic hiding between a minute (a shorter interval would hide a row while its person reads it) and a
+# year (a longer one is "off" in all but name, and its number stops printing as a duration).
+AUTO_HIDE_MIN_S = 60.0
+AUTO_HIDE_MAX_S = 365 * 86400.0
 _UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
 
 
@@ -30,9 +35,9 @@ def _arrange(action: str, session: str) -> None:
     }[action](conn, key)
     past = {"hide": "hidden", "unhide": "shown", "pin": "pinned", "unpin": "unpinned"}[action]
     if changed:
-        click.echo(f"{key}: {past}")
+        click.echo(f"{clean(key)}: {past}")
     else:
-        click.echo(f"{key}: already {past if action != 'unhide' else 'shown'}")
+        click.echo(f"{clean(key)}: already {past if action != 'unhide' else 'shown'}")
 
 
 @click.command("hide")
@@ -84,7 +89,7 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
     except arrangement.ArrangeError as exc:
         raise Failure(str(exc)) from None
     where = f"{'before' if before is not None else 'after'} {target}"
-    click.echo(f"{key}: {'moved' if changed else 'already'} {where}")
+    click.echo(clean(f"{key}: {'moved' if changed else 'already'} {where}"))
 
 
 @click.command("resume")
@@ -92,6 +97,8 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
 @click.option("--print", "print_only", is_flag=True, help="Print the command instead of running it.")
 def resume_command(session: str, print_only: bool) -> None:
     """Resume a session in its client, in its project folder (or print the command that does)."""
+    from lunavect.navigation import resume
+    from lunavect.navigation.open_result import OpenResult
     from lunavect.sessions import read_sessions
 
     conn = fresh_store()
@@ -100,22 +107,29 @@ def resume_command(session: str, print_only: bool) -> None:
     if found is None or not found.resume:
         raise Failure(f"no resume command is known for {key}")
     if print_only:
-        click.echo(found.resume)
+        click.echo(clean(found.resume))
         return
+    # The same plan `lunavect open` follows: a deleted folder or a missing CLI is said in one line, never left
+    # to a shell's `sh:` error.
+    ready = resume.plan(found.provider, found.session_id, found.cwd)
+    if isinstance(ready, OpenResult):
+        raise Failure(f"cannot resume {key}: {ready.message}")
     try:
-        os.execvp("sh", ["sh", "-c", found.resume])
+        if ready.cwd:
+            os.chdir(ready.cwd)
+        os.execv(ready.cli, ready.argv)
     except OSError as exc:
-        raise Failure(f"cannot run `{found.resume}`: {exc}") from None
+        raise Failure(f"cannot run `{ready.display}`: {exc}") from None
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in `90`, `30m`, `8h`, `1d` or `2w`."""
+    """Seconds in `90`, `30m`, `8h`, `1d` or `2w`, bounded to what automatic hiding can mean."""
     match = _DURATION_RE.match(text.lower())
     if not match:
         raise Failure(f"not a duration: {text!r} (try 30m, 8h, 1d or 2w)")
     seconds = float(match.group(1)) * _UNIT_S[match.group(2)]
-    if seconds <= 0:
-        raise Failure("the interval must be longer than zero")
+    if not AUTO_HIDE_MIN_S <= seconds <= AUTO_HIDE_MAX_S:
+        raise Failure(f"the interval must be between 1m and 365d, not {text.strip()[:40]!r}")
     return seconds
 
 

@@ -11,12 +11,17 @@ from typing import IO, Any
 
 import click
 
+from lunavect.terminal_text import clean
+
+# How much of a failure's message is shown: it may quote what the person typed (a 128 KB id) or a file.
+MESSAGE_LIMIT = 500
+
 
 class Failure(click.ClickException):
     """A failure the person can act on: printed as one line, exit code 1."""
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"lunavect: {self.format_message()}", err=True)
+        click.echo(f"lunavect: {clean(self.format_message(), MESSAGE_LIMIT)}", err=True)
 
 
 def open_store() -> sqlite3.Connection:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 import msgspec
 
@@ -45,8 +47,22 @@ def counts(as_json: bool) -> None:
         click.echo(f"working: {result['working']}  awaiting input: {result['awaiting_input']}")
 
 
+def _finite(value: float) -> float:
+    """click's range lets NaN through (it compares false with both bounds): refuse it as a range would."""
+    if math.isnan(value):
+        raise click.BadParameter("not a number")
+    return value
+
+
 @click.command()
-@click.option("--interval", default=1.0, show_default=True, help="Seconds between redraws.")
+@click.option(
+    "--interval",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(0.1, 3600.0),
+    callback=lambda _ctx, _param, value: _finite(value),
+    help="Seconds between redraws (0.1 to 3600; a change in the store redraws at once anyway).",
+)
 @click.option("--all", "include_hidden", is_flag=True, help="Include hidden sessions.")
 def watch(interval: float, include_hidden: bool) -> None:
     """Show the live list of sessions, redrawn until Ctrl-C."""

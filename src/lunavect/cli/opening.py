@@ -13,6 +13,7 @@ import msgspec
 
 from lunavect.cli.common import Failure, fresh_store, session_key
 from lunavect.core.model import Session
+from lunavect.terminal_text import clean_lines
 
 _decoder = msgspec.json.Decoder(Session)
 
@@ -64,7 +65,7 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
             raise SystemExit(1)
         return
     if result.ok:
-        click.echo(result.message)
+        click.echo(clean_lines(result.message))
         return
     detail = result.message
     if result.grant:

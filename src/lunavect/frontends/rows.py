@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from lunavect.core.model import WORKING_STATES, Session, State
 from lunavect.core.times import elapsed, epoch
+from lunavect.terminal_text import clean
 
 STATE_WORDS = {
     State.WORKING: "Working",
@@ -102,8 +103,11 @@ def ago(iso: str | None, now: float) -> str:
 
 def tooltip(session: Session, now: float) -> str:
     """The row's hidden detail: ids, kinds, counts and times only."""
-    lines = [session.title or "(untitled session)", f"{session.provider} · {session.project or 'no project'}"]
-    lines.append(state_label(session))
+    lines = [
+        clean(session.title or "(untitled session)"),
+        clean(f"{session.provider} · {session.project or 'no project'}"),
+    ]
+    lines.append(clean(state_label(session)))
     count = background_count(session)
     if count:
         lines.append(f"Background: {background_detail(session)}")
@@ -112,5 +116,5 @@ def tooltip(session: Session, now: float) -> str:
         lines.append(f"This response: {running}")
     elif session.updated:
         lines.append(f"Last activity: {ago(session.updated, now)}")
-    lines.append(session.id)
+    lines.append(clean(session.id, 120))
     return "\n".join(lines)

@@ -7,6 +7,7 @@ import shutil
 
 from lunavect.core.model import Session
 from lunavect.core.times import elapsed, epoch
+from lunavect.terminal_text import clean
 
 COLUMNS = ("STATE", "DETAIL", "FOR", "PROVIDER", "PROJECT", "TITLE", "ID")
 
@@ -19,9 +20,9 @@ def _ago(iso: str | None, now: _dt.datetime) -> str:
 def detail(session: Session) -> str:
     parts = []
     if session.activity:
-        parts.append(session.activity)
+        parts.append(clean(session.activity, 80))
     if session.error:
-        parts.append(session.error)
+        parts.append(clean(session.error, 40))
     if session.background:
         parts.append("+" + str(sum(session.background.values())) + " bg")
     return " ".join(parts)
@@ -41,13 +42,13 @@ def render(sessions: list[Session], now: _dt.datetime | None = None, width: int 
     width = width or shutil.get_terminal_size((120, 24)).columns
     rows: list[tuple[str, ...]] = [
         (
-            s.state + (" (hidden)" if s.hidden else "") + (" *" if s.pinned else ""),
+            clean(s.state) + (" (hidden)" if s.hidden else "") + (" *" if s.pinned else ""),
             detail(s),
             _ago(s.since, now),
-            s.provider,
-            s.project or "",
-            (s.title or "").replace("\n", " "),
-            s.session_id[:8],
+            clean(s.provider),
+            clean(s.project),
+            clean(s.title),
+            clean(s.session_id[:8]),
         )
         for s in sessions
     ]

@@ -32,6 +32,7 @@ from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import ColumnHeader, SessionList
 from lunavect.frontends.tui.widgets import Counter, PanelHeader
 from lunavect.sessions import auto_hide_after, count_sessions, read_sessions
+from lunavect.terminal_text import clean_lines
 
 # Where the search and filters are kept between openings of the panel.
 FILTER_SETTING = "panel.filter"
@@ -114,7 +115,7 @@ class PanelApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield PanelHeader(id="header")
-        yield Static("", id="message")
+        yield Static("", id="message", markup=False)
         with Horizontal(id="toolbar"):
             yield SearchInput(placeholder="Search title or project (Ctrl+F)", id="search", compact=True)
             yield Button("All", id="provider-all", compact=True)
@@ -293,6 +294,7 @@ class PanelApp(App[None]):
 
     def show_message(self, text: str) -> None:
         """A line at the top of the panel; it lasts until replaced or the panel closes."""
+        text = clean_lines(text, 500)  # it interpolates titles, folders and ids: shown, never obeyed
         self.message = text
         for screen in self.screen_stack:
             for widget in screen.query("#message"):

@@ -15,6 +15,7 @@ from lunavect.core.hiding import AUTO_HIDE_CHOICES
 from lunavect.core.model import Session
 from lunavect.frontends.tui.session_list import ColumnHeader, HiddenSessionList, SessionList
 from lunavect.frontends.tui.widgets import PanelHeader
+from lunavect.terminal_text import clean
 
 
 def menu_actions(session: Session, hidden_view: bool = False) -> list[tuple[str, str]]:
@@ -48,7 +49,7 @@ class RowMenu(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="menu"):
-            yield Label(self.session.title or "(untitled)", id="menu-title")
+            yield Label(clean(self.session.title or "(untitled)"), id="menu-title", markup=False)
             yield OptionList(
                 *(Option(label, id=action) for action, label in menu_actions(self.session, self.hidden_view)),
                 id="menu-options",
@@ -75,7 +76,7 @@ class HiddenScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield PanelHeader(id="header")
-        yield Static("", id="message")
+        yield Static("", id="message", markup=False)
         yield Static(
             "Hiding changes only this list: hidden sessions keep working and count in the totals. "
             "Enter restores one; Esc goes back.",

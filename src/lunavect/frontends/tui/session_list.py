@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding
@@ -26,6 +27,7 @@ from textual.widget import Widget
 
 from lunavect.core.model import Session
 from lunavect.frontends import rows
+from lunavect.terminal_text import clean
 
 PIN_MARK = "⚑"
 
@@ -277,13 +279,13 @@ class SessionList(ScrollView, can_focus=True):
         if name == "gutter":
             return (PIN_MARK if session.pinned else ""), self._style("session-list--pin")
         if name == "title":
-            return (session.title or "(untitled)").replace("\n", " "), self._style("session-list--title")
+            return clean(session.title or "(untitled)"), self._style("session-list--title")
         if name == "project":
-            return session.project or "", self._style("session-list--dim")
+            return clean(session.project), self._style("session-list--dim")
         if name == "provider":
-            return session.provider, self._style("session-list--dim")
+            return clean(session.provider), self._style("session-list--dim")
         if name == "state":
-            return rows.state_label(session), self._style(f"session-list--state-{session.state}")
+            return clean(rows.state_label(session)), self._style(f"session-list--state-{session.state}")
         if name == "capsule":
             count = rows.background_count(session)
             if not count:
@@ -399,7 +401,7 @@ class SessionList(ScrollView, can_focus=True):
         index = self._row_at(event)
         if index != self._hover:
             self._hover = index
-            self.tooltip = rows.tooltip(self.sessions[index], self.clock()) if index is not None else None
+            self.tooltip = Text(rows.tooltip(self.sessions[index], self.clock())) if index is not None else None
 
     def on_mouse_up(self, event: events.MouseUp) -> None:
         start, end = self._drag_from, self._drag_to
