@@ -16,8 +16,7 @@ import pytest
 
 from lunavect import store
 from lunavect.core.model import Session
-from lunavect.frontends import table
-from lunavect.frontends import rows
+from lunavect.frontends import rows, table
 from lunavect.terminal_text import clean, clean_lines
 
 HOSTILE_TITLE = "T\x1b]0;pwned\x07\x1b[2J"
