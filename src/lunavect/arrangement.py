@@ -39,7 +39,10 @@ def resolve_id(conn: sqlite3.Connection, text: str) -> str:
     text = text.strip()
     if not text:
         raise ArrangeError("no session id given")
-    ids = [row[0] for row in conn.execute("SELECT id FROM snapshot WHERE listed = 1")]
+    # Other machines' sessions (sync) can be named too: to open them there, or to arrange them.
+    ids = [
+        row[0] for row in conn.execute("SELECT id FROM snapshot WHERE listed = 1 UNION SELECT id FROM remote_session")
+    ]
     if text in ids:
         return text
     matches = [key for key in ids if key.split(":", 1)[-1] == text]

@@ -48,6 +48,12 @@ def test_a_change_on_one_host_shows_on_the_others_and_a_killed_collector_turns_o
         wait_until(lambda other=other: state_on(other, sid) == "alpha:ready", what=f"ready on {other.name}")
     assert [s["id"] for s in beta.sessions("--host", "alpha")] == [f"claude:{sid}"]
     assert beta.sessions("--host", "gamma") == []
+    # Another host's session opens there: the command is printed (this test runs outside tmux).
+    opened = beta.run("open", sid[:8])
+    assert opened.returncode == 0 and f"ssh alpha -t lunavect open claude:{sid}" in opened.stdout, opened
+    resumed = beta.run("resume", sid, "--print")
+    assert resumed.stdout.strip() == f"ssh alpha -t lunavect resume claude:{sid}"
+    assert "ssh" not in alpha.run("open", sid).stdout + alpha.run("resume", sid, "--print").stdout
 
     alpha.kill_collector()
     for other in (beta, gamma):

@@ -130,8 +130,8 @@ def test_a_hidden_session_is_named_by_its_id(seeded):
     assert seeded.cli("hide", "bbbb").stdout.strip() == "claude:bbbb2222: hidden"
     assert "bbbb2222" not in {s["session_id"] for s in listed(seeded)}
     assert seeded.cli("resume", "bbbb", "--print").stdout.strip() == "claude --resume bbbb2222"
-    opened = json.loads(seeded.cli("open", "bbbb", "--json").stdout)  # found: its host is not this machine
-    assert opened["outcome"] == "unsupported" and opened["command"] == "claude --resume bbbb2222"
+    opened = json.loads(seeded.cli("open", "bbbb", "--json").stdout)  # found: no folder to resume it from
+    assert opened["outcome"] == "unavailable" and opened["command"] == "claude --resume bbbb2222"
     assert seeded.cli("unhide", "bbbb2222").stdout.strip() == "claude:bbbb2222: shown"
 
 

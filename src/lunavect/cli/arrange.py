@@ -106,6 +106,18 @@ def resume_command(session: str, print_only: bool) -> None:
     found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     if found is None or not found.resume:
         raise Failure(f"no resume command is known for {key}")
+    from lunavect.navigation.remote_host import is_elsewhere, ssh_command
+
+    if is_elsewhere(found.host):
+        # Another machine's session resumes there, through that machine's lunavect.
+        command = ssh_command(found.host, "resume", found.id)
+        if print_only:
+            click.echo(clean(command))
+            return
+        try:
+            os.execvp("ssh", ["ssh", found.host, "-t", "lunavect", "resume", found.id])
+        except OSError as exc:
+            raise Failure(f"cannot run `{clean(command)}`: {exc}") from None
     if print_only:
         click.echo(clean(found.resume))
         return

@@ -52,6 +52,10 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     key = session_key(conn, session_id)
     sessions = all_sessions(conn)
     found = next((s for s in sessions if s.id == key), None)
+    if found is None:  # another machine's session (sync): its own machine opens it
+        from lunavect.sessions import read_sessions
+
+        found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     if found is None:  # its row turned unreadable between the two reads
         raise Failure(f"no session {session_id!r} (see `lunavect list --all`)")
     others = [s for s in sessions if s.id != found.id]

@@ -9,13 +9,12 @@ new tmux or terminal window).
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Mapping, Sequence
 
 from lunavect import paths
 from lunavect.claude.catalog import read_catalog
 from lunavect.host.processes import LiveProcesses, ProcessTable, ancestry
-from lunavect.navigation import resume
+from lunavect.navigation import remote_host, resume
 from lunavect.navigation.locate import SessionLike, Status, Whereabouts, locate
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.origin import origin_value
@@ -137,13 +136,11 @@ def open_session(
     """Return the person to `session`. `others` are the other known sessions (a folder shared with one of
     them is never enough to place a session); `resume_in` says how to resume a finished one."""
     host = getattr(session, "host", None)
-    if host and host != socket.gethostname():
-        # A synced session's pids and devices belong to its own machine; nothing here may match them.
-        return _with_resume(
-            OpenResult(Outcome.UNSUPPORTED, f"it runs on the host {host}, not on this machine"), session
-        )
-    table = table or LiveProcesses()
     env = os.environ if environ is None else environ
+    if host and remote_host.is_elsewhere(host):
+        # A synced session's pids and devices belong to its own machine: that machine's lunavect opens it.
+        return remote_host.open_remote(host, session.id, env)
+    table = table or LiveProcesses()
     config_dir, codex_home = paths.claude_config_dir(), paths.codex_home()
     catalog, _unusable = read_catalog(config_dir)
     where = locate(
