@@ -178,3 +178,12 @@ def test_two_machines_cannot_share_a_host_name(tmp_path, pair, nats_server):
 
     assert "already used by another machine" in wait_until(refused, what="the name refused")
     assert admin.run(config, "check", "m-alpha") is None  # the machine itself may check again
+
+
+def test_the_readme_shows_the_permissions_the_tests_enforce():
+    from nats_servers import host_permissions
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("## Many machines") :]
+    for subject in host_permissions("laptop").split('"')[1::2]:
+        assert f'"{subject}"' in section, subject
