@@ -80,7 +80,8 @@ def test_a_server_outage_keeps_local_lists_right_and_the_others_catch_up(hosts, 
     nats_server.stop()
     stopped = time.monotonic()
     wait_until(lambda: "not current since" in beta.run("sync", "status").stdout, what="beta says not current")
-    assert "other hosts not current since" in beta.run("list").stdout
+    text = beta.run("list").stdout
+    assert "other hosts not current since" in text and "alpha:project" in text
     # While the server is down: one finishes, one asks permission, one new session starts.
     alpha.hook("Stop", sids[0], stop_hook_active=False)
     alpha.hook("PermissionRequest", sids[1], tool_name="Bash")

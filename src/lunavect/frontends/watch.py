@@ -10,6 +10,7 @@ from collections.abc import Callable
 from lunavect import changes
 from lunavect.frontends.table import render
 from lunavect.sessions import counts, read_sessions
+from lunavect.sync.remote import not_current_note
 
 CLEAR = "\x1b[H\x1b[2J"
 
@@ -20,7 +21,8 @@ def frame(conn: sqlite3.Connection, include_hidden: bool, explain_empty: Callabl
     stamp = _dt.datetime.now().strftime("%H:%M:%S")
     header = f"lunavect  {stamp}  working {total['working']}  awaiting input {total['awaiting_input']}"
     body = render(sessions) if sessions else explain_empty()
-    return f"{header}\n\n{body}\n"
+    note = not_current_note(conn)
+    return f"{header}\n\n{body}\n" + (f"{note}\n" if note else "")
 
 
 def run_watch(
