@@ -123,7 +123,10 @@ def simulated_hosts(url: str, count: int, stop: threading.Event) -> threading.Th
         from lunavect.sync.client import open_bucket
         from lunavect.sync.remote import Beat
 
-        nc = await nats.connect(servers=[url], name="simulated hosts")
+        async def quiet(_exc: Exception) -> None:
+            pass
+
+        nc = await nats.connect(servers=[url], name="simulated hosts", error_cb=quiet)
         kv = await open_bucket(nc.jetstream(timeout=10.0))
         names = [f"sim{i:02d}" for i in range(count)]
         for name in names:
