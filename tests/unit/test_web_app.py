@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import threading
 import time
+from collections.abc import Coroutine
+from typing import Any
 
 import msgspec
 import pytest
@@ -95,7 +98,7 @@ def test_the_page_takes_a_token_from_the_url_once_and_keeps_it_in_a_strict_http_
     cookie = page.headers["set-cookie"]
     assert f"{COOKIE}={control}" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
     assert "script-src 'self'" in page.headers["content-security-policy"]
-    assert '<script src="/static/app.js"' in page.text and "<script>" not in page.text
+    assert '<script type="module" src="/static/app.js">' in page.text and "<script>" not in page.text
     assert page.headers["referrer-policy"] == "no-referrer"
     assert client.get("/api/me").json()["role"] == "control"
 
@@ -251,8 +254,10 @@ def test_one_store_read_per_change_whatever_the_number_of_browsers(iso_env):
     conn = iso_env.connect()
     _, token = tokens.create(conn, "view")
     seed(conn, "aaaa1111", "working")
+    conn.close()
 
     async def scenario() -> None:
+        conn = store.connect()  # this thread's own: SQLite connections stay in their thread
         worker = StoreWorker(store.connect)
         feed = Broadcast(worker)
         changes: asyncio.Queue[None] = asyncio.Queue()
@@ -285,5 +290,24 @@ def test_one_store_read_per_change_whatever_the_number_of_browsers(iso_env):
         follower.cancel()
         await asyncio.gather(follower, return_exceptions=True)
         worker.close()
+        conn.close()
 
-    asyncio.run(scenario())
+    run_in_own_loop(scenario())
+
+
+def run_in_own_loop(coroutine: Coroutine[Any, Any, None]) -> None:
+    """asyncio.run in a thread of its own: a Playwright test in the same worker keeps a loop running here."""
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(coroutine)
+        except BaseException as exc:  # handed to the test's thread
+            failures.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the scenario did not finish"
+    if failures:
+        raise failures[0]

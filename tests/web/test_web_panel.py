@@ -357,3 +357,45 @@ def test_open_in_a_browser_on_the_sessions_machine_says_what_lunavect_open_says(
         arg=message[:40],
         timeout=20_000,
     )
+
+
+def test_the_row_menu_and_the_other_keys(served, browser):
+    page = open_page(browser, served.control)
+    row(page, DOCS).click()
+    page.keyboard.press("m")
+    menu = page.locator("#menu")
+    menu.wait_for(state="visible")
+    labels = menu.locator("button").all_inner_texts()
+    assert labels[0] == "Open" and "Pin" in labels and "Copy the resume command" in labels
+    page.keyboard.press("Escape")
+    menu.wait_for(state="hidden")
+    row(page, DOCS).click(button="right")
+    menu.locator("button", has_text="Copy the resume command").click()
+    resume = stored(served.env, DOCS)["resume"]
+    page.wait_for_function(
+        "r => document.querySelector('#message-text').textContent.endsWith(r)", arg=resume, timeout=10_000
+    )
+    page.locator("body").press("Escape")
+    page.locator("body").press("a")  # the awaiting-input filter, as the counter
+    wait_rows(page, [SITE])
+    page.locator("body").press("a")
+    page.locator("body").press("v")
+    assert sorted(shown(page)) == sorted([BUILD, SITE])
+    page.locator("body").press("v")
+    row(page, SITE).click()
+    page.keyboard.press("p")
+    page.wait_for_function(f"() => document.querySelector('#sessions > li.row').dataset.id === '{SITE}'")
+    page.keyboard.press("Escape")
+    assert page.locator("li.row.focused").count() == 0
+
+
+def test_light_and_dark_follow_the_device(served, browser):
+    colours = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(color_scheme=scheme)
+        page = context.new_page()
+        page.goto(served.control)
+        page.wait_for_selector("li.row")
+        colours[scheme] = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        context.close()
+    assert colours["light"] != colours["dark"]

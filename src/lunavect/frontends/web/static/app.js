@@ -1,509 +1,388 @@
 // lunavect's web panel: the live list from the server's event stream, laid out, filtered and arranged.
 // The server says every word of a row (the same words as the terminal panel); this file lays them out,
 // ticks the timers, filters, and sends the person's arrangements back (the server checks every one).
-"use strict";
+import { bindInput } from "./input.js";
 
-(() => {
-  const $ = (id) => document.getElementById(id);
-  const list = $("sessions");
-  const FILTER_KEY = "lunavect.filter";
-  const state = {
-    doc: null,          // the last list from the server
-    offset: 0,          // server clock minus ours, in ms
-    me: { role: "view", can_open: false, host: "" },
-    filter: { search: "", provider: "all", active: false, awaiting: false },
-    view: "main",       // or "hidden"
-    focused: null,      // id of the focused row
-    drag: null,
-  };
+const $ = (id) => document.getElementById(id);
+const list = $("sessions");
+const FILTER_KEY = "lunavect.filter";
+const state = {
+  doc: null,          // the last list from the server
+  offset: 0,          // server clock minus ours, in ms
+  me: { role: "view", can_open: false, host: "" },
+  filter: { search: "", provider: "all", active: false, awaiting: false },
+  view: "main",       // or "hidden"
+  focused: null,      // id of the focused row
+  drag: null,
+};
 
-  // -- the token leaves the address bar at once: the cookie carries it from now on --------------------------
-  if (new URLSearchParams(location.search).has("token")) {
-    history.replaceState(null, "", location.pathname);
-  }
+// -- the token leaves the address bar at once: the cookie carries it from now on --------------------------
+if (new URLSearchParams(location.search).has("token")) {
+  history.replaceState(null, "", location.pathname);
+}
 
-  try {
-    const saved = JSON.parse(localStorage.getItem(FILTER_KEY) || "{}");
-    Object.assign(state.filter, saved);
-  } catch (e) { /* a damaged saved filter gives the default */ }
+try {
+  const saved = JSON.parse(localStorage.getItem(FILTER_KEY) || "{}");
+  Object.assign(state.filter, saved);
+} catch (e) { /* a damaged saved filter gives the default */ }
 
-  // -- words -----------------------------------------------------------------------------------------------
-  function elapsed(seconds) {
-    seconds = Math.max(0, Math.floor(seconds));
-    const two = (n) => String(n).padStart(2, "0");
-    if (seconds < 60) return `${seconds}s`;
-    if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${two(seconds % 60)}s`;
-    if (seconds < 86400) return `${Math.floor(seconds / 3600)}h ${two(Math.floor(seconds % 3600 / 60))}m`;
-    return `${Math.floor(seconds / 86400)}d ${two(Math.floor(seconds % 86400 / 3600))}h`;
-  }
-  const timerText = (row) => (row.since == null ? "" : elapsed((Date.now() + state.offset - row.since) / 1000));
-  const clientName = (p) => (p === "claude" ? "Claude" : p === "codex" ? "Codex" : p);
-  const name = (row) => `“${row.title}”`;
+// -- words -----------------------------------------------------------------------------------------------
+function elapsed(seconds) {
+  seconds = Math.max(0, Math.floor(seconds));
+  const two = (n) => String(n).padStart(2, "0");
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${two(seconds % 60)}s`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)}h ${two(Math.floor(seconds % 3600 / 60))}m`;
+  return `${Math.floor(seconds / 86400)}d ${two(Math.floor(seconds % 86400 / 3600))}h`;
+}
+const timerText = (row) => (row.since == null ? "" : elapsed((Date.now() + state.offset - row.since) / 1000));
+const clientName = (p) => (p === "claude" ? "Claude" : p === "codex" ? "Codex" : p);
+const name = (row) => `“${row.title}”`;
 
-  // -- which rows ------------------------------------------------------------------------------------------
-  function matches(row) {
-    const f = state.filter;
-    if (f.provider !== "all" && row.provider !== f.provider) return false;
-    if (f.awaiting && !row.awaiting) return false;
-    if (f.active && !row.active) return false;
-    const words = f.search.trim().toLocaleLowerCase().split(/\s+/).filter(Boolean);
-    const hay = `${row.title}\n${row.project || ""}`.toLocaleLowerCase();
-    return words.every((w) => hay.includes(w));
-  }
-  const all = () => (state.doc ? state.doc.sessions : []);
-  const current = () => all().filter((r) => !r.hidden);
-  const hidden = () => all().filter((r) => r.hidden);
-  const visible = () => (state.view === "hidden" ? hidden() : current().filter(matches));
-  const byId = (id) => all().find((r) => r.id === id);
-  const canChange = () => state.me.role === "control";
+// -- which rows ------------------------------------------------------------------------------------------
+function matches(row) {
+  const f = state.filter;
+  if (f.provider !== "all" && row.provider !== f.provider) return false;
+  if (f.awaiting && !row.awaiting) return false;
+  if (f.active && !row.active) return false;
+  const words = f.search.trim().toLocaleLowerCase().split(/\s+/).filter(Boolean);
+  const hay = `${row.title}\n${row.project || ""}`.toLocaleLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+const all = () => (state.doc ? state.doc.sessions : []);
+const current = () => all().filter((r) => !r.hidden);
+const hidden = () => all().filter((r) => r.hidden);
+const visible = () => (state.view === "hidden" ? hidden() : current().filter(matches));
+const byId = (id) => all().find((r) => r.id === id);
+const canChange = () => state.me.role === "control";
 
-  // -- messages --------------------------------------------------------------------------------------------
-  function say(text, undo = false) {
-    $("message-text").textContent = text;
-    $("message").hidden = !text;
-    $("undo").hidden = !undo;
-  }
+// -- messages --------------------------------------------------------------------------------------------
+function say(text, undo = false) {
+  $("message-text").textContent = text;
+  $("message").hidden = !text;
+  $("undo").hidden = !undo;
+}
 
-  // -- drawing ---------------------------------------------------------------------------------------------
-  function button(cls, label, title) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = cls;
-    b.textContent = label;
-    if (title) b.title = title;
-    b.tabIndex = -1;
-    return b;
-  }
+// -- drawing ---------------------------------------------------------------------------------------------
+function button(cls, label, title) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = cls;
+  b.textContent = label;
+  if (title) b.title = title;
+  b.tabIndex = -1;
+  return b;
+}
 
-  function makeRow(id) {
-    const li = document.createElement("li");
-    li.className = "row";
-    li.dataset.id = id;
-    li.tabIndex = -1;
-    li.innerHTML =
-      '<span class="grip" aria-hidden="true" title="Drag to reorder">⋮⋮</span>' +
-      '<div class="main"><div class="title"><span class="pin-mark" aria-label="pinned">▲</span><span class="title-text"></span></div>' +
-      '<div class="meta"></div></div>' +
-      '<div class="status"><span class="state"></span><span class="capsule"></span><span class="timer"></span></div>' +
-      '<div class="actions"></div>';
-    return li;
-  }
+function makeRow(id) {
+  const li = document.createElement("li");
+  li.className = "row";
+  li.dataset.id = id;
+  li.tabIndex = -1;
+  li.innerHTML =
+    '<span class="grip" aria-hidden="true" title="Drag to reorder">⋮⋮</span>' +
+    '<div class="main"><div class="title"><span class="pin-mark" aria-label="pinned">▲</span><span class="title-text"></span></div>' +
+    '<div class="meta"></div></div>' +
+    '<div class="status"><span class="state"></span><span class="capsule"></span><span class="timer"></span></div>' +
+    '<div class="actions"></div>';
+  return li;
+}
 
-  function fillRow(li, row) {
-    const sig = JSON.stringify([row, state.view, state.me.role, state.me.can_open]);
-    if (li.dataset.sig === sig) return;
-    li.dataset.sig = sig;
-    li.dataset.state = row.state;
-    li.classList.toggle("pinned", row.pinned);
-    li.querySelector(".title-text").textContent = row.title;
-    const meta = [row.project || "no project", clientName(row.provider)];
-    if (row.host && row.host !== state.me.host) meta.push(row.host);
-    li.querySelector(".meta").textContent = meta.join(" · ");
-    li.querySelector(".state").textContent = row.label;
-    const capsule = li.querySelector(".capsule");
-    capsule.textContent = row.background ? String(row.background) : "";
-    capsule.hidden = !row.background;
-    capsule.title = row.background_detail;
-    li.querySelector(".timer").textContent = timerText(row);
-    li.title = [row.label, row.background_detail ? `Background: ${row.background_detail}` : "", row.id]
-      .filter(Boolean).join("\n");
-    const actions = li.querySelector(".actions");
-    actions.replaceChildren();
-    if (canChange()) {
-      if (state.view === "hidden") {
-        actions.append(button("act-restore", "Restore", "Restore to the list"));
-      } else {
-        actions.append(button("act-pin", row.pinned ? "Unpin" : "Pin", "Pin (p)"));
-        actions.append(button("act-hide", "Hide", "Hide (Delete)"));
-      }
-    }
-    actions.append(button("act-menu", "⋯", "Menu (m)"));
-    li.querySelector(".grip").hidden = !canChange() || state.view === "hidden";
-  }
-
-  function render() {
-    const doc = state.doc;
-    if (!doc) return;
-    $("working").textContent = `${doc.working} working`;
-    const awaiting = $("awaiting");
-    awaiting.textContent = `${doc.awaiting_input} awaiting input`;
-    awaiting.setAttribute("aria-pressed", String(state.filter.awaiting));
-    awaiting.classList.toggle("some", doc.awaiting_input > 0);
-    for (const b of document.querySelectorAll("[data-provider]")) {
-      b.setAttribute("aria-pressed", String(b.dataset.provider === state.filter.provider));
-    }
-    $("active").setAttribute("aria-pressed", String(state.filter.active));
-    const nHidden = hidden().length;
-    $("hidden-view").textContent = nHidden ? `Hidden ${nHidden}` : "Hidden";
-    $("hidden-view").setAttribute("aria-pressed", String(state.view === "hidden"));
-    $("view-title").hidden = state.view !== "hidden";
-    $("toolbar").classList.toggle("in-hidden", state.view === "hidden");
-
-    const rows = visible();
-    const existing = new Map([...list.children].map((li) => [li.dataset.id, li]));
-    let cursor = list.firstElementChild;
-    for (const row of rows) {
-      let li = existing.get(row.id);
-      existing.delete(row.id);
-      if (!li) li = makeRow(row.id);
-      fillRow(li, row);
-      if (li !== cursor) list.insertBefore(li, cursor);
-      else cursor = cursor.nextElementSibling;
-    }
-    for (const li of existing.values()) li.remove();
-    if (state.focused && !rows.some((r) => r.id === state.focused)) state.focused = null;
-    markFocus();
-
-    const empty = $("empty");
-    empty.textContent = emptyText(rows);
-    empty.hidden = rows.length > 0;
-    list.hidden = rows.length === 0;
-  }
-
-  function emptyText(rows) {
-    if (rows.length) return "";
-    if (state.view === "hidden") return "No hidden sessions.";
-    if (!all().length) {
-      return "No sessions yet. Install the hooks on this machine (lunavect hooks install), then use Claude Code or Codex as usual.";
-    }
-    const f = state.filter;
-    const what = [];
-    if (f.awaiting) what.push("awaiting input");
-    if (f.active) what.push("active");
-    if (f.provider !== "all") what.push(clientName(f.provider));
-    if (f.search.trim()) what.push(`matching “${f.search.trim()}”`);
-    const shown = current().length;
-    if (what.length && shown) return `No session is ${what.join(", ")}. ${shown} in the list without this filter.`;
-    return `No sessions in the list. ${hidden().length} hidden: press h to review them.`;
-  }
-
-  function tick() {
-    for (const li of list.children) {
-      const row = byId(li.dataset.id);
-      if (row && row.since != null) li.querySelector(".timer").textContent = timerText(row);
-    }
-  }
-
-  // -- focus -----------------------------------------------------------------------------------------------
-  function markFocus() {
-    for (const li of list.children) {
-      const on = li.dataset.id === state.focused;
-      li.classList.toggle("focused", on);
-      li.setAttribute("aria-selected", String(on));
-    }
-  }
-  function focusRow(id) {
-    state.focused = id;
-    markFocus();
-    const li = id && list.querySelector(`li[data-id="${CSS.escape(id)}"]`);
-    if (li) { li.focus({ preventScroll: true }); li.scrollIntoView({ block: "nearest" }); }
-  }
-  function stepFocus(step) {
-    const rows = visible();
-    if (!rows.length) return;
-    const i = rows.findIndex((r) => r.id === state.focused);
-    if (i < 0) { focusRow(rows[step > 0 ? 0 : rows.length - 1].id); return; }
-    if (i + step < 0) { state.focused = null; markFocus(); if (state.view === "main") $("search").focus(); return; }
-    focusRow(rows[Math.min(rows.length - 1, i + step)].id);
-  }
-
-  // -- talking to the server -------------------------------------------------------------------------------
-  async function post(path, body = {}) {
-    let response;
-    try {
-      response = await fetch(path, {
-        method: "POST", credentials: "same-origin",
-        headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-      });
-    } catch (e) {
-      say("The panel's server cannot be reached.");
-      return null;
-    }
-    const answer = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      say(answer.error || `The server refused (${response.status}).`);
-      return null;
-    }
-    return answer;
-  }
-  const rowPath = (id, action) => `/api/sessions/${encodeURIComponent(id)}/${action}`;
-
-  async function act(action, row) {
-    if (!row) return;
-    if (action === "copy") { copy(row.resume); return; }
-    if (!canChange()) { say("This link is view-only: it cannot change the list."); return; }
-    if (action === "pin") {
-      const unpin = row.pinned;
-      if (await post(rowPath(row.id, unpin ? "unpin" : "pin"))) say(`${unpin ? "Unpinned" : "Pinned"} ${name(row)}.`);
-    } else if (action === "hide") {
-      const answer = await post(rowPath(row.id, "hide"));
-      if (answer && answer.changed) say(`Hid ${name(row)}. Its work goes on.`, true);
-    } else if (action === "restore") {
-      if (await post(rowPath(row.id, "unhide"))) say(`Restored ${name(row)} to the list.`);
-    } else if (action === "open") {
-      if (!state.me.can_open) { copy(row.resume, "Open works in a browser on the session's own machine."); return; }
-      say(`Opening ${name(row)}…`);
-      const answer = await post(rowPath(row.id, "open"));
-      if (answer) say(answer.message ? answer.message[0].toUpperCase() + answer.message.slice(1) : "Done.");
-    } else if (action === "up" || action === "down") {
-      moveBy(row, action === "up" ? -1 : 1);
-    }
-  }
-
-  async function moveBy(row, step) {
-    const rows = visible();
-    const i = rows.findIndex((r) => r.id === row.id);
-    const other = rows[i + step];
-    if (i < 0 || !other || other.pinned !== row.pinned) return;
-    await move(row.id, other.id, step < 0 ? "before" : "after");
-  }
-  async function move(id, target, where) {
-    if (id === target) return;
-    await post(rowPath(id, "move"), { [where]: target });
-  }
-
-  async function undo() {
-    if (!canChange()) return;
-    const answer = await post("/api/undo");
-    if (answer && answer.restored) {
-      const row = byId(answer.restored);
-      say(`Restored ${row ? name(row) : answer.restored}.`);
-      state.focused = answer.restored;
-    } else if (answer) {
-      say("Nothing to undo.");
-    }
-  }
-
-  function copy(text, prefix = "") {
-    const lead = prefix ? `${prefix} ` : "";
-    if (!text) { say(`${lead}No resume command is known for this session.`); return; }
-    const done = () => say(`${lead}Copied: ${text}`);
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(done, () => say(`${lead}Resume command: ${text}`));
-      return;
-    }
-    const area = document.createElement("textarea");
-    area.value = text;
-    document.body.append(area);
-    area.select();
-    let ok = false;
-    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-    area.remove();
-    if (ok) done(); else say(`${lead}Resume command: ${text}`);
-  }
-
-  // -- the row menu ----------------------------------------------------------------------------------------
-  function openMenu(row, anchor) {
-    const menu = $("menu");
-    menu.replaceChildren();
-    const items = [];
+function fillRow(li, row) {
+  const sig = JSON.stringify([row, state.view, state.me.role, state.me.can_open]);
+  if (li.dataset.sig === sig) return;
+  li.dataset.sig = sig;
+  li.dataset.state = row.state;
+  li.classList.toggle("pinned", row.pinned);
+  li.querySelector(".title-text").textContent = row.title;
+  const meta = [row.project || "no project", clientName(row.provider)];
+  if (row.host && row.host !== state.me.host) meta.push(row.host);
+  li.querySelector(".meta").textContent = meta.join(" · ");
+  li.querySelector(".state").textContent = row.label;
+  const capsule = li.querySelector(".capsule");
+  capsule.textContent = row.background ? String(row.background) : "";
+  capsule.hidden = !row.background;
+  capsule.title = row.background_detail;
+  li.querySelector(".timer").textContent = timerText(row);
+  li.title = [row.label, row.background_detail ? `Background: ${row.background_detail}` : "", row.id]
+    .filter(Boolean).join("\n");
+  const actions = li.querySelector(".actions");
+  actions.replaceChildren();
+  if (canChange()) {
     if (state.view === "hidden") {
-      if (canChange()) items.push(["restore", "Restore to the list"]);
+      actions.append(button("act-restore", "Restore", "Restore to the list"));
     } else {
-      items.push(["open", state.me.can_open ? "Open" : "Open (copies the resume command)"]);
-      if (canChange()) {
-        items.push(["pin", row.pinned ? "Unpin" : "Pin"], ["hide", "Hide"], ["up", "Move up"], ["down", "Move down"]);
-      }
+      actions.append(button("act-pin", row.pinned ? "Unpin" : "Pin", "Pin (p)"));
+      actions.append(button("act-hide", "Hide", "Hide (Delete)"));
     }
-    items.push(["copy", "Copy the resume command"]);
-    for (const [action, label] of items) {
-      const b = button("menu-item", label);
-      b.setAttribute("role", "menuitem");
-      b.dataset.action = action;
-      b.addEventListener("click", () => { closeMenu(); act(action, row); });
-      menu.append(b);
-    }
-    menu.dataset.id = row.id;
-    menu.hidden = false;
-    const rect = anchor.getBoundingClientRect();
-    const top = Math.min(rect.bottom + window.scrollY, window.scrollY + window.innerHeight - menu.offsetHeight - 8);
-    menu.style.top = `${Math.max(window.scrollY + 8, top)}px`;
-    menu.style.left = `${Math.max(8, Math.min(rect.left, window.innerWidth - menu.offsetWidth - 8))}px`;
-    menu.firstElementChild.focus();
   }
-  function closeMenu() {
-    const menu = $("menu");
-    if (menu.hidden) return false;
-    menu.hidden = true;
-    focusRow(state.focused);
-    return true;
-  }
+  actions.append(button("act-menu", "⋯", "Menu (m)"));
+  li.querySelector(".grip").hidden = !canChange() || state.view === "hidden";
+}
 
-  // -- the person's input ----------------------------------------------------------------------------------
-  function setFilter(change) {
-    Object.assign(state.filter, change);
-    localStorage.setItem(FILTER_KEY, JSON.stringify(state.filter));
-    render();
-  }
-  function toggleHidden() {
-    state.view = state.view === "hidden" ? "main" : "hidden";
-    state.focused = null;
-    render();
-  }
-
-  $("search").value = state.filter.search;
-  $("search").addEventListener("input", (e) => setFilter({ search: e.target.value }));
-  $("awaiting").addEventListener("click", () => { state.view = "main"; setFilter({ awaiting: !state.filter.awaiting }); });
-  $("active").addEventListener("click", () => setFilter({ active: !state.filter.active }));
-  $("hidden-view").addEventListener("click", toggleHidden);
-  $("undo").addEventListener("click", undo);
+function render() {
+  const doc = state.doc;
+  if (!doc) return;
+  $("working").textContent = `${doc.working} working`;
+  const awaiting = $("awaiting");
+  awaiting.textContent = `${doc.awaiting_input} awaiting input`;
+  awaiting.setAttribute("aria-pressed", String(state.filter.awaiting));
+  awaiting.classList.toggle("some", doc.awaiting_input > 0);
   for (const b of document.querySelectorAll("[data-provider]")) {
-    b.addEventListener("click", () => setFilter({ provider: b.dataset.provider }));
+    b.setAttribute("aria-pressed", String(b.dataset.provider === state.filter.provider));
   }
+  $("active").setAttribute("aria-pressed", String(state.filter.active));
+  const nHidden = hidden().length;
+  $("hidden-view").textContent = nHidden ? `Hidden ${nHidden}` : "Hidden";
+  $("hidden-view").setAttribute("aria-pressed", String(state.view === "hidden"));
+  $("view-title").hidden = state.view !== "hidden";
+  $("toolbar").classList.toggle("in-hidden", state.view === "hidden");
 
-  list.addEventListener("click", (e) => {
-    const li = e.target.closest("li.row");
-    if (!li) return;
+  const rows = visible();
+  const existing = new Map([...list.children].map((li) => [li.dataset.id, li]));
+  let cursor = list.firstElementChild;
+  for (const row of rows) {
+    let li = existing.get(row.id);
+    existing.delete(row.id);
+    if (!li) li = makeRow(row.id);
+    fillRow(li, row);
+    if (li !== cursor) list.insertBefore(li, cursor);
+    else cursor = cursor.nextElementSibling;
+  }
+  for (const li of existing.values()) li.remove();
+  if (state.focused && !rows.some((r) => r.id === state.focused)) state.focused = null;
+  markFocus();
+
+  const empty = $("empty");
+  empty.textContent = emptyText(rows);
+  empty.hidden = rows.length > 0;
+  list.hidden = rows.length === 0;
+}
+
+function emptyText(rows) {
+  if (rows.length) return "";
+  if (state.view === "hidden") return "No hidden sessions.";
+  if (!all().length) {
+    return "No sessions yet. Install the hooks on this machine (lunavect hooks install), then use Claude Code or Codex as usual.";
+  }
+  const f = state.filter;
+  const what = [];
+  if (f.awaiting) what.push("awaiting input");
+  if (f.active) what.push("active");
+  if (f.provider !== "all") what.push(clientName(f.provider));
+  if (f.search.trim()) what.push(`matching “${f.search.trim()}”`);
+  const shown = current().length;
+  if (what.length && shown) return `No session is ${what.join(", ")}. ${shown} in the list without this filter.`;
+  return `No sessions in the list. ${hidden().length} hidden: press h to review them.`;
+}
+
+function tick() {
+  for (const li of list.children) {
     const row = byId(li.dataset.id);
-    const b = e.target.closest("button");
-    if (b) {
-      state.focused = li.dataset.id;
-      markFocus();
-      if (b.classList.contains("act-menu")) openMenu(row, b);
-      else if (b.classList.contains("act-pin")) act("pin", row);
-      else if (b.classList.contains("act-hide")) act("hide", row);
-      else if (b.classList.contains("act-restore")) act("restore", row);
-      return;
-    }
-    if (state.focused === li.dataset.id && state.view === "main") act("open", row);
-    else focusRow(li.dataset.id);
-  });
-  list.addEventListener("contextmenu", (e) => {
-    const li = e.target.closest("li.row");
-    if (!li) return;
-    e.preventDefault();
-    focusRow(li.dataset.id);
-    openMenu(byId(li.dataset.id), li);
-  });
-  document.addEventListener("click", (e) => { if (!e.target.closest("#menu") && !e.target.closest(".act-menu")) closeMenu(); });
-
-  document.addEventListener("keydown", (e) => {
-    const inSearch = e.target === $("search");
-    const menuOpen = !$("menu").hidden;
-    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "f") {
-      e.preventDefault();
-      if (state.view === "hidden") toggleHidden();
-      $("search").focus();
-      return;
-    }
-    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z" && !inSearch) { e.preventDefault(); undo(); return; }
-    if (menuOpen) {
-      const items = [...$("menu").children];
-      const i = items.indexOf(document.activeElement);
-      if (e.key === "Escape") { e.preventDefault(); closeMenu(); }
-      else if (e.key === "ArrowDown") { e.preventDefault(); items[(i + 1) % items.length].focus(); }
-      else if (e.key === "ArrowUp") { e.preventDefault(); items[(i - 1 + items.length) % items.length].focus(); }
-      return;
-    }
-    if (inSearch) {
-      if (e.key === "ArrowDown" || e.key === "Enter") { e.preventDefault(); $("search").blur(); stepFocus(1); }
-      else if (e.key === "Escape") { $("search").blur(); }
-      return;
-    }
-    if (e.target.tagName === "INPUT" || e.ctrlKey || e.metaKey) return;
-    const row = state.focused ? byId(state.focused) : null;
-    if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
-      e.preventDefault();
-      if (row && state.view === "main") moveBy(row, e.key === "ArrowUp" ? -1 : 1);
-      return;
-    }
-    if (e.altKey) return;
-    switch (e.key) {
-      case "/": e.preventDefault(); if (state.view === "hidden") toggleHidden(); $("search").focus(); break;
-      case "ArrowDown": e.preventDefault(); stepFocus(1); break;
-      case "ArrowUp": e.preventDefault(); stepFocus(-1); break;
-      case "Escape": state.focused = null; markFocus(); document.activeElement.blur(); break;
-      case "Enter": if (row) { e.preventDefault(); act(state.view === "hidden" ? "restore" : "open", row); } break;
-      case "p": if (row && state.view === "main") act("pin", row); break;
-      case "Delete": case "Backspace":
-        if (row) { e.preventDefault(); act(state.view === "hidden" ? "restore" : "hide", row); } break;
-      case "m": if (row) { const li = list.querySelector("li.focused"); if (li) openMenu(row, li); } break;
-      case "a": state.view = "main"; setFilter({ awaiting: !state.filter.awaiting }); break;
-      case "v": if (state.view === "main") setFilter({ active: !state.filter.active }); break;
-      case "c": if (state.view === "main") {
-        const order = ["all", "claude", "codex"];
-        setFilter({ provider: order[(order.indexOf(state.filter.provider) + 1) % order.length] });
-      } break;
-      case "h": toggleHidden(); break;
-      default: break;
-    }
-  });
-
-  // -- dragging a row (mouse, pen or finger on its grip) ----------------------------------------------------
-  list.addEventListener("pointerdown", (e) => {
-    const grip = e.target.closest(".grip");
-    if (!grip || !canChange() || state.view !== "main") return;
-    const li = grip.closest("li.row");
-    e.preventDefault();
-    grip.setPointerCapture(e.pointerId);
-    state.drag = { id: li.dataset.id, target: null, where: null };
-    li.classList.add("dragging");
-    focusRow(li.dataset.id);
-  });
-  list.addEventListener("pointermove", (e) => {
-    const drag = state.drag;
-    if (!drag) return;
-    for (const li of list.querySelectorAll(".drop-before, .drop-after")) li.classList.remove("drop-before", "drop-after");
-    const under = document.elementFromPoint(e.clientX, e.clientY);
-    const li = under && under.closest("li.row");
-    const moving = byId(drag.id);
-    const target = li && byId(li.dataset.id);
-    if (!li || !target || target.id === drag.id || target.pinned !== moving.pinned) { drag.target = null; return; }
-    const rect = li.getBoundingClientRect();
-    drag.target = target.id;
-    drag.where = e.clientY < rect.top + rect.height / 2 ? "before" : "after";
-    li.classList.add(drag.where === "before" ? "drop-before" : "drop-after");
-  });
-  function endDrag() {
-    const drag = state.drag;
-    state.drag = null;
-    for (const li of list.querySelectorAll(".dragging, .drop-before, .drop-after")) {
-      li.classList.remove("dragging", "drop-before", "drop-after");
-    }
-    if (drag && drag.target) move(drag.id, drag.target, drag.where);
+    if (row && row.since != null) li.querySelector(".timer").textContent = timerText(row);
   }
-  list.addEventListener("pointerup", endDrag);
-  list.addEventListener("pointercancel", () => { state.drag = null; endDrag(); });
+}
 
-  // -- the live list ---------------------------------------------------------------------------------------
-  function live(on, text) {
-    const dot = $("live");
-    dot.classList.toggle("on", on);
-    dot.title = text;
-    dot.setAttribute("aria-label", text);
+// -- focus -----------------------------------------------------------------------------------------------
+function markFocus() {
+  for (const li of list.children) {
+    const on = li.dataset.id === state.focused;
+    li.classList.toggle("focused", on);
+    li.setAttribute("aria-selected", String(on));
   }
-  function receive(text) {
-    state.doc = JSON.parse(text);
-    state.offset = state.doc.at - Date.now();
-    document.body.dataset.loaded = "1";
+}
+function focusRow(id) {
+  state.focused = id;
+  markFocus();
+  const li = id && list.querySelector(`li[data-id="${CSS.escape(id)}"]`);
+  if (li) { li.focus({ preventScroll: true }); li.scrollIntoView({ block: "nearest" }); }
+}
+function stepFocus(step) {
+  const rows = visible();
+  if (!rows.length) return;
+  const i = rows.findIndex((r) => r.id === state.focused);
+  if (i < 0) { focusRow(rows[step > 0 ? 0 : rows.length - 1].id); return; }
+  if (i + step < 0) { state.focused = null; markFocus(); if (state.view === "main") $("search").focus(); return; }
+  focusRow(rows[Math.min(rows.length - 1, i + step)].id);
+}
+
+// -- talking to the server -------------------------------------------------------------------------------
+async function post(path, body = {}) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+  } catch (e) {
+    say("The panel's server cannot be reached.");
+    return null;
+  }
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    say(answer.error || `The server refused (${response.status}).`);
+    return null;
+  }
+  return answer;
+}
+const rowPath = (id, action) => `/api/sessions/${encodeURIComponent(id)}/${action}`;
+
+async function act(action, row) {
+  if (!row) return;
+  if (action === "copy") { copy(row.resume); return; }
+  if (!canChange()) { say("This link is view-only: it cannot change the list."); return; }
+  if (action === "pin") {
+    const unpin = row.pinned;
+    if (await post(rowPath(row.id, unpin ? "unpin" : "pin"))) say(`${unpin ? "Unpinned" : "Pinned"} ${name(row)}.`);
+  } else if (action === "hide") {
+    const answer = await post(rowPath(row.id, "hide"));
+    if (answer && answer.changed) say(`Hid ${name(row)}. Its work goes on.`, true);
+  } else if (action === "restore") {
+    if (await post(rowPath(row.id, "unhide"))) say(`Restored ${name(row)} to the list.`);
+  } else if (action === "open") {
+    if (!state.me.can_open) { copy(row.resume, "Open works in a browser on the session's own machine."); return; }
+    say(`Opening ${name(row)}…`);
+    const answer = await post(rowPath(row.id, "open"));
+    if (answer) say(answer.message ? answer.message[0].toUpperCase() + answer.message.slice(1) : "Done.");
+  } else if (action === "up" || action === "down") {
+    moveBy(row, action === "up" ? -1 : 1);
+  }
+}
+
+async function moveBy(row, step) {
+  const rows = visible();
+  const i = rows.findIndex((r) => r.id === row.id);
+  const other = rows[i + step];
+  if (i < 0 || !other || other.pinned !== row.pinned) return;
+  await move(row.id, other.id, step < 0 ? "before" : "after");
+}
+async function move(id, target, where) {
+  if (id === target) return;
+  await post(rowPath(id, "move"), { [where]: target });
+}
+
+async function undo() {
+  if (!canChange()) return;
+  const answer = await post("/api/undo");
+  if (answer && answer.restored) {
+    const row = byId(answer.restored);
+    say(`Restored ${row ? name(row) : answer.restored}.`);
+    state.focused = answer.restored;
+  } else if (answer) {
+    say("Nothing to undo.");
+  }
+}
+
+function copy(text, prefix = "") {
+  const lead = prefix ? `${prefix} ` : "";
+  if (!text) { say(`${lead}No resume command is known for this session.`); return; }
+  const done = () => say(`${lead}Copied: ${text}`);
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).then(done, () => say(`${lead}Resume command: ${text}`));
+    return;
+  }
+  const area = document.createElement("textarea");
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  let ok = false;
+  try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+  area.remove();
+  if (ok) done(); else say(`${lead}Resume command: ${text}`);
+}
+
+// -- the row menu ----------------------------------------------------------------------------------------
+function openMenu(row, anchor) {
+  const menu = $("menu");
+  menu.replaceChildren();
+  const items = [];
+  if (state.view === "hidden") {
+    if (canChange()) items.push(["restore", "Restore to the list"]);
+  } else {
+    items.push(["open", state.me.can_open ? "Open" : "Open (copies the resume command)"]);
+    if (canChange()) {
+      items.push(["pin", row.pinned ? "Unpin" : "Pin"], ["hide", "Hide"], ["up", "Move up"], ["down", "Move down"]);
+    }
+  }
+  items.push(["copy", "Copy the resume command"]);
+  for (const [action, label] of items) {
+    const b = button("menu-item", label);
+    b.setAttribute("role", "menuitem");
+    b.dataset.action = action;
+    b.addEventListener("click", () => { closeMenu(); act(action, row); });
+    menu.append(b);
+  }
+  menu.dataset.id = row.id;
+  menu.hidden = false;
+  const rect = anchor.getBoundingClientRect();
+  const top = Math.min(rect.bottom + window.scrollY, window.scrollY + window.innerHeight - menu.offsetHeight - 8);
+  menu.style.top = `${Math.max(window.scrollY + 8, top)}px`;
+  menu.style.left = `${Math.max(8, Math.min(rect.left, window.innerWidth - menu.offsetWidth - 8))}px`;
+  menu.firstElementChild.focus();
+}
+function closeMenu() {
+  const menu = $("menu");
+  if (menu.hidden) return false;
+  menu.hidden = true;
+  focusRow(state.focused);
+  return true;
+}
+
+// -- the person's input ----------------------------------------------------------------------------------
+function setFilter(change) {
+  Object.assign(state.filter, change);
+  localStorage.setItem(FILTER_KEY, JSON.stringify(state.filter));
+  render();
+}
+function toggleHidden() {
+  state.view = state.view === "hidden" ? "main" : "hidden";
+  state.focused = null;
+  render();
+}
+
+bindInput({
+  $, list, state, byId, visible, act, moveBy, move, undo, stepFocus, focusRow, markFocus, openMenu, closeMenu,
+  setFilter, toggleHidden, canChange,
+});
+
+// -- the live list ---------------------------------------------------------------------------------------
+function live(on, text) {
+  const dot = $("live");
+  dot.classList.toggle("on", on);
+  dot.title = text;
+  dot.setAttribute("aria-label", text);
+}
+function receive(text) {
+  state.doc = JSON.parse(text);
+  state.offset = state.doc.at - Date.now();
+  document.body.dataset.loaded = "1";
+  render();
+}
+function connect() {
+  const source = new EventSource("/api/events");
+  source.addEventListener("open", () => live(true, "Live"));
+  source.addEventListener("sessions", (e) => receive(e.data));
+  source.addEventListener("revoked", () => {
+    source.close();
+    live(false, "Revoked");
+    say("This link's token was revoked: open a new link from `lunavect web tokens new`.");
+  });
+  source.addEventListener("error", () => {
+    live(false, "Reconnecting…");
+    if (source.readyState === EventSource.CLOSED) {
+      say("The panel lost its server or its token; reload the page or open a new link.");
+    }
+  });
+}
+
+fetch("/api/me", { credentials: "same-origin" })
+  .then((r) => (r.ok ? r.json() : Promise.reject(r)))
+  .then((me) => {
+    state.me = me;
+    document.body.dataset.role = me.role;
+    if (me.role !== "control") say("View only: this link shows the list but cannot change it.");
     render();
-  }
-  function connect() {
-    const source = new EventSource("/api/events");
-    source.addEventListener("open", () => live(true, "Live"));
-    source.addEventListener("sessions", (e) => receive(e.data));
-    source.addEventListener("revoked", () => {
-      source.close();
-      live(false, "Revoked");
-      say("This link's token was revoked: open a new link from `lunavect web tokens new`.");
-    });
-    source.addEventListener("error", () => {
-      live(false, "Reconnecting…");
-      if (source.readyState === EventSource.CLOSED) {
-        say("The panel lost its server or its token; reload the page or open a new link.");
-      }
-    });
-  }
-
-  fetch("/api/me", { credentials: "same-origin" })
-    .then((r) => (r.ok ? r.json() : Promise.reject(r)))
-    .then((me) => {
-      state.me = me;
-      document.body.dataset.role = me.role;
-      if (me.role !== "control") say("View only: this link shows the list but cannot change it.");
-      render();
-    })
-    .catch(() => say("This page needs a valid link: run `lunavect web tokens new` on the machine that serves it."));
-  connect();
-  setInterval(tick, 1000);
-})();
+  })
+  .catch(() => say("This page needs a valid link: run `lunavect web tokens new` on the machine that serves it."));
+connect();
+setInterval(tick, 1000);
