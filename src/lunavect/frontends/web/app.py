@@ -61,6 +61,8 @@ class Settings:
     tls: bool = False
     hostname: str = field(default_factory=socket.gethostname)
     limiter: guard.FailureLimiter = field(default_factory=guard.FailureLimiter)
+    # Where the signals of a change come from: the shared change feed (lunavect.changes) unless a test gives
+    # its own.
     changes: Callable[[], AsyncIterator[None]] | None = None
 
 
