@@ -53,4 +53,5 @@ def build_session(
         pstart=facts.pstart,
         client=facts.client,
         untitled=not facts.title,
+        entrypoint=facts.entrypoint,
     )

@@ -132,6 +132,9 @@ class Session(msgspec.Struct, omit_defaults=False):
     heard: str | None = None
     # True when nothing named the session and `title` is lunavect's own: its project and start time.
     untitled: bool = False
+    # How Claude Code was started (`cli`, `sdk-cli`, `claude-vscode`, ...), as its transcript or live catalog
+    # names it: returning to a task must never match a Desktop or editor session to a terminal in its folder.
+    entrypoint: str | None = None
 
 
 def session_key(provider: str, session_id: str) -> str:

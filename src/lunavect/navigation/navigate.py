@@ -17,7 +17,6 @@ from lunavect.host.processes import LiveProcesses, ProcessTable, ancestry
 from lunavect.navigation import remote_host, resume
 from lunavect.navigation.locate import SessionLike, Status, Whereabouts, locate
 from lunavect.navigation.open_result import OpenResult, Outcome
-from lunavect.navigation.origin import origin_value
 from lunavect.navigation.terminals import desktop, detect, kitty, macos, tmux, wezterm
 
 RESUME_CHOICES = ("print", "clipboard", "tmux", "terminal")
@@ -141,14 +140,14 @@ def open_session(
         # A synced session's pids and devices belong to its own machine: that machine's lunavect opens it.
         return remote_host.open_remote(host, session.id, env)
     table = table or LiveProcesses()
-    config_dir, codex_home = paths.claude_config_dir(), paths.codex_home()
+    config_dir = paths.claude_config_dir()
     catalog, _unusable = read_catalog(config_dir)
     where = locate(
         session,
         table,
         catalog,
         others,
-        origin=lambda: origin_value(session.provider, session.session_id, session.cwd, config_dir, codex_home),
+        origin=lambda: getattr(session, "entrypoint", None),
     )
     if where.status == Status.LIVE:
         return _with_resume(focus_live(where, table, env), session)
