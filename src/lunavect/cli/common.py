@@ -59,8 +59,15 @@ def session_key(conn: sqlite3.Connection, text: str) -> str:
         raise Failure(str(exc)) from None
 
 
-def empty_explanation() -> str:
-    """Why the list is empty and what to do about it, as the panel and `watch` also say it."""
-    from lunavect import setup_probe, setup_report
+def empty_explanation(conn: sqlite3.Connection) -> str:
+    """Why the list is empty and what to do about it, as the panel also says it: from the report the collector
+    stored (so `watch` reads no client's configuration on each redraw), or a look of its own before any
+    collector has looked."""
+    from lunavect import setup_report
 
-    return "\n".join(setup_report.explain(setup_probe.probe()))
+    report = setup_report.stored(conn)
+    if report is None:
+        from lunavect import setup_probe
+
+        report = setup_probe.probe()
+    return "\n".join(setup_report.explain(report))

@@ -28,7 +28,7 @@ def list_command(as_json: bool, include_hidden: bool, host: str | None) -> None:
     if sessions:
         click.echo(render(sessions))
     elif host is None:
-        click.echo(empty_explanation())
+        click.echo(empty_explanation(conn))
     note = not_current_note(conn)
     if note:
         click.echo(note)
@@ -70,7 +70,7 @@ def watch(interval: float, include_hidden: bool) -> None:
 
     conn = fresh_store()
     try:
-        run_watch(conn, interval=interval, include_hidden=include_hidden, explain_empty=empty_explanation)
+        run_watch(conn, interval=interval, include_hidden=include_hidden, explain_empty=lambda: empty_explanation(conn))
     except KeyboardInterrupt:
         pass
 
