@@ -52,3 +52,16 @@ def test_tokens_are_made_listed_and_revoked(iso_env):
     assert [t["role"] for t in json.loads(run("web", "tokens", "list", "--json").output)] == ["view"]
     again = run("web", "tokens", "revoke", as_json["id"])
     assert again.exit_code == 1 and "no token" in again.output
+
+
+def test_the_names_chosen_with_listen_are_answered_to():
+    import socket
+
+    from lunavect.frontends.web import guard, server
+
+    wildcard = server.own_names(server.parse_listen("0.0.0.0:8765"))
+    assert socket.gethostname().lower() in wildcard
+    assert guard.host_allowed(f"{socket.gethostname()}:8765", wildcard)
+    assert server.own_names(server.parse_listen("box.tailnet.ts.net:8765")) == ("box.tailnet.ts.net",)
+    assert server.own_names(server.parse_listen("127.0.0.1:8765")) == ()
+    assert server.own_names(server.parse_listen("[::1]:8765")) == ()

@@ -99,7 +99,8 @@ def web_command(
         click.echo("  open it with a link you were given; `lunavect web tokens new` makes another")
     sys.stdout.flush()
     try:
-        server.serve(sock, store.connect, allowed_hosts=allow_hosts, tls_cert=tls_cert, tls_key=tls_key)
+        allowed = (*allow_hosts, *server.own_names(listen))
+        server.serve(sock, store.connect, allowed_hosts=allowed, tls_cert=tls_cert, tls_key=tls_key)
     except KeyboardInterrupt:
         pass
 

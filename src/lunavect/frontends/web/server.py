@@ -70,6 +70,18 @@ def bind(listen: Listen) -> socket.socket:
     return sock
 
 
+def own_names(listen: Listen) -> tuple[str, ...]:
+    """Host names the panel answers to because the person chose them: the name given to `--listen`, or this
+    machine's own names when listening on every address (the printed link uses them)."""
+    if listen.host in ("0.0.0.0", "::"):
+        return tuple(dict.fromkeys(n.lower() for n in (socket.gethostname(), socket.getfqdn()) if n))
+    try:
+        ipaddress.ip_address(listen.host)
+    except ValueError:
+        return (listen.host.lower(),)
+    return ()
+
+
 def base_url(sock: socket.socket, listen: Listen, tls: bool) -> str:
     port = sock.getsockname()[1]
     host = listen.host
