@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import msgspec
 
+from lunavect.core.ids import is_session_id
 from lunavect.core.model import BackgroundTask, Evidence
+from lunavect.core.times import bounded
 
 
 class Task(msgspec.Struct, frozen=True):
@@ -71,13 +73,15 @@ def _task(task: Task) -> BackgroundTask:
 def evidence(record: SpoolRecord) -> Evidence | None:
     """The evidence of one record, or None when it names no session. Unknown events are kept as evidence
     of their kind: the rules ignore what they do not know."""
-    if not record.session or not record.event or record.t is None:
+    at = bounded(record.t)
+    if not is_session_id(record.session) or not record.event or at is None:
         return None
+    assert record.session is not None
     return Evidence(
         provider=record.client or "claude",
         session_id=record.session,
         kind=record.event,
-        at=float(record.t),
+        at=at,
         source="hook",
         tool=record.tool,
         tool_use_id=record.tool_use_id,
@@ -96,7 +100,7 @@ def evidence(record: SpoolRecord) -> Evidence | None:
         background=tuple(_task(t) for t in record.bg) if record.bg is not None else None,
         background_started=_task(record.bg_start) if record.bg_start else None,
         pid=record.pid,
-        pstart=record.pstart,
+        pstart=bounded(record.pstart),
         tty=record.tty,
         cwd=record.cwd,
         transcript=record.transcript,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from typing import Protocol
 
 # How many bytes at the start, and just before the offset, are compared to notice a rewrite.
@@ -33,6 +34,28 @@ class Marked(Protocol):
     def head(self) -> str: ...
     @property
     def mark(self) -> str: ...
+
+
+class NotRegularFile(OSError):
+    """A path that names a FIFO, a device, a socket or a folder where a client's file should be."""
+
+
+def open_regular(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor of `path`, only when it is a regular file.
+
+    Every file another program writes (a transcript, a rollout, a catalog entry, a hook's `transcript_path`)
+    is opened here. A FIFO named like one would block a plain open() forever (and the collector with it) until
+    some writer appears: opening without blocking and checking what was opened refuses it at once, and a
+    swap between a check and the open cannot slip one in.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"not a regular file: {os.fspath(path)}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def digest(data: bytes) -> str:

@@ -20,7 +20,10 @@ from pathlib import Path
 
 import msgspec
 
+from lunavect.core.ids import is_session_id
+from lunavect.core.times import bounded
 from lunavect.host.processes import Proc, parse_proc_start, proc_start_matches
+from lunavect.tail import open_regular
 
 STATUSES = frozenset({"idle", "busy", "waiting"})
 MAX_ENTRIES = 2000
@@ -93,7 +96,9 @@ def _text(value: object, limit: int = 4096) -> str | None:
 
 
 def _millis(value: object) -> float | None:
-    return value / 1000.0 if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return bounded(value / 1000.0)
 
 
 def parse_entry(pid: int, raw: bytes) -> CatalogEntry | None:
@@ -102,10 +107,10 @@ def parse_entry(pid: int, raw: bytes) -> CatalogEntry | None:
         row = _decoder.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    session_id = _text(row.sessionId, 200)
+    session_id = row.sessionId if isinstance(row.sessionId, str) and is_session_id(row.sessionId) else None
     if session_id is None or (isinstance(row.pid, int) and row.pid != pid):
         return None
-    status = row.status if row.status in STATUSES else None
+    status = row.status if isinstance(row.status, str) and row.status in STATUSES else None
     name_source = _text(row.nameSource, 100)
     proc_start = _text(str(row.procStart) if isinstance(row.procStart, int) else row.procStart, 100)
     return CatalogEntry(
@@ -140,11 +145,14 @@ def read_catalog(config_dir: Path) -> tuple[list[CatalogEntry], int]:
         if ext != "json" or not dot or not stem.isdigit():
             continue
         try:
-            with open(folder / name, "rb") as f:
+            with os.fdopen(open_regular(folder / name), "rb") as f:
                 raw = f.read(MAX_ENTRY_BYTES + 1)
         except OSError:
             continue  # removed while listed: its session just exited
-        entry = parse_entry(int(stem), raw) if len(raw) <= MAX_ENTRY_BYTES else None
+        try:
+            entry = parse_entry(int(stem), raw) if len(raw) <= MAX_ENTRY_BYTES else None
+        except Exception:  # noqa: BLE001 - a field of a type no version wrote: this entry only is unusable
+            entry = None
         if entry is None:
             unusable += 1
         else:

@@ -44,6 +44,7 @@ from lunavect.claude.summary import TranscriptSummary, take
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.core.model import Evidence, session_key
 from lunavect.host.processes import Proc, process, process_table, terminal
+from lunavect.quarantine import Quarantine
 from lunavect.sources import Batch, Source
 
 log = logging.getLogger("lunavect.claude.files")
@@ -115,6 +116,8 @@ class ClaudeFilesSource(Source):
         self._finder = TranscriptFinder()
         # Every stored cursor, read from the store at each full sweep and kept up to date by each commit.
         self._cursors: dict[str, tuple[str, Cursor]] = {}
+        # Transcripts this reader failed on, skipped until they change (and named by `lunavect doctor`).
+        self.quarantine = Quarantine("claude.transcripts")
 
     @property
     def root(self) -> Path:
@@ -160,10 +163,15 @@ class ClaudeFilesSource(Source):
             known = stored.get(path)
             if known is not None and known[1].unchanged(st):
                 continue
+            if self.quarantine.holds(path):
+                continue
             try:
                 read = self._read(conn, path, session_id, known, budget, now)
             except OSError as exc:
                 log.debug("cannot read %s: %s", path, exc)
+                continue
+            except Exception as exc:  # noqa: BLE001 - one bad transcript never stops the others
+                self.quarantine.put(path, exc, now)
                 continue
             budget -= max(read.bytes_read, 1)
             reads.append(read)
@@ -178,6 +186,7 @@ class ClaudeFilesSource(Source):
         evidence.sort(key=lambda item: item[1].at)
 
         def commit(conn: sqlite3.Connection) -> None:
+            self.quarantine.save(conn)
             for path in gone:
                 conn.execute("DELETE FROM claude_transcript WHERE path = ?", (path,))
                 conn.execute("DELETE FROM claude_observation WHERE path = ?", (path,))

@@ -231,8 +231,21 @@ def read_record(line: bytes, place: int = 0) -> RecordFacts | None:
         return None
     try:
         record = _record_decoder.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        # One invalid UTF-8 byte (a title cut mid-character by another tool) must not cost the whole record:
+        # read it again with that byte replaced; a line that is not JSON stays unreadable.
+        try:
+            record = _record_decoder.decode(line.decode("utf-8", "replace").encode("utf-8"))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            raise Unreadable from None
+    try:
+        return _facts(record, place)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError):
+        # A field of a type no client version wrote: this record is skipped and counted, never its file.
         raise Unreadable from None
+
+
+def _facts(record: _Record, place: int) -> RecordFacts | None:
     kind = record.type
     if not isinstance(kind, str):
         return None
@@ -407,7 +420,7 @@ def _read_assistant(record: _Record, facts: RecordFacts) -> None:
                 # The verdict only: a dev server never ends, so it never holds the session.
                 service = isinstance(args.command, str) and is_long_lived_service(args.command)
                 facts.observations.append(ShellLaunch(place=facts.place, seq=seq, call=call, service=service))
-    if message.stop_reason in _FINAL_STOPS:
+    if isinstance(message.stop_reason, str) and message.stop_reason in _FINAL_STOPS:
         facts.activity.append(Activity("TranscriptResponse"))
 
 

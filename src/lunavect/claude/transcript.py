@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect.tail import TailFile
+from lunavect.tail import TailFile, open_regular
 
 BLOCK_BYTES = 1 << 20
 # No record lunavect needs is this long; longer lines (huge pasted text, tool output) are skipped.
@@ -65,7 +65,7 @@ class AppendedLines:
         self.stopped = False
 
     def __enter__(self) -> AppendedLines:
-        self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self._fd = open_regular(self.path)
         try:
             self._st = st = os.fstat(self._fd)
             self.start = self._resume_offset(st)

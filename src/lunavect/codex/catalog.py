@@ -33,6 +33,7 @@ from lunavect.codex.rollout import (
     is_within,
     short_title,
 )
+from lunavect.core.times import bounded
 
 log = logging.getLogger("lunavect.codex.catalog")
 
@@ -138,7 +139,7 @@ def thread_from(raw: object, memories: Path | None) -> Thread | None:
         internal=internal,
         status=status,
         waiting_for=waiting_for,
-        updated_at=float(updated) if isinstance(updated, (int, float)) else None,
+        updated_at=bounded(updated),
     )
 
 

@@ -11,10 +11,12 @@ skipped.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor, fold_block, last_line_time
+from lunavect.tail import open_regular
 
 SUFFIX = ".zst"
 BLOCK_BYTES = 1024 * 1024
@@ -30,7 +32,10 @@ def _decompressed(path: Path | str, block: int = BLOCK_BYTES) -> Iterator[bytes]
     import zstandard  # only when a compressed rollout exists: the collector's start does not pay for it
 
     try:
-        with open(path, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as r:
+        with (
+            os.fdopen(open_regular(path), "rb") as raw,
+            zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as r,
+        ):
             while True:
                 data = r.read(block)
                 if not data:

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect.core.times import epoch
-from lunavect.tail import TailFile
+from lunavect.core.times import bounded, epoch
+from lunavect.tail import TailFile, open_regular
 
 BLOCK_BYTES = 1024 * 1024
 OVERLAP_BYTES = 64 * 1024
@@ -160,7 +160,7 @@ def boundary_of(record: dict) -> Boundary | None:
         kind=kind,
         turn_id=_str(payload.get("turn_id")),
         at=epoch(record.get("timestamp")),
-        started_at=float(started) if isinstance(started, (int, float)) and started > 0 else None,
+        started_at=bounded(started),
         trigger=_str(trigger),
         reason=_str(payload.get("reason")),
         error=error,
@@ -189,6 +189,8 @@ def tool_of(record: dict) -> ToolMark | None:
     if payload is None:
         return None
     kind = payload.get("type")
+    if not isinstance(kind, str):  # a list or an object here is no kind at all (and not hashable)
+        return None
     at = epoch(record.get("timestamp"))
     if kind in TOOL_CALLS:
         name = _str(payload.get("name")) or ("shell" if kind == "local_shell_call" else None)
@@ -271,7 +273,7 @@ class LifecycleCursor:
         """Read what was appended and answer the rollout's lifecycle; None when the file cannot be read."""
         self.bytes_read = 0
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = open_regular(path)
         except OSError:
             return None
         self._file = TailFile(fd)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lunavect.core.times import epoch
+from lunavect.tail import open_regular
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 # rollout-2026-11-29T14-38-32-<thread>[_<segment>].jsonl[.zst]: the strict form the recorder writes (compressed
@@ -66,7 +67,7 @@ def read_prefix(path: Path | str, max_bytes: int) -> bytes:
         from lunavect.codex import compressed  # it reads with the cursor, which reads with this module
 
         return compressed.read_prefix(path, max_bytes)
-    with open(path, "rb") as f:
+    with os.fdopen(open_regular(path), "rb") as f:
         return f.read(max_bytes)
 
 
@@ -229,7 +230,9 @@ def first_prompt_title(path: Path | str, max_bytes: int = FIRST_PROMPT_MAX_BYTES
             record = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        payload = record.get("payload") if isinstance(record, dict) else None
+        if not isinstance(record, dict):  # `["user_message"]`: a line, but no record
+            continue
+        payload = record.get("payload")
         if record.get("type") != "event_msg" or not isinstance(payload, dict):
             continue
         if payload.get("type") == "user_message":  # up to early 2026
@@ -255,7 +258,7 @@ class SessionIndex:
 
     def refresh(self, max_bytes: int = 4 * 1024 * 1024) -> dict[str, str]:
         try:
-            with open(self.path, "rb") as f:
+            with os.fdopen(open_regular(self.path), "rb") as f:
                 st = os.fstat(f.fileno())
                 identity = (st.st_dev, st.st_ino)
                 if identity != self._identity or st.st_size < self._offset:

@@ -43,6 +43,7 @@ from lunavect.codex.rollout import (
 from lunavect.codex.writer_proof import CodexWriterProof
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import Facts
+from lunavect.quarantine import Quarantine
 from lunavect.sources import Batch, Known, NothingKnown, Source
 
 log = logging.getLogger("lunavect.codex.source")
@@ -141,6 +142,8 @@ class CodexSource(Source):
         self._meta_sent: dict[str, str] = {}
         self._discovered_at: float | None = None
         self._catalog_at: float | None = None
+        # Rollouts this reader failed on, skipped until they change (and named by `lunavect doctor`).
+        self.quarantine = Quarantine("codex.rollouts")
 
     # -- the poll ----------------------------------------------------------------------------------------
 
@@ -159,7 +162,14 @@ class CodexSource(Source):
         for path in self._candidates(facts):
             if time.monotonic() > deadline:
                 break
-            self._read(path, now, batch)
+            if self.quarantine.holds(path):
+                continue
+            found = len(batch.evidence)
+            try:
+                self._read(path, now, batch)
+            except Exception as exc:  # noqa: BLE001 - one bad rollout never drops the others' reads
+                del batch.evidence[found:]
+                self.quarantine.put(path, exc, now)
 
         for key, session in facts.items():
             if is_within(session.cwd, self.memories):
@@ -179,6 +189,7 @@ class CodexSource(Source):
         complete_keys = self._complete_keys(listing, batch)
 
         def commit(conn: sqlite3.Connection) -> None:
+            self.quarantine.save(conn)
             for rollout in dirty:
                 conn.execute(
                     "INSERT INTO codex_rollout (path, thread_id, cursor, summary, updated) VALUES (?, ?, ?, ?, ?) "

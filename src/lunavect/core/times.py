@@ -8,6 +8,25 @@ times.
 from __future__ import annotations
 
 import datetime as _dt
+import math
+
+# The times lunavect believes: from the epoch to 2100. A file or event may carry any number (1e300, -5, NaN);
+# outside this range it is no time at all, because a stored 1e300 made every later conversion raise, at every
+# start of the collector, long after the file that said it was gone.
+EARLIEST = 0.0
+LATEST = 4102444800.0  # 2100-01-01T00:00:00Z
+
+
+def bounded(value: object) -> float | None:
+    """`value` as seconds since the epoch when it is a number within [EARLIEST, LATEST], else None. Every
+    time that enters from outside goes through here (or through `epoch`, which does)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int too large for a float
+        return None
+    return seconds if math.isfinite(seconds) and EARLIEST <= seconds <= LATEST else None
 
 
 def epoch(value: object) -> float | None:
@@ -21,13 +40,18 @@ def epoch(value: object) -> float | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=_dt.UTC)
-    return parsed.timestamp()
+    try:
+        return bounded(parsed.timestamp())
+    except (OverflowError, ValueError):  # year 1 with a positive offset, and the like
+        return None
 
 
 def iso(ts: float | None) -> str | None:
-    """The snapshot's time: UTC to the millisecond, with a `Z`."""
-    if ts is None:
+    """The snapshot's time: UTC to the millisecond, with a `Z`; None for a time outside `bounded`'s range
+    (already stored before times were bounded), never an exception."""
+    if bounded(ts) is None:
         return None
+    assert ts is not None
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
