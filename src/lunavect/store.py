@@ -146,6 +146,18 @@ MIGRATIONS: list[str] = [
         person_at REAL
     );
     """,
+    # 8: the person's arrangement across machines (`lunavect.sync.arrange`): every host's latest record per
+    # session with its bucket revision, and per session the merge last written into `arrangement`.
+    """
+    CREATE TABLE sync_arrangement (
+        host TEXT NOT NULL,
+        id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (host, id)
+    );
+    CREATE TABLE sync_agreed (id TEXT PRIMARY KEY, data TEXT NOT NULL);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

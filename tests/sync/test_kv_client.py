@@ -187,3 +187,42 @@ def test_the_readme_shows_the_permissions_the_tests_enforce():
     section = readme[readme.index("## Many machines") :]
     for subject in host_permissions("laptop").split('"')[1::2]:
         assert f'"{subject}"' in section, subject
+
+
+def test_the_persons_arrangement_follows_them_to_every_machine(pair):
+    from lunavect import arrangement
+
+    alpha, alpha_db = pair("alpha", "pw-alpha")
+    beta, beta_db = pair("beta", "pw-beta")
+    alpha.offer({"claude:s1": row("s1", "alpha"), "claude:s2": row("s2", "alpha")})
+    wait_until(lambda: len(states(beta_db)) == 2, what="two rows on beta")
+
+    def flags(path: Path) -> dict[str, tuple[bool, bool]]:
+        """Pinned and hidden as the person set them (alpha's own rows are not in this test's snapshot)."""
+        conn = store.connect(path)
+        try:
+            found = {
+                key: (bool(p), bool(h)) for key, p, h in conn.execute("SELECT id, pinned, hidden FROM arrangement")
+            }
+            return {key: found.get(key, (False, False)) for key in ("claude:s1", "claude:s2")}
+        finally:
+            conn.close()
+
+    a = store.connect(alpha_db)
+    arrangement.pin(a, "claude:s1")
+    wait_until(lambda: flags(beta_db)["claude:s1"] == (True, False), what="the pin on beta")
+    b = store.connect(beta_db)
+    arrangement.hide(b, "claude:s2")
+    wait_until(lambda: flags(alpha_db)["claude:s2"] == (False, True), what="the hide on alpha")
+    # Alpha restores it (as `arrangement.unhide` does; alpha's own rows are not in this test's snapshot).
+    # Alpha had seen beta's hide, so its unhide undoes it everywhere.
+    with store.transaction(a):
+        a.execute("UPDATE arrangement SET hidden = 0, hidden_at = NULL, shown_at = 1.0 WHERE id = 'claude:s2'")
+    wait_until(lambda: flags(beta_db)["claude:s2"] == (False, False), what="the unhide on beta")
+    assert flags(alpha_db) == flags(beta_db) == {"claude:s1": (True, False), "claude:s2": (False, False)}
+    conn = store.connect(beta_db)
+    shown = {s.id: (s.pinned, s.hidden) for s in read_sessions(conn, include_hidden=True)}
+    assert shown == {"claude:s1": (True, False), "claude:s2": (False, False)}  # what beta's front ends show
+    conn.close()
+    a.close()
+    b.close()

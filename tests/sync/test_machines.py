@@ -55,6 +55,11 @@ def test_a_change_on_one_host_shows_on_the_others_and_a_killed_collector_turns_o
     assert resumed.stdout.strip() == f"ssh alpha -t lunavect resume claude:{sid}"
     assert "ssh" not in alpha.run("open", sid).stdout + alpha.run("resume", sid, "--print").stdout
 
+    # The person's arrangement is theirs on every machine: a pin on beta shows on alpha and gamma.
+    assert beta.run("pin", sid[:8]).returncode == 0
+    for other in (alpha, gamma):
+        wait_until(lambda other=other: other.by_id()[f"claude:{sid}"]["pinned"], what=f"pinned on {other.name}")
+
     alpha.kill_collector()
     for other in (beta, gamma):
         wait_until(lambda other=other: state_on(other, sid) == "alpha:offline", what=f"offline on {other.name}")

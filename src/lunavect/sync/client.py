@@ -28,7 +28,7 @@ from nats.js import api
 from nats.js.kv import KeyValue
 
 from lunavect import store
-from lunavect.sync import keys, remote
+from lunavect.sync import arrange, keys, remote
 from lunavect.sync.config import SyncConfig
 from lunavect.sync.connect import options
 
@@ -233,6 +233,8 @@ class SyncClient:
                     sub = await self._watch(js, conn)
                     self._note(conn, remote.DISCONNECTED_SINCE, None)
                     self._note(conn, remote.CONNECTED_SINCE, repr(time.time()))
+                if nc.is_connected:
+                    await self._arrange(kv, conn)
                 self._drain_inbox(conn)
                 if nc.is_connected:
                     await self._publish(kv, published)
@@ -272,6 +274,37 @@ class SyncClient:
                 del published[key]
         except (nats.errors.Error, TimeoutError) as exc:
             log.info("sync: publishing paused: %s", exc)
+
+    async def _arrange(self, kv: KeyValue, conn: sqlite3.Connection) -> None:
+        """Put what the person changed here, then bring the merge of every host's records into the local
+        table (see `lunavect.sync.arrange`). Arrivals are stored by `_drain_inbox` after this step, so a
+        change from elsewhere is never mistaken for one made here."""
+        host = self.config.host
+        try:
+            agreed = arrange.agreed(conn)
+            local = arrange.local_rows(conn)
+            seen = arrange.seen_revision(conn)
+            for key, row in local.items():
+                changes = arrange.local_changes(row, agreed.get(key))
+                if not changes:
+                    continue
+                own = arrange.own_record(conn, host, key)
+                fields = {name: getattr(own, name) for name in arrange.FIELDS}
+                for name, value in changes.items():
+                    hide = name == "hidden"
+                    fields[name] = arrange.Change(value, 0, seen if hide else 0, row[2] if hide and value else None)
+                record = arrange.Record(**fields)
+                revision = await kv.put(keys.arrangement_key(host, key), arrange.encode(record))
+                with store.transaction(conn):
+                    arrange.store_record(conn, host, key, revision, record)
+            # The rows as read before any put: a change the person makes meanwhile fails the compare-and-set
+            # and is found (and put) on the next step instead of being overwritten.
+            for key, records in arrange.records(conn).items():
+                merged = arrange.merge(records)
+                if merged != agreed.get(key):
+                    arrange.write_merged(conn, key, merged, local.get(key))
+        except (nats.errors.Error, TimeoutError) as exc:
+            log.info("sync: arrangement paused: %s", exc)
 
     # -- watching the other hosts ----------------------------------------------------------------------------
 

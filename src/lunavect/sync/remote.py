@@ -18,7 +18,7 @@ import msgspec
 
 from lunavect import store
 from lunavect.core.model import Session, State
-from lunavect.sync import config, keys
+from lunavect.sync import arrange, config, keys
 
 # The collector table's keys for the sync client's own state.
 REVISION = "sync.revision"
@@ -72,9 +72,15 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry]) -> int:
                 continue  # delivered again (a watch restarted behind another): applied already
             reached = max(reached, entry.revision)
             parsed = keys.parse(entry.key)
-            if parsed is None or parsed.host == own_host:
+            if parsed is None:
                 continue
-            changed += _apply_one(conn, parsed, entry)
+            if parsed.kind == keys.ARRANGEMENT and parsed.session is not None:
+                # Every host's arrangement records, this one's included (a new store learns its own back).
+                record = arrange.decode(entry.value) if entry.value is not None else None
+                arrange.store_record(conn, parsed.host, parsed.session, entry.revision, record)
+                changed += 1
+            elif parsed.host != own_host:
+                changed += _apply_one(conn, parsed, entry)
         store.set_collector_value(conn, REVISION, str(reached))
     return changed
 
@@ -127,6 +133,8 @@ def forget_all(conn: sqlite3.Connection) -> None:
     with store.transaction(conn):
         conn.execute("DELETE FROM remote_session")
         conn.execute("DELETE FROM remote_host")
+        conn.execute("DELETE FROM sync_arrangement")
+        conn.execute("DELETE FROM sync_agreed")
         conn.execute(
             "DELETE FROM collector WHERE key IN (?, ?, ?, ?, ?)",
             (REVISION, CONNECTED_SINCE, DISCONNECTED_SINCE, ERROR, STARTED),
