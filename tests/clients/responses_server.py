@@ -154,6 +154,11 @@ def error(status: int, message_text: str | None = None, *, delay: float = 0.0) -
     return Step("error", status=status, error_message=message_text or f"scripted error {status}", delay=delay)
 
 
+def drop(*, delay: float = 0.0) -> Step:
+    """Start the stream, then close the connection before the response completes (Codex reconnects)."""
+    return Step("drop", delay=delay)
+
+
 def hang(*, delay: float = 0.0) -> Step:
     """Never answer: the request blocks until the server stops."""
     return Step("hang", delay=delay)
@@ -383,6 +388,8 @@ class _Handler(ScriptedHandler):
         base = {"id": response_id, "object": "response", "created_at": int(time.time()), "model": model}
         if not ev("response.created", {"type": "response.created", "response": dict(base, status="in_progress")}):
             return
+        if step.kind == "drop":
+            return  # the connection closes here, mid-response
         for index, item in enumerate(step.items):
             if not ev(
                 "response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}

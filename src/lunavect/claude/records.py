@@ -91,6 +91,7 @@ class _CompactMetadata(msgspec.Struct):
 
 class _ApiError(msgspec.Struct):
     status: object = None
+    connection: object = None
 
 
 class _Record(msgspec.Struct):
@@ -430,6 +431,9 @@ def _read_system(record: _Record, facts: RecordFacts) -> None:
         error = _decode(_api_error_decoder, record.error)
         status = error.status if error is not None and isinstance(error.status, int) else None
         facts.retry_status = status if status is not None else 0
+        # The client retries this failed request: the reason shows while it does (no status: no connection).
+        kind = "connection_error" if status is None or (error is not None and error.connection) else None
+        facts.activity.append(Activity("TranscriptRetry", error=kind, http_status=status))
     elif subtype == "compact_boundary":
         meta = _decode(_compact_decoder, record.compactMetadata)
         trigger = meta.trigger if meta is not None and isinstance(meta.trigger, str) else None

@@ -50,6 +50,9 @@ def state_label(session: Session) -> str:
     """The state with its detail: the tool that runs, the error's reason, what a waiting session waits for."""
     state = session.state
     if state == State.WORKING:
+        if session.error:
+            # The client retries a failed request: its reason, not plain working.
+            return f"{ERROR_WORDS.get(session.error, 'Error')}, retrying"
         activity = session.activity or "thinking"
         return "Thinking" if activity == "thinking" else f"Working: {activity}"
     if state == State.ERROR:

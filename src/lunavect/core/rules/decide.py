@@ -55,13 +55,15 @@ def _working(i: _Instant) -> Decision:
         return i.unknown()
     if i.offline_since is not None and i.now - i.offline_since >= OFFLINE_AFTER_S:
         return Decision(State.OFFLINE, i.listed, since=f.turn_started, background=i.background, basis=f.basis)
+    retrying = ErrorReason(f.retry_error) if f.retry_error else None
     return Decision(
         State.WORKING,
         i.listed,
-        activity=f.tool or "thinking",
+        activity="retrying" if retrying else f.tool or "thinking",
         since=f.turn_started,
         background=i.background,
         basis=f.basis,
+        error=retrying,
     )
 
 

@@ -96,6 +96,11 @@ class Facts(msgspec.Struct, omit_defaults=True):
     compaction_trigger: str | None = None
     compaction_started: float | None = None
     error: str | None = None
+    # The client is retrying a failed request of the running turn: the reason shows until a response flows.
+    retry_error: str | None = None
+    retry_at: float | None = None
+    # The newest evidence of a prompt, tool, response or request: a retry older than it is over.
+    progress_at: float | None = None
     ended: bool = False
     # Background work: the exact set from the last Stop/SubagentStop, plus what started since.
     background: tuple[BackgroundTask, ...] = ()
@@ -148,6 +153,7 @@ def set_phase(facts: Facts, phase: State, at: float) -> None:
         facts.permission_tool = facts.permission_tool_use_id = None
     if phase != State.COMPACTING:
         facts.compaction_trigger = facts.compaction_started = None
+    facts.retry_error = None
     facts.phase, facts.phase_at, facts.confirmed_at = phase, at, at
 
 

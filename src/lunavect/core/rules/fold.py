@@ -75,6 +75,10 @@ def fold(facts: Facts, ev: Evidence) -> Facts:
     folder = BY_SOURCE.get(ev.source)
     if folder is not None:
         folder(facts, ev)
+    if ev.kind in ACTIVITY_EVENTS:
+        if facts.retry_error and ev.at > (facts.retry_at or 0.0):
+            facts.retry_error = None  # a response flows again: back to plain working
+        facts.progress_at = max(ev.at, facts.progress_at or ev.at)
     if (facts.phase, facts.phase_at) != before or not facts.basis:
         # The basis is the evidence that decided the current phase, not every source ever seen.
         facts.basis = (ev.source,)

@@ -27,7 +27,18 @@ from lunavect.core.rules.facts import (
 Handler = Callable[[Facts, Evidence], None]
 
 
+def _retry(facts: Facts, ev: Evidence) -> None:
+    """A failed request the client retries: still working, with the reason, unless later news came first."""
+    if facts.phase == State.WORKING and facts.turn_open and (facts.progress_at is None or ev.at >= facts.progress_at):
+        facts.retry_error = error_reason(ev.error, ev.error_detail, ev.http_status).value
+        facts.retry_at = ev.at
+        confirm(facts, ev.at)
+
+
 def _hooked(facts: Facts, ev: Evidence) -> None:
+    if ev.kind == "TranscriptRetry":
+        _retry(facts, ev)  # no hook reports a retry
+        return
     if ev.kind != "TranscriptInterrupt" or not facts.turn_open:
         return
     if facts.phase in (State.WORKING, State.PERMISSION) or waits_in_dialog(facts):
@@ -87,6 +98,7 @@ RECORDS: dict[str, Handler] = {
     "TranscriptToolUse": _tool,
     "TranscriptToolResult": _tool,
     "TranscriptApiError": _api_error,
+    "TranscriptRetry": _retry,
     "TranscriptInterrupt": _interrupt,
 }
 
