@@ -156,7 +156,7 @@ def test_api_error_response_as_written_by_2_1_328():
     assert (facts.response, facts.response_error) == ("error", "rate_limit")
 
 
-def test_retry_record_is_counted_not_activity():
+def test_retry_record_is_counted_and_a_retry_not_an_error():
     record = rec(
         "system",
         6,
@@ -167,7 +167,8 @@ def test_retry_record_is_counted_not_activity():
         error={"status": 500, "formatted": "500 Internal server error", "connection": None},
     )
     facts = read_record(line(record))
-    assert facts.activity == [] and facts.retry_status == 500
+    assert facts.retry_status == 500  # the turn goes on: a retry, never the turn's error
+    assert [(a.kind, a.http_status) for a in facts.activity] == [("TranscriptRetry", 500)]
 
 
 def test_turn_duration_ends_a_turn_and_compaction_is_counted():
