@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Protocol
 
 import msgspec
 
@@ -38,10 +39,11 @@ from lunavect.collector_process import (  # noqa: F401
     try_lock,
     wait_caught_up,
 )
-from lunavect.core.model import Evidence, session_key
+from lunavect.core.model import Evidence, State, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold
 from lunavect.host.network import NetworkWatch, has_network
 from lunavect.host.processes import is_alive
+from lunavect.notify.decide import Transition
 from lunavect.snapshot import build_session
 from lunavect.sources import Source
 from lunavect.sync.link import SyncLink
@@ -80,13 +82,18 @@ class Collector:
         self.notify: Callable[[], None] = _nobody
         # The host name every row carries: sync's, once configured, else the machine's hostname.
         self.host: str | None = None
+        # Called after each snapshot commit with the rows it changed (the notifier's feed: committed
+        # transitions, never raw events). It must not block: the notifier queues them for its own thread.
+        self.transitions: Callable[[list[Transition]], None] = _nobody_listens
+        self._states: dict[str, State] = {}
         for key, data in conn.execute("SELECT id, data FROM facts"):
             try:
                 self._facts[key] = _facts_decoder.decode(data)
             except msgspec.DecodeError:
                 log.warning("dropping unreadable facts of %s", key)
-        for key, data in conn.execute("SELECT id, data FROM snapshot"):
+        for key, state, data in conn.execute("SELECT id, state, data FROM snapshot"):
             self._written[key] = data.encode() if isinstance(data, str) else data
+            self._states[key] = State(state)
         self.internal = {row[0] for row in conn.execute("SELECT id FROM internal")}
         view = _View(self._facts)
         for source in self.sources:
@@ -207,6 +214,7 @@ class Collector:
         offline_since = self.network.sample(now, has_network())
         writers = self._writer_proofs(now)
         updates: list[tuple[str, str, int, str, float]] = []
+        moved: list[Transition] = []
         for key, facts in self._facts.items():
             if key in self.internal:
                 continue
@@ -216,6 +224,7 @@ class Collector:
             data = _session_encoder.encode(session)
             if self._written.get(key) != data:
                 updates.append((key, session.state, int(decision.listed), data.decode(), now))
+                moved.append(Transition(self._states.get(key), session, listed=decision.listed))
         if updates:
             with store.transaction(self.conn):
                 self.conn.executemany(
@@ -224,9 +233,11 @@ class Collector:
                     "data = excluded.data, updated = excluded.updated",
                     updates,
                 )
-            for key, _state, _listed, text, _now in updates:
+            for key, state, _listed, text, _now in updates:
                 self._written[key] = text.encode()
+                self._states[key] = State(state)
             self.notify()
+            self.transitions(moved)
         return len(updates)
 
     def _writer_proofs(self, now: float) -> dict[str, bool | None]:
@@ -280,6 +291,10 @@ def _nobody() -> None:
     return None
 
 
+def _nobody_listens(_moved: list[Transition]) -> None:
+    return None
+
+
 class _View:
     """The sources' read-only view of what the collector knows (`sources.Known`)."""
 
@@ -310,7 +325,19 @@ def default_sources() -> list[Source]:
     return [ClaudeFilesSource(), CodexSource()]
 
 
-def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
+class TransitionObserver(Protocol):
+    """Something fed the collector's committed transitions (the notifier), closed when the collector stops."""
+
+    def __call__(self, moved: list[Transition]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def run(
+    stop: threading.Event | None = None,
+    tick_s: float = TICK_S,
+    observer: Callable[[], TransitionObserver | None] | None = None,
+) -> int:
     """Be the collector until stopped or the data folder disappears; returns an exit code.
 
     One watch wakes it: a change in the spool folder ticks now (else one tick a second), and a change of the
@@ -338,6 +365,10 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
         collector.tick()
         link.after_tick(conn)
 
+    # Made only once this process holds the lock: a second collector that exits at once starts nothing.
+    watcher = observer() if observer is not None else None
+    if watcher is not None:
+        collector.transitions = watcher
     try:
         import watchfiles
 
@@ -370,6 +401,8 @@ def run(stop: threading.Event | None = None, tick_s: float = TICK_S) -> int:
         link.close()
         for source in collector.sources:
             source.close()
+        if watcher is not None:
+            watcher.close()
         publisher.close()
         conn.close()
         os.close(fd)

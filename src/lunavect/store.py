@@ -158,6 +158,18 @@ MIGRATIONS: list[str] = [
     );
     CREATE TABLE sync_agreed (id TEXT PRIMARY KEY, data TEXT NOT NULL);
     """,
+    # 9: notifications sent, one row per session and mark (kind and evidence time), so that a restart or a
+    # replay never sends one twice (`lunavect.notify.sent`).
+    """
+    CREATE TABLE notified (
+        id TEXT NOT NULL,
+        mark TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (id, mark)
+    );
+    CREATE INDEX notified_by_at ON notified (at);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from lunavect.cli.common import Failure
+
+if TYPE_CHECKING:
+    from lunavect.collector import TransitionObserver
 
 
 @click.command()
@@ -22,12 +26,19 @@ def daemon(quiet: bool) -> None:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     try:
-        code = collector.run()
+        code = collector.run(observer=_notifier)
     except KeyboardInterrupt:
         code = 0
     except OSError as exc:
         raise Failure(f"the collector stopped: {exc}") from None
     sys.exit(code)
+
+
+def _notifier() -> TransitionObserver:
+    """The notifier lives in the collector process, so notifications need no front end open."""
+    from lunavect.notify.notifier import Notifier
+
+    return Notifier()
 
 
 COMMANDS: tuple[click.Command, ...] = (daemon,)

@@ -124,6 +124,13 @@ def resume_finished(session: SessionLike, why: str, resume_in: str | None, envir
     )
 
 
+def whereabouts(session: SessionLike, table: ProcessTable, others: Sequence[SessionLike] = ()) -> Whereabouts:
+    """Where a session of this machine runs now, from its recorded process, Claude Code's live catalog and its
+    folder (`locate`); also what the notifier asks to tell whether its person is looking at it."""
+    catalog, _unusable = read_catalog(paths.claude_config_dir())
+    return locate(session, table, catalog, others, origin=lambda: getattr(session, "entrypoint", None))
+
+
 def open_session(
     session: SessionLike,
     *,
@@ -140,15 +147,7 @@ def open_session(
         # A synced session's pids and devices belong to its own machine: that machine's lunavect opens it.
         return remote_host.open_remote(host, session.id, env)
     table = table or LiveProcesses()
-    config_dir = paths.claude_config_dir()
-    catalog, _unusable = read_catalog(config_dir)
-    where = locate(
-        session,
-        table,
-        catalog,
-        others,
-        origin=lambda: getattr(session, "entrypoint", None),
-    )
+    where = whereabouts(session, table, others)
     if where.status == Status.LIVE:
         return _with_resume(focus_live(where, table, env), session)
     if where.status == Status.NO_TERMINAL:

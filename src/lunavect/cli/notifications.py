@@ -1,0 +1,210 @@
+"""`lunavect notifications on|off|status|test|sound|command ...`: the notifier's settings, kept in the store,
+where the collector's notifier reads them again for each batch (no restart needed)."""
+
+from __future__ import annotations
+
+import click
+
+from lunavect.cli.common import Failure, open_store
+
+
+def _kinds_named(names: tuple[str, ...]) -> list[str]:
+    from lunavect.notify.kinds import BY_NAME
+
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        raise Failure(f"no notification kind {', '.join(unknown)} (kinds: {', '.join(BY_NAME)})")
+    return list(names)
+
+
+def _switch(on: bool, names: tuple[str, ...]) -> None:
+    from lunavect.notify import settings as ns
+
+    conn = open_store()
+    current = ns.load(conn)
+    if not names:
+        current.enabled = on
+    else:
+        kinds = _kinds_named(names)
+        chosen = set(current.kinds) | set(kinds) if on else set(current.kinds) - set(kinds)
+        current.kinds = [k for k in _all_kinds() if k in chosen]
+        if on:
+            current.enabled = True
+    ns.save(conn, current)
+    click.echo(_describe(current))
+
+
+def _all_kinds() -> list[str]:
+    from lunavect.notify.kinds import KINDS
+
+    return [k.name for k in KINDS]
+
+
+def _describe(s: object) -> str:
+    from lunavect.notify.settings import NotifySettings
+
+    assert isinstance(s, NotifySettings)
+    kinds = ", ".join(f"{k} {'on' if k in s.kinds else 'off'}" for k in _all_kinds())
+    lines = [
+        f"notifications: {'on' if s.enabled else 'off'}",
+        f"kinds: {kinds}",
+        f"hidden sessions: {'notify' if s.hidden else 'silent'}",
+        f"the pane or window you are looking at: {'silent' if s.focus else 'notify'}",
+        f"desktop notifications: {'on' if s.desktop else 'off'}; sound: {s.sound}"
+        + "".join(f"; {name}: {sound}" for name, sound in sorted(s.sounds.items())),
+        f"command: {s.command or 'none'}",
+    ]
+    return "\n".join(lines)
+
+
+@click.group("notifications")
+def notifications() -> None:
+    """Desktop notifications when a session needs you: response ready, permission, input, errors.
+
+    The collector sends them (`lunavect service install` keeps one running from login), once per state
+    change, never for the pane or window you are looking at.
+    """
+
+
+@notifications.command("on")
+@click.argument("kinds", nargs=-1, metavar="[KIND]...")
+def on_command(kinds: tuple[str, ...]) -> None:
+    """Turn notifications on, or only the named kinds (ready, permission, input, error, stale)."""
+    _switch(True, kinds)
+
+
+@notifications.command("off")
+@click.argument("kinds", nargs=-1, metavar="[KIND]...")
+def off_command(kinds: tuple[str, ...]) -> None:
+    """Turn notifications off, or only the named kinds (ready, permission, input, error, stale)."""
+    _switch(False, kinds)
+
+
+@notifications.command("status")
+def status_command() -> None:
+    """The settings, whether a collector runs to send them, and the latest notifications sent."""
+    import datetime as dt
+
+    from lunavect import collector_process
+    from lunavect.notify import sent
+    from lunavect.notify import settings as ns
+
+    conn = open_store()
+    click.echo(_describe(ns.load(conn)))
+    running = collector_process.is_running()
+    click.echo(
+        "collector: "
+        + ("running (it sends the notifications)" if running else "not running: nothing is sent until one starts")
+        + " (see `lunavect service status`)"
+    )
+    for key, kind, at in sent.recent(conn, 5):
+        click.echo(f"sent {dt.datetime.fromtimestamp(at):%Y-%m-%d %H:%M:%S} {kind} {key}")
+
+
+@notifications.command("set")
+@click.option("--hidden/--no-hidden", default=None, help="Notify for hidden sessions too.")
+@click.option(
+    "--focus/--no-focus", default=None, help="Stay silent for the pane or window you are looking at (default)."
+)
+@click.option("--desktop/--no-desktop", default=None, help="Show desktop notifications (default).")
+@click.option("--sound", default=None, metavar="NAME", help="The sound: default, none, or a sound's name.")
+@click.option(
+    "--sound-for",
+    nargs=2,
+    multiple=True,
+    metavar="KIND|PROJECT NAME",
+    help="A sound for one kind or one project (NAME 'inherit' removes it).",
+)
+@click.option(
+    "--command",
+    "command",
+    default=None,
+    metavar="PROGRAM",
+    help="Run PROGRAM with each notification as JSON on stdin ('' removes it).",
+)
+def set_command(
+    hidden: bool | None,
+    focus: bool | None,
+    desktop: bool | None,
+    sound: str | None,
+    sound_for: tuple[tuple[str, str], ...],
+    command: str | None,
+) -> None:
+    """Change how notifications are sent."""
+    import shlex
+
+    from lunavect.notify import settings as ns
+
+    conn = open_store()
+    current = ns.load(conn)
+    if hidden is not None:
+        current.hidden = hidden
+    if focus is not None:
+        current.focus = focus
+    if desktop is not None:
+        current.desktop = desktop
+    if sound is not None:
+        current.sound = sound
+    for name, value in sound_for:
+        if value == "inherit":
+            current.sounds.pop(name, None)
+        else:
+            current.sounds[name] = value
+    if command is not None:
+        if command.strip():
+            try:
+                shlex.split(command)
+            except ValueError as exc:
+                raise Failure(f"cannot split the command: {exc}") from None
+        current.command = command.strip() or None
+    ns.save(conn, current)
+    click.echo(_describe(current))
+
+
+@notifications.command("test")
+def test_command() -> None:
+    """Send a test notification now, through the desktop and the command hook, and say how each went."""
+    from lunavect.notify import settings as ns
+    from lunavect.notify.command import run_command
+    from lunavect.notify.decide import Item, compose
+
+    conn = open_store()
+    current = ns.load(conn)
+    item = Item(
+        key="lunavect:test",
+        kind="ready",
+        mark="test",
+        title="lunavect test notification",
+        project=None,
+        provider="lunavect",
+        client=None,
+        needs="nothing: notifications work",
+        since=None,
+        urgency=0,
+    )
+    note = compose([item])
+    failed = False
+    if current.desktop:
+        from lunavect.notify.desktop import Desktop, DesktopUnavailable
+
+        try:
+            desktop = Desktop(on_open=lambda _key: None)
+            try:
+                desktop.send(note, current.sound)
+            finally:
+                desktop.close()
+            click.echo("desktop: sent")
+        except DesktopUnavailable as exc:
+            click.echo(f"desktop: {exc}")
+            failed = True
+    else:
+        click.echo("desktop: off")
+    if current.command:
+        failure = run_command(current.command, note)
+        click.echo(f"command: {failure or 'ran'}")
+        failed = failed or failure is not None
+    if failed:
+        raise SystemExit(1)
+
+
+COMMANDS: tuple[click.Command, ...] = (notifications,)

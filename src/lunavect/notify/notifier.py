@@ -1,0 +1,191 @@
+"""The collector's notifier: fed the transitions the collector committed, it decides on its own thread and
+delivers there, so the collector's tick never waits for a notification server, a focus probe or a command.
+
+It needs no front end: it lives in the collector process (`lunavect daemon`, the service, or a collector a
+front end started). Settings are read again for each batch, so a change applies at once. What it sent is
+recorded in the store before it is shown (a crash between the two loses one notification rather than
+repeating it after a restart).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+
+import msgspec
+
+from lunavect import store
+from lunavect.core.model import Session
+from lunavect.notify import sent
+from lunavect.notify.command import run_command
+from lunavect.notify.decide import Decider, Notification, Transition
+from lunavect.notify.settings import NotifySettings, load
+
+log = logging.getLogger("lunavect.notify")
+
+_session_decoder = msgspec.json.Decoder(Session)
+_STOP = object()
+
+
+def this_host(_session: Session) -> bool:
+    """The default "should this machine notify for this row": every row the collector commits is one of this
+    machine's own sessions (other hosts' rows come through sync, not the snapshot). A person with several
+    machines who wants one of them to speak for all passes another predicate."""
+    return True
+
+
+def stored_sessions(conn: sqlite3.Connection) -> list[Session]:
+    out: list[Session] = []
+    for (data,) in conn.execute("SELECT data FROM snapshot"):
+        with contextlib.suppress(msgspec.DecodeError):
+            out.append(_session_decoder.decode(data))
+    return out
+
+
+def hidden_ids(conn: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in conn.execute("SELECT id FROM arrangement WHERE hidden = 1")}
+
+
+class Notifier:
+    """A `collector.TransitionObserver`: call it with committed transitions; close it when the collector stops."""
+
+    def __init__(
+        self,
+        connect: Callable[[], sqlite3.Connection] = store.connect,
+        *,
+        ours: Callable[[Session], bool] = this_host,
+        clock: Callable[[], float] = time.time,
+        desktop: Callable[[Callable[[str], None]], object] | None = None,
+    ) -> None:
+        self._connect = connect
+        self._ours = ours
+        self._clock = clock
+        self._desktop_factory = desktop
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="lunavect-notifier", daemon=True)
+        self._thread.start()
+
+    def __call__(self, moved: list[Transition]) -> None:
+        self._queue.put(moved)
+
+    def close(self) -> None:
+        self._queue.put(_STOP)
+        self._thread.join(timeout=5)
+
+    # -- the notifier's thread ------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        conn = self._connect()
+        decider = Decider(already_sent=lambda key, mark: sent.was_sent(conn, key, mark), ours=self._ours)
+        desktop: object | None = None
+        desktop_failed = False
+        try:
+            while True:
+                due_at = decider.next_due()
+                timeout = None if due_at is None else max(0.0, due_at - self._clock())
+                try:
+                    item = self._queue.get(timeout=timeout)
+                except queue.Empty:
+                    item = None
+                if item is _STOP:
+                    return
+                settings = load(conn)
+                decider.policy = settings.policy()
+                if isinstance(item, list):
+                    self._offer(conn, decider, item)
+                notes = decider.due(self._clock(), self._looking(conn, settings))
+                for note in notes:
+                    sent.record(conn, note.items, self._clock())
+                    if settings.desktop and not desktop_failed:
+                        if desktop is None:
+                            desktop, desktop_failed = self._make_desktop()
+                        if desktop is not None:
+                            self._show(desktop, note, settings)
+                    if settings.command:
+                        failure = run_command(settings.command, note)
+                        if failure:
+                            log.warning("%s", failure)
+        except Exception:  # noqa: BLE001 - the notifier failing must never take the collector down
+            log.exception("the notifier stopped")
+        finally:
+            close = getattr(desktop, "close", None)
+            if close is not None:
+                close()
+            conn.close()
+
+    def _offer(self, conn: sqlite3.Connection, decider: Decider, moved: list[Transition]) -> None:
+        hidden = hidden_ids(conn) if moved else set()
+        now = self._clock()
+        for t in moved:
+            if t.session.id in hidden:
+                t = Transition(t.old, t.session, listed=t.listed, hidden=True)
+            outcome = decider.offer(t, now)
+            if outcome not in ("no kind", "pending"):
+                log.info("no notification for %s (%s): %s", t.session.id, t.session.state, outcome)
+
+    def _looking(self, conn: sqlite3.Connection, settings: NotifySettings) -> Callable[[str], bool]:
+        if not settings.focus:
+            return lambda _key: False
+
+        def looking(key: str) -> bool:
+            from lunavect.navigation.watched import looking_at
+
+            sessions = stored_sessions(conn)
+            found = next((s for s in sessions if s.id == key), None)
+            if found is None:
+                return False
+            try:
+                return looking_at(found, self._clock(), [s for s in sessions if s.id != key])
+            except OSError:
+                return False
+
+        return looking
+
+    def _make_desktop(self) -> tuple[object | None, bool]:
+        from lunavect.notify.desktop import Desktop, DesktopUnavailable
+
+        factory = self._desktop_factory or Desktop
+        try:
+            return factory(open_from_notification), False
+        except DesktopUnavailable as exc:
+            log.warning("desktop notifications are off: %s", exc)
+            return None, True
+
+    def _show(self, desktop: object, note: Notification, settings: NotifySettings) -> None:
+        from lunavect.notify.desktop import DesktopUnavailable
+
+        sound = settings.sound_for(note.kinds, tuple(i.project for i in note.items))
+        try:
+            desktop.send(note, sound)  # type: ignore[attr-defined]
+        except DesktopUnavailable as exc:
+            log.warning("%s", exc)
+
+
+def open_from_notification(key: str) -> None:
+    """A click on a notification (or its "Open"): the same code as `lunavect open`."""
+    from lunavect.navigation.navigate import open_session
+
+    try:
+        conn = store.connect()
+    except (store.StoreError, OSError) as exc:
+        log.warning("cannot open %s: %s", key, exc)
+        return
+    try:
+        sessions = stored_sessions(conn)
+    finally:
+        conn.close()
+    found = next((s for s in sessions if s.id == key), None)
+    if found is None:
+        log.warning("cannot open %s: it is no longer in the store", key)
+        return
+    try:
+        result = open_session(found, others=[s for s in sessions if s.id != key])
+    except OSError as exc:
+        log.warning("cannot open %s: %s", key, exc)
+        return
+    log.info("opened %s from a notification: %s", key, result.message)

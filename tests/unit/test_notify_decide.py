@@ -1,0 +1,166 @@
+"""The notification decision: committed transitions and a controlled clock in, notifications out."""
+
+from __future__ import annotations
+
+import json
+
+from lunavect.core.model import Session, State
+from lunavect.notify.decide import COALESCE_S, FRESH_S, QUIET_S, Decider, Policy, Transition
+from lunavect.notify.kinds import KINDS
+from lunavect.snapshot import iso
+
+T0 = 1_800_000_000.0
+
+
+def row(n: int = 1, state: State = State.READY, at: float = T0, **fields: object) -> Session:
+    base: dict[str, object] = dict(
+        id=f"claude:s{n}",
+        provider="claude",
+        session_id=f"s{n}",
+        title=f"task {n}",
+        project=f"proj{n}",
+        cwd=f"/src/proj{n}",
+        host="here",
+        state=state,
+        activity=None,
+        since=None,
+        background={},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=None,
+        basis=["hook"],
+        updated=iso(at),
+        client="cli",
+    )
+    base.update(fields)
+    return Session(**base)  # type: ignore[arg-type]
+
+
+def moved(old: State | None, new: Session, **kw: bool) -> Transition:
+    return Transition(old, new, **kw)
+
+
+def test_reply_end_notifies_once_after_the_window() -> None:
+    d = Decider()
+    assert d.offer(moved(State.WORKING, row()), T0) == "pending"
+    assert d.due(T0 + COALESCE_S / 2) == []
+    [note] = d.due(T0 + COALESCE_S)
+    assert note.title == "task 1"
+    assert "proj1 · Claude Code (cli)" in note.body and "response ready since" in note.body
+    assert note.open_id == "claude:s1"
+    assert d.due(T0 + 10) == []
+
+
+def test_same_state_again_is_no_change() -> None:
+    d = Decider()
+    assert d.offer(moved(State.READY, row()), T0) == "no kind"
+    assert d.next_due() is None
+
+
+def test_background_pause_is_silent_and_its_completion_reply_notifies() -> None:
+    d = Decider()
+    assert d.offer(moved(State.WORKING, row(state=State.BACKGROUND)), T0) == "no kind"
+    assert d.offer(moved(State.BACKGROUND, row(state=State.WORKING)), T0 + 5) == "no kind"
+    assert d.offer(moved(State.WORKING, row(at=T0 + 9)), T0 + 9) == "pending"
+    assert len(d.due(T0 + 9 + COALESCE_S)) == 1
+
+
+def test_permission_names_the_tool_and_error_its_reason() -> None:
+    d = Decider()
+    d.offer(moved(State.WORKING, row(1, State.PERMISSION, waiting_for="Bash")), T0)
+    [note] = d.due(T0 + COALESCE_S)
+    assert "permission for Bash" in note.body
+    d.offer(moved(State.WORKING, row(2, State.ERROR, error="limit")), T0 + 100)
+    [note] = d.due(T0 + 100 + COALESCE_S)
+    assert "limit reached" in note.body
+
+
+def test_a_burst_is_one_notification_naming_every_session() -> None:
+    d = Decider()
+    for n in range(1, 6):
+        assert d.offer(moved(State.WORKING, row(n)), T0 + n * 0.1) == "pending"
+    [note] = d.due(T0 + 0.5 + COALESCE_S)
+    assert note.title == "5 sessions: response ready"
+    for n in range(1, 6):
+        assert f"task {n}" in note.body
+    assert len(note.items) == 5
+
+
+def test_the_most_urgent_session_is_the_one_opened() -> None:
+    d = Decider()
+    d.offer(moved(State.WORKING, row(1)), T0)
+    d.offer(moved(State.WORKING, row(2, State.PERMISSION, waiting_for="Edit")), T0)
+    [note] = d.due(T0 + COALESCE_S)
+    assert note.open_id == "claude:s2" and note.title == "2 sessions need you"
+
+
+def test_the_person_answering_within_the_window_cancels_it() -> None:
+    d = Decider()
+    d.offer(moved(State.WORKING, row(1, State.PERMISSION, waiting_for="Bash")), T0)
+    d.offer(moved(State.PERMISSION, row(1, State.WORKING)), T0 + 0.5)
+    assert d.due(T0 + COALESCE_S) == []
+
+
+def test_quiet_period_per_session_passed_only_by_more_urgent_kinds() -> None:
+    d = Decider()
+    d.offer(moved(State.WORKING, row(at=T0)), T0)
+    assert len(d.due(T0 + COALESCE_S)) == 1
+    assert d.offer(moved(State.WORKING, row(at=T0 + 5)), T0 + 5) == "quiet"
+    assert d.offer(moved(State.WORKING, row(2, at=T0 + 5)), T0 + 5) == "pending"  # another session
+    assert d.offer(moved(State.WORKING, row(state=State.PERMISSION, at=T0 + 6)), T0 + 6) == "pending"
+    assert d.offer(moved(State.WORKING, row(at=T0 + QUIET_S + 10)), T0 + QUIET_S + 10) == "pending"
+
+
+def test_never_for_unlisted_other_hosts_old_evidence_or_what_was_sent() -> None:
+    sent = {("claude:s3", f"ready@{iso(T0)}")}
+    d = Decider(already_sent=lambda key, mark: (key, mark) in sent, ours=lambda s: s.host == "here")
+    assert d.offer(moved(State.WORKING, row(1), listed=False), T0) == "not listed"
+    assert d.offer(moved(State.WORKING, row(2, host="elsewhere")), T0) == "not ours"
+    assert d.offer(moved(State.WORKING, row(3)), T0) == "sent before"
+    assert d.offer(moved(None, row(4, at=T0 - FRESH_S - 1)), T0) == "old evidence"
+    assert d.next_due() is None
+
+
+def test_hidden_sessions_only_when_asked() -> None:
+    assert Decider().offer(moved(State.WORKING, row(), hidden=True), T0) == "hidden"
+    asked = Decider(policy=Policy(hidden=True))
+    assert asked.offer(moved(State.WORKING, row(), hidden=True), T0) == "pending"
+
+
+def test_kinds_on_and_off_and_the_defaults() -> None:
+    assert {k.name for k in KINDS if k.default_on} == {"ready", "permission", "input", "error"}
+    d = Decider(policy=Policy(kinds=frozenset({"permission"})))
+    assert d.offer(moved(State.WORKING, row()), T0) == "kind off"
+    assert Decider(policy=Policy(enabled=False)).offer(moved(State.WORKING, row()), T0) == "off"
+    stale = Decider(policy=Policy(kinds=frozenset({"stale"})))
+    # Evidence that went stale is old by nature: the stale kind needs no fresh evidence.
+    assert stale.offer(moved(State.WORKING, row(state=State.UNKNOWN, at=T0 - 700)), T0) == "pending"
+    assert stale.offer(moved(State.IDLE, row(2, state=State.UNKNOWN)), T0) == "no kind"
+
+
+def test_not_for_the_session_the_person_looks_at() -> None:
+    d = Decider()
+    d.offer(moved(State.WORKING, row(1)), T0)
+    d.offer(moved(State.WORKING, row(2)), T0)
+    [note] = d.due(T0 + COALESCE_S, looking_at=lambda key: key == "claude:s1")
+    assert [i.key for i in note.items] == ["claude:s2"]
+    d.offer(moved(State.WORKING, row(3)), T0 + 100)
+    assert d.due(T0 + 100 + COALESCE_S, looking_at=lambda key: True) == []
+
+
+def test_the_text_holds_only_stored_fields() -> None:
+    d = Decider()
+    d.offer(moved(State.WORKING, row(1, State.INPUT, waiting_for="question")), T0)
+    [note] = d.due(T0 + COALESCE_S)
+    payload = note.as_dict()
+    assert json.loads(json.dumps(payload))["sessions"][0] == {
+        "id": "claude:s1",
+        "kind": "input",
+        "title": "task 1",
+        "project": "proj1",
+        "provider": "claude",
+        "client": "cli",
+        "needs": "input needed: a question for you",
+        "since": iso(T0).replace(".000Z", "Z"),
+    }
