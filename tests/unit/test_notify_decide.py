@@ -102,6 +102,14 @@ def test_the_person_answering_within_the_window_cancels_it() -> None:
     assert d.due(T0 + COALESCE_S) == []
 
 
+def test_a_row_that_changes_without_changing_state_keeps_its_notification() -> None:
+    d = Decider()
+    d.offer(moved(State.WORKING, row(1)), T0)
+    assert d.offer(moved(State.READY, row(1, title="a title read later")), T0 + 0.5) == "no kind"
+    [note] = d.due(T0 + COALESCE_S, title_now=lambda key: "a title read later")
+    assert note.title == "a title read later"
+
+
 def test_quiet_period_per_session_passed_only_by_more_urgent_kinds() -> None:
     d = Decider()
     d.offer(moved(State.WORKING, row(at=T0)), T0)

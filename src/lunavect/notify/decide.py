@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lunavect.core.model import Session, State
 from lunavect.notify.kinds import BY_NAME, Kind, kind_of
@@ -201,7 +201,7 @@ class Decider:
         session = transition.session
         kind = kind_of(transition.old, session)
         if kind is None:
-            if session.id in self._pending and session.state != State.UNKNOWN:
+            if session.id in self._pending and transition.old != session.state != State.UNKNOWN:
                 del self._pending[session.id]  # it moved on (the person answered) before the window closed
             return "no kind"
         if not self.policy.enabled:
@@ -233,13 +233,19 @@ class Decider:
             return None
         return self._first_pending_at + self.policy.coalesce_s
 
-    def due(self, now: float, looking_at: Callable[[str], bool] = lambda _key: False) -> list[Notification]:
+    def due(
+        self,
+        now: float,
+        looking_at: Callable[[str], bool] = lambda _key: False,
+        title_now: Callable[[str], str | None] = lambda _key: None,
+    ) -> list[Notification]:
         """What is ready to send at `now`: one notification for everything that waited out the window, without
-        the sessions the person is looking at right now."""
+        the sessions the person is looking at right now. `title_now` gives a session's current title: one read
+        from a transcript after the state changed is better than the folder's name."""
         at = self.next_due()
         if at is None or now < at:
             return []
-        items = [i for i in self._pending.values() if not looking_at(i.key)]
+        items = [replace(i, title=title_now(i.key) or i.title) for i in self._pending.values() if not looking_at(i.key)]
         self._pending.clear()
         self._first_pending_at = None
         for item in items:

@@ -47,6 +47,16 @@ def stored_sessions(conn: sqlite3.Connection) -> list[Session]:
     return out
 
 
+def stored_title(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT data FROM snapshot WHERE id = ?", (key,)).fetchone()
+    if row is None:
+        return None
+    try:
+        return _session_decoder.decode(row[0]).title
+    except msgspec.DecodeError:
+        return None
+
+
 def hidden_ids(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT id FROM arrangement WHERE hidden = 1")}
 
@@ -98,7 +108,7 @@ class Notifier:
                 decider.policy = settings.policy()
                 if isinstance(item, list):
                     self._offer(conn, decider, item)
-                notes = decider.due(self._clock(), self._looking(conn, settings))
+                notes = decider.due(self._clock(), self._looking(conn, settings), lambda key: stored_title(conn, key))
                 for note in notes:
                     sent.record(conn, note.items, self._clock())
                     if settings.desktop and not desktop_failed:
@@ -125,7 +135,7 @@ class Notifier:
             if t.session.id in hidden:
                 t = Transition(t.old, t.session, listed=t.listed, hidden=True)
             outcome = decider.offer(t, now)
-            if outcome not in ("no kind", "pending"):
+            if outcome != "no kind":
                 log.info("no notification for %s (%s): %s", t.session.id, t.session.state, outcome)
 
     def _looking(self, conn: sqlite3.Connection, settings: NotifySettings) -> Callable[[str], bool]:
@@ -140,9 +150,12 @@ class Notifier:
             if found is None:
                 return False
             try:
-                return looking_at(found, self._clock(), [s for s in sessions if s.id != key])
+                seen = looking_at(found, self._clock(), [s for s in sessions if s.id != key])
             except OSError:
                 return False
+            if seen:
+                log.info("no notification for %s: its person is looking at it", key)
+            return seen
 
         return looking
 

@@ -1,0 +1,222 @@
+"""Notifications from the real Claude Code (and Codex), through a real D-Bus session bus and dunst under Xvfb.
+
+Each test starts its own desktop (`desktop_bus.DesktopBus`) and a collector (`lunavect daemon`) on that bus,
+drives the real client under tmux against the scripted model server, and reads back what dunst received. A
+"no notification" is proven by a later notification of another session arriving alone: notifications are
+sent in order, so one that was going to come would have come first.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from anthropic_server import custom, error, text, tool_use
+from desktop_bus import DesktopBus, missing
+from lunavect_probe import wait_state
+
+PERMISSION_DIALOG = r"Do you want to proceed\?"
+
+
+@pytest.fixture
+def desktop() -> Iterator[DesktopBus]:
+    absent = missing()
+    if absent:
+        pytest.skip(f"not installed: {', '.join(absent)}")
+    bus = DesktopBus.start()
+    try:
+        yield bus
+    finally:
+        bus.stop()
+
+
+class Collector:
+    """`lunavect daemon` on the test's bus, in the iso HOME."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> Collector:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "lunavect", "daemon"],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(self.env["LUNAVECT_HOME"], "daemon.log"), "ab"),  # noqa: SIM115
+            start_new_session=True,
+        )
+        lock = os.path.join(self.env["LUNAVECT_HOME"], "collector.lock")
+        deadline = time.monotonic() + 20
+        while not (os.path.exists(lock) and open(lock).read().strip() == str(self.proc.pid)):
+            assert time.monotonic() < deadline, "the collector did not start"
+            time.sleep(0.05)
+        return self
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def collector(iso_home, desktop) -> Iterator[Collector]:
+    env = {**iso_home.env, **desktop.env}
+    started = Collector(env).start()
+    try:
+        yield started
+    finally:
+        started.kill()
+
+
+def wait_shown(desktop: DesktopBus, count: int, timeout: float = 60) -> list[dict[str, str]]:
+    shown: list[dict[str, str]] = []
+
+    def enough() -> bool:
+        nonlocal shown
+        shown = desktop.shown()
+        return len(shown) >= count
+
+    desktop.wait(enough, timeout=timeout, what=f"{count} notification(s)")
+    return shown
+
+
+def test_a_reply_that_ends_notifies_exactly_once(claude_tmux, model_server, iso_home, desktop, collector):
+    model_server.script(text("All done."))
+    claude = claude_tmux()
+    claude.send_text("finish the report")
+    session = wait_state(iso_home.env, "ready", timeout=40)
+    [note] = wait_shown(desktop, 1)
+    assert note["summary"] == session["title"]
+    assert "response ready since" in note["body"] and "Claude Code" in note["body"]
+    assert "All done" not in note["body"] and "finish the report" not in note["body"].split("\n")[-1]
+    # Another session's reply is the next notification: the first one was not sent again meanwhile.
+    model_server.script(text("Second."))
+    other = claude_tmux()
+    other.send_text("another task")
+    shown = wait_shown(desktop, 2)
+    assert len(shown) == 2 and shown[0]["id"] != shown[1]["id"]
+
+
+def test_a_background_task_holds_the_notification_until_its_completion_reply(
+    claude_tmux, model_server, iso_home, desktop, collector
+):
+    model_server.script(
+        tool_use("Bash", {"command": "sleep 6", "description": "long job", "run_in_background": True}),
+        text("Started it in the background."),
+        text("The background job finished."),
+    )
+    claude = claude_tmux("--allowedTools", "Bash")
+    claude.send_text("start the job")
+    wait_state(iso_home.env, "background", timeout=40)
+    wait_state(iso_home.env, "ready", timeout=60)
+    shown = wait_shown(desktop, 1)
+    assert len(shown) == 1 and "response ready" in shown[0]["body"]
+    assert desktop.shown() == shown  # nothing came for the reply that started the task
+
+
+def test_a_permission_prompt_names_the_tool(claude_tmux, model_server, iso_home, desktop, collector):
+    model_server.script(tool_use("Bash", {"command": "echo hi > marker.txt", "description": "write"}), text("Done."))
+    claude = claude_tmux("--permission-mode", "default")
+    claude.send_text("write the marker")
+    wait_state(iso_home.env, "permission", timeout=30)
+    [note] = wait_shown(desktop, 1)
+    assert "permission for Bash" in note["body"]
+
+
+def test_a_429_says_the_limit_was_reached(claude_tmux, model_server, iso_home, desktop, collector):
+    model_server.script(error(429))
+    claude = claude_tmux()
+    claude.send_text("hello")
+    wait_state(iso_home.env, "error", timeout=40)
+    [note] = wait_shown(desktop, 1)
+    assert "API error: limit reached" in note["body"]
+
+
+def test_not_for_the_pane_the_person_is_looking_at(claude_tmux, model_server, iso_home, desktop, collector):
+    watched = claude_tmux()
+    # A tmux client attached to the session's server shows its pane (the client runs in a pane of another,
+    # outer tmux server, which gives it a terminal).
+    outer = str(iso_home.root / "outer.sock")
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    subprocess.run(
+        [
+            "tmux",
+            "-S",
+            outer,
+            "new-session",
+            "-d",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            f"tmux -S {watched.socket} attach -t {watched.session}",
+        ],
+        env=env,
+        check=True,
+        timeout=10,
+    )
+    try:
+        desktop.wait(lambda: bool(watched.tmux("list-clients", "-F", "#{client_name}").stdout.strip()), what="a client")
+        model_server.script(text("Looked at."))
+        watched.send_text("while I watch")
+        wait_state(iso_home.env, "ready", timeout=40)
+        model_server.script(text("Not looked at."))
+        other = claude_tmux()
+        other.send_text("while I look elsewhere")
+        [note] = wait_shown(desktop, 1)
+        assert "while I look elsewhere"[:10] in note["summary"] or note["summary"] != "while I watch"
+        assert desktop.shown() == [note]
+    finally:
+        subprocess.run(["tmux", "-S", outer, "kill-server"], env=env, timeout=10, check=False)
+
+
+def test_five_sessions_ready_at_once_make_one_notification(claude_tmux, model_server, iso_home, desktop, collector):
+    barrier = threading.Barrier(5, timeout=60)
+
+    def together(_request):
+        barrier.wait()
+        return text("Done together.")
+
+    model_server.script(*[custom(together) for _ in range(5)])
+    sessions = [claude_tmux() for _ in range(5)]
+    for n, claude in enumerate(sessions):
+        claude.send_text(f"task number {n}")
+    [note] = wait_shown(desktop, 1)
+    assert note["summary"] == "5 sessions: response ready"
+    for n in range(5):
+        assert f"task number {n}" in note["body"]
+
+
+def test_a_restarted_collector_sends_nothing_again(claude_tmux, model_server, iso_home, desktop, collector):
+    model_server.script(text("First."))
+    claude_tmux().send_text("first task")
+    wait_shown(desktop, 1)
+    collector.kill()
+    collector.start()
+    model_server.script(text("Second."))
+    claude_tmux().send_text("second task")
+    shown = wait_shown(desktop, 2)
+    assert [n["summary"][:6] for n in shown] == ["first ", "second"]
+
+
+def test_the_default_action_selects_the_sessions_pane(claude_tmux, model_server, iso_home, desktop, collector):
+    claude = claude_tmux()
+    claude.tmux("new-window", "-d", "-t", claude.session)
+    model_server.script(text("Ready for you."))
+    claude.send_text("select me later")
+    wait_state(iso_home.env, "ready", timeout=40)
+    desktop.wait(lambda: desktop.displayed() >= 1, what="the notification")
+    claude.tmux("select-window", "-t", f"{claude.session}:1")
+    assert claude.tmux("display-message", "-p", "-t", claude.target, "#{window_active}").stdout.strip() == "0"
+    assert desktop.ctl("action", "0").returncode == 0
+    desktop.wait(
+        lambda: claude.tmux("display-message", "-p", "-t", claude.target, "#{window_active}").stdout.strip() == "1",
+        what="the session's window to be selected",
+    )
