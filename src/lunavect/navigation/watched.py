@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from lunavect.host.processes import LiveProcesses, ProcessTable, ancestry
+from lunavect.navigation import remote_host
 from lunavect.navigation.locate import SessionLike, Status
 from lunavect.navigation.navigate import whereabouts
 from lunavect.navigation.terminals import tmux
@@ -117,6 +118,8 @@ def looking_at(
     runner: Runner = _bounded,
 ) -> bool:
     """True when the session's pane or window is what its person looks at now (see the module's docstring)."""
+    if remote_host.is_elsewhere(getattr(session, "host", None)):
+        return False  # another machine's pane: this machine cannot tell
     table = table or LiveProcesses()
     env = os.environ if environ is None else environ
     where = whereabouts(session, table, others)
