@@ -311,3 +311,15 @@ def run_in_own_loop(coroutine: Coroutine[Any, Any, None]) -> None:
     assert not thread.is_alive(), "the scenario did not finish"
     if failures:
         raise failures[0]
+
+
+def test_the_pages_files_are_served_without_a_token_and_revalidated_by_etag(panel):
+    client, *_ = panel
+    script = client.get("/static/input.js")
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    again = client.get("/static/input.js", headers={"If-None-Match": script.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert client.get("/static/manifest.webmanifest").json()["display"] == "standalone"
+    missing = client.get("/static/nothing.js")
+    assert missing.status_code == 404 and missing.json()["error"]
+    assert client.get("/static/..%2Fapp.py").status_code == 404
