@@ -1,0 +1,99 @@
+"""Following a conversation as it grows: each poll reads only the bytes appended since the last one and
+reports only the messages that are new or changed (a call whose result arrived), with flat memory.
+
+The follower holds the latest window's messages (at most `messages`) and the file's cursor
+(lunavect.tail): a file replaced, cut shorter or rewritten before the cursor is read again as a new window,
+and the poll says so (`reset`), so a viewer redraws everything once.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from lunavect.conversation.assemble import Assembly
+from lunavect.conversation.message import Message
+from lunavect.conversation.source import Source
+from lunavect.conversation.window import DEFAULT_MESSAGES, Unreadable, parts_of, read_assembled
+from lunavect.tail import TailFile
+
+# Appended bytes are read in chunks of this size, so a large append never sits in memory whole.
+CHUNK_BYTES = 1024 * 1024
+
+
+@dataclass
+class Update:
+    changed: list[Message] = field(default_factory=list)
+    reset: bool = False
+    bytes_read: int = 0
+
+
+class Follower:
+    def __init__(self, source: Source, messages: int = DEFAULT_MESSAGES) -> None:
+        self.source = source
+        self.limit = messages
+        self.assembly = Assembly()
+        self.dev = self.ino = self.offset = 0
+        self.head = self.mark = ""
+        self.started = False
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.assembly.messages
+
+    def _restart(self) -> Update:
+        window, self.assembly = read_assembled(self.source, messages=self.limit)
+        self.dev, self.ino, self.offset, self.head, self.mark = (
+            window.dev,
+            window.ino,
+            window.end,
+            window.head,
+            window.mark,
+        )
+        self.started = True
+        return Update(list(window.messages), reset=True, bytes_read=window.bytes_read)
+
+    def poll(self) -> Update:
+        """What changed since the last poll (the first poll is the latest window, as a reset)."""
+        if not self.started:
+            return self._restart()
+        try:
+            fd = os.open(self.source.path, os.O_RDONLY)
+        except OSError as exc:
+            raise Unreadable(f"cannot read {self.source.path}: {exc.strerror}") from None
+        try:
+            tf = TailFile(fd)
+            st = os.fstat(fd)
+            if not tf.resumes(st, self):
+                return self._restart()
+            if st.st_size <= self.offset:
+                return Update(bytes_read=tf.bytes_read)
+            end = self._read(tf, self.offset, st.st_size)
+            if end <= self.offset:
+                return Update(bytes_read=tf.bytes_read)
+            self.offset = end
+            self.head, self.mark = tf.marks(end)
+            self.assembly.trim(self.limit)
+            return Update(self.assembly.take_changed(), bytes_read=tf.bytes_read)
+        finally:
+            os.close(fd)
+
+    def _read(self, tf: TailFile, start: int, end: int) -> int:
+        """Apply the complete lines in [start, end); where the last of them ends (a line still being
+        written is read whole by a later poll)."""
+        at, carry = start, b""
+        while at < end:
+            chunk = tf.read(min(CHUNK_BYTES, end - at), at)
+            if chunk is None:
+                break
+            data = carry + chunk
+            line_start = at - len(carry)
+            lines = data.split(b"\n")
+            carry = lines.pop()
+            for line in lines:
+                self.assembly.add(parts_of(self.source, line, line_start))
+                line_start += len(line) + 1
+            at += len(chunk)
+            # Hold no more than a window's worth while a large append is read.
+            self.assembly.trim(self.limit * 2)
+        return at - len(carry)
