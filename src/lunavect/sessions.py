@@ -50,6 +50,18 @@ class Row:
         return (0 if self.pinned else 1, self.rank, self.session.id)
 
 
+def all_sessions(conn: sqlite3.Connection) -> list[Session]:
+    """Every session of this machine's snapshot, listed or not: acting on a session (open, reply, answer)
+    needs its neighbours too, since a terminal is told apart from theirs."""
+    sessions: list[Session] = []
+    for (data,) in conn.execute("SELECT data FROM snapshot"):
+        try:
+            sessions.append(_decoder.decode(data))
+        except msgspec.DecodeError:
+            continue
+    return sessions
+
+
 def auto_hide_after(conn: sqlite3.Connection) -> float | None:
     """The automatic hiding interval in seconds, or None when it is off."""
     row = conn.execute("SELECT value FROM settings WHERE key = ?", (AUTO_HIDE_SETTING,)).fetchone()

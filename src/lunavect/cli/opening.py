@@ -6,28 +6,11 @@ Enter and row menu call, so every front end says the same thing for the same out
 
 from __future__ import annotations
 
-import sqlite3
-
 import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store, session_key
-from lunavect.core.model import Session
 from lunavect.terminal_text import clean_lines
-
-_decoder = msgspec.json.Decoder(Session)
-
-
-def all_sessions(conn: sqlite3.Connection) -> list[Session]:
-    """Every session in the snapshot, listed or not: the terminal finders tell a session's pane from its
-    neighbours' with them."""
-    sessions: list[Session] = []
-    for (data,) in conn.execute("SELECT data FROM snapshot"):
-        try:
-            sessions.append(_decoder.decode(data))
-        except msgspec.DecodeError:
-            continue
-    return sessions
 
 
 @click.command("open")
@@ -47,6 +30,7 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     session id, or a prefix of either that names one session; hidden sessions can be named too.
     """
     from lunavect.navigation.navigate import open_session
+    from lunavect.sessions import all_sessions
 
     conn = fresh_store()
     key = session_key(conn, session_id)

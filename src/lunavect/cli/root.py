@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "listing",
     "arrange",
     "opening",
+    "conversation",
     "panel",
     "sync",
     "web",

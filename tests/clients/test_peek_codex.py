@@ -1,0 +1,96 @@
+"""`lunavect show|reply|answer` against the real Codex TUI under tmux and the scripted Responses server:
+show prints the scripted reply, a reply reaches the server as exactly the next user message and the state
+goes working, answer allow runs the command and the server sees its output."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from codex_harness import codex_env, install_hooks, lunavect, start_tui, wait_session, write_config
+from responses_server import ResponsesServer, exec_command, message
+
+DUMP = os.environ.get("LUNAVECT_PEEK_SCREENS")  # a folder to keep the screens seen (for the unit fixtures)
+
+
+def _dump(tui, name: str) -> None:
+    if DUMP:
+        Path(DUMP, name + ".txt").write_text(tui.capture(escapes=True))
+
+
+@pytest.fixture
+def codex(client_paths, iso_home, codex_server):
+    if client_paths.codex is None:
+        pytest.skip("the pinned Codex CLI is not installed")
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    return client_paths, iso_home, codex_env(iso_home, client_paths)
+
+
+def _asked(text: str):
+    return lambda req: bool(req.tool_names) and req.last_user_text() == text and not req.function_outputs()
+
+
+def test_show_reply_and_answer_a_codex_tui(codex, codex_server: ResponsesServer) -> None:
+    paths, iso, env = codex
+    write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
+    install_hooks(env)
+    marker = iso.work / "marker.txt"
+    codex_server.script(message("Codex reply ZETA-31"), match=_asked("first codex prompt"), route="first")
+    codex_server.script(message("Answered ETA-22", delay=4), match=_asked("codex reply ETA-22"), route="reply")
+    codex_server.script(
+        exec_command(f"echo permitted > {marker}", sandbox_permissions="require_escalated", justification="Marker?"),
+        match=_asked("write the marker THETA"),
+        route="ask",
+    )
+    codex_server.script(
+        message("Marker written IOTA"), match=lambda req: "permitted" in json.dumps(req.input), route="after"
+    )
+    tui = start_tui(paths, iso, env)
+    try:
+        _dump(tui, "codex_empty")
+        tui.send_text("first codex prompt")
+        tui.wait_for_screen("Codex reply ZETA-31", timeout=40)
+        sid = wait_session(env, lambda s: s["state"] == "ready", timeout=30)["id"]
+        time.sleep(0.5)
+        _dump(tui, "codex_ready")
+
+        shown = lunavect(env, "show", sid)
+        assert shown.returncode == 0, shown.stderr
+        assert "› first codex prompt" in shown.stdout and "● Codex reply ZETA-31" in shown.stdout
+
+        tui.send_keys("d", "r", "a", "f", "t")
+        tui.wait_for_screen("› draft", timeout=10)
+        _dump(tui, "codex_draft")
+        drafted = lunavect(env, "reply", sid, "never typed DRAFT")
+        assert drafted.returncode == 1 and "typed text" in drafted.stderr, drafted.stderr
+        tui.send_keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace")
+        time.sleep(0.5)
+
+        sent = lunavect(env, "reply", sid, "codex reply ETA-22")
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        request = codex_server.wait_for(lambda r: "ETA-22" in r.last_user_text(), timeout=30)
+        assert request.last_user_text() == "codex reply ETA-22"
+        wait_session(env, lambda s: s["state"] == "working", timeout=20)
+        busy = lunavect(env, "reply", sid, "never typed BUSY")
+        assert busy.returncode == 1 and "working" in busy.stderr
+        wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+
+        assert lunavect(env, "reply", sid, "write the marker THETA").returncode == 0
+        tui.wait_for_screen(r"Would you like to run the following command\?", timeout=40)
+        wait_session(env, lambda s: s["state"] == "permission", timeout=30)
+        time.sleep(0.5)
+        _dump(tui, "codex_permission")
+        allowed = lunavect(env, "answer", sid, "allow")
+        assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+        codex_server.wait_for(lambda r: "permitted" in json.dumps(r.input) and r.function_outputs(), timeout=30)
+        tui.wait_for_screen("Marker written IOTA", timeout=40)
+        assert marker.read_text().strip() == "permitted"
+        shown = lunavect(env, "show", sid, "--last", "4").stdout
+        assert "⏺ exec_command  echo permitted" in shown and "Marker written IOTA" in shown
+    finally:
+        tui.kill()

@@ -1,0 +1,170 @@
+"""Reading the clients' screens before typing (lunavect.navigation.screens, on screens the real Claude Code
+2.1.328 and Codex 0.169.0 drew under tmux), and the refusals of reply and answer, which never type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lunavect.core.model import State
+from lunavect.navigation import reply as reply_module
+from lunavect.navigation import screens
+from lunavect.navigation.locate import Status, Whereabouts
+
+SCREENS = Path(__file__).with_name("screens")
+
+
+def screen(name: str) -> str:
+    return (SCREENS / f"{name}.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "provider", "empty"),
+    [
+        ("claude_empty", "claude", True),
+        ("claude_ready", "claude", True),
+        ("claude_draft", "claude", False),
+        ("claude_permission", "claude", None),
+        ("codex_loading", "codex", True),
+        ("codex_ready", "codex", True),
+        ("codex_draft", "codex", False),
+        ("codex_permission", "codex", None),
+        ("claude_ready", "codex", None),
+        ("codex_ready", "claude", None),
+    ],
+)
+def test_the_prompt_is_recognised_and_a_draft_is_not_overwritten(name: str, provider: str, empty: bool | None) -> None:
+    assert screens.prompt_empty(provider, screen(name)) is empty
+
+
+def test_a_shell_or_another_program_shows_no_prompt() -> None:
+    for text in ("$ cat\n", "user@host:~$ \n", "❯ \n", "› Ask Codex to do anything\n", ""):
+        assert screens.prompt_empty("claude", text) is None
+        assert screens.prompt_empty("codex", text) is None
+
+
+def test_claude_permission_dialog() -> None:
+    dialog = screens.dialog("claude", screen("claude_permission"))
+    assert dialog is not None and dialog.tool == "Bash"
+    assert (dialog.key("allow"), dialog.key("allow-always"), dialog.key("deny")) == ("1", "2", "4")
+    assert screens.dialog("claude", screen("claude_ready")) is None
+    assert screens.dialog("codex", screen("claude_permission")) is None
+
+
+def test_codex_approval_dialog_uses_its_own_keys() -> None:
+    dialog = screens.dialog("codex", screen("codex_permission"))
+    assert dialog is not None and dialog.tool == "Bash"
+    assert (dialog.key("allow"), dialog.key("allow-always"), dialog.key("deny")) == ("y", "p", "Escape")
+
+
+def test_an_unrecognised_dialog_is_none() -> None:
+    altered = screen("claude_permission").replace(" Bash command", " Frobnicate thing")
+    assert screens.dialog("claude", altered) is None
+    no_options = "\n".join(line for line in screen("claude_permission").splitlines() if ". " not in line)
+    assert screens.dialog("claude", no_options) is None
+
+
+class Session:
+    id = "claude:s1"
+    provider = "claude"
+    session_id = "s1"
+    cwd = "/somewhere"
+    pid = 1234
+    tty = "/dev/pts/9"
+    host = None
+
+
+class Typist:
+    """A pane that records every key: the refusals must leave it empty."""
+
+    def __init__(self, shows: str) -> None:
+        self.shows, self.typed = shows, []
+        self.target = "%9"
+
+    def screen(self, escapes: bool = False) -> str:
+        return self.shows
+
+    def type(self, text: str) -> bool:
+        self.typed.append(text)
+        return True
+
+    def key(self, name: str) -> bool:
+        self.typed.append(name)
+        return True
+
+
+def _placed(monkeypatch: pytest.MonkeyPatch, where: Whereabouts | str, pane: Typist | None = None) -> None:
+    """Place the session at `where`, or on the synced host named `where`."""
+    elsewhere = isinstance(where, str)
+    monkeypatch.setattr(reply_module.remote_host, "is_elsewhere", lambda host: elsewhere)
+    Session.host = where if elsewhere else None
+    monkeypatch.setattr(reply_module, "whereabouts", lambda session, table, others: where)
+    if pane is not None:
+        monkeypatch.setattr(reply_module.tmux, "find_pane", lambda sockets, tty, hint: object())
+        monkeypatch.setattr(reply_module, "TmuxPane", lambda found: pane)
+        monkeypatch.setattr(reply_module, "foreground", lambda pid: True)
+        monkeypatch.setattr(reply_module.tmux, "server_sockets", lambda table, pid: [])
+
+
+LIVE = Whereabouts(Status.LIVE, pid=1234, tty="/dev/pts/9", via="hook")
+
+
+@pytest.mark.parametrize(
+    ("state", "where", "shows", "words"),
+    [
+        (State.WORKING, LIVE, "claude_empty", "it is working"),
+        (State.PERMISSION, LIVE, "claude_empty", "lunavect answer"),
+        (
+            State.READY,
+            Whereabouts(Status.AMBIGUOUS, detail="two sessions in /somewhere"),
+            "claude_empty",
+            "cannot tell",
+        ),
+        (State.READY, Whereabouts(Status.FINISHED, detail="its process has exited"), "claude_empty", "exited"),
+        (State.READY, "far", "claude_empty", "host far"),
+        (State.READY, LIVE, "claude_draft", "already holds typed text"),
+        (State.READY, LIVE, "claude_permission", "does not show Claude Code's prompt"),
+        (State.IDLE, LIVE, "codex_ready", "does not show Claude Code's prompt"),
+    ],
+)
+def test_replies_are_refused_without_typing(monkeypatch, state, where, shows, words) -> None:
+    pane = Typist(screen(shows))
+    _placed(monkeypatch, where, pane)
+    result = reply_module.reply(Session(), "hello", state=state, table=object(), environ={})
+    assert not result.ok and result.outcome == "refused" and words in result.message, result.message
+    assert "nothing was typed" in result.message and "claude --resume s1" in result.message
+    assert pane.typed == []
+
+
+@pytest.mark.parametrize(
+    ("state", "shows", "expected", "words"),
+    [
+        (State.READY, "claude_permission", "Bash", "waits for no permission"),
+        (State.PERMISSION, "claude_ready", "Bash", "no Claude Code permission dialog"),
+        (State.PERMISSION, "claude_permission", "Write", "asks for Bash, not Write"),
+    ],
+)
+def test_answers_are_refused_without_a_key(monkeypatch, state, shows, expected, words) -> None:
+    pane = Typist(screen(shows))
+    _placed(monkeypatch, LIVE, pane)
+    result = reply_module.answer(Session(), "allow", state=state, expected_tool=expected, table=object(), environ={})
+    assert not result.ok and words in result.message, result.message
+    assert pane.typed == []
+
+
+def test_a_recognised_dialog_gets_its_own_key_and_is_confirmed_closed(monkeypatch) -> None:
+    pane = Typist(screen("claude_permission"))
+    original_key = pane.key
+
+    def press(name: str) -> bool:
+        pane.shows = screen("claude_ready")  # the dialog closed
+        return original_key(name)
+
+    pane.key = press  # type: ignore[method-assign]
+    _placed(monkeypatch, LIVE, pane)
+    timing = reply_module.Timing(settle_s=0, confirm_s=2, retry_every_s=0.5, poll_s=0.01)
+    result = reply_module.answer(
+        Session(), "deny", state=State.PERMISSION, expected_tool="Bash", table=object(), environ={}, timing=timing
+    )
+    assert result.ok and pane.typed == ["4"]
