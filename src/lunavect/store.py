@@ -173,6 +173,10 @@ MIGRATIONS: list[str] = [
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+# `PRAGMA application_id` of a lunavect store ("LVCT"): a SQLite file at the store's path that is someone
+# else's is refused, never taken over. Stores made before the mark are recognised by their tables.
+APPLICATION_ID = 0x4C564354
+_OWN_TABLES = frozenset({"events", "facts", "snapshot", "arrangement", "settings", "counters", "collector"})
 
 
 class StoreError(Exception):
@@ -195,10 +199,11 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        check_ownership(conn)  # before anything is changed in a file that may not be ours
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         migrate(conn)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, StoreError) as exc:
         raise StoreError(f"cannot open the store {path}: {exc}") from None
     for suffix in ("-wal", "-shm"):
         side = Path(str(path) + suffix)
@@ -213,6 +218,7 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
 def migrate(conn: sqlite3.Connection) -> None:
     """Bring the schema up to date. The version is read again inside the write transaction, so several
     processes opening a new store at once migrate it exactly once between them."""
+    check_ownership(conn)
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise StoreError(f"the store has schema {version}; this lunavect knows up to {SCHEMA_VERSION}")
@@ -226,6 +232,22 @@ def migrate(conn: sqlite3.Connection) -> None:
                 if statement.strip():
                     conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {max(version, SCHEMA_VERSION)}")
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+def check_ownership(conn: sqlite3.Connection) -> None:
+    """Raise StoreError unless the database is lunavect's: marked as ours, empty (a new store), or an older
+    lunavect store (its tables, before the mark); a store of an older lunavect is marked here."""
+    mark = conn.execute("PRAGMA application_id").fetchone()[0]
+    if mark == APPLICATION_ID:
+        return
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if mark == 0 and not tables:
+        return  # a new store: the first migration marks it
+    if mark == 0 and _OWN_TABLES <= tables:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        return
+    raise StoreError("it is not a lunavect store (another program's database); move it away or set $LUNAVECT_HOME")
 
 
 @contextmanager

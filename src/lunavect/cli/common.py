@@ -42,8 +42,12 @@ def fresh_store() -> sqlite3.Connection:
     conn = open_store()
     note_person(conn)  # sync: the machine where a front end was used last notifies for the other hosts
     try:
-        if collector.ensure_running():
-            collector.wait_caught_up(conn)
+        if collector.ensure_running() and not collector.wait_caught_up(conn):
+            # Never stale data without a word: say so (on stderr, so scripts reading stdout are unaffected).
+            click.echo(
+                "lunavect: warning: the collector has not caught up; this may be out of date (see `lunavect doctor`)",
+                err=True,
+            )
     except OSError as exc:
         raise Failure(f"cannot start the collector: {exc}") from None
     return conn

@@ -8,10 +8,13 @@ everything heavier inside the command, so `lunavect --help` and the fast command
 from __future__ import annotations
 
 import importlib
+import sqlite3
+from typing import Any
 
 import click
 
 from lunavect import __version__
+from lunavect.cli.common import Failure
 
 # Every module of lunavect.cli that contributes commands, each through its `COMMANDS` tuple.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -28,7 +31,18 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class LunavectGroup(click.Group):
+    """The group that turns a store failing after it opened (a read-only file, overwritten pages, a full disk)
+    into the one-line failure every other problem gets, for every command at once."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except sqlite3.Error as exc:
+            raise Failure(f"the store cannot be used: {exc} (see `lunavect doctor`)") from None
+
+
+@click.group(cls=LunavectGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="lunavect")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
