@@ -91,12 +91,16 @@ def status_command() -> None:
 
     conn = open_store()
     click.echo(_describe(ns.load(conn)))
+    import os
+
+    from lunavect.install import service
+
     running = collector_process.is_running()
     click.echo(
         "collector: "
         + ("running (it sends the notifications)" if running else "not running: nothing is sent until one starts")
-        + " (see `lunavect service status`)"
     )
+    click.echo(f"service: {service.status(dict(os.environ)).message}")
     for key, kind, at in sent.recent(conn, 5):
         click.echo(f"sent {dt.datetime.fromtimestamp(at):%Y-%m-%d %H:%M:%S} {kind} {key}")
 

@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sync",
     "web",
     "notifications",
+    "service",
 )
 
 

@@ -1,0 +1,60 @@
+"""`lunavect service`: the unit and agent files, and an honest answer where no service manager runs."""
+
+from __future__ import annotations
+
+import os
+import plistlib
+import subprocess
+import sys
+from pathlib import Path
+
+from lunavect.install import service as svc
+
+
+def test_the_systemd_unit_runs_this_interpreter_with_the_folders_it_was_installed_with(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "LUNAVECT_HOME": str(tmp_path / "data dir"), "PATH": "/usr/bin"}
+    unit = svc.systemd_unit(env, python="/opt/py/bin/python3")
+    assert "ExecStart=/opt/py/bin/python3 -m lunavect daemon --quiet\n" in unit
+    assert f'Environment="LUNAVECT_HOME={tmp_path}/data dir"\n' in unit
+    assert "PATH" not in unit.split("[Service]")[1].split("Restart")[0].replace("ExecStart", "")
+    assert "Restart=on-failure" in unit and "WantedBy=default.target" in unit
+    assert svc.unit_path(env, "linux") == tmp_path / ".config/systemd/user/lunavect.service"
+    assert svc.unit_path({**env, "XDG_CONFIG_HOME": "/x"}, "linux") == Path("/x/systemd/user/lunavect.service")
+
+
+def test_the_launchd_agent(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "CODEX_HOME": "/c"}
+    data = plistlib.loads(svc.launchd_plist(env, tmp_path / "log", python="/py"))
+    assert data["Label"] == svc.LAUNCHD_LABEL
+    assert data["ProgramArguments"] == ["/py", "-m", "lunavect", "daemon", "--quiet"]
+    assert data["RunAtLoad"] is True and data["KeepAlive"] == {"SuccessfulExit": False}
+    assert data["EnvironmentVariables"] == {"CODEX_HOME": "/c"}
+    assert svc.unit_path(env, "darwin") == tmp_path / "Library/LaunchAgents/dev.lunavect.collector.plist"
+
+
+def _lunavect(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "lunavect", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_without_a_systemd_user_manager_each_command_says_so(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "LUNAVECT_HOME": str(tmp_path / "lv"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_RUNTIME_DIR": str(tmp_path / "no-runtime"),  # no user manager's bus here, whatever the machine has
+        "DBUS_SESSION_BUS_ADDRESS": f"unix:path={tmp_path}/no-bus",
+    }
+    status = _lunavect(env, "service", "status")
+    assert status.returncode == 1 and "not installed" in status.stdout
+    done = _lunavect(env, "service", "install")
+    unit = tmp_path / "config/systemd/user/lunavect.service"
+    assert done.returncode == 1 and "no systemd user manager" in done.stdout and str(unit) in done.stdout
+    assert "lunavect daemon --quiet" in unit.read_text()
+    status = _lunavect(env, "service", "status")
+    assert status.returncode == 1 and "the service does not run" in status.stdout
+    assert "Traceback" not in done.stderr + status.stderr
+    gone = _lunavect(env, "service", "uninstall")
+    assert gone.returncode == 0 and not unit.exists()
