@@ -467,7 +467,10 @@ class PanelApp(App[None]):
     def action_settings(self) -> None:
         if self.conn is None:
             return
-        self.push_screen(SettingsScreen(auto_hide_after(self.conn), self._set_auto_hide))
+        from lunavect.frontends.tui.notify_settings import NotificationSettings
+
+        notifications = NotificationSettings.from_store(self.conn, self.show_message)
+        self.push_screen(SettingsScreen(auto_hide_after(self.conn), self._set_auto_hide, notifications))
 
     def _set_auto_hide(self, seconds: float | None) -> None:
         if self.conn is None:

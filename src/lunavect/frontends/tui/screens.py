@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from lunavect.core.hiding import AUTO_HIDE_CHOICES
 from lunavect.core.model import Session
+from lunavect.frontends.tui.notify_settings import NotificationSettings
 from lunavect.frontends.tui.session_list import ColumnHeader, HiddenSessionList, SessionList
 from lunavect.frontends.tui.widgets import PanelHeader
 from lunavect.terminal_text import clean
@@ -101,10 +102,16 @@ class SettingsScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
 
-    def __init__(self, auto_hide_after: float | None, apply_auto_hide: Callable[[float | None], None]) -> None:
+    def __init__(
+        self,
+        auto_hide_after: float | None,
+        apply_auto_hide: Callable[[float | None], None],
+        notifications: NotificationSettings | None = None,
+    ) -> None:
         super().__init__()
         self.auto_hide_after = auto_hide_after
         self.apply_auto_hide = apply_auto_hide
+        self.notifications = notifications
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
@@ -119,6 +126,8 @@ class SettingsScreen(ModalScreen[None]):
                 yield RadioButton("Off", value=self.auto_hide_after is None, id="auto-hide-off")
                 for index, (label, seconds) in enumerate(AUTO_HIDE_CHOICES):
                     yield RadioButton(f"After {label}", value=self.auto_hide_after == seconds, id=f"auto-hide-{index}")
+            if self.notifications is not None:
+                yield self.notifications
             yield Button("Close", id="close", compact=True)
 
     def on_mount(self) -> None:
