@@ -220,3 +220,26 @@ def test_the_default_action_selects_the_sessions_pane(claude_tmux, model_server,
         lambda: claude.tmux("display-message", "-p", "-t", claude.target, "#{window_active}").stdout.strip() == "1",
         what="the session's window to be selected",
     )
+
+
+def test_a_codex_reply_notifies_too(client_paths, iso_home, codex_server, desktop):
+    from codex_harness import codex_env, install_hooks, start_tui, wait_session, write_config
+    from responses_server import message
+
+    if client_paths.codex is None:
+        pytest.skip("the pinned Codex CLI is not installed")
+    env = codex_env(iso_home, client_paths)
+    write_config(iso_home, codex_server)
+    install_hooks(env)
+    codex_server.script(message("Codex is done."))
+    running = Collector({**env, **desktop.env}).start()
+    tui = start_tui(client_paths, iso_home, env)
+    try:
+        tui.send_text("say when you are done")
+        wait_session(env, lambda s: s["state"] == "ready", timeout=60)
+        [note] = wait_shown(desktop, 1)
+        assert "Codex" in note["body"] and "response ready" in note["body"]
+        assert "Codex is done" not in note["summary"] + note["body"]
+    finally:
+        tui.kill()
+        running.kill()
