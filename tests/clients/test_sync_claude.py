@@ -19,10 +19,9 @@ if str(_SYNC_TESTS) not in sys.path:
     sys.path.insert(0, str(_SYNC_TESTS))
 
 from machines import Machine  # noqa: E402
-from nats_servers import NatsServer, nats_server_binary  # noqa: E402
+from nats_servers import HOSTS, NatsServer, nats_server_binary  # noqa: E402
 from sync_support import create_bucket, wait_until  # noqa: E402
 
-HOSTS = {"alpha": "pw-alpha", "beta": "pw-beta", "gamma": "pw-gamma"}
 BEAT_S = 1.0
 
 

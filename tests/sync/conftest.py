@@ -12,10 +12,7 @@ _HERE = Path(__file__).resolve().parent
 if str(_HERE) not in sys.path:
     sys.path.insert(0, str(_HERE))
 
-from nats_servers import NatsCluster, NatsServer, nats_server_binary  # noqa: E402
-
-# Every host of the tests, with its password (the server's `authorization` block gives each its own keys).
-HOSTS = {"alpha": "pw-alpha", "beta": "pw-beta", "gamma": "pw-gamma"}
+from nats_servers import HOSTS, NatsCluster, NatsServer, nats_server_binary  # noqa: E402
 
 
 @pytest.fixture

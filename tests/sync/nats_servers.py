@@ -20,6 +20,8 @@ from pathlib import Path
 BUCKET = "lunavect"
 STREAM = f"KV_{BUCKET}"
 ADMIN = ("admin", "admin-secret")
+# Every host of the tests, with its password (the server's `authorization` block gives each its own keys).
+HOSTS = {"alpha": "pw-alpha", "beta": "pw-beta", "gamma": "pw-gamma"}
 
 
 def nats_server_binary() -> str | None:

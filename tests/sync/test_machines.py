@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import HOSTS
 from machines import Machine, new_session_id
+from nats_servers import HOSTS
 from sync_support import create_bucket, wait_until
 
 BEAT_S = 0.5
@@ -86,7 +86,7 @@ def test_a_server_outage_keeps_local_lists_right_and_the_others_catch_up(hosts, 
     stopped = time.monotonic()
     wait_until(lambda: "not current since" in beta.run("sync", "status").stdout, what="beta says not current")
     text = beta.run("list").stdout
-    assert "other hosts not current since" in text and "alpha:project" in text
+    assert "other hosts not current since" in text and "alpha: project" in text
     # While the server is down: one finishes, one asks permission, one new session starts.
     alpha.hook("Stop", sids[0], stop_hook_active=False)
     alpha.hook("PermissionRequest", sids[1], tool_name="Bash")

@@ -7,8 +7,11 @@ alone: no front end ever has private text to show.
 
 from __future__ import annotations
 
+import time
+
 from lunavect.core.model import WORKING_STATES, Session, State
 from lunavect.core.times import elapsed, epoch
+from lunavect.sync.remote import silent_host_row
 from lunavect.terminal_text import clean
 
 STATE_WORDS = {
@@ -46,9 +49,20 @@ KIND_WORDS = {
 }
 
 
+def place(session: Session) -> str | None:
+    """Where the session works: its project, and for another machine's session (sync) `host: project`."""
+    if session.heard is None:
+        return session.project
+    return f"{session.host}: {session.project or ''}"
+
+
 def state_label(session: Session) -> str:
     """The state with its detail: the tool that runs, the error's reason, what a waiting session waits for."""
     state = session.state
+    if silent_host_row(session):
+        heard = epoch(session.heard)
+        when = time.strftime("%H:%M", time.localtime(heard)) if heard is not None else "never"
+        return f"Offline: {session.host} last heard {when}"
     if state == State.WORKING:
         if session.error:
             # The client retries a failed request: its reason, not plain working.
@@ -65,7 +79,7 @@ def state_label(session: Session) -> str:
 
 
 def works(session: Session) -> bool:
-    return session.state in WORKING_STATES
+    return session.state in WORKING_STATES and not silent_host_row(session)
 
 
 def background_count(session: Session) -> int:

@@ -7,6 +7,7 @@ import shutil
 
 from lunavect.core.model import Session
 from lunavect.core.times import elapsed, epoch
+from lunavect.frontends.rows import place
 from lunavect.terminal_text import clean
 
 COLUMNS = ("STATE", "DETAIL", "FOR", "PROVIDER", "PROJECT", "TITLE", "ID")
@@ -40,15 +41,13 @@ def _clip(text: str, width: int) -> str:
 def render(sessions: list[Session], now: _dt.datetime | None = None, width: int | None = None) -> str:
     now = now or _dt.datetime.now(_dt.UTC)
     width = width or shutil.get_terminal_size((120, 24)).columns
-    # With sessions of several machines (sync), each project says its host: `host:project`.
-    hosts = len({s.host for s in sessions}) > 1
     rows: list[tuple[str, ...]] = [
         (
             clean(s.state) + (" (hidden)" if s.hidden else "") + (" *" if s.pinned else ""),
             detail(s),
             _ago(s.since, now),
             clean(s.provider),
-            clean(f"{s.host}:{s.project or ''}" if hosts else s.project),
+            clean(place(s)),
             clean(s.title),
             clean(s.session_id[:8]),
         )

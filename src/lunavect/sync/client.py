@@ -237,10 +237,11 @@ class SyncClient:
                     await self._arrange(kv, conn)
                 self._drain_inbox(conn)
                 if nc.is_connected:
-                    await self._publish(kv, published)
+                    # The beat first: other hosts hear this one before its rows, so no row shows as silent.
                     if time.monotonic() >= next_beat:
                         await self._beat(kv)
                         next_beat = time.monotonic() + self.config.beat_s
+                    await self._publish(kv, published)
                 self.stats = dict(nc.stats)
                 await self._sleep(max(0.05, min(self.config.beat_s, next_beat - time.monotonic())))
         finally:

@@ -281,7 +281,7 @@ class SessionList(ScrollView, can_focus=True):
         if name == "title":
             return clean(session.title or "(untitled)"), self._style("session-list--title")
         if name == "project":
-            return clean(session.project), self._style("session-list--dim")
+            return clean(rows.place(session)), self._style("session-list--dim")
         if name == "provider":
             return clean(session.provider), self._style("session-list--dim")
         if name == "state":

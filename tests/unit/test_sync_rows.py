@@ -1,0 +1,54 @@
+"""How every front end words another machine's rows: `host: project`, and a silent host's rows as offline
+with the time it was last heard (never "No network", never counted as working)."""
+
+from __future__ import annotations
+
+import time
+
+from lunavect.core.model import Session, State
+from lunavect.frontends import rows
+from lunavect.snapshot import iso
+from lunavect.sync import remote
+
+
+def session(**overrides) -> Session:
+    fields = dict(
+        id="claude:s1",
+        provider="claude",
+        session_id="s1",
+        title="t",
+        project="proj",
+        cwd="/p/proj",
+        host="alpha",
+        state=State.WORKING,
+        activity="Bash",
+        since=None,
+        background={"shell": 2},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=None,
+        basis=["hook"],
+    )
+    fields.update(overrides)
+    return Session(**fields)
+
+
+def test_this_machines_rows_keep_their_project_and_another_machines_say_its_host():
+    assert rows.place(session()) == "proj"
+    assert rows.place(session(heard=iso(time.time()))) == "alpha: proj"
+
+
+def test_a_silent_hosts_row_says_when_it_was_last_heard_and_does_not_work():
+    heard = time.time() - 600
+    host = remote.Host(heard=heard, beat_s=5.0, machine="m", person_at=None)
+    shown = remote.present(session(), host, now=time.time())
+    assert shown.state == State.OFFLINE and shown.basis == [remote.HEARTBEAT_BASIS]
+    assert rows.state_label(shown) == f"Offline: alpha last heard {time.strftime('%H:%M', time.localtime(heard))}"
+    assert not rows.works(shown) and rows.background_count(shown) == 0
+
+
+def test_a_heard_hosts_row_is_shown_as_it_said():
+    host = remote.Host(heard=time.time(), beat_s=5.0, machine="m", person_at=None)
+    shown = remote.present(session(), host, now=time.time())
+    assert shown.state == State.WORKING and rows.state_label(shown) == "Working: Bash" and rows.works(shown)
