@@ -187,49 +187,29 @@ def wait_ready(served: Served, timeout: float = 30) -> None:
     raise AssertionError("lunavect web did not answer")
 
 
-class _SharedBrowser:
-    """One Playwright and one Chromium per test process, however many test folders ask for `browser`.
-
-    Playwright's sync API allows one instance per thread (between calls it marks its loop as running, and a
-    second instance refuses to start), and tests/web and tests/clients each register the fixture: they share
-    this one, and the last of them to finish closes it.
-    """
-
-    users = 0
-    manager: object = None
-    browser: object = None
-
-    @classmethod
-    def acquire(cls, path: str) -> object:
-        if cls.browser is None:
-            from playwright.sync_api import sync_playwright
-
-            playwright = sync_playwright().start()
-            cls.manager = playwright
-            cls.browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        cls.users += 1
-        return cls.browser
-
-    @classmethod
-    def release(cls) -> None:
-        cls.users -= 1
-        if cls.users == 0 and cls.browser is not None:
-            cls.browser.close()  # type: ignore[attr-defined]
-            cls.manager.stop()  # type: ignore[attr-defined]
-            cls.browser = cls.manager = None
-
-
-@pytest.fixture(scope="session", name="browser")
+@pytest.fixture(scope="module", name="browser")
 def chromium_browser() -> Iterator[object]:
+    """One Playwright and one Chromium per test module, stopped when the module's tests are done.
+
+    Playwright's sync API marks its event loop as running in this thread for as long as it lives: kept for the
+    whole test process, it made every later test in the same worker that runs `asyncio.run` (Textual's pilot,
+    the sync tests, the change feed's asyncio form) fail. A module's tests run one after another, so the
+    browser lives only while they do."""
     path = chromium_path()
     if path is None:
         pytest.skip("Chromium is not installed (scripts/test installs Debian's chromium)")
     pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the test extra)")
-    browser = _SharedBrowser.acquire(path)
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
     try:
-        yield browser
+        browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
     finally:
-        _SharedBrowser.release()
+        playwright.stop()
 
 
 def open_page(browser: object, link: str, width: int = 1100, height: int = 800):
