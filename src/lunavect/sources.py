@@ -36,6 +36,9 @@ class Batch:
     # A complete catalog listing, (provider, keys of every session it listed): the collector records it in the
     # arrangement (a hidden session leaves the hidden list once its catalog stops listing it).
     complete_listing: tuple[str, list[str]] | None = None
+    # Work the source left for its next polls: "listing" (sessions not listed yet: poll again at once) or
+    # "reading" (whole reads behind a complete list: poll again within the collector's CPU budget).
+    backlog: str | None = None
 
 
 class Known(Protocol):

@@ -1,5 +1,6 @@
-"""Which transcripts a tick looks at: all at a sweep; between sweeps the hot ones, new files (their folder's
-mtime changed) and the files of sessions the live catalog names. Old, untouched files cost nothing."""
+"""Which transcripts a tick looks at: all at the first; after it the hot ones, new files (their folder's
+mtime changed), the files of sessions the live catalog names, those the reader still owes a read, and a share
+of the slow safety sweep. Old, untouched files cost nothing."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def paths_of(found):
 
 
 def test_sweep_then_hot_new_and_running_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(discovery, "FULL_SWEEP_S", 3600.0)
+    monkeypatch.setattr(discovery, "SWEEP_S", 3600.0)
     project = tmp_path / "projects" / "-work"
     project.mkdir(parents=True)
     old = project / f"{S1}.jsonl"
@@ -30,11 +31,11 @@ def test_sweep_then_hot_new_and_running_files(tmp_path, monkeypatch):
     (project / "notes.txt").write_text("x")
     finder = TranscriptFinder()
 
-    found, swept = finder.find(tmp_path)
-    assert swept and paths_of(found) == ["aaaaaaaa"]
+    look = finder.find(tmp_path)
+    assert look.everything is not None and paths_of(look.files) == ["aaaaaaaa"]
 
-    found, swept = finder.find(tmp_path)
-    assert not swept and found == []  # old and untouched: not even stat'ed
+    look = finder.find(tmp_path)
+    assert look.everything is None and look.files == []  # old and untouched: not even stat'ed
 
     time.sleep(0.01)
     (project / f"{S2}.jsonl").write_text("{}\n")  # a new session in a known folder
@@ -42,12 +43,39 @@ def test_sweep_then_hot_new_and_running_files(tmp_path, monkeypatch):
     other.mkdir()
     time.sleep(0.01)
     (other / f"{S3}.jsonl").write_text("{}\n")  # and one in a new folder
-    found, swept = finder.find(tmp_path)
+    look = finder.find(tmp_path)
     # Without a sweep; the changed folder's other files are stat'ed too, their cursors say nothing is new.
-    assert not swept and {"bbbbbbbb", "cccccccc"} <= set(paths_of(found))
+    assert look.everything is None and {"bbbbbbbb", "cccccccc"} <= set(paths_of(look.files))
 
-    found, _ = finder.find(tmp_path, running=[("/work", S1)])
-    assert "aaaaaaaa" in paths_of(found)  # the catalog names it: looked at, however old
+    look = finder.find(tmp_path, running=[("/work", S1)])
+    assert "aaaaaaaa" in paths_of(look.files)  # the catalog names it: looked at, however old
+
+    assert "aaaaaaaa" not in paths_of(finder.find(tmp_path).files)
+    look = finder.find(tmp_path, owed=[(str(old), S1)])
+    assert "aaaaaaaa" in paths_of(look.files)  # the reader still owes it a read
+
+
+def test_the_safety_sweep_stats_each_old_file_once_per_period_a_share_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(discovery, "SWEEP_S", 100.0)
+    clock = [1000.0]
+    monkeypatch.setattr(discovery.time, "monotonic", lambda: clock[0])
+    project = tmp_path / "projects" / "-work"
+    project.mkdir(parents=True)
+    for n in range(10):
+        path = project / f"{n:08d}-1111-2222-3333-444444444444.jsonl"
+        path.write_text("{}\n")
+        os.utime(path, (OLD, OLD))
+    finder = TranscriptFinder()
+    assert len(finder.find(tmp_path).files) == 10
+    seen = []
+    for tick in range(10):
+        clock[0] += 10.0  # a tenth of the period: a tenth of the files
+        look = finder.find(tmp_path)
+        assert len(look.files) == 1
+        # Once the period is over, every folder is listed again (deleted files are noticed then).
+        assert (look.everything is not None) == (tick == 9)
+        seen += paths_of(look.files)
+    assert len(set(seen)) == 10
 
 
 def test_transcript_path_follows_the_clients_folder_names(tmp_path):
@@ -57,5 +85,5 @@ def test_transcript_path_follows_the_clients_folder_names(tmp_path):
 
 
 def test_missing_folders_are_nothing(tmp_path):
-    found, swept = TranscriptFinder().find(tmp_path / "absent")
-    assert swept and found == []
+    look = TranscriptFinder().find(tmp_path / "absent")
+    assert look.everything == set() and look.files == []

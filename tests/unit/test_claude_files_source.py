@@ -495,7 +495,7 @@ def test_each_file_is_read_once_per_tick_and_links_do_not_double_it(world):
 def test_a_deleted_transcript_takes_its_cursor_with_it(world, monkeypatch):
     from lunavect.claude import discovery
 
-    monkeypatch.setattr(discovery, "FULL_SWEEP_S", 0.0)  # every tick a sweep
+    monkeypatch.setattr(discovery, "SWEEP_S", 0.0)  # every tick a whole sweep
     t = time.time() - 5
     path = world.transcript(
         S1,

@@ -1,9 +1,11 @@
 """Which Claude Code transcripts to look at on a collector tick, cheaply.
 
 Transcripts live at `projects/<folder>/<session>.jsonl`; a person may have thousands, nearly all of them
-old. Every one is listed and stat'ed at a sweep every FULL_SWEEP_S; between sweeps only the hot ones are:
-those written lately, those in a folder whose mtime changed (a new file changes it), and those of sessions
-the live catalog names. This only decides what to stat: each file's cursor says whether anything is new.
+old and finished. Every one is listed and stat'ed once, at the first tick. After that a tick stats only the hot
+ones (written lately, in a folder whose mtime changed, which a new file does, or named by the live catalog),
+those the reader still owes a read, and its share of a slow safety sweep that stats every known file once
+every SWEEP_S: so a tick's work follows what changed, not how many sessions a person ever ran. This only
+decides what to stat: each file's cursor says whether anything is new.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import re
 import stat
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-FULL_SWEEP_S = 10.0
+# Every known transcript is stat'ed once in this period, a share at each tick, and every folder relisted after.
+SWEEP_S = 300.0
 HOT_S = 900.0
 SESSION_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{7,127}$")
 # The client names a project's folder after its cwd, every non-alphanumeric character as '-'.
@@ -82,23 +86,65 @@ def transcript_path(root: Path, cwd: str, session_id: str) -> str:
     return str(root / "projects" / _SLUG_RE.sub("-", cwd) / f"{session_id}.jsonl")
 
 
+@dataclass
+class Look:
+    """What one tick looks at: the files to stat'ed (newest first) and, after a relisting of every folder,
+    every transcript path there is (so the caller can forget the cursors of deleted ones)."""
+
+    files: list[Found]
+    everything: set[str] | None = None
+
+
 class TranscriptFinder:
-    """Remembers, between sweeps, every transcript's mtime and every folder's, to know what is hot."""
+    """Remembers every transcript's mtime and every folder's, to know what is hot, and spreads the safety
+    sweep: each call stats its share of the known files, so each is stat'ed once every SWEEP_S."""
 
     def __init__(self) -> None:
-        self._swept_at: float | None = None
+        self._listed_at: float | None = None
+        self._called_at = 0.0
         self._files: dict[str, tuple[str, float]] = {}
+        # The files written within HOT_S when last stat'ed: a tick stats these without going through all.
+        self._recent: dict[str, str] = {}
         self._folders: dict[str, int | None] = {}
+        # Each file identity belongs to the first path found for it: an alias is never a second transcript.
+        self._owners: dict[tuple[int, int], str] = {}
+        self._order: list[str] = []
+        self._next = 0
+        self._credit = 0.0
 
-    def find(self, root: Path, running: Iterable[tuple[str, str]] = ()) -> tuple[list[Found], bool]:
-        """The transcripts to look at, newest first, and whether this was a full sweep. `running` are the
-        (cwd, session id) of sessions the live catalog names."""
+    def find(self, root: Path, running: Iterable[tuple[str, str]] = (), owed: Iterable[tuple[str, str]] = ()) -> Look:
+        """The transcripts to look at, newest first. `running` are the (cwd, session id) of sessions the
+        live catalog names; `owed` the (path, session id) of files the caller has not read to their end."""
         clock = time.monotonic()
-        if self._swept_at is None or clock - self._swept_at >= FULL_SWEEP_S:
-            return self._sweep(root, clock), True
+        if self._listed_at is None:
+            return self._relist(root, clock, first=True)
+        candidates = self._hot(root)
+        for cwd, session_id in running:
+            if cwd and SESSION_RE.match(session_id):
+                candidates.setdefault(transcript_path(root, cwd, session_id), session_id)
+        for path, session_id in owed:
+            candidates.setdefault(path, session_id)
+        elapsed = clock - self._called_at
+        self._credit += len(self._order) * (elapsed / SWEEP_S if SWEEP_S > 0 else 1.0)
+        self._called_at = clock
+        share = min(int(self._credit), len(self._order) - self._next)
+        self._credit -= share
+        for path in self._order[self._next : self._next + share]:
+            candidates.setdefault(path, self._files[path][0])
+        self._next += share
+        if self._next >= len(self._order) and clock - self._listed_at >= SWEEP_S:
+            look = self._relist(root, clock, first=False)
+            candidates.update({path: session_id for path, session_id, _ in look.files})
+            return Look(self._stat(candidates), look.everything)
+        return Look(self._stat(candidates))
+
+    def _hot(self, root: Path) -> dict[str, str]:
+        """Files written lately, and every file of a folder whose mtime changed (a new file changes it)."""
         projects = str(root / "projects")
         wall = time.time()
-        hot = {path: session_id for path, (session_id, mtime) in self._files.items() if wall - mtime < HOT_S}
+        for path in [path for path in self._recent if wall - self._files.get(path, ("", 0.0))[1] >= HOT_S]:
+            del self._recent[path]
+        hot = dict(self._recent)
         changed = [folder for folder, known in self._folders.items() if folder != projects and _mtime(folder) != known]
         if _mtime(projects) != self._folders.get(projects):
             self._folders[projects] = _mtime(projects)
@@ -107,22 +153,43 @@ class TranscriptFinder:
             self._folders[folder] = _mtime(folder)
             for path, session_id in sessions_in(folder):
                 hot.setdefault(path, session_id)
-        for cwd, session_id in running:
-            if cwd and SESSION_RE.match(session_id):
-                hot.setdefault(transcript_path(root, cwd, session_id), session_id)
-        files = stat_each(hot)
-        for path, session_id, st in files:
-            self._files[path] = (session_id, st.st_mtime)
-        return files, False
+        return hot
 
-    def _sweep(self, root: Path, clock: float) -> list[Found]:
+    def _stat(self, candidates: dict[str, str]) -> list[Found]:
+        files = []
+        for path, session_id in candidates.items():
+            st = _stat(path)
+            if st is None:
+                continue
+            owner = self._owners.setdefault((st.st_dev, st.st_ino), path)
+            if owner != path and owner in self._files:
+                continue
+            self._owners[(st.st_dev, st.st_ino)] = path
+            if path not in self._files:
+                self._order.append(path)
+            self._files[path] = (session_id, st.st_mtime)
+            if time.time() - st.st_mtime < HOT_S:
+                self._recent[path] = session_id
+            files.append((path, session_id, st))
+        files.sort(key=lambda item: item[2].st_mtime_ns, reverse=True)
+        return files
+
+    def _relist(self, root: Path, clock: float, first: bool) -> Look:
+        """List every folder: a first call stats every file; later ones only the files not known yet."""
         projects = str(root / "projects")
         self._folders = {projects: _mtime(projects)}
         candidates: dict[str, str] = {}
         for folder in project_folders(root):
             self._folders[folder] = _mtime(folder)
             candidates.update(sessions_in(folder))
-        files = stat_each(candidates)
-        self._files = {path: (session_id, st.st_mtime) for path, session_id, st in files}
-        self._swept_at = clock
-        return files
+        everything = set(candidates)
+        for path in [path for path in self._files if path not in everything]:
+            del self._files[path]
+            self._recent.pop(path, None)
+        self._owners = {key: path for key, path in self._owners.items() if path in everything}
+        new = candidates if first else {path: sid for path, sid in candidates.items() if path not in self._files}
+        files = self._stat(new)
+        self._order = [path for path in self._files]
+        self._next, self._credit = 0, 0.0
+        self._listed_at = self._called_at = clock
+        return Look(files, everything)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import sqlite3
-from collections import deque
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,13 +37,16 @@ import msgspec
 from lunavect import paths, store
 from lunavect.claude import agents
 from lunavect.claude.catalog import CatalogEntry, is_live, read_catalog
-from lunavect.claude.discovery import TranscriptFinder
+from lunavect.claude.catalog_evidence import catalog_evidence
+from lunavect.claude.discovery import HOT_S, TranscriptFinder
+from lunavect.claude.glance import WHOLE_BYTES, glance
+from lunavect.claude.latest import Latest
 from lunavect.claude.launches import LaunchTracker
-from lunavect.claude.records import RecordFacts, Unreadable, read_record
+from lunavect.claude.records import Unreadable, read_record
 from lunavect.claude.summary import TranscriptSummary, take
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.core.model import Evidence, session_key
-from lunavect.host.processes import Proc, process, process_table, terminal
+from lunavect.host.processes import Proc, process, process_table
 from lunavect.quarantine import Quarantine
 from lunavect.sources import Batch, Source
 
@@ -53,12 +56,9 @@ PROVIDER = "claude"
 # Bytes of transcript read per tick, across files: a cold start over years of history is spread over
 # ticks, so the collector keeps applying the rules (and freshness keeps expiring) meanwhile.
 TICK_BUDGET_BYTES = 32 << 20
-# Activity kept after a transcript's last prompt within one read: the latest tool records (earlier ones only
-# refreshed what the latest do) and, apart, the latest records that move the turn (responses, errors,
-# interrupts, wakes). Everything before the last prompt is superseded by it.
-TAIL_TOOLS = 64
-TAIL_TURNS = 256
-_TOOL_KINDS = frozenset({"TranscriptToolUse", "TranscriptToolResult"})
+# Seconds of first looks (glances, whole reads of small files) per tick: a cold start lists every session in
+# a few ticks, which the collector runs back to back, each starting with the hook spool.
+FIRST_LOOK_S = 0.25
 
 _cursor_encoder = msgspec.json.Encoder()
 _cursor_decoder = msgspec.json.Decoder(Cursor)
@@ -114,8 +114,12 @@ class ClaudeFilesSource(Source):
         self._process = one_process
         self._launches = LaunchTracker(processes)
         self._finder = TranscriptFinder()
-        # Every stored cursor, read from the store at each full sweep and kept up to date by each commit.
-        self._cursors: dict[str, tuple[str, Cursor]] = {}
+        # Every stored cursor, read from the store once and kept up to date by each commit.
+        self._cursors: dict[str, tuple[str, Cursor]] | None = None
+        # Files not read to their end yet (path -> session id): looked at again each tick until they are.
+        self._owed: dict[str, str] = {}
+        # Files glanced at (head and tail) but not read yet, with the time of the newest activity handed over.
+        self._glanced: dict[str, float | None] = {}
         # Transcripts this reader failed on, skipped until they change (and named by `lunavect doctor`).
         self.quarantine = Quarantine("claude.transcripts")
 
@@ -138,50 +142,59 @@ class ClaudeFilesSource(Source):
                 live.append((entry, proc))
         catalogued = {entry.session_id for entry, _ in live}
 
-        files, swept = self._finder.find(root, [(entry.cwd or "", entry.session_id) for entry, _ in live])
-        gone: set[str] = set()
-        if swept:
+        look = self._finder.find(
+            root, [(entry.cwd or "", entry.session_id) for entry, _ in live], list(self._owed.items())
+        )
+        files = look.files
+        if self._cursors is None:
             self._cursors = self._stored(conn)
-            # Transcripts deleted since (the client's retention sweep, a person): their cursors go too.
-            gone = set(self._cursors) - {path for path, _, _ in files}
         stored = self._cursors
+        gone: set[str] = set()
+        if look.everything is not None:
+            # Transcripts deleted since (the client's retention sweep, a person): their cursors go too.
+            gone = set(stored) - look.everything
         unknown = [proc for _, proc in live if not self._launches.knows(proc)]
-        if unknown or any(path not in stored for path, _, _ in files):
+        if unknown or any(path not in stored and now - st.st_mtime < HOT_S for path, _, st in files):
             self._launches.scan(now, [proc for _, proc in live])
 
         for entry, proc in live:
             if self._launches.origin(proc) is not None and not entry.declared_background:
                 internal.add(session_key(PROVIDER, entry.session_id))
             if entry.status is not None and entry.at is not None:
-                evidence.append(self._catalog_evidence(entry, proc))
+                evidence.append(catalog_evidence(entry, proc))
 
         reads: list[_FileRead] = []
         budget = self.budget
+        deadline = time.monotonic() + FIRST_LOOK_S
+        deep: list[tuple[str, str, tuple[str, Cursor] | None]] = []
+        unlisted = False
+        # First what lists a session or follows one that grows (glances, small files, appended lines), newest
+        # first; whole reads of old files only once every session is listed, within the byte budget.
         for path, session_id, st in files:
-            if budget <= 0:
-                break
             known = stored.get(path)
             if known is not None and known[1].unchanged(st):
+                self._owed.pop(path, None)
                 continue
             if self.quarantine.holds(path):
+                self._owed.pop(path, None)
                 continue
-            try:
-                read = self._read(conn, path, session_id, known, budget, now)
-            except OSError as exc:
-                log.debug("cannot read %s: %s", path, exc)
+            self._owed[path] = session_id
+            if (known is not None and known[1].partial) or path in self._glanced:
+                deep.append((path, session_id, known))
                 continue
-            except Exception as exc:  # noqa: BLE001 - one bad transcript never stops the others
-                self.quarantine.put(path, exc, now)
+            if time.monotonic() > deadline:
+                unlisted = True
                 continue
-            budget -= max(read.bytes_read, 1)
-            reads.append(read)
-            evidence.extend(read.evidence)
-            if (
-                read.first_timed
-                and session_id not in catalogued
-                and self._launches.wrote_by_tool(read.summary.first_at, read.summary.cwd)
-            ):
+            if known is None and st.st_size > WHOLE_BYTES:
+                self._glance(path, session_id, evidence, internal, catalogued, now)
+                continue
+            budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
+            if session_id not in catalogued and reads and reads[-1].path == path and self._by_tool(reads[-1]):
                 internal.add(session_key(PROVIDER, session_id))
+        for path, session_id, known in deep if not unlisted else []:
+            if budget <= 0:
+                break
+            budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
 
         evidence.sort(key=lambda item: item[1].at)
 
@@ -190,37 +203,79 @@ class ClaudeFilesSource(Source):
             for path in gone:
                 conn.execute("DELETE FROM claude_transcript WHERE path = ?", (path,))
                 conn.execute("DELETE FROM claude_observation WHERE path = ?", (path,))
-                self._cursors.pop(path, None)
+                stored.pop(path, None)
             for read in reads:
                 self._save(conn, read, now)
                 if read.skipped:
                     store.bump_counter(conn, "claude.transcript.skipped_lines", read.skipped)
-                self._cursors[read.path] = (read.session_id, read.cursor)
+                stored[read.path] = (read.session_id, read.cursor)
 
-        return Batch(evidence=evidence, commit=commit, internal=internal)
+        backlog = "listing" if unlisted else "reading" if self._owed else None
+        return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog)
 
-    # -- the catalog ---------------------------------------------------------------------------------------
+    def _take(
+        self,
+        conn: sqlite3.Connection,
+        path: str,
+        session_id: str,
+        known: tuple[str, Cursor] | None,
+        budget: int,
+        now: float,
+        reads: list[_FileRead],
+        evidence: list[tuple[str, Evidence]],
+    ) -> int:
+        """Read one file within `budget`; returns the bytes it cost."""
+        try:
+            read = self._read(conn, path, session_id, known, max(budget, 1), now)
+        except OSError as exc:
+            log.debug("cannot read %s: %s", path, exc)
+            return 1
+        except Exception as exc:  # noqa: BLE001 - one bad transcript never stops the others
+            self.quarantine.put(path, exc, now)
+            self._owed.pop(path, None)
+            self._glanced.pop(path, None)
+            return 1
+        reads.append(read)
+        evidence.extend(read.evidence)
+        if not read.cursor.partial:
+            self._owed.pop(path, None)
+            self._glanced.pop(path, None)
+        return max(read.bytes_read, 1)
 
-    def _catalog_evidence(self, entry: CatalogEntry, proc: Proc) -> tuple[str, Evidence]:
-        assert entry.at is not None and entry.status is not None
-        event_id = f"catalog:{entry.session_id}:{entry.pid}:{entry.at!r}:{entry.status}:{entry.waiting_for or ''}"
-        return event_id, Evidence(
-            provider=PROVIDER,
-            session_id=entry.session_id,
-            kind="CatalogStatus",
-            at=entry.at,
-            source="catalog",
-            status=entry.status,
-            waiting_for=entry.waiting_for,
-            pid=entry.pid,
-            pstart=proc.started,
-            tty=terminal(entry.pid),
-            cwd=entry.cwd,
-            title=entry.name,
-            version=entry.version,
-            entrypoint=entry.entrypoint,
-            tmux=entry.tmux,
-        )
+    def _by_tool(self, read: _FileRead) -> bool:
+        """A first timed record written just after an agent's tool started a Claude runtime in its folder."""
+        return read.first_timed and self._launches.wrote_by_tool(read.summary.first_at, read.summary.cwd)
+
+    def _glance(
+        self,
+        path: str,
+        session_id: str,
+        evidence: list[tuple[str, Evidence]],
+        internal: set[str],
+        catalogued: set[str],
+        now: float,
+    ) -> None:
+        """List a large unread transcript from its head and tail (glance.py); its whole read comes later."""
+        try:
+            seen = glance(path, session_id)
+        except OSError as exc:
+            log.debug("cannot glance at %s: %s", path, exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - one bad transcript never stops the others
+            self.quarantine.put(path, exc, now)
+            self._owed.pop(path, None)
+            return
+        latest = Latest(session_id)
+        for facts in seen.tail:
+            latest.add(facts)
+        evidence.extend(latest.evidence())
+        self._glanced[path] = latest.newest()
+        read = _FileRead(path, session_id, Cursor(), seen.summary, restarted=False, first_timed=True)
+        meta = self._meta_evidence(read, now)
+        if meta is not None:
+            evidence.append((meta[0].replace(":meta:", ":glance:", 1), meta[1]))
+        if session_id not in catalogued and self._by_tool(read):
+            internal.add(session_key(PROVIDER, session_id))
 
     # -- transcripts ---------------------------------------------------------------------------------------
 
@@ -255,11 +310,11 @@ class ClaudeFilesSource(Source):
     ) -> _FileRead:
         cursor = known[1] if known is not None else None
         summary = self._summary(conn, path, session_id) if known is not None else TranscriptSummary(session_id)
-        prompt: tuple[str, Evidence] | None = None
-        tools: deque[tuple[int, str, Evidence]] = deque(maxlen=TAIL_TOOLS)
-        turns: deque[tuple[int, str, Evidence]] = deque(maxlen=TAIL_TURNS)
+        if known is None and path in self._glanced:
+            summary.glanced_at = self._glanced[path] or 0.0
+        latest = Latest(session_id)
         observations: list[agents.Observation] = []
-        skipped = order = 0
+        skipped = 0
         with AppendedLines(path, cursor, budget) as lines:
             if lines.restarted:
                 summary = TranscriptSummary(session_id=session_id)
@@ -279,14 +334,7 @@ class ClaudeFilesSource(Source):
                     continue
                 take(summary, facts)
                 observations.extend(facts.observations)
-                for event_id, ev in self._activity(session_id, facts):
-                    order += 1
-                    if ev.kind == "TranscriptPrompt" and not ev.notification_only:
-                        prompt = (event_id, ev)
-                        tools.clear()  # a new prompt supersedes everything before it
-                        turns.clear()
-                    else:
-                        (tools if ev.kind in _TOOL_KINDS else turns).append((order, event_id, ev))
+                latest.add(facts)
             new_cursor = lines.cursor()
             read = _FileRead(
                 path=path,
@@ -299,9 +347,9 @@ class ClaudeFilesSource(Source):
                 bytes_read=lines.end - lines.start,
                 skipped=skipped,
             )
-        if prompt is not None:
-            read.evidence.append(prompt)
-        read.evidence.extend((event_id, ev) for _, event_id, ev in sorted([*tools, *turns], key=lambda item: item[0]))
+        read.evidence.extend(latest.evidence(after=summary.glanced_at))
+        if summary.glanced_at is not None and read.cursor.partial:
+            return read  # a glance listed it: half a file's title and background work would only mislead
         meta = self._meta_evidence(read, now)
         if meta is not None:
             read.evidence.append(meta)
@@ -310,33 +358,6 @@ class ClaudeFilesSource(Source):
             if background is not None:
                 read.evidence.append(background)
         return read
-
-    @staticmethod
-    def _activity(session_id: str, facts: RecordFacts) -> list[tuple[str, Evidence]]:
-        if facts.at is None or not facts.activity:
-            return []
-        record = facts.uuid or f"@{facts.place}"
-        found = []
-        for index, activity in enumerate(facts.activity):
-            event_id = f"transcript:{session_id}:{record}:{index}"
-            found.append(
-                (
-                    event_id,
-                    Evidence(
-                        provider=PROVIDER,
-                        session_id=session_id,
-                        kind=activity.kind,
-                        at=facts.at,
-                        source="transcript",
-                        tool=activity.tool,
-                        tool_use_id=activity.tool_use_id,
-                        error=activity.error,
-                        http_status=activity.http_status,
-                        notification_only=activity.notification_only,
-                    ),
-                )
-            )
-        return found
 
     @staticmethod
     def _meta_evidence(read: _FileRead, now: float) -> tuple[str, Evidence] | None:

@@ -56,6 +56,8 @@ class TranscriptSummary(msgspec.Struct, omit_defaults=True):
     # What was last handed to the collector, so unchanged metadata is not sent again.
     sent_meta: str | None = None
     sent_background: str | None = None
+    # A glance listed the session before this whole read: its activity up to this time was handed over then.
+    glanced_at: float | None = None
 
     @property
     def title(self) -> str | None:
