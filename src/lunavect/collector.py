@@ -40,7 +40,7 @@ from lunavect.collector_process import (  # noqa: F401
     wait_caught_up,
 )
 from lunavect.core.model import Evidence, State, session_key
-from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold
+from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold, settled
 from lunavect.host.network import NetworkWatch, has_network
 from lunavect.host.processes import is_alive
 from lunavect.notify.decide import Transition
@@ -75,6 +75,10 @@ class Collector:
         # Sessions a source identified as internal (sub-agents, tool-launched runtimes): never listed.
         self.internal: set[str] = set()
         self._written: dict[str, bytes] = {}
+        # The facts of each session whose row is written and rests (`settled`): not decided again until they change.
+        self._settled: dict[str, Facts] = {}
+        # What the sources left for their next polls ("listing" first, then "reading"; None when caught up).
+        self.backlog: str | None = None
         self.network = NetworkWatch()
         self._pruned_at: float | None = None
         self._probed_at: float | None = None
@@ -178,6 +182,7 @@ class Collector:
         now = time.time() if now is None else now
         stored = 0
         listed = False
+        backlogs: set[str] = set()
         for source in self.sources:
             try:
                 batch = source.poll(self.conn, now)
@@ -185,6 +190,8 @@ class Collector:
                 log.exception("source %s failed", source.name)
                 store.bump_counter(self.conn, f"source.failed.{source.name}")
                 continue
+            if batch.backlog is not None:
+                backlogs.add(batch.backlog)
             changed: dict[str, Facts] = {}
             with store.transaction(self.conn):
                 for event_id, evidence in batch.evidence:
@@ -204,6 +211,7 @@ class Collector:
             self.internal |= batch.internal
         if listed:
             self.notify()  # a complete catalog listing may move sessions off the hidden list
+        self.backlog = "listing" if "listing" in backlogs else "reading" if backlogs else None
         return stored
 
     # -- snapshot ----------------------------------------------------------------------------------------
@@ -216,7 +224,7 @@ class Collector:
         updates: list[tuple[str, str, int, str, float]] = []
         moved: list[Transition] = []
         for key, facts in self._facts.items():
-            if key in self.internal:
+            if key in self.internal or self._settled.get(key) is facts:
                 continue
             alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and _needs_liveness(facts) else None
             decision = decide(facts, now, alive, offline_since, writer=writers.get(key))
@@ -225,6 +233,10 @@ class Collector:
             if self._written.get(key) != data:
                 updates.append((key, session.state, int(decision.listed), data.decode(), now))
                 moved.append(Transition(self._states.get(key), session, listed=decision.listed))
+            if settled(facts):
+                self._settled[key] = facts
+            else:
+                self._settled.pop(key, None)
         if updates:
             with store.transaction(self.conn):
                 self.conn.executemany(
@@ -273,7 +285,8 @@ class Collector:
         with store.transaction(self.conn):
             return store.prune_events(self.conn, now)
 
-    def tick(self, now: float | None = None) -> None:
+    def tick(self, now: float | None = None) -> str | None:
+        """One tick; returns what the sources left for the next ones (`backlog`): the caller ticks again soon."""
         started = time.time()
         self.ingest(now)
         # Hook events and freshness are published before any source is read (the guide, "How state is
@@ -285,6 +298,7 @@ class Collector:
         self.prune(now)
         # A front end that asked at time T sees its events once a tick that started after T has finished.
         store.set_collector_value(self.conn, "tick_started", repr(started))
+        return self.backlog
 
 
 def _nobody() -> None:
@@ -293,6 +307,27 @@ def _nobody() -> None:
 
 def _nobody_listens(_moved: list[Transition]) -> None:
     return None
+
+
+# Whole reads behind a complete list take at most this share of a core (the rest of the time the collector waits).
+READING_SHARE = 0.5
+
+
+def _catch_up(
+    tick: Callable[[], str | None],
+    external: changes.ExternalCommits,
+    publisher: changes.Publisher,
+    stop: threading.Event,
+) -> str | None:
+    """One more tick while the sources have work left: at once while sessions are still unlisted (each tick
+    starts with the hook spool, so a live session is not kept waiting), then within READING_SHARE of a core."""
+    if external.changed():
+        publisher.publish()
+    started = time.monotonic()
+    backlog = tick()
+    if backlog == "reading":
+        stop.wait((time.monotonic() - started) * (1 - READING_SHARE) / READING_SHARE)
+    return backlog
 
 
 class _View:
@@ -359,11 +394,12 @@ def run(
     external = changes.ExternalCommits(conn)
     link = SyncLink(paths.store_path())
 
-    def tick() -> None:
+    def tick() -> str | None:
         link.refresh(conn)
         collector.host = link.host
-        collector.tick()
+        backlog = collector.tick()
         link.after_tick(conn)
+        return backlog
 
     # Made only once this process holds the lock: a second collector that exits at once starts nothing.
     watcher = observer() if observer is not None else None
@@ -372,7 +408,7 @@ def run(
     try:
         import watchfiles
 
-        tick()
+        backlog = tick()
         ticked = time.monotonic()
         for found in watchfiles.watch(
             data_dir,
@@ -391,7 +427,10 @@ def run(
                 publisher.publish()
             spooled = any(path != wal for _change, path in found)
             if spooled or not found or time.monotonic() - ticked >= tick_s:
-                tick()
+                backlog = tick()
+                ticked = time.monotonic()
+            while backlog is not None and not stop.is_set() and data_dir.exists():
+                backlog = _catch_up(tick, external, publisher, stop)
                 ticked = time.monotonic()
             if stop.is_set():
                 break

@@ -250,7 +250,7 @@ def test_codex_hook_records_become_codex_evidence() -> None:
 )
 def test_a_failed_turns_error_kind_reaches_the_rules_as_its_reason(info, code: str, reason: str) -> None:
     from lunavect.codex.cursor import boundary_of
-    from lunavect.codex.source import error_code
+    from lunavect.codex.vocabulary import error_code
     from lunavect.core.rules import error_reason
 
     record = {

@@ -25,7 +25,8 @@ from lunavect import paths
 from lunavect.codex import compressed
 from lunavect.codex.catalog import Catalog, Listing
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor
-from lunavect.codex.hooks import INPUT_TOOLS, tool_name
+from lunavect.codex.history import History
+from lunavect.codex.hooks import INPUT_TOOLS
 from lunavect.codex.rollout import (
     MEMORIES_DIR,
     SESSION_INDEX,
@@ -40,6 +41,7 @@ from lunavect.codex.rollout import (
     is_within,
     read_header,
 )
+from lunavect.codex.vocabulary import error_code, hook_tool_name
 from lunavect.codex.writer_proof import CodexWriterProof
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import Facts
@@ -57,8 +59,8 @@ READ_BUDGET_S = 0.5
 ACTIVITY_STEP_S = 30.0
 # A thread the catalog saw updated this recently has its rollout followed even outside the recent day folders.
 RECENT_S = 7 * 86400.0
-# The rollout tool names hooks report under another name (an `exec_command` call is `Bash` to hooks).
-_HOOK_NAMES = {"exec_command": "Bash", "shell": "Bash", "local_shell": "Bash"}
+# A session whose hooks or rollout spoke this recently has its rollout stat'ed at every poll.
+HOT_S = 900.0
 
 
 class Summary(msgspec.Struct, omit_defaults=True):
@@ -83,41 +85,6 @@ class _Rollout:
         self.dirty = False
 
 
-# Codex's error kinds (`codex_error_info`) in the vocabulary the rules know (Claude Code's StopFailure codes).
-_ERROR_CODES = {
-    "usage_limit_exceeded": "rate_limit",
-    "unauthorized": "authentication_failed",
-    "server_overloaded": "overloaded",
-    "internal_server_error": "server_error",
-}
-_CONNECTION_ERRORS = frozenset(
-    {
-        "http_connection_failed",
-        "response_stream_connection_failed",
-        "response_stream_disconnected",
-        "response_too_many_failed_attempts",
-    }
-)
-_STATUS_CODES = {401: "authentication_failed", 403: "authentication_failed", 402: "billing_error", 429: "rate_limit"}
-
-
-def error_code(kind: str | None, status: int | None) -> str | None:
-    """The error a failed Codex turn reports, as the rules name it; None for a turn that did not fail."""
-    if kind is None:
-        return None
-    if kind in _ERROR_CODES:
-        return _ERROR_CODES[kind]
-    if status is not None:
-        return _STATUS_CODES.get(status, "server_error" if status >= 500 else "other")
-    return "connection_error" if kind in _CONNECTION_ERRORS else "other"
-
-
-def hook_tool_name(name: str | None) -> str | None:
-    """A rollout tool's name as the hooks report it, so both sources show the same activity."""
-    name = tool_name(name)
-    return _HOOK_NAMES.get(name, name) if name else name
-
-
 class CodexSource(Source):
     """Evidence about Codex sessions from their rollouts and Codex's own catalog."""
 
@@ -133,6 +100,7 @@ class CodexSource(Source):
         self.proof = CodexWriterProof(native=lambda: self.catalog.native)
         self.rollouts: dict[str, _Rollout] | None = None
         self.discovered: list[Path] = []
+        self.history = History(self.codex_home)
         self.catalog_titles: dict[str, str] = {}
         self.catalog_meta: dict[str, tuple] = {}
         # Rollouts of threads the catalog saw updated within the discovery window, wherever they lie.
@@ -156,12 +124,14 @@ class CodexSource(Source):
         if self._discovered_at is None or clock - self._discovered_at >= DISCOVERY_INTERVAL_S:
             self.discovered = discover(self.codex_home, Budget())
             self._discovered_at = clock
+        self.history.refresh()
         self.index.refresh()
 
         deadline = clock + READ_BUDGET_S
-        for path in self._candidates(facts):
+        for path in self._candidates(facts, now):
             if time.monotonic() > deadline:
                 break
+            self.history.looked_at(path)
             if self.quarantine.holds(path):
                 continue
             found = len(batch.evidence)
@@ -170,6 +140,8 @@ class CodexSource(Source):
             except Exception as exc:  # noqa: BLE001 - one bad rollout never drops the others' reads
                 del batch.evidence[found:]
                 self.quarantine.put(path, exc, now)
+        if self.history.pending:
+            batch.backlog = "listing"
 
         for key, session in facts.items():
             if is_within(session.cwd, self.memories):
@@ -238,17 +210,24 @@ class CodexSource(Source):
                 log.warning("forgetting the unreadable cursor of %s", path)
         return loaded
 
-    def _candidates(self, facts: Mapping[str, Facts]) -> list[str]:
-        """Rollouts worth a look this poll: those the hooks name first (live sessions), then those in recent day
-        folders, then those the catalog saw updated recently (a resumed thread keeps its old day folder)."""
+    def _candidates(self, facts: Mapping[str, Facts], now: float) -> list[str]:
+        """Rollouts worth a look this poll: those of live or recently active sessions first, then those in
+        recent day folders, then those the catalog saw updated recently (a resumed thread keeps its old day
+        folder), then the history's not looked at yet (newest first). A finished session's rollout waits for
+        the history's slow sweep."""
         ordered: dict[str, None] = {}
-        for session in sorted(facts.values(), key=lambda f: -(f.last_event_at or 0.0)):
-            if session.transcript:
-                ordered[session.transcript] = None
+        hot = [
+            f
+            for key, f in facts.items()
+            if f.transcript and (self.known.live(key) or now - (f.last_event_at or 0.0) < HOT_S)
+        ]
+        for session in sorted(hot, key=lambda f: -(f.last_event_at or 0.0)):
+            ordered[session.transcript or ""] = None
         for path in self.discovered:
             ordered[str(path)] = None
         for catalog_path in self.catalog_paths:
             ordered[catalog_path] = None
+        ordered.update(self.history.pending)
         return list(ordered)
 
     def _discovered_ids(self) -> list[str]:

@@ -13,7 +13,7 @@ session, its exact events win: the coarser sources only prove what the hooks can
 denied permission prompt), or describe sessions that have no hooks at all.
 """
 
-from lunavect.core.rules.decide import decide
+from lunavect.core.rules.decide import decide, settled
 from lunavect.core.rules.facts import (
     BACKGROUND_AUTHORITY_S,
     EVENT_AUTHORITY_BY_PROVIDER,
@@ -35,4 +35,5 @@ __all__ = [
     "decide",
     "error_reason",
     "fold",
+    "settled",
 ]

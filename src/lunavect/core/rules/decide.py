@@ -143,3 +143,12 @@ def decide(
     age = now - confirmed
     stale = (age > authority or unconfirmed) and writer is not True
     return handler(_Instant(facts, now, age, stale, offline_since))
+
+
+def settled(facts: Facts) -> bool:
+    """True when `decide` answers the same for these facts at every instant, whatever the process's liveness,
+    the network or the writer proof: a session at rest (ready, idle, an error) until new evidence changes its
+    facts. The collector decides such a session once, not at every tick: at rest, its work does not grow
+    with the number of past sessions."""
+    phase = facts.phase
+    return phase not in LIVE_PHASES and (phase not in PHASES or phase == State.ERROR)
