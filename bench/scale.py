@@ -169,7 +169,9 @@ def fold_throughput(data_dir: Path, size_mb: int) -> tuple[float, float]:
         source = ClaudeFilesSource(Path(tmp) / "claude", budget=1 << 40, processes=dict, one_process=lambda pid: None)
         collector = Collector(conn, spool_dir=Path(tmp) / "spool", sources=[source])
         start = time.perf_counter()
-        collector.poll_sources()
+        collector.poll_sources()  # a glance lists it first
+        while collector.backlog is not None:
+            collector.poll_sources()  # then the whole read
         fold = time.perf_counter() - start
         conn.close()
     return size / fold, size / wc

@@ -220,12 +220,16 @@ class Collector:
         """Apply the rules to every session at `now`; write the rows that changed. Returns that count."""
         now = time.time() if now is None else now
         offline_since = self.network.sample(now, has_network())
-        writers = self._writer_proofs(now)
+        # A settled session's row stands until its facts change (new evidence un-settles it).
+        unsettled = {
+            key: facts
+            for key, facts in self._facts.items()
+            if self._settled.get(key) is not facts and key not in self.internal
+        }
+        writers = self._writer_proofs(unsettled, now)
         updates: list[tuple[str, str, int, str, float]] = []
         moved: list[Transition] = []
-        for key, facts in self._facts.items():
-            if key in self.internal or self._settled.get(key) is facts:
-                continue
+        for key, facts in unsettled.items():
             alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and _needs_liveness(facts) else None
             decision = decide(facts, now, alive, offline_since, writer=writers.get(key))
             session = build_session(facts, decision, host=self.host)
@@ -233,7 +237,7 @@ class Collector:
             if self._written.get(key) != data:
                 updates.append((key, session.state, int(decision.listed), data.decode(), now))
                 moved.append(Transition(self._states.get(key), session, listed=decision.listed))
-            if settled(facts):
+            if settled(facts, now) and writers.get(key) is not True:
                 self._settled[key] = facts
             else:
                 self._settled.pop(key, None)
@@ -252,12 +256,12 @@ class Collector:
             self.transitions(moved)
         return len(updates)
 
-    def _writer_proofs(self, now: float) -> dict[str, bool | None]:
+    def _writer_proofs(self, facts: Mapping[str, Facts], now: float) -> dict[str, bool | None]:
         """Writer proofs (Codex) from the sources that give them, for the sessions that need one now."""
         proofs: dict[str, bool | None] = {}
         for source in self.sources:
             try:
-                proofs.update(source.writer_proofs(self._facts, now))
+                proofs.update(source.writer_proofs(facts, now))
             except Exception:  # noqa: BLE001 - no proof is the ordinary freshness rule, never a crash
                 log.exception("writer proofs of %s failed", source.name)
         return proofs

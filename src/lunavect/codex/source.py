@@ -101,6 +101,7 @@ class CodexSource(Source):
         self.rollouts: dict[str, _Rollout] | None = None
         self.discovered: list[Path] = []
         self.history = History(self.codex_home)
+        self._memories_of: dict[str, tuple[str | None, bool]] = {}
         self.catalog_titles: dict[str, str] = {}
         self.catalog_meta: dict[str, tuple] = {}
         # Rollouts of threads the catalog saw updated within the discovery window, wherever they lie.
@@ -144,7 +145,7 @@ class CodexSource(Source):
             batch.backlog = "listing"
 
         for key, session in facts.items():
-            if is_within(session.cwd, self.memories):
+            if self._in_memories(key, session.cwd):
                 batch.internal.add(key)  # Codex's memory consolidation agent, seen by its hooks
             rollout = self.rollouts.get(session.transcript or "")
             if rollout is not None and rollout.summary.internal and rollout.thread_id == session.session_id:
@@ -230,6 +231,13 @@ class CodexSource(Source):
         ordered.update(self.history.pending)
         return list(ordered)
 
+    def _in_memories(self, key: str, cwd: str | None) -> bool:
+        """Whether a session works in Codex's memories folder, resolved once per folder it names."""
+        known = self._memories_of.get(key)
+        if known is None or known[0] != cwd:
+            known = self._memories_of[key] = (cwd, is_within(cwd, self.memories))
+        return known[1]
+
     def _discovered_ids(self) -> list[str]:
         ids: dict[str, None] = {}
         for path in self.discovered:
@@ -243,7 +251,7 @@ class CodexSource(Source):
         active = [
             f
             for key, f in facts.items()
-            if self.known.live(key) and key not in batch.internal and not is_within(f.cwd, self.memories)
+            if self.known.live(key) and key not in batch.internal and not self._in_memories(key, f.cwd)
         ]
         active.sort(key=lambda f: -(f.confirmed_at or f.last_event_at or 0.0))
         return [f.session_id for f in active]

@@ -145,10 +145,25 @@ def decide(
     return handler(_Instant(facts, now, age, stale, offline_since))
 
 
-def settled(facts: Facts) -> bool:
-    """True when `decide` answers the same for these facts at every instant, whatever the process's liveness,
-    the network or the writer proof: a session at rest (ready, idle, an error) until new evidence changes its
-    facts. The collector decides such a session once, not at every tick: at rest, its work does not grow
-    with the number of past sessions."""
+def settled(facts: Facts, now: float) -> bool:
+    """True when `decide` answers for these facts at every later instant what it answers at `now`, as long as
+    no writer proof says the client still writes the session's log: a session at rest (ready, idle, an error),
+    or one whose live phase has aged past its authority with no process to ask about (a past session that
+    ended mid-turn shows unknown from then on). The collector decides such a session once, not at every tick,
+    until its facts change: at rest, its work does not grow with the number of past sessions."""
     phase = facts.phase
-    return phase not in LIVE_PHASES and (phase not in PHASES or phase == State.ERROR)
+    if phase not in LIVE_PHASES:
+        return phase not in PHASES or phase == State.ERROR
+    if facts.ended:
+        return True
+    if facts.pid is not None:
+        return False  # the process may end, which ends the phase
+    if phase == State.INPUT and facts.input_reason == "question":
+        return facts.phase_at is not None and now - facts.phase_at > EVENT_AUTHORITY_S
+    confirmed = facts.confirmed_at if facts.confirmed_at is not None else facts.last_event_at
+    if confirmed is None:
+        return False
+    unconfirmed = facts.unconfirmed_at is not None and facts.unconfirmed_at >= confirmed
+    if phase == State.BACKGROUND:
+        return now - confirmed > BACKGROUND_AUTHORITY_S
+    return unconfirmed or now - confirmed > EVENT_AUTHORITY_BY_PROVIDER.get(facts.provider, EVENT_AUTHORITY_S)
