@@ -75,8 +75,9 @@ class Collector:
         # Sessions a source identified as internal (sub-agents, tool-launched runtimes): never listed.
         self.internal: set[str] = set()
         self._written: dict[str, bytes] = {}
-        # The facts of each session whose row is written and rests (`settled`): not decided again until they change.
-        self._settled: dict[str, Facts] = {}
+        # The sessions whose rows are not known to rest (`settled`): decided at every snapshot. A settled
+        # session's row stands until new evidence changes its facts.
+        self._unsettled: set[str] = set()
         # What the sources left for their next polls ("listing" first, then "reading"; None when caught up).
         self.backlog: str | None = None
         self.network = NetworkWatch()
@@ -99,6 +100,7 @@ class Collector:
             self._written[key] = data.encode() if isinstance(data, str) else data
             self._states[key] = State(state)
         self.internal = {row[0] for row in conn.execute("SELECT id FROM internal")}
+        self._unsettled = set(self._facts)
         view = _View(self._facts)
         for source in self.sources:
             source.attach(view)
@@ -126,7 +128,7 @@ class Collector:
             self._save_facts(changed, now)
             spool.commit_cursor(self.conn, chunk, now)
         # Only now, with the transaction committed, does the in-memory view move on.
-        self._facts.update(changed)
+        self._learn(changed)
         return stored
 
     def _ingest_line(self, line: bytes, changed: dict[str, Facts], now: float) -> int:
@@ -169,6 +171,11 @@ class Collector:
         changed[key] = fold(facts, evidence)
         return 1
 
+    def _learn(self, changed: dict[str, Facts]) -> None:
+        """Take committed facts into the in-memory view; their sessions are decided again."""
+        self._facts.update(changed)
+        self._unsettled.update(changed)
+
     def _save_facts(self, changed: dict[str, Facts], now: float) -> None:
         for key, facts in changed.items():
             self.conn.execute(
@@ -207,7 +214,7 @@ class Collector:
                         "INSERT OR IGNORE INTO internal (id, reason, at) VALUES (?, ?, ?)",
                         (key, source.name, now),
                     )
-            self._facts.update(changed)
+            self._learn(changed)
             self.internal |= batch.internal
         if listed:
             self.notify()  # a complete catalog listing may move sessions off the hidden list
@@ -217,15 +224,11 @@ class Collector:
     # -- snapshot ----------------------------------------------------------------------------------------
 
     def snapshot(self, now: float | None = None) -> int:
-        """Apply the rules to every session at `now`; write the rows that changed. Returns that count."""
+        """Apply the rules at `now` to every session not settled; write the rows that changed. Returns that count."""
         now = time.time() if now is None else now
         offline_since = self.network.sample(now, has_network())
-        # A settled session's row stands until its facts change (new evidence un-settles it).
-        unsettled = {
-            key: facts
-            for key, facts in self._facts.items()
-            if self._settled.get(key) is not facts and key not in self.internal
-        }
+        self._unsettled -= self.internal
+        unsettled = {key: self._facts[key] for key in self._unsettled}
         writers = self._writer_proofs(unsettled, now)
         updates: list[tuple[str, str, int, str, float]] = []
         moved: list[Transition] = []
@@ -238,9 +241,7 @@ class Collector:
                 updates.append((key, session.state, int(decision.listed), data.decode(), now))
                 moved.append(Transition(self._states.get(key), session, listed=decision.listed))
             if settled(facts, now) and writers.get(key) is not True:
-                self._settled[key] = facts
-            else:
-                self._settled.pop(key, None)
+                self._unsettled.discard(key)
         if updates:
             with store.transaction(self.conn):
                 self.conn.executemany(
