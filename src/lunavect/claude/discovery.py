@@ -112,13 +112,24 @@ class TranscriptFinder:
         self._next = 0
         self._credit = 0.0
 
-    def find(self, root: Path, running: Iterable[tuple[str, str]] = (), owed: Iterable[tuple[str, str]] = ()) -> Look:
+    def find(
+        self,
+        root: Path,
+        running: Iterable[tuple[str, str]] = (),
+        owed: Iterable[tuple[str, str]] = (),
+        changed: set[str] | None = None,
+    ) -> Look:
         """The transcripts to look at, newest first. `running` are the (cwd, session id) of sessions the
-        live catalog names; `owed` the (path, session id) of files the caller has not read to their end."""
+        live catalog names; `owed` the (path, session id) of files the caller has not read to their end;
+        `changed` the paths the operating system says changed since the last call (None when it cannot say:
+        then the files written lately and the folders whose mtime changed are stat'ed)."""
         clock = time.monotonic()
         if self._listed_at is None:
             return self._relist(root, clock, first=True)
-        candidates = self._hot(root)
+        if changed is None:
+            candidates = self._hot(root)
+        else:  # the files written lately are stat'ed still: a change is told a moment after it happens
+            candidates = self._recently_written() | self._told(root, changed)
         for cwd, session_id in running:
             if cwd and SESSION_RE.match(session_id):
                 candidates.setdefault(transcript_path(root, cwd, session_id), session_id)
@@ -141,10 +152,7 @@ class TranscriptFinder:
     def _hot(self, root: Path) -> dict[str, str]:
         """Files written lately, and every file of a folder whose mtime changed (a new file changes it)."""
         projects = str(root / "projects")
-        wall = time.time()
-        for path in [path for path in self._recent if wall - self._files.get(path, ("", 0.0))[1] >= HOT_S]:
-            del self._recent[path]
-        hot = dict(self._recent)
+        hot = self._recently_written()
         changed = [folder for folder, known in self._folders.items() if folder != projects and _mtime(folder) != known]
         if _mtime(projects) != self._folders.get(projects):
             self._folders[projects] = _mtime(projects)
@@ -154,6 +162,27 @@ class TranscriptFinder:
             for path, session_id in sessions_in(folder):
                 hot.setdefault(path, session_id)
         return hot
+
+    def _recently_written(self) -> dict[str, str]:
+        wall = time.time()
+        for path in [path for path in self._recent if wall - self._files.get(path, ("", 0.0))[1] >= HOT_S]:
+            del self._recent[path]
+        return dict(self._recent)
+
+    def _told(self, root: Path, changed: set[str]) -> dict[str, str]:
+        """The transcripts among the changed paths, and those of a project folder new since the last call."""
+        projects = str(root / "projects")
+        told: dict[str, str] = {}
+        for path in changed:
+            folder, name = os.path.split(path)
+            if os.path.dirname(folder) == projects and name.endswith(".jsonl") and not name.startswith("agent-"):
+                session_id = name[: -len(".jsonl")]
+                if SESSION_RE.match(session_id):
+                    told[path] = session_id
+            elif folder == projects and path not in self._folders:
+                self._folders[path] = _mtime(path)
+                told.update(sessions_in(path))
+        return told
 
     def _stat(self, candidates: dict[str, str]) -> list[Found]:
         files = []

@@ -35,6 +35,7 @@ from pathlib import Path
 import msgspec
 
 from lunavect import paths, store
+from lunavect.changed_files import ChangedFiles
 from lunavect.claude import agents
 from lunavect.claude.catalog import CatalogEntry, is_live, read_catalog
 from lunavect.claude.catalog_evidence import catalog_evidence
@@ -114,6 +115,7 @@ class ClaudeFilesSource(Source):
         self._process = one_process
         self._launches = LaunchTracker(processes)
         self._finder = TranscriptFinder()
+        self._changes: ChangedFiles | None = None
         # Every stored cursor, read from the store once and kept up to date by each commit.
         self._cursors: dict[str, tuple[str, Cursor]] | None = None
         # Files not read to their end yet (path -> session id): looked at again each tick until they are.
@@ -142,8 +144,13 @@ class ClaudeFilesSource(Source):
                 live.append((entry, proc))
         catalogued = {entry.session_id for entry, _ in live}
 
+        if self._changes is None or self._changes.root != root / "projects":
+            self._changes = ChangedFiles(root / "projects")
         look = self._finder.find(
-            root, [(entry.cwd or "", entry.session_id) for entry, _ in live], list(self._owed.items())
+            root,
+            [(entry.cwd or "", entry.session_id) for entry, _ in live],
+            list(self._owed.items()),
+            self._changes.take(),
         )
         files = look.files
         if self._cursors is None:
@@ -212,6 +219,10 @@ class ClaudeFilesSource(Source):
 
         backlog = "listing" if unlisted else "reading" if self._owed else None
         return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog)
+
+    def close(self) -> None:
+        if self._changes is not None:
+            self._changes.close()
 
     def _take(
         self,

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from lunavect import paths
+from lunavect.changed_files import ChangedFiles
 from lunavect.codex import compressed
 from lunavect.codex.catalog import Catalog, Listing
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor
@@ -30,6 +31,7 @@ from lunavect.codex.hooks import INPUT_TOOLS
 from lunavect.codex.rollout import (
     MEMORIES_DIR,
     SESSION_INDEX,
+    SESSIONS_DIR,
     Budget,
     SessionIndex,
     accepted_thread,
@@ -101,6 +103,7 @@ class CodexSource(Source):
         self.rollouts: dict[str, _Rollout] | None = None
         self.discovered: list[Path] = []
         self.history = History(self.codex_home)
+        self.changes = ChangedFiles(self.codex_home / SESSIONS_DIR)
         self._memories_of: dict[str, tuple[str | None, bool]] = {}
         self.catalog_titles: dict[str, str] = {}
         self.catalog_meta: dict[str, tuple] = {}
@@ -129,7 +132,7 @@ class CodexSource(Source):
         self.index.refresh()
 
         deadline = clock + READ_BUDGET_S
-        for path in self._candidates(facts, now):
+        for path in self._candidates(facts, now, self.changes.take()):
             if time.monotonic() > deadline:
                 break
             self.history.looked_at(path)
@@ -192,6 +195,7 @@ class CodexSource(Source):
 
     def close(self) -> None:
         self.catalog.close()
+        self.changes.close()
 
     # -- what to read ------------------------------------------------------------------------------------
 
@@ -211,11 +215,12 @@ class CodexSource(Source):
                 log.warning("forgetting the unreadable cursor of %s", path)
         return loaded
 
-    def _candidates(self, facts: Mapping[str, Facts], now: float) -> list[str]:
+    def _candidates(self, facts: Mapping[str, Facts], now: float, changed: set[str] | None) -> list[str]:
         """Rollouts worth a look this poll: those of live or recently active sessions first, then those in
-        recent day folders, then those the catalog saw updated recently (a resumed thread keeps its old day
-        folder), then the history's not looked at yet (newest first). A finished session's rollout waits for
-        the history's slow sweep."""
+        recent day folders (only the new and the changed ones when the operating system tells which
+        changed), then those the catalog saw updated recently (a resumed thread keeps its old day folder),
+        then the history's not looked at yet (newest first). A finished session's rollout waits for the
+        history's slow sweep."""
         ordered: dict[str, None] = {}
         hot = [
             f
@@ -224,8 +229,11 @@ class CodexSource(Source):
         ]
         for session in sorted(hot, key=lambda f: -(f.last_event_at or 0.0)):
             ordered[session.transcript or ""] = None
+        known = self.rollouts or {}
         for path in self.discovered:
-            ordered[str(path)] = None
+            if changed is None or str(path) in changed or str(path) not in known:
+                ordered[str(path)] = None
+        ordered.update(dict.fromkeys(p for p in changed or () if p.endswith((".jsonl", ".jsonl.zst"))))
         for catalog_path in self.catalog_paths:
             ordered[catalog_path] = None
         ordered.update(self.history.pending)
