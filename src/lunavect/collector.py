@@ -85,8 +85,7 @@ class Collector:
         self._probed_at: float | None = None
         # Called after each commit that changes what front ends show (the change feed's publisher).
         self.notify: Callable[[], None] = _nobody
-        # The host name every row carries: sync's, once configured, else the machine's hostname.
-        self.host: str | None = None
+        self._host: str | None = None
         # Called after each snapshot commit with the rows it changed (the notifier's feed: committed
         # transitions, never raw events). It must not block: the notifier queues them for its own thread.
         self.transitions: Callable[[list[Transition]], None] = _nobody_listens
@@ -104,6 +103,17 @@ class Collector:
         view = _View(self._facts)
         for source in self.sources:
             source.attach(view)
+
+    @property
+    def host(self) -> str | None:
+        """The host name every row carries: sync's, once configured, else the machine's hostname."""
+        return self._host
+
+    @host.setter
+    def host(self, name: str | None) -> None:
+        if name != self._host:
+            self._unsettled.update(self._facts)  # every row names the host: build each again
+        self._host = name
 
     # -- ingest ------------------------------------------------------------------------------------------
 
