@@ -216,7 +216,8 @@ class CodexSource(Source):
         return loaded
 
     def _candidates(self, facts: Mapping[str, Facts], now: float, changed: set[str] | None) -> list[str]:
-        """Rollouts worth a look this poll: those of live or recently active sessions first, then those in
+        """Rollouts worth a look this poll: those of recently active sessions first (and of every session the
+        facts call live, when no change notification tells which rollouts grow), then those in
         recent day folders (only the new and the changed ones when the operating system tells which
         changed), then those the catalog saw updated recently (a resumed thread keeps its old day folder),
         then the history's not looked at yet (newest first). A finished session's rollout waits for the
@@ -225,7 +226,7 @@ class CodexSource(Source):
         hot = [
             f
             for key, f in facts.items()
-            if f.transcript and (self.known.live(key) or now - (f.last_event_at or 0.0) < HOT_S)
+            if f.transcript and (now - (f.last_event_at or 0.0) < HOT_S or (changed is None and self.known.live(key)))
         ]
         for session in sorted(hot, key=lambda f: -(f.last_event_at or 0.0)):
             ordered[session.transcript or ""] = None

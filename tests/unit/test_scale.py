@@ -1,0 +1,159 @@
+"""A person with a long history: every past session is listed before any whole read of a transcript ends, and
+a collector at rest touches no finished session's file.
+
+The histories are copies of the real transcripts and rollouts of shared/data, each with a fresh id, dated in
+the past: nothing here is synthesised but ids and file times.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import re
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from unit_support import shared_data_dir
+
+from lunavect import changed_files, store
+from lunavect.claude import discovery, files_source
+from lunavect.claude.files_source import ClaudeFilesSource
+from lunavect.claude.glance import WHOLE_BYTES
+from lunavect.codex import history
+from lunavect.codex.source import CodexSource
+from lunavect.collector import Collector
+
+DATA = shared_data_dir()
+pytestmark = pytest.mark.skipif(not (DATA / "claude").is_dir(), reason=f"the shared real files are not at {DATA}")
+_SESSION_ID = re.compile(rb'"sessionId":"([0-9a-f-]{36})"')
+_THREAD_ID = re.compile(rb'"id":"([0-9a-f-]{36})"')
+
+
+def claude_history(config: Path, copies: int) -> dict[str, Path]:
+    """`copies` copies of every real transcript, each a session of its own, the newest a day old."""
+    sources = sorted(p for p in (DATA / "claude").glob("*/*.jsonl"))
+    made: dict[str, Path] = {}
+    for index in range(copies * len(sources)):
+        data = sources[index % len(sources)].read_bytes()
+        session = str(uuid.uuid4())
+        for old in set(_SESSION_ID.findall(data)):
+            data = data.replace(old, session.encode())
+        folder = config / "projects" / f"-home-user-project-{index % 5}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{session}.jsonl"
+        path.write_bytes(data)
+        stamp = time.time() - 86400 * (1 + index)
+        os.utime(path, (stamp, stamp))
+        made[session] = path
+    return made
+
+
+def codex_history(codex_home: Path, copies: int) -> dict[str, Path]:
+    """`copies` copies of every real rollout, in the day folders of the past days (within the recent window)."""
+    sources = sorted((DATA / "codex").rglob("rollout-*.jsonl"))
+    made: dict[str, Path] = {}
+    for index in range(copies * len(sources)):
+        data = sources[index % len(sources)].read_bytes()
+        old = _THREAD_ID.search(data.split(b"\n", 1)[0])
+        assert old is not None
+        thread = str(uuid.uuid4())
+        stamp = time.time() - 3600 * (2 + 20 * index)
+        local = time.localtime(stamp)
+        day = codex_home / "sessions" / time.strftime("%Y/%m/%d", local)
+        day.mkdir(parents=True, exist_ok=True)
+        path = day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{thread}.jsonl"
+        path.write_bytes(data.replace(old.group(1), thread.encode()))
+        os.utime(path, (stamp, stamp))
+        made[thread] = path
+    return made
+
+
+def listed_rows(conn) -> dict[str, dict]:
+    rows = conn.execute("SELECT id, data FROM snapshot WHERE listed = 1").fetchall()
+    return {key: json.loads(data) for key, data in rows}
+
+
+def test_the_cold_list_is_complete_before_any_whole_read_ends(tmp_path, monkeypatch):
+    config = tmp_path / "claude"
+    sessions = claude_history(config, copies=3)
+    large = {str(path) for path in sessions.values() if path.stat().st_size > WHOLE_BYTES}
+    assert len(large) >= 6  # the real multi-MB sessions: each is glanced at first, read whole later
+    conn = store.connect(tmp_path / "lv" / "store.sqlite3")
+    # Whole reads made slow: 256 KB a tick, so a multi-MB transcript takes a dozen ticks.
+    source = ClaudeFilesSource(config, budget=256 << 10, processes=dict, one_process=lambda pid: None)
+    collector = Collector(conn, spool_dir=tmp_path / "spool", sources=[source])
+
+    at_first_whole_read: list[dict[str, dict]] = []
+
+    class Watched(files_source.AppendedLines):
+        def __exit__(self, *exc: object) -> None:
+            ended = self._fd is not None and not self.stopped and str(self.path) in large
+            super().__exit__(*exc)
+            if ended and not at_first_whole_read:
+                at_first_whole_read.append(listed_rows(conn))
+
+    monkeypatch.setattr(files_source, "AppendedLines", Watched)
+    ticks = 0
+    while collector.tick() is not None:
+        ticks += 1
+        assert ticks < 1000
+    final = listed_rows(conn)
+
+    assert at_first_whole_read, "no whole read of a large transcript ended"
+    first = at_first_whole_read[0]
+    assert set(first) == {f"claude:{session}" for session in sessions}  # every session listed already
+    assert all(row["title"] and row["project"] for row in first.values())
+    # The glance already showed how each session ended: the whole reads changed no state.
+    assert {key: row["state"] for key, row in first.items()} == {key: row["state"] for key, row in final.items()}
+    source.close()
+    conn.close()
+
+
+def test_an_idle_tick_touches_no_finished_sessions_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(changed_files, "READY_CHECK_MS", 100)
+    monkeypatch.setattr(discovery, "SWEEP_S", 1e9)  # the slow safety sweep is not due in this test
+    monkeypatch.setattr(history, "SWEEP_S", 1e9)
+    config, codex_home = tmp_path / "claude", tmp_path / "codex"
+    finished = {str(p) for p in claude_history(config, copies=1).values()}
+    finished |= {str(p) for p in codex_history(codex_home, copies=4).values()}
+    env = {"LUNAVECT_CODEX": str(tmp_path / "no-codex"), "PATH": "/nonexistent", "HOME": str(tmp_path)}
+    claude = ClaudeFilesSource(config, processes=dict, one_process=lambda pid: None)
+    codex = CodexSource(codex_home=codex_home, env=env)
+    conn = store.connect(tmp_path / "lv" / "store.sqlite3")
+    collector = Collector(conn, spool_dir=tmp_path / "spool", sources=[claude, codex])
+    while collector.tick() is not None:
+        pass
+    assert len(listed_rows(conn)) == len(finished)  # every past session listed
+    # Until the operating system's change notifications run, a tick looks its own way; wait for them.
+    deadline = time.monotonic() + 30
+    watches = [claude._changes, codex.changes]
+    while not all(w is not None and w._armed for w in watches) and time.monotonic() < deadline:
+        collector.tick()
+        time.sleep(0.05)
+    assert all(w is not None and w._armed for w in watches), "the change notifications never started"
+
+    touched: list[str] = []
+
+    def counting(call):
+        def wrapper(path, *args, **kwargs):
+            if isinstance(path, (str, os.PathLike)):
+                touched.append(os.fspath(path))
+            return call(path, *args, **kwargs)
+
+        return wrapper
+
+    for name in ("stat", "lstat", "open", "scandir", "listdir"):
+        monkeypatch.setattr(os, name, counting(getattr(os, name)))
+    monkeypatch.setattr(builtins, "open", counting(builtins.open))
+    for _ in range(5):
+        collector.tick()
+    monkeypatch.undo()
+
+    assert touched, "the wrapped calls saw nothing: the test would prove nothing"
+    assert not [path for path in touched if path in finished]
+    claude.close()
+    codex.close()
+    conn.close()
