@@ -86,6 +86,7 @@ class Collector:
         # Called after each commit that changes what front ends show (the change feed's publisher).
         self.notify: Callable[[], None] = _nobody
         self._host: str | None = None
+        self._decided_at = 0.0
         # Called after each snapshot commit with the rows it changed (the notifier's feed: committed
         # transitions, never raw events). It must not block: the notifier queues them for its own thread.
         self.transitions: Callable[[list[Transition]], None] = _nobody_listens
@@ -237,6 +238,9 @@ class Collector:
         """Apply the rules at `now` to every session not settled; write the rows that changed. Returns that count."""
         now = time.time() if now is None else now
         offline_since = self.network.sample(now, has_network())
+        if now < self._decided_at:
+            self._unsettled.update(self._facts)  # the clock went back: settled only holds for later instants
+        self._decided_at = now
         self._unsettled -= self.internal
         unsettled = {key: self._facts[key] for key in self._unsettled}
         writers = self._writer_proofs(unsettled, now)
