@@ -27,6 +27,7 @@ from lunavect.codex.hooks import evidence_from_record as codex_evidence
 
 # The collector process's outside face lives in collector_process (front ends use it without importing the
 # collector); these names stay reachable here for the command line.
+from lunavect.collector_pace import catch_up
 from lunavect.collector_process import (  # noqa: F401
     CATCH_UP_TIMEOUT_S,
     POKE_FILE_NAME,
@@ -328,27 +329,6 @@ def _nobody_listens(_moved: list[Transition]) -> None:
     return None
 
 
-# Whole reads behind a complete list take at most this share of a core (the rest of the time the collector waits).
-READING_SHARE = 0.5
-
-
-def _catch_up(
-    tick: Callable[[], str | None],
-    external: changes.ExternalCommits,
-    publisher: changes.Publisher,
-    stop: threading.Event,
-) -> str | None:
-    """One more tick while the sources have work left: at once while sessions are still unlisted (each tick
-    starts with the hook spool, so a live session is not kept waiting), then within READING_SHARE of a core."""
-    if external.changed():
-        publisher.publish()
-    started = time.monotonic()
-    backlog = tick()
-    if backlog == "reading":
-        stop.wait((time.monotonic() - started) * (1 - READING_SHARE) / READING_SHARE)
-    return backlog
-
-
 class _View:
     """The sources' read-only view of what the collector knows (`sources.Known`)."""
 
@@ -449,7 +429,7 @@ def run(
                 backlog = tick()
                 ticked = time.monotonic()
             while backlog is not None and not stop.is_set() and data_dir.exists():
-                backlog = _catch_up(tick, external, publisher, stop)
+                backlog = catch_up(tick, external, publisher, stop)
                 ticked = time.monotonic()
             if stop.is_set():
                 break
