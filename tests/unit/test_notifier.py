@@ -1,0 +1,78 @@
+"""The collector's notifier with a real store and a real `notify.command` program: transitions in, the
+command's stdin out, once; a restarted notifier (a new collector) sends nothing again."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lunavect import store
+from lunavect.core.model import State
+from lunavect.notify import settings
+from lunavect.notify.command import run_command
+from lunavect.notify.decide import Transition, compose, item_of
+from lunavect.notify.kinds import BY_NAME
+from lunavect.notify.notifier import Notifier
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_notify_decide import row  # noqa: E402
+
+
+def _writer(out: Path) -> str:
+    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
+    return shlex.join([sys.executable, "-c", script])
+
+
+def _wait(predicate, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
+    return tmp_path
+
+
+def test_the_command_gets_each_notification_once_and_a_restart_sends_nothing_again(db: Path) -> None:
+    out = db / "received.jsonl"
+    conn = store.connect()
+    chosen = settings.load(conn)
+    chosen.desktop = False
+    chosen.focus = False
+    chosen.coalesce_s = 0.0
+    chosen.command = _writer(out)
+    settings.save(conn, chosen)
+    moved = [Transition(State.WORKING, row(1, at=time.time()))]
+
+    first = Notifier()
+    first(moved)
+    _wait(lambda: out.exists() and out.read_text().count("\n") == 1)
+    first.close()
+    [payload] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert payload["open"] == "claude:s1" and payload["sessions"][0]["needs"] == "response ready"
+
+    again = Notifier()  # the collector restarted and committed the same transition again (a replay)
+    again(moved)
+    again([Transition(State.WORKING, row(2, at=time.time()))])  # something new, to know it got this far
+    _wait(lambda: out.read_text().count("\n") == 2)
+    again.close()
+    assert [json.loads(line)["open"] for line in out.read_text().splitlines()] == ["claude:s1", "claude:s2"]
+    conn.close()
+
+
+def test_a_failing_command_is_one_line_never_an_exception(tmp_path: Path) -> None:
+    note = compose([item_of(BY_NAME["ready"], row())])
+    assert run_command("", note) == "notify.command is empty"
+    assert "not found" in (run_command(str(tmp_path / "missing"), note) or "")
+    assert "exited with 3" in (run_command(shlex.join([sys.executable, "-c", "raise SystemExit(3)"]), note) or "")
+    slow = shlex.join([sys.executable, "-c", "import time; time.sleep(5)"])
+    assert "did not finish" in (run_command(slow, note, timeout=0.2) or "")
+    assert "cannot be split" in (run_command("'unclosed", note) or "")
