@@ -243,3 +243,17 @@ def test_a_codex_reply_notifies_too(client_paths, iso_home, codex_server, deskto
     finally:
         tui.kill()
         running.kill()
+
+
+def test_the_x11_active_window_is_read_through_ewmh(desktop):
+    """X11's focused window (EWMH `_NET_ACTIVE_WINDOW`, its `_NET_WM_PID`) as a window manager would set it:
+    here the root window stands in for a terminal's window, with this test's pid."""
+    from lunavect.navigation.watched import focused_window_pid
+
+    env = {**os.environ, **desktop.env}
+    root = subprocess.run(["xwininfo", "-root"], env=env, capture_output=True, text=True, check=True, timeout=10)
+    window = next(line.split()[3] for line in root.stdout.splitlines() if "Window id:" in line)
+    assert focused_window_pid({"DISPLAY": desktop.env["DISPLAY"]}, platform="linux") is None  # nothing focused
+    for prop, fmt, value in (("_NET_ACTIVE_WINDOW", "32x", window), ("_NET_WM_PID", "32c", str(os.getpid()))):
+        subprocess.run(["xprop", "-root", "-f", prop, fmt, "-set", prop, value], env=env, check=True, timeout=10)
+    assert focused_window_pid({"DISPLAY": desktop.env["DISPLAY"]}, platform="linux") == os.getpid()

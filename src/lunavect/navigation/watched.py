@@ -51,9 +51,15 @@ def pane_watched(pane: tmux.Pane, now: float, runner: Runner = _bounded) -> bool
 
 
 def focused_window_pid(
-    environ: Mapping[str, str], runner: Runner = _bounded, platform: str = sys.platform
+    environ: Mapping[str, str], runner: Runner | None = None, platform: str = sys.platform
 ) -> int | None:
-    """The process id behind the desktop's focused window, where the desktop says it."""
+    """The process id behind the desktop's focused window, where the desktop says it (asked in `environ`)."""
+    if runner is None:
+        env = dict(environ)
+
+        def runner(argv: list[str]) -> Reply:
+            return run(argv, timeout=PROBE_TIMEOUT_S, env=env)
+
     if platform == "darwin":
         reply = runner(
             [
@@ -77,9 +83,15 @@ def focused_window_pid(
         return None
     if environ.get("DISPLAY"):
         reply = runner(["xprop", "-root", "_NET_ACTIVE_WINDOW"])
-        window = reply.stdout.rsplit("#", 1)[-1].strip().split(",")[0] if reply.ok else ""
-        if not window.startswith("0x") or int(window, 16) == 0:
+        # "_NET_ACTIVE_WINDOW(WINDOW): window id # 0x1a00007" from a window manager; a plain number otherwise.
+        text = reply.stdout.replace("#", "=").rsplit("=", 1)[-1].strip().split(",")[0] if reply.ok else ""
+        try:
+            number = int(text, 0)
+        except ValueError:
             return None
+        if number == 0:
+            return None
+        window = hex(number)
         reply = runner(["xprop", "-id", window, "_NET_WM_PID"])
         return _pid(reply.stdout.rsplit("=", 1)[-1]) if reply.ok and "=" in reply.stdout else None
     return None
@@ -129,5 +141,5 @@ def looking_at(
     pane = tmux.find_pane(sockets, where.tty, where.tmux_pane, runner=runner)
     if pane is not None:
         return pane_watched(pane, now, runner)
-    window_pid = focused_window_pid(env, runner)
+    window_pid = focused_window_pid(env)
     return window_pid is not None and any(p.pid == window_pid for p in ancestry(table, where.pid))
