@@ -28,6 +28,7 @@ from lunavect import arrangement, changes, setup_report
 from lunavect.core.model import Session
 from lunavect.frontends.tui import filters, opening
 from lunavect.frontends.tui.filters import Filter
+from lunavect.frontends.tui.peek import PeekPane
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import ColumnHeader, SessionList
 from lunavect.frontends.tui.widgets import Counter, PanelHeader
@@ -77,6 +78,7 @@ class PanelApp(App[None]):
         Binding("s", "settings", "Settings"),
         Binding("ctrl+z", "undo", "Undo"),
         Binding("down", "first_row", "First row", show=False),
+        Binding("space", "peek", "Peek"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False),
     ]
@@ -127,6 +129,13 @@ class PanelApp(App[None]):
         yield ColumnHeader(id="columns")
         yield SessionList(clock=self.clock, id="sessions")
         yield Static("", id="empty")
+        yield PeekPane(
+            focused=lambda: self.main_list.current,
+            everyone=lambda: self.sessions,
+            connect=lambda: self.conn,
+            report=self.show_message,
+            id="peek",
+        )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -290,6 +299,14 @@ class PanelApp(App[None]):
                 self.show_message(f"The filter could not be saved: {exc}")
         self._redraw()
 
+    def action_peek(self) -> None:
+        """Open the peek on the focused row, or close it."""
+        pane = self.query_one(PeekPane)
+        if pane.display:
+            pane.close()
+        elif self.main_list.current is not None:
+            pane.open()
+
     # -- messages -----------------------------------------------------------------------------------------
 
     def show_message(self, text: str) -> None:
@@ -413,6 +430,8 @@ class PanelApp(App[None]):
             return bool(len(self.history))
         if action in ("focus_search", "toggle_active", "cycle_provider") and isinstance(self.screen, HiddenScreen):
             return False
+        if action == "peek":  # the peek belongs to the main list
+            return self.screen is self.screen_stack[0]
         return True
 
     def action_undo(self) -> None:

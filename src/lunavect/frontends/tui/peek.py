@@ -1,0 +1,212 @@
+"""The panel's peek: a lower pane with the focused session's latest messages, live while it works, scrollable
+back through older windows, with a reply box and the permission answers.
+
+The messages are read from the client's own files through lunavect.conversation (a bounded window, then
+only appended bytes) and redrawn one widget per message, only where a mark changed. Replies and answers go
+through lunavect.navigation.reply, the same checks as `lunavect reply` and `lunavect answer`; nothing the
+pane shows or sends is stored.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Input, Static
+
+from lunavect.conversation.follow import Follower
+from lunavect.conversation.message import Message
+from lunavect.conversation.render import render
+from lunavect.conversation.source import Source, find_source
+from lunavect.conversation.window import Unreadable, read_window
+from lunavect.core.model import Session, State
+from lunavect.terminal_text import clean
+
+# How many messages a window holds, and how often the followed file is looked at.
+WINDOW_MESSAGES = 50
+POLL_S = 0.25
+HELP = "[ older · Tab reply · y allow · A always · n deny · Esc close"
+
+
+class PeekLog(VerticalScroll, can_focus=True):
+    """The messages, oldest first; keys for older windows and the permission answers."""
+
+    BINDINGS = [
+        Binding("left_square_bracket", "older", "Older", show=True),
+        Binding("y", "answer('allow')", "Allow", show=False),
+        Binding("A", "answer('allow-always')", "Always allow", show=False),
+        Binding("n", "answer('deny')", "Deny", show=False),
+        Binding("escape", "close", "Close peek", show=True),
+    ]
+
+    def action_older(self) -> None:
+        self.app.query_one(PeekPane).load_older()
+
+    def action_answer(self, choice: str) -> None:
+        self.app.query_one(PeekPane).answer(choice)
+
+    def action_close(self) -> None:
+        self.app.query_one(PeekPane).close()
+
+
+class ReplyInput(Input):
+    BINDINGS = [Binding("escape", "close", "Close peek", show=False)]
+
+    def action_close(self) -> None:
+        self.app.query_one(PeekPane).close()
+
+
+class PeekPane(Vertical):
+    """Shown under the list while the person peeks; follows the focused row."""
+
+    def __init__(
+        self,
+        *,
+        focused: Callable[[], Session | None],
+        everyone: Callable[[], list[Session]],
+        connect: Callable[[], sqlite3.Connection | None],
+        report: Callable[[str], None],
+        id: str | None = None,  # noqa: A002 - Textual's name
+    ) -> None:
+        super().__init__(id=id)
+        self.focused, self.everyone, self.connect, self.report = focused, everyone, connect, report
+        self.session: Session | None = None
+        self.source: Source | None = None
+        self.follower: Follower | None = None
+        self.widgets: dict[str, Static] = {}
+        self.older: str | None = None  # where the next older window ends
+        self.display = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="peek-title", markup=False)
+        yield PeekLog(id="peek-log")
+        yield ReplyInput(placeholder="Reply (Enter sends, only while the session waits)", id="peek-reply")
+
+    def on_mount(self) -> None:
+        self.set_interval(POLL_S, self.refresh_peek)
+
+    # -- what is shown ------------------------------------------------------------------------------------
+
+    def open(self) -> None:
+        self.display = True
+        self.refresh_peek()
+        self.query_one(PeekLog).focus()
+
+    def close(self) -> None:
+        self.display = False
+        self.session = self.source = self.follower = None
+        self._clear()
+        self.app.query_one("#sessions").focus()
+
+    def _clear(self) -> None:
+        for widget in self.widgets.values():
+            widget.remove()
+        self.widgets = {}
+        self.older = None
+
+    def _title(self, words: str) -> None:
+        self.query_one("#peek-title", Static).update(words)
+
+    def _follow(self, session: Session | None) -> None:
+        """Start following `session` (the focused row), from its latest window."""
+        self._clear()
+        self.session, self.follower = session, None
+        if session is None:
+            self._title("No session is focused.")
+            return
+        self.source = find_source(session.provider, session.session_id, self.connect())
+        title = clean(session.title or session.session_id, 60)
+        if self.source is None:
+            self._title(f"{title}: this machine holds no conversation file for it")
+            return
+        self._title(f"{title} · {session.state.value} · {HELP}")
+        self.follower = Follower(self.source, messages=WINDOW_MESSAGES)
+
+    def refresh_peek(self) -> None:
+        """Follow the focused row; draw what was appended or changed since the last look."""
+        if not self.display:
+            return
+        focused = self.focused()
+        if focused is None or self.session is None or focused.id != self.session.id:
+            self._follow(focused)
+        elif focused.state != self.session.state:
+            self.session = focused
+            self._title(f"{clean(focused.title or focused.session_id, 60)} · {focused.state.value} · {HELP}")
+        if self.follower is None:
+            return
+        try:
+            update = self.follower.poll()
+        except Unreadable as exc:
+            self._title(str(exc))
+            return
+        if update.reset:
+            self._clear()
+            if self.follower.messages and self.follower.messages[0] is not None:
+                self.older = self.follower.messages[0].place
+        self._draw(update.changed)
+
+    def _draw(self, changed: list[Message], before: bool = False) -> None:
+        log = self.query_one(PeekLog)
+        at_end = log.scroll_y >= log.max_scroll_y - 1
+        first = next(iter(self.widgets.values()), None)
+        for message in changed:
+            text = "\n".join(render(message))
+            widget = self.widgets.get(message.place)
+            if widget is not None:
+                widget.update(text)  # only this message is drawn again
+                continue
+            widget = Static(text, markup=False, classes=f"peek-{message.kind.value}")
+            self.widgets[message.place] = widget
+            if before and first is not None:
+                log.mount(widget, before=first)
+            else:
+                log.mount(widget)
+        if at_end and not before:
+            log.scroll_end(animate=False)
+
+    def load_older(self) -> None:
+        """The window before the oldest message shown, added above it."""
+        if self.source is None or self.older is None:
+            return
+        try:
+            window = read_window(self.source, before=self.older, messages=WINDOW_MESSAGES)
+        except Unreadable as exc:
+            self.report(str(exc))
+            return
+        fresh = [m for m in window.messages if m.place not in self.widgets]
+        self._draw(fresh, before=True)
+        self.older = window.start if window.older else None
+        if self.older is None:
+            self.report("This is the start of the conversation.")
+
+    # -- acting -------------------------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#peek-reply")
+    def send_reply(self, event: Input.Submitted) -> None:
+        if self.session is None or not event.value.strip():
+            return
+        self._act(self.session, "reply", event.value)
+        event.input.value = ""
+
+    def answer(self, choice: str) -> None:
+        if self.session is None:
+            return
+        if self.session.state != State.PERMISSION:
+            self.report("The session waits for no permission.")
+            return
+        self._act(self.session, choice, "")
+
+    @work(thread=True, exclusive=True, group="peek-act")
+    def _act(self, session: Session, what: str, text: str) -> None:
+        from lunavect.navigation.reply import answer, reply
+
+        others = [s for s in self.everyone() if s.id != session.id]
+        if what == "reply":
+            result = reply(session, text, state=session.state, others=others)
+        else:
+            result = answer(session, what, state=session.state, expected_tool=session.waiting_for, others=others)
+        self.app.call_from_thread(self.report, result.message)

@@ -1,0 +1,90 @@
+"""The panel's peek: Space opens a lower pane with the focused session's latest messages (read from the
+client's own file), new records show while the pane is open, `[` adds the older window above, the pane
+follows the focused row, and a reply that cannot be proven safe is refused in the panel's message line."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import tui_seed as seed
+from tui_support import pilot_test, wait_for
+
+from lunavect.frontends.tui.peek import PeekLog, PeekPane
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from unit_support import shared_data_dir  # noqa: E402
+
+SIZE = (120, 40)
+DATA = shared_data_dir() / "claude" / "spotter"
+
+
+def transcript(session_id: str, source: str = "tool_heavy.jsonl") -> Path:
+    """A real transcript where Claude Code keeps this session's (found by its id)."""
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-home-dev-src-lunavect"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session_id}.jsonl"
+    path.write_bytes((DATA / source).read_bytes())
+    return path
+
+
+def shown(app) -> list[str]:
+    return [str(widget.render()) for widget in app.query_one(PeekLog).query("Static")]
+
+
+def record(text: str) -> bytes:
+    return (
+        json.dumps(
+            {
+                "type": "assistant",
+                "isSidechain": False,
+                "timestamp": "2026-11-12T09:30:00Z",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+            }
+        ).encode()
+        + b"\n"
+    )
+
+
+@pilot_test
+async def test_space_peeks_live_and_pages_back(conn, make_app):
+    path = transcript("p1", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+    transcript("p2", "short.jsonl")
+    seed.write(conn, [seed.session("p1", "working", updated=10), seed.session("p2", "ready", updated=500)])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "space")
+        pane = app.query_one(PeekPane)
+        await wait_for(pilot, lambda: len(shown(app)) >= 50, what="the latest window")
+        assert "Background task completed" in "\n".join(shown(app))
+
+        with path.open("ab") as out:
+            out.write(record("A new message LIVE-1234"))
+        await wait_for(pilot, lambda: any("LIVE-1234" in line for line in shown(app)), what="the appended record")
+        assert shown(app)[-1] == "● A new message LIVE-1234"
+
+        before = len(shown(app))
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: len(shown(app)) > before, what="the older window")
+        assert "LIVE-1234" in shown(app)[-1]
+
+        await pilot.press("escape", "down", "space")  # the next row: the pane follows it
+        await wait_for(pilot, lambda: pane.session is not None and pane.session.id == "claude:p2", what="row 2")
+        await wait_for(pilot, lambda: any("Interrupted" in line for line in shown(app)), what="short.jsonl")
+
+
+@pilot_test
+async def test_a_reply_without_a_proven_pane_is_refused(conn, make_app):
+    transcript("r1", "short.jsonl")
+    seed.write(conn, [seed.session("r1", "ready", updated=10)])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "space")
+        await wait_for(pilot, lambda: len(shown(app)) > 0, what="messages")
+        await pilot.press("tab")
+        for key in "hello":
+            await pilot.press(key)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "nothing was typed" in app.message, timeout=20, what=app.message)
