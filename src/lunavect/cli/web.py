@@ -55,6 +55,12 @@ def _print_link(role: str, url: str, qr: bool) -> None:
 @click.option("--tls-cert", metavar="FILE", default=None, help="Serve HTTPS with this certificate (PEM).")
 @click.option("--tls-key", metavar="FILE", default=None, help="The certificate's private key (PEM).")
 @click.option("--no-qr", is_flag=True, help="Do not draw the QR code of a new link.")
+@click.option(
+    "--allow-peek",
+    is_flag=True,
+    help="Let control tokens read sessions' messages, reply and answer permissions (private text leaves "
+    "this machine to the browser).",
+)
 @click.pass_context
 def web_command(
     ctx: click.Context,
@@ -63,6 +69,7 @@ def web_command(
     tls_cert: str | None,
     tls_key: str | None,
     no_qr: bool,
+    allow_peek: bool,
 ) -> None:
     """Serve the live list to browsers (a phone included): view-only and control links, each with a token."""
     if ctx.invoked_subcommand is not None:
@@ -91,6 +98,8 @@ def web_command(
                 "  without TLS the network can read the traffic: prefer --tls-cert/--tls-key, an SSH tunnel "
                 "or Tailscale"
             )
+    if allow_peek:
+        click.echo("  --allow-peek: control tokens can read sessions' messages, reply and answer permissions")
     if new:
         click.echo("  new links (shown once; the store keeps only their hashes):")
         for secret, token in new:
@@ -100,7 +109,9 @@ def web_command(
     sys.stdout.flush()
     try:
         allowed = (*allow_hosts, *server.own_names(listen))
-        server.serve(sock, store.connect, allowed_hosts=allowed, tls_cert=tls_cert, tls_key=tls_key)
+        server.serve(
+            sock, store.connect, allowed_hosts=allowed, tls_cert=tls_cert, tls_key=tls_key, allow_peek=allow_peek
+        )
     except KeyboardInterrupt:
         pass
 

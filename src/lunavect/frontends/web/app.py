@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lunavect import arrangement, changes
 from lunavect.core.model import Session
-from lunavect.frontends.web import assets, guard, tokens
+from lunavect.frontends.web import assets, guard, peek, tokens
 from lunavect.frontends.web.broadcast import KEEPALIVE, Broadcast, StoreWorker
 from lunavect.sessions import read_sessions
 from lunavect.store import StoreError
@@ -61,6 +61,8 @@ class Settings:
     tls: bool = False
     hostname: str = field(default_factory=socket.gethostname)
     limiter: guard.FailureLimiter = field(default_factory=guard.FailureLimiter)
+    # Whether a control token may read a session's messages, reply and answer its permission (--allow-peek).
+    allow_peek: bool = False
     # Where the signals of a change come from: the shared change feed (lunavect.changes) unless a test gives
     # its own.
     changes: Callable[[], AsyncIterator[None]] | None = None
@@ -209,6 +211,7 @@ def create_app(settings: Settings) -> Starlette:
             {
                 "role": token.role,
                 "can_open": token.can_change and client_address(request) in LOOPBACK,
+                "can_peek": token.can_change and settings.allow_peek,
                 "host": settings.hostname,
             },
             headers={"Cache-Control": "no-store"},
@@ -353,6 +356,7 @@ def create_app(settings: Settings) -> Starlette:
         ("/api/state", state, ["GET"]),
         ("/api/events", events, ["GET"]),
         ("/api/sessions/{id}/move", move, ["POST"]),
+        *peek.routes(peek.Walls(settings.allow_peek, settings.hostname, control, find, body_json, Problem)),
         ("/api/sessions/{id}/{action}", row_action, ["POST"]),
         ("/api/undo", undo, ["POST"]),
     ]

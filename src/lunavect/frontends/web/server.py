@@ -132,12 +132,14 @@ def serve(
     allowed_hosts: tuple[str, ...],
     tls_cert: str | None,
     tls_key: str | None,
+    allow_peek: bool = False,
 ) -> None:
     import uvicorn
 
     from lunavect.frontends.web.app import Settings, create_app
 
-    app = create_app(Settings(connect=connect, allowed_hosts=allowed_hosts, tls=bool(tls_cert)))
+    settings = Settings(connect=connect, allowed_hosts=allowed_hosts, tls=bool(tls_cert), allow_peek=allow_peek)
+    app = create_app(settings)
     config = uvicorn.Config(
         app,
         log_level="warning",

@@ -1,0 +1,110 @@
+"""The web panel's peek and reply routes: off unless the server was started with --allow-peek, then only for a
+control token from the panel's own page; messages are a bounded window of the client's own file; a reply that
+cannot be proven safe is refused (409) without typing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import msgspec
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed")
+pytest.importorskip("httpx2", reason="the test extra is not installed")
+
+from starlette.testclient import TestClient
+from unit_support import shared_data_dir
+
+from lunavect import store
+from lunavect.core.model import Session
+from lunavect.frontends.web import tokens
+from lunavect.frontends.web.app import COOKIE, Settings, create_app
+
+BASE = "http://127.0.0.1:8765"
+ORIGIN = {"Origin": BASE, "Content-Type": "application/json"}
+SID = "5e55e55e-0000-4000-8000-000000000001"
+
+
+def _seed(conn) -> str:
+    session = Session(
+        id=f"claude:{SID}", provider="claude", session_id=SID, title="Peeked", project="proj", cwd="/nowhere/proj",
+        host="devbox", state="ready", activity=None, since=None, background={}, error=None, pinned=False,
+        hidden=False, resume=None, basis=["hook"], updated="2026-11-30T09:00:00Z", pid=None, tty=None,
+    )  # fmt: skip
+    with store.transaction(conn):
+        conn.execute(
+            "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, 'ready', 1, ?, 0)",
+            (session.id, msgspec.json.encode(session).decode()),
+        )
+    folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-nowhere-proj"
+    folder.mkdir(parents=True)
+    (folder / f"{SID}.jsonl").write_bytes((shared_data_dir() / "claude" / "spotter" / "tool_heavy.jsonl").read_bytes())
+    return session.id
+
+
+def _client(allow_peek: bool):
+    async def no_changes():
+        await asyncio.Event().wait()
+        yield None
+
+    app = create_app(Settings(connect=store.connect, hostname="devbox", changes=no_changes, allow_peek=allow_peek))
+    return TestClient(app, base_url=BASE)
+
+
+@pytest.fixture
+def seeded(iso_env):
+    conn = iso_env.connect()
+    control, _ = tokens.create(conn, "control")
+    view, _ = tokens.create(conn, "view")
+    return _seed(conn), control, view
+
+
+def test_peek_is_off_without_allow_peek(seeded):
+    key, control, _ = seeded
+    with _client(False) as client:
+        client.cookies.set(COOKIE, control)
+        assert client.get("/api/me").json()["can_peek"] is False
+        for path, body in (("messages", {}), ("reply", {"text": "hi"}), ("answer", {"choice": "allow"})):
+            answer = client.post(f"/api/sessions/{key}/{path}", json=body, headers=ORIGIN)
+            assert answer.status_code == 403 and "--allow-peek" in answer.json()["error"]
+
+
+def test_peek_needs_a_control_token_from_the_own_page(seeded):
+    key, control, view = seeded
+    with _client(True) as client:
+        client.cookies.set(COOKIE, view)
+        assert client.post(f"/api/sessions/{key}/messages", json={}, headers=ORIGIN).status_code == 403
+        client.cookies.set(COOKIE, control)
+        other = {"Origin": "http://evil.example", "Content-Type": "application/json"}
+        assert client.post(f"/api/sessions/{key}/messages", json={}, headers=other).status_code == 403
+        assert client.get(f"/api/sessions/{key}/messages").status_code == 405
+
+
+def test_messages_come_in_bounded_windows_that_page_back(seeded):
+    key, control, _ = seeded
+    with _client(True) as client:
+        client.cookies.set(COOKIE, control)
+        assert client.get("/api/me").json()["can_peek"] is True
+        latest = client.post(f"/api/sessions/{key}/messages", json={"last": 4}, headers=ORIGIN).json()
+        assert len(latest["messages"]) == 4 and latest["older"]
+        assert latest["messages"][-1]["kind"] == "task"  # "[Request interrupted by user]"
+        older = client.post(
+            f"/api/sessions/{key}/messages", json={"last": 4, "before": latest["start"]}, headers=ORIGIN
+        ).json()
+        places = {m["place"] for m in latest["messages"]}
+        assert older["messages"] and not places & {m["place"] for m in older["messages"]}
+        for body in ({"last": 0}, {"last": "x"}, {"before": "../etc"}):
+            assert client.post(f"/api/sessions/{key}/messages", json=body, headers=ORIGIN).status_code == 400
+
+
+def test_a_reply_that_cannot_be_proven_safe_is_refused(seeded):
+    key, control, _ = seeded
+    with _client(True) as client:
+        client.cookies.set(COOKIE, control)
+        answer = client.post(f"/api/sessions/{key}/reply", json={"text": "hello"}, headers=ORIGIN)
+        assert answer.status_code == 409 and "nothing was typed" in answer.json()["message"]
+        answer = client.post(f"/api/sessions/{key}/answer", json={"choice": "allow"}, headers=ORIGIN)
+        assert answer.status_code == 409 and "waits for no permission" in answer.json()["message"]
+        assert client.post(f"/api/sessions/{key}/answer", json={"choice": "maybe"}, headers=ORIGIN).status_code == 400
