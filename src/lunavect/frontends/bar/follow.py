@@ -1,0 +1,44 @@
+"""`status --follow`: one line each time what the bar shows changes, and nothing while nothing does.
+
+It wakes only on the change feed (the collector's notification after a commit that front ends see), renders,
+and prints only when the line differs from the last one: a commit that changes nothing a bar shows (a title, a
+pin) prints nothing. While no collector runs, the feed's own fallback checks the store's version cheaply.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from lunavect import changes
+from lunavect.frontends.bar.summary import Summary, summarize
+
+
+def follow(
+    conn: sqlite3.Connection,
+    render: Callable[[Summary], str],
+    out: TextIO | None = None,
+    feed: changes.Feed | None = None,
+    lines: int | None = None,
+) -> None:
+    """Print the current line, then one per change until stopped (`lines` bounds it for tests)."""
+    out = out or sys.stdout
+    feed = feed or changes.Feed(version=lambda: int(conn.execute("PRAGMA data_version").fetchone()[0]))
+    last = None
+    printed = 0
+    try:
+        while True:
+            line = render(summarize(conn))
+            if line != last:
+                out.write(line + "\n")
+                out.flush()
+                last = line
+                printed += 1
+                if lines is not None and printed >= lines:
+                    return
+            if not feed.wait():
+                return
+    finally:
+        feed.close()
