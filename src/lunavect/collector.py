@@ -48,6 +48,7 @@ from lunavect.notify.decide import Transition
 from lunavect.snapshot import build_session
 from lunavect.sources import Source
 from lunavect.sync.link import SyncLink
+from lunavect.tmux_status.publish import Publishing as TmuxPublishing
 
 log = logging.getLogger("lunavect.collector")
 
@@ -389,7 +390,14 @@ def run(
     data_dir = paths.data_dir()
     wal = str(paths.store_path()) + "-wal"
     publisher = changes.Publisher()
-    collector.notify = publisher.publish
+    tmux_options = TmuxPublishing(store.connect)  # counts as tmux options, when the person's tmux.conf asks
+    tmux_options.wake()
+
+    def notify() -> None:
+        publisher.publish()
+        tmux_options.wake()
+
+    collector.notify = notify
     external = changes.ExternalCommits(conn)
     link = SyncLink(paths.store_path())
 
@@ -423,7 +431,7 @@ def run(
                 log.info("the data folder %s is gone; stopping", data_dir)
                 break
             if external.changed():
-                publisher.publish()
+                notify()
             spooled = any(path != wal for _change, path in found)
             if spooled or not found or time.monotonic() - ticked >= tick_s:
                 backlog = tick()
@@ -442,6 +450,7 @@ def run(
         if watcher is not None:
             watcher.close()
         publisher.close()
+        tmux_options.close()
         conn.close()
         os.close(fd)
     return 0

@@ -25,8 +25,8 @@ def status_command(fmt: str, follow: bool) -> None:
     Hidden sessions count (hiding never cancels work). With --follow this is a persistent script for a bar:
     it wakes only when the store changes, never on a timer.
     """
+    from lunavect.attention import summarize
     from lunavect.frontends.bar.formats import RENDERERS
-    from lunavect.frontends.bar.summary import summarize
 
     render = RENDERERS[fmt]
     conn = fresh_store()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from lunavect import changes
-from lunavect.frontends.bar.summary import Summary, summarize
+from lunavect.attention import Summary, summarize
 
 
 def follow(

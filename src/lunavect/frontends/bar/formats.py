@@ -12,14 +12,10 @@ import html
 import json
 from collections.abc import Callable
 
+from lunavect.attention import Summary
 from lunavect.core.model import Session
-from lunavect.frontends.bar.summary import Summary
 from lunavect.sessions import epoch
-
-FORMATS = ("plain", "json", "tmux", "waybar", "i3blocks", "polybar")
-
-# Colours per level, shared by the bars that take a colour.
-COLORS = {"awaiting": "#e5a50a", "error": "#e01b24", "working": "#3584e4", "idle": "#9a9996"}
+from lunavect.tmux_status.options import COLORS, short_text, status_text
 
 
 def waited(session: Session, now: float | None = None) -> str:
@@ -86,30 +82,17 @@ def as_json(summary: Summary) -> str:
     )
 
 
-def _short(summary: Summary) -> str:
-    """The compact counts the bars show: ⚙ working, ⏳ awaiting, ✗ errors (only when there are some)."""
-    parts = [f"⚙ {summary.working}", f"⏳ {summary.awaiting_input}"]
-    if summary.errors:
-        parts.append(f"✗ {summary.errors}")
-    return "  ".join(parts + list(summary.notes))
-
-
 def tooltip(summary: Summary) -> str:
     if not summary.attention:
         return f"lunavect: {summary.working} working, nothing needs you"
     return "\n".join(f"{label(s)} {waited(s)}".rstrip() for s in summary.attention)
 
 
-def tmux(summary: Summary) -> str:
-    text = _short(summary).replace("#", "##")
-    return f"#[fg={COLORS[summary.level]}]{text}#[default]"
-
-
 def waybar(summary: Summary) -> str:
     """waybar's custom module with `return-type: json`: text, tooltip, class (and alt, for format-icons)."""
     return json.dumps(
         {
-            "text": html.escape(_short(summary), quote=False),
+            "text": html.escape(short_text(summary), quote=False),
             "tooltip": html.escape(tooltip(summary), quote=False),
             "class": summary.level,
             "alt": summary.level,
@@ -120,21 +103,22 @@ def waybar(summary: Summary) -> str:
 
 def i3blocks(summary: Summary) -> str:
     """A persistent i3blocks block takes each line as its full_text; with `markup=pango` it carries the colour."""
-    text = html.escape(_short(summary), quote=True)
+    text = html.escape(short_text(summary), quote=True)
     return f"<span color='{COLORS[summary.level]}'>{text}</span>"
 
 
 def polybar(summary: Summary) -> str:
     """polybar's `custom/script` with `tail = true`: each line is the label, `%{F#...}` colours it."""
-    text = _short(summary).replace("%{", "% {")
+    text = short_text(summary).replace("%{", "% {")
     return f"%{{F{COLORS[summary.level]}}}{text}%{{F-}}"
 
 
 RENDERERS: dict[str, Callable[[Summary], str]] = {
     "plain": plain,
     "json": as_json,
-    "tmux": tmux,
+    "tmux": status_text,
     "waybar": waybar,
     "i3blocks": i3blocks,
     "polybar": polybar,
 }
+FORMATS = tuple(RENDERERS)

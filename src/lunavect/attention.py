@@ -1,4 +1,4 @@
-"""What every bar shows: the header counters, the errors, and the sessions that need their person.
+"""What every bar (status line, tmux, tray) shows: the header counters, the errors, and the sessions that need their person.
 
 The counters are `sessions.count_sessions` itself (the panel's and `lunavect counts`' one function), over the
 list with hidden sessions included: hiding never cancels work, and internal agents are never in the snapshot's

@@ -1,0 +1,85 @@
+"""`lunavect tmux install|uninstall|publish|popup`: the counts in tmux's status line, the state on each agent
+pane's border, and a popup of the sessions that need their person."""
+
+from __future__ import annotations
+
+import click
+
+from lunavect.cli.common import Failure, fresh_store
+
+
+@click.group("tmux")
+def tmux_group() -> None:
+    """Show lunavect in tmux: counts in the status line, states on pane borders, a popup (prefix a)."""
+
+
+@tmux_group.command("install")
+def install_command() -> None:
+    """Add lunavect's block to tmux.conf (backed up first) and apply it to the tmux servers that run."""
+    from lunavect import arrangement
+    from lunavect.tmux_status import conf, publish, servers
+
+    path = conf.conf_path()
+    try:
+        changed, backup = conf.install(path)
+    except OSError as exc:
+        raise Failure(f"cannot write {path}: {exc}") from None
+    conn = fresh_store()
+    arrangement.set_setting(conn, publish.SETTING, "1")
+    live = servers.live_sockets()
+    servers.apply_block(live)
+    publish.Servers().publish(conn, force=True)
+    saved = f" (the previous file is {backup})" if backup else ""
+    what = "added lunavect's block to" if changed else "lunavect's block is already in"
+    click.echo(f"{what} {path}{saved}; {len(live)} running tmux server(s) updated")
+
+
+@tmux_group.command("uninstall")
+def uninstall_command() -> None:
+    """Remove lunavect's block from tmux.conf and its options from the tmux servers that run."""
+    from lunavect import arrangement
+    from lunavect.tmux_status import conf, publish, servers
+
+    path = conf.conf_path()
+    try:
+        changed, backup = conf.uninstall(path)
+    except OSError as exc:
+        raise Failure(f"cannot write {path}: {exc}") from None
+    conn = fresh_store()
+    arrangement.set_setting(conn, publish.SETTING, "0")
+    live = servers.live_sockets()
+    servers.remove_from(live)
+    saved = f" (the previous file is {backup})" if backup else ""
+    what = "removed lunavect's block from" if changed else "no lunavect block in"
+    click.echo(f"{what} {path}{saved}; {len(live)} running tmux server(s) cleared")
+
+
+@tmux_group.command("publish")
+def publish_command() -> None:
+    """Set the options on every running tmux server now (the block runs this when a server starts)."""
+    from lunavect.tmux_status import publish
+
+    conn = fresh_store()
+    if publish.enabled(conn):
+        publish.Servers().publish(conn, force=True)
+
+
+@tmux_group.command("popup")
+def popup_command() -> None:
+    """The list of sessions that need their person, for `display-popup`; Enter returns to the chosen one."""
+    from lunavect.attention import summarize
+    from lunavect.frontends.bar.popup import choose
+    from lunavect.navigation.navigate import open_session
+    from lunavect.sessions import read_sessions
+
+    conn = fresh_store()
+    chosen = choose(list(summarize(conn).attention))
+    if chosen is None:
+        return
+    others = [s for s in read_sessions(conn, include_hidden=True) if s.id != chosen.id]
+    result = open_session(chosen, others=others)
+    if not result.ok:
+        raise Failure(f"{result.outcome.value}: {result.message}")
+
+
+COMMANDS: tuple[click.Command, ...] = (tmux_group,)

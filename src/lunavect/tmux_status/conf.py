@@ -1,0 +1,101 @@
+"""`lunavect tmux install|uninstall`: one marked block in the person's tmux.conf, and the store's switch.
+
+Only the lines between the markers are ever written or removed, so the person's own configuration is never
+touched; the file is copied aside before each change, and installing twice changes nothing the second time.
+The block names the Python that installed it (`python -m lunavect`), so tmux finds lunavect whatever its
+`PATH`, and every command in it is safe to run again: sourcing the file twice does not append twice.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+BEGIN = "# >>> lunavect >>> (written by `lunavect tmux install`; `lunavect tmux uninstall` removes it)"
+END = "# <<< lunavect <<<"
+BACKUP_SUFFIX = ".lunavect-backup"
+POPUP_KEY = "a"
+STATUS_FRAGMENT = " #{@lunavect_status}"
+
+
+def conf_path(environ: dict[str, str] | None = None) -> Path:
+    """The tmux.conf tmux reads: ~/.tmux.conf, else an existing XDG one, else ~/.tmux.conf (created)."""
+    env = os.environ if environ is None else environ
+    home = Path(env.get("HOME") or Path.home())
+    classic = home / ".tmux.conf"
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "tmux" / "tmux.conf"
+    if not classic.exists() and xdg.exists():
+        return xdg
+    return classic
+
+
+def lunavect_command() -> str:
+    return f"{shlex.quote(sys.executable)} -m lunavect"
+
+
+def block(command: str | None = None) -> str:
+    command = command or lunavect_command()
+    # tmux parses the block: single quotes hold the shell command, so the command must not contain one.
+    lines = [
+        BEGIN,
+        f"if -F '#{{m:*@lunavect_status*,#{{status-right}}}}' '' \"set -ag status-right '{STATUS_FRAGMENT}'\"",
+        "set -g pane-border-format ' #{pane_index} #{?@lunavect_state,[#{@lunavect_state}] ,}#{pane_title} '",
+        f"bind-key {POPUP_KEY} display-popup -E -w 80% -h 50% '{command} tmux popup'",
+        f"run-shell -b '{command} tmux publish'",
+        END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def without_block(text: str) -> str:
+    """The file's text with lunavect's block (every copy of it) taken out, nothing else changed."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        if line.rstrip("\n") == BEGIN:
+            inside = True
+            continue
+        if inside:
+            if line.rstrip("\n") == END:
+                inside = False
+            continue
+        out.append(line)
+    return "".join(out)
+
+
+def _write(path: Path, text: str) -> Path | None:
+    """Write `text` over `path` after copying the old file aside; returns the backup's path."""
+    backup = None
+    if path.exists():
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        shutil.copy2(path, backup)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".lunavect-tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return backup
+
+
+def install(path: Path) -> tuple[bool, Path | None]:
+    """Add (or refresh) the block at the end; (changed, backup)."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    kept = without_block(old)
+    if kept and not kept.endswith("\n"):
+        kept += "\n"
+    new = kept + block()
+    if new == old:
+        return False, None
+    return True, _write(path, new)
+
+
+def uninstall(path: Path) -> tuple[bool, Path | None]:
+    if not path.exists():
+        return False, None
+    old = path.read_text(encoding="utf-8")
+    new = without_block(old)
+    if new == old:
+        return False, None
+    return True, _write(path, new)

@@ -1,0 +1,53 @@
+"""What lunavect publishes to tmux: the values of its user options, from one summary of the store.
+
+Global options carry the counts (`@lunavect_working`, `@lunavect_awaiting`, `@lunavect_errors`) and a ready-made
+coloured `@lunavect_status` for `status-right`; each pane that runs a live agent gets `@lunavect_state` for
+`pane-border-format`. The texts here are the tmux rendering of a summary: `lunavect status --format tmux`
+prints the same `status_text`.
+"""
+
+from __future__ import annotations
+
+from lunavect.attention import Summary
+from lunavect.core.model import Session
+
+# The colour of each summary level, shared by every bar that takes a colour.
+COLORS = {"awaiting": "#e5a50a", "error": "#e01b24", "working": "#3584e4", "idle": "#9a9996"}
+
+
+def short_text(summary: Summary) -> str:
+    """The compact counts the bars show: ⚙ working, ⏳ awaiting, ✗ errors (only when there are some)."""
+    parts = [f"⚙ {summary.working}", f"⏳ {summary.awaiting_input}"]
+    if summary.errors:
+        parts.append(f"✗ {summary.errors}")
+    return "  ".join(parts + list(summary.notes))
+
+
+def status_text(summary: Summary) -> str:
+    """The counts as a tmux format string, coloured by level; `#` in a note is escaped."""
+    return f"#[fg={COLORS[summary.level]}]{short_text(summary).replace('#', '##')}#[default]"
+
+
+GLOBAL_OPTIONS = ("@lunavect_working", "@lunavect_awaiting", "@lunavect_errors", "@lunavect_status")
+
+
+def global_values(summary: Summary) -> dict[str, str]:
+    return {
+        "@lunavect_working": str(summary.working),
+        "@lunavect_awaiting": str(summary.awaiting_input),
+        "@lunavect_errors": str(summary.errors),
+        "@lunavect_status": status_text(summary),
+    }
+
+
+def _device(tty: str) -> str:
+    return tty if tty.startswith("/dev/") else f"/dev/{tty}"
+
+
+def pane_states(sessions: list[Session]) -> dict[str, str]:
+    """Each live agent's terminal device and its state (the device is how a pane is found)."""
+    states: dict[str, str] = {}
+    for session in sessions:
+        if session.tty and session.pid is not None:
+            states[_device(session.tty)] = str(session.state)
+    return states

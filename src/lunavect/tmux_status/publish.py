@@ -1,0 +1,136 @@
+"""The collector's tmux publisher: user options on every tmux server of this user, written only on change.
+
+It runs in a thread of the collector and wakes only when the collector tells its change feed's subscribers
+that something front ends show changed: it reads the summary on its own connection, and for each tmux server
+sets the options whose value differs from what it last set there, then refreshes that server's clients' status
+lines. Nothing changes, nothing runs: no tmux process per refresh and no timer. It is on only while the
+person's tmux.conf block asked for it (`lunavect tmux install` sets the store's `tmux_publish`), and a server
+that is not running costs one failed `connect`. A server started later gets everything at its first change,
+and at once from the block's own `run-shell 'lunavect tmux publish'`.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+
+from lunavect.attention import summarize
+from lunavect.navigation.terminals import tmux
+from lunavect.navigation.terminals.runner import Reply, run
+from lunavect.sessions import read_sessions
+from lunavect.tmux_status.options import global_values, pane_states
+
+log = logging.getLogger(__name__)
+
+SETTING = "tmux_publish"
+PANE_OPTION = "@lunavect_state"
+_PANES = "#{pane_id}\t#{pane_tty}\t#{pane_dead}\t#{@lunavect_state}"
+
+Runner = Callable[[list[str]], Reply]
+
+
+def enabled(conn: sqlite3.Connection) -> bool:
+    row = conn.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
+    return row is not None and row[0] == "1"
+
+
+class Servers:
+    """What was last set on each server, so that a change sets only what changed and an unchanged store sets
+    nothing."""
+
+    def __init__(self, runner: Runner = run, sockets: Callable[[], list[str]] = tmux.default_sockets) -> None:
+        self.runner = runner
+        self.sockets = sockets
+        self._published: dict[str, dict[str, str]] = {}
+
+    def publish(self, conn: sqlite3.Connection, force: bool = False) -> int:
+        """Bring every running server up to date; returns how many servers changed."""
+        sessions = read_sessions(conn, include_hidden=True)
+        values = global_values(summarize(conn))
+        states = pane_states(sessions)
+        changed = 0
+        live = set()
+        for socket in self.sockets():
+            live.add(socket)
+            if self._publish_server(socket, values, states, force):
+                changed += 1
+        for gone in set(self._published) - live:
+            del self._published[gone]
+        return changed
+
+    def _publish_server(self, socket: str, values: dict[str, str], states: dict[str, str], force: bool) -> bool:
+        last = {} if force else self._published.get(socket, {})
+        commands: list[str] = []
+        for name, value in values.items():
+            if last.get(name) != value:
+                commands += ["set-option", "-g", name, value, ";"]
+        listing = self.runner(tmux.argv(socket, "list-panes", "-a", "-F", _PANES))
+        if not listing.ok:
+            self._published.pop(socket, None)  # not running (a stale socket): start afresh if it comes back
+            return False
+        for line in listing.stdout.splitlines():
+            parts = line.split("\t")
+            if len(parts) != 4:
+                continue
+            pane_id, device, dead, shown = parts
+            state = states.get(device, "") if dead != "1" else ""
+            if state != shown:
+                commands += ["set-option", "-p", "-t", pane_id, PANE_OPTION, state, ";"] if state else [
+                    "set-option", "-pu", "-t", pane_id, PANE_OPTION, ";",
+                ]  # fmt: skip
+        if not commands:
+            return False
+        reply = self.runner(tmux.argv(socket, *commands[:-1]))
+        if not reply.ok:
+            log.info("tmux %s: %s", socket, reply.error_line)
+            return False
+        self._published[socket] = dict(values)
+        self._refresh_clients(socket)
+        return True
+
+    def _refresh_clients(self, socket: str) -> None:
+        clients = self.runner(tmux.argv(socket, "list-clients", "-F", "#{client_name}"))
+        names = clients.stdout.split() if clients.ok else []
+        commands: list[str] = []
+        for name in names:
+            commands += ["refresh-client", "-S", "-t", name, ";"]
+        if commands:
+            self.runner(tmux.argv(socket, *commands[:-1]))
+
+
+class Publishing:
+    """The thread: `wake()` after each change the collector announces; never blocks the collector."""
+
+    def __init__(self, connect: Callable[[], sqlite3.Connection], servers: Servers | None = None) -> None:
+        self._connect = connect
+        self.servers = servers or Servers()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="lunavect-tmux", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _run(self) -> None:
+        conn = self._connect()
+        try:
+            while True:
+                self._wake.wait()
+                if self._stop.is_set():
+                    return
+                self._wake.clear()
+                try:
+                    if enabled(conn):
+                        self.servers.publish(conn)
+                except (sqlite3.Error, OSError) as exc:
+                    log.info("tmux publishing: %s", exc)
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=5)

@@ -1,0 +1,137 @@
+"""`lunavect tmux install|uninstall|publish` with real tmux servers: the marked block, the user options the
+collector publishes on change only, several servers and none."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from lunavect import store
+from lunavect.navigation.terminals.runner import Reply, run
+from lunavect.tmux_status import conf, publish
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (Debian: tmux)")
+
+PROMPT = {"session_id": "tmux-1", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/p", "prompt": "x"}
+ASK = {"session_id": "tmux-1", "hook_event_name": "PermissionRequest", "cwd": "/tmp/p", "tool_name": "Bash"}
+USER_CONF = "set -g mouse on\n# my own comment\nset -g status-right 'mine'"
+
+
+@pytest.fixture
+def tmux_dir(iso_env, monkeypatch):
+    """tmux's socket folder for this test ($TMUX_TMPDIR), in the environment of lunavect and its collector."""
+    folder = Path(iso_env.env["HOME"]) / "t"
+    (folder / f"tmux-{os.getuid()}").mkdir(parents=True, mode=0o700)
+    monkeypatch.setenv("TMUX_TMPDIR", str(folder))
+    monkeypatch.delenv("TMUX", raising=False)
+    iso_env.env["TMUX_TMPDIR"] = str(folder)
+    iso_env.env.pop("TMUX", None)
+    started: list[str] = []
+    yield folder / f"tmux-{os.getuid()}", started
+    for name in started:
+        subprocess.run(["tmux", "-L", name, "kill-server"], env=iso_env.env, capture_output=True, timeout=10)
+
+
+def tmux(env, name: str, *args: str) -> str:
+    proc = subprocess.run(["tmux", "-L", name, *args], env=env, capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.rstrip("\n")
+
+
+def start_server(iso_env, tmux_dir, name: str) -> None:
+    tmux(iso_env.env, name, "-f", "/dev/null", "new-session", "-d", "-s", "main", "sh")
+    tmux_dir[1].append(name)
+
+
+def wait_option(env, name: str, option: str, value: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while (shown := tmux(env, name, "show-options", "-gqv", option)) != value:
+        assert time.monotonic() < deadline, f"{option} stayed {shown!r}, never {value!r}"
+        time.sleep(0.05)
+
+
+def test_install_is_idempotent_backs_up_and_uninstall_restores(iso_env, tmux_dir):
+    path = Path(iso_env.env["HOME"]) / ".tmux.conf"
+    path.write_text(USER_CONF)
+    first = iso_env.cli("tmux", "install")
+    assert first.returncode == 0 and "added" in first.stdout, first.stderr
+    installed = path.read_text()
+    assert installed.startswith(USER_CONF + "\n") and installed.count(conf.BEGIN) == 1
+    assert (path.parent / (".tmux.conf" + conf.BACKUP_SUFFIX)).read_text() == USER_CONF
+
+    again = iso_env.cli("tmux", "install")
+    assert "already" in again.stdout and path.read_text() == installed
+
+    assert iso_env.cli("tmux", "uninstall").returncode == 0
+    assert path.read_text() == USER_CONF + "\n"
+    assert "no lunavect block" in iso_env.cli("tmux", "uninstall").stdout
+
+
+def test_the_block_parses_in_tmux_and_sourcing_twice_appends_once(iso_env, tmux_dir):
+    start_server(iso_env, tmux_dir, "one")
+    assert iso_env.cli("tmux", "install").returncode == 0
+    path = Path(iso_env.env["HOME"]) / ".tmux.conf"
+    tmux(iso_env.env, "one", "source-file", str(path))
+    tmux(iso_env.env, "one", "source-file", str(path))
+    assert tmux(iso_env.env, "one", "show-options", "-gv", "status-right").count(conf.STATUS_FRAGMENT) == 1
+    assert "tmux popup" in tmux(iso_env.env, "one", "list-keys", "-T", "prefix", conf.POPUP_KEY)
+
+
+def test_the_collector_publishes_to_every_server_on_change(iso_env, tmux_dir):
+    start_server(iso_env, tmux_dir, "one")
+    start_server(iso_env, tmux_dir, "two")
+    out = iso_env.cli("tmux", "install")
+    assert "2 running tmux server(s)" in out.stdout, out.stdout
+    for name in ("one", "two"):
+        assert tmux(iso_env.env, name, "show-options", "-gv", "@lunavect_awaiting") == "0"
+
+    assert iso_env.hook(PROMPT).returncode == 0
+    assert iso_env.hook(ASK).returncode == 0
+    iso_env.cli("list")  # the collector (started by install) catches up with the spool
+    for name in ("one", "two"):
+        wait_option(iso_env.env, name, "@lunavect_awaiting", "1")
+        assert "⏳ 1" in tmux(iso_env.env, name, "show-options", "-gv", "@lunavect_status")
+
+    # A server started later gets the options from the block's own `tmux publish`.
+    path = Path(iso_env.env["HOME"]) / ".tmux.conf"
+    tmux(iso_env.env, "three", "-f", str(path), "new-session", "-d", "-s", "main", "sh")
+    tmux_dir[1].append("three")
+    wait_option(iso_env.env, "three", "@lunavect_awaiting", "1")
+
+    assert iso_env.cli("tmux", "uninstall").returncode == 0
+    for name in ("one", "two", "three"):
+        assert tmux(iso_env.env, name, "show-options", "-gqv", "@lunavect_awaiting") == ""
+        assert conf.STATUS_FRAGMENT not in tmux(iso_env.env, name, "show-options", "-gv", "status-right")
+
+
+def test_publishing_sets_only_what_changed(iso_env, tmux_dir):
+    start_server(iso_env, tmux_dir, "one")
+    calls: list[list[str]] = []
+
+    def recording(argv: list[str]) -> Reply:
+        calls.append(argv)
+        return run(argv)
+
+    servers = publish.Servers(runner=recording)
+    conn = store.connect()
+    assert servers.publish(conn) == 1
+    assert tmux(iso_env.env, "one", "show-options", "-gv", "@lunavect_working") == "0"
+    calls.clear()
+    assert servers.publish(conn) == 0  # nothing changed: no option set, no client refreshed
+    assert [argv for argv in calls if "set-option" in argv or "refresh-client" in argv] == []
+    conn.close()
+
+
+def test_without_any_tmux_server_nothing_fails(iso_env, tmux_dir):
+    assert iso_env.cli("tmux", "install").returncode == 0
+    assert iso_env.cli("tmux", "publish").returncode == 0
+    conn = store.connect()
+    assert publish.Servers().publish(conn) == 0
+    conn.close()
+    assert json.loads(iso_env.cli("status", "--format", "json").stdout)["working"] == 0
