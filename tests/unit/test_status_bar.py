@@ -169,3 +169,13 @@ def test_i3blocks_runs_the_documented_block(iso_env, tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # i3blocks waits for its blocks on SIGTERM: end it and them
         proc.wait(10)
+
+
+def test_every_format_is_offered_and_documented():
+    from lunavect.cli.status import FORMATS as OFFERED
+    from lunavect.frontends.bar.formats import FORMATS
+
+    assert OFFERED == FORMATS
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for fmt in ("waybar", "i3blocks", "polybar"):
+        assert f"lunavect status --follow --format {fmt}" in readme

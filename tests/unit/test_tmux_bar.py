@@ -135,3 +135,8 @@ def test_without_any_tmux_server_nothing_fails(iso_env, tmux_dir):
     assert publish.Servers().publish(conn) == 0
     conn.close()
     assert json.loads(iso_env.cli("status", "--format", "json").stdout)["working"] == 0
+
+
+def test_the_readme_shows_the_block_install_writes():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert f"```tmux\n{conf.block('lunavect')}```" in readme

@@ -42,6 +42,8 @@ def block(command: str | None = None) -> str:
     lines = [
         BEGIN,
         f"if -F '#{{m:*@lunavect_status*,#{{status-right}}}}' '' \"set -ag status-right '{STATUS_FRAGMENT}'\"",
+        # tmux's default status-right already fills its default 40 columns: make room for the counts.
+        "if -F '#{e|<|:#{status-right-length},80}' 'set -g status-right-length 80'",
         "set -g pane-border-format ' #{pane_index} #{?@lunavect_state,[#{@lunavect_state}] ,}#{pane_title} '",
         f"bind-key {POPUP_KEY} display-popup -E -w 80% -h 50% '{command} tmux popup'",
         f"run-shell -b '{command} tmux publish'",
