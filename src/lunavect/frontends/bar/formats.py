@@ -15,6 +15,7 @@ from collections.abc import Callable
 from lunavect.attention import Summary
 from lunavect.core.model import Session
 from lunavect.sessions import epoch
+from lunavect.terminal_text import clean
 from lunavect.tmux_status.options import COLORS, short_text, status_text
 
 
@@ -35,11 +36,9 @@ def waited(session: Session, now: float | None = None) -> str:
 
 
 def label(session: Session) -> str:
-    """A session as one short line: state, title or project, and the client."""
-    name = (session.title or session.project or session.session_id[:8]).replace("\n", " ").strip()
-    if len(name) > 48:
-        name = name[:47] + "…"
-    return f"{session.state}: {name} ({session.provider})"
+    """A session as one short line: state, title or project, and the client (outside text made harmless)."""
+    name = clean((session.title or session.project or session.session_id[:8]).strip(), limit=48)
+    return f"{session.state}: {name} ({clean(session.provider, limit=16)})"
 
 
 def counts_text(summary: Summary) -> str:
