@@ -136,9 +136,16 @@ def terminal_argv(
     """How to open the resume command in a new terminal window, or None when there is no desktop."""
     if platform == "darwin":
         return macos.osascript_argv(macos.resume_script(p.shell_command))
+    return command_terminal_argv(p.shell_command, environ, which)
+
+
+def command_terminal_argv(
+    shell_command: str, environ: dict[str, str], which: Callable[[str], str | None] = shutil.which
+) -> list[str] | None:
+    """How to run a shell command in a new terminal window on Linux, or None when there is no desktop."""
     if not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
         return None
-    keep_open = p.shell_command + '; exec "${SHELL:-sh}"'
+    keep_open = shell_command + '; exec "${SHELL:-sh}"'
     for name in filter(
         None,
         [

@@ -1,0 +1,95 @@
+"""The tray application: the icon follows the change feed; its menu lists the sessions that need their person.
+
+The icon and the menu are rebuilt only when the summary changes (the change feed wakes a thread; nothing runs
+on a timer). Choosing a session opens it with `navigation.navigate.open_session`, as `lunavect open` does;
+"Open panel" starts the panel in a new terminal window; "Quit" ends the tray.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from lunavect import changes
+from lunavect.attention import summarize
+from lunavect.core.model import Session
+from lunavect.frontends.bar.formats import counts_text, label
+from lunavect.frontends.tray.icon import draw
+from lunavect.navigation.resume import command_terminal_argv
+
+TITLE = "lunavect"
+
+
+def open_panel(environ: dict[str, str] | None = None) -> None:
+    """The panel in a new terminal window, run by the Python this tray runs on."""
+    env = dict(os.environ if environ is None else environ)
+    argv = command_terminal_argv(f"{sys.executable} -m lunavect", env)
+    if argv:
+        subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+class Tray:
+    """The pystray icon and what it shows; `follow` keeps it current until the icon stops."""
+
+    def __init__(self, conn: sqlite3.Connection, open_one: Callable[[Session], object]) -> None:
+        import pystray
+
+        self._pystray = pystray
+        self.conn = conn
+        self.open_one = open_one
+        self.summary = summarize(conn)
+        self.stop = threading.Event()
+        self.icon = pystray.Icon(
+            "lunavect", icon=draw(self.summary), title=self._title(), menu=pystray.Menu(self._items)
+        )
+
+    def _title(self) -> str:
+        return f"{TITLE}: {counts_text(self.summary)}"
+
+    def _items(self) -> list[Any]:
+        item, menu = self._pystray.MenuItem, self._pystray.Menu
+        entries = [item(label(s), self._opener(s)) for s in self.summary.attention]
+        if not entries:
+            entries = [item("Nothing needs you", None, enabled=False)]
+        return [*entries, menu.SEPARATOR, item("Open panel", lambda: open_panel()), item("Quit", self.quit)]
+
+    def _opener(self, session: Session) -> Callable[[], None]:
+        def open_it() -> None:
+            self.open_one(session)
+
+        return open_it
+
+    def refresh(self) -> bool:
+        """Redraw the icon and rebuild the menu if the summary changed."""
+        summary = summarize(self.conn)
+        if summary == self.summary:
+            return False
+        self.summary = summary
+        self.icon.icon = draw(summary)
+        self.icon.title = self._title()
+        self.icon.update_menu()
+        return True
+
+    def follow(self) -> None:
+        feed = changes.Feed(stop=self.stop)
+        try:
+            for _ in feed:
+                self.refresh()
+        finally:
+            feed.close()
+
+    def quit(self) -> None:
+        self.stop.set()
+        self.icon.stop()
+
+    def run(self) -> None:
+        def setup(icon: Any) -> None:
+            icon.visible = True
+            threading.Thread(target=self.follow, name="lunavect-tray-feed", daemon=True).start()
+
+        self.icon.run(setup=setup)
