@@ -144,12 +144,24 @@ def test_tray_icon_is_embedded_follows_the_counts_and_its_menu_opens(iso_env, di
 
         _, _, x, y, width, height = wait(embedded, "the icon embedded in the tray", 60)[-1]
         box = (x, y, width, height)
-        first = wait(lambda: pixels(display, box), "the icon's image")
 
+        def settled() -> str | None:
+            """The icon's image once it is drawn and holds still (two grabs a moment apart agree)."""
+            before = pixels(display, box)
+            time.sleep(0.3)
+            return before if pixels(display, box) == before else None
+
+        idle = wait(settled, "the icon's first image")
         assert iso_env.hook(PROMPT).returncode == 0
         assert iso_env.hook(ASK).returncode == 0
         iso_env.cli("list")
-        wait(lambda: pixels(display, box) != first, "the icon's image to change with the counts", 60)
+        wait(lambda: pixels(display, box) != idle, "the icon's image to change with the counts", 60)
+        waiting = wait(settled, "the icon's new image")
+        # Back to no session working or waiting: back to the first image.
+        assert iso_env.hook({**PROMPT, "hook_event_name": "Stop"}).returncode == 0
+        iso_env.cli("list")
+        wait(lambda: pixels(display, box) == idle, "the icon's first image again", 60)
+        assert waiting != idle
 
         menus = popups(display)
         subprocess.run(

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from lunavect import changes
+from lunavect import changes, store
 from lunavect.attention import summarize
 from lunavect.core.model import Session
 from lunavect.frontends.bar.formats import counts_text, label
@@ -64,9 +64,9 @@ class Tray:
 
         return open_it
 
-    def refresh(self) -> bool:
+    def refresh(self, conn: sqlite3.Connection) -> bool:
         """Redraw the icon and rebuild the menu if the summary changed."""
-        summary = summarize(self.conn)
+        summary = summarize(conn)
         if summary == self.summary:
             return False
         self.summary = summary
@@ -76,12 +76,15 @@ class Tray:
         return True
 
     def follow(self) -> None:
+        """The feed's thread, with its own connection (a connection belongs to the thread that opened it)."""
+        conn = store.connect()
         feed = changes.Feed(stop=self.stop)
         try:
             for _ in feed:
-                self.refresh()
+                self.refresh(conn)
         finally:
             feed.close()
+            conn.close()
 
     def quit(self) -> None:
         self.stop.set()
