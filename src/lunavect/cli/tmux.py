@@ -13,45 +13,43 @@ def tmux_group() -> None:
     """Show lunavect in tmux: counts in the status line, states on pane borders, a popup (prefix a)."""
 
 
-@tmux_group.command("install")
-def install_command() -> None:
-    """Add lunavect's block to tmux.conf (backed up first) and apply it to the tmux servers that run."""
+def _edit(install: bool) -> None:
+    """Write or remove the block, switch publishing on or off, and bring the running servers along."""
     from lunavect import arrangement
     from lunavect.tmux_status import conf, publish, servers
 
     path = conf.conf_path()
     try:
-        changed, backup = conf.install(path)
+        changed, backup = conf.install(path) if install else conf.uninstall(path)
     except OSError as exc:
         raise Failure(f"cannot write {path}: {exc}") from None
     conn = fresh_store()
-    arrangement.set_setting(conn, publish.SETTING, "1")
+    arrangement.set_setting(conn, publish.SETTING, "1" if install else "0")
     live = servers.live_sockets()
-    servers.apply_block(live)
-    publish.Servers().publish(conn, force=True)
+    if install:
+        servers.apply_block(live)
+        publish.Servers().publish(conn, force=True)
+    else:
+        servers.remove_from(live)
     saved = f" (the previous file is {backup})" if backup else ""
-    what = "added lunavect's block to" if changed else "lunavect's block is already in"
-    click.echo(f"{what} {path}{saved}; {len(live)} running tmux server(s) updated")
+    if install:
+        what = "added lunavect's block to" if changed else "lunavect's block is already in"
+    else:
+        what = "removed lunavect's block from" if changed else "no lunavect block in"
+    done = "updated" if install else "cleared"
+    click.echo(f"{what} {path}{saved}; {len(live)} running tmux server(s) {done}")
+
+
+@tmux_group.command("install")
+def install_command() -> None:
+    """Add lunavect's block to tmux.conf (backed up first) and apply it to the tmux servers that run."""
+    _edit(install=True)
 
 
 @tmux_group.command("uninstall")
 def uninstall_command() -> None:
     """Remove lunavect's block from tmux.conf and its options from the tmux servers that run."""
-    from lunavect import arrangement
-    from lunavect.tmux_status import conf, publish, servers
-
-    path = conf.conf_path()
-    try:
-        changed, backup = conf.uninstall(path)
-    except OSError as exc:
-        raise Failure(f"cannot write {path}: {exc}") from None
-    conn = fresh_store()
-    arrangement.set_setting(conn, publish.SETTING, "0")
-    live = servers.live_sockets()
-    servers.remove_from(live)
-    saved = f" (the previous file is {backup})" if backup else ""
-    what = "removed lunavect's block from" if changed else "no lunavect block in"
-    click.echo(f"{what} {path}{saved}; {len(live)} running tmux server(s) cleared")
+    _edit(install=False)
 
 
 @tmux_group.command("publish")

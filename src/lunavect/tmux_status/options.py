@@ -15,12 +15,17 @@ from lunavect.core.model import Session
 COLORS = {"awaiting": "#e5a50a", "error": "#e01b24", "working": "#3584e4", "idle": "#9a9996"}
 
 
-def short_text(summary: Summary) -> str:
-    """The compact counts the bars show: ⚙ working, ⏳ awaiting, ✗ errors (only when there are some)."""
-    parts = [f"⚙ {summary.working}", f"⏳ {summary.awaiting_input}"]
+def count_parts(summary: Summary, names: tuple[str, str, str]) -> list[str]:
+    """Working, awaiting and (only when there are some) errors, each after its name, then the notes."""
+    parts = [f"{names[0]}{summary.working}", f"{names[1]}{summary.awaiting_input}"]
     if summary.errors:
-        parts.append(f"✗ {summary.errors}")
-    return "  ".join(parts + list(summary.notes))
+        parts.append(f"{names[2]}{summary.errors}")
+    return parts + list(summary.notes)
+
+
+def short_text(summary: Summary) -> str:
+    """The compact counts the bars show: ⚙ working, ⏳ awaiting, ✗ errors."""
+    return "  ".join(count_parts(summary, ("⚙ ", "⏳ ", "✗ ")))
 
 
 def status_text(summary: Summary) -> str:

@@ -7,32 +7,25 @@ as markup (pango for waybar and i3blocks, `#[...]` for tmux, `%{...}` for polyba
 
 from __future__ import annotations
 
-import datetime as _dt
 import html
 import json
+import time
 from collections.abc import Callable
 
 from lunavect.attention import Summary
 from lunavect.core.model import Session
+from lunavect.core.times import elapsed
 from lunavect.sessions import epoch
 from lunavect.terminal_text import clean
-from lunavect.tmux_status.options import COLORS, short_text, status_text
+from lunavect.tmux_status.options import COLORS, count_parts, short_text, status_text
 
 
 def waited(session: Session, now: float | None = None) -> str:
-    """How long a session has been in its state, in the list's short units."""
+    """How long a session has been in its state, as every front end shows a duration."""
     since = epoch(session.since) or epoch(session.updated)
     if since is None:
         return ""
-    now = _dt.datetime.now(_dt.UTC).timestamp() if now is None else now
-    seconds = max(0, int(now - since))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m"
-    if seconds < 86400:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    return f"{seconds // 86400}d"
+    return elapsed((time.time() if now is None else now) - since)
 
 
 def label(session: Session) -> str:
@@ -42,10 +35,7 @@ def label(session: Session) -> str:
 
 
 def counts_text(summary: Summary) -> str:
-    parts = [f"working {summary.working}", f"awaiting {summary.awaiting_input}"]
-    if summary.errors:
-        parts.append(f"errors {summary.errors}")
-    return " · ".join(parts + list(summary.notes))
+    return " · ".join(count_parts(summary, ("working ", "awaiting ", "errors ")))
 
 
 def plain(summary: Summary) -> str:
