@@ -390,13 +390,8 @@ def run(
     data_dir = paths.data_dir()
     wal = str(paths.store_path()) + "-wal"
     publisher = changes.Publisher()
-    tmux_options = TmuxPublishing(store.connect)  # counts as tmux options, when the person's tmux.conf asks
-    tmux_options.wake()
-
-    def notify() -> None:
-        publisher.publish()
-        tmux_options.wake()
-
+    # The change feed's subscribers, then tmux's options (when the person's tmux.conf asks for them).
+    notify = TmuxPublishing(store.connect, after=publisher.publish).notify
     collector.notify = notify
     external = changes.ExternalCommits(conn)
     link = SyncLink(paths.store_path())
@@ -450,7 +445,6 @@ def run(
         if watcher is not None:
             watcher.close()
         publisher.close()
-        tmux_options.close()
         conn.close()
         os.close(fd)
     return 0

@@ -101,17 +101,27 @@ class Servers:
 
 
 class Publishing:
-    """The thread: `wake()` after each change the collector announces; never blocks the collector."""
+    """The thread: `notify()` after each change the collector announces (it calls `after`, the change feed's
+    own publish, then wakes the thread); never blocks the collector. It publishes once at its start, and ends
+    with the collector's process (a daemon thread: it holds nothing that needs closing)."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection], servers: Servers | None = None) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], sqlite3.Connection],
+        after: Callable[[], None] = lambda: None,
+        servers: Servers | None = None,
+    ) -> None:
         self._connect = connect
+        self._after = after
         self.servers = servers or Servers()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="lunavect-tmux", daemon=True)
         self._thread.start()
+        self._wake.set()
 
-    def wake(self) -> None:
+    def notify(self) -> None:
+        self._after()
         self._wake.set()
 
     def _run(self) -> None:
