@@ -400,7 +400,7 @@ def run(
         link.refresh(conn)
         collector.host = link.host
         backlog = collector.tick()
-        link.after_tick(conn)
+        link.after_tick(conn, collector.transitions)
         return backlog
 
     # Made only once this process holds the lock: a second collector that exits at once starts nothing.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,8 +17,10 @@ from lunavect import store
 from lunavect.sync import config as sync_config
 from lunavect.sync import presence, remote
 from lunavect.sync.config import SyncConfig
+from lunavect.sync.notify_feed import RemoteTransitions
 
 if TYPE_CHECKING:
+    from lunavect.notify.decide import Transition
     from lunavect.sync.client import SyncClient
 
 log = logging.getLogger("lunavect.sync")
@@ -28,6 +31,7 @@ class SyncLink:
         self.store_path = store_path
         self.config: SyncConfig | None = None
         self._client: SyncClient | None = None
+        self._remote_moves = RemoteTransitions()
 
     @property
     def host(self) -> str | None:
@@ -59,12 +63,16 @@ class SyncLink:
         client.start()
         self._client = client
 
-    def after_tick(self, conn: sqlite3.Connection) -> None:
-        """Hand the client this machine's listed rows (it publishes only what changed)."""
-        if self._client is None:
+    def after_tick(self, conn: sqlite3.Connection, notify: Callable[[list[Transition]], None] | None = None) -> None:
+        """Hand the client this machine's listed rows (it publishes only what changed), and the notifier the
+        other hosts' state changes when this machine is the one that notifies for them."""
+        if self._client is None or self.config is None:
             return
         rows = {key: data.encode() for key, data in conn.execute("SELECT id, data FROM snapshot WHERE listed = 1")}
         self._client.offer(rows, presence.person_at(conn))
+        moved = self._remote_moves.collect(conn, self.config.host)
+        if moved and notify is not None and presence.notifies_for_other_hosts(conn):
+            notify(moved)
 
     def close(self) -> None:
         client, self._client = self._client, None
