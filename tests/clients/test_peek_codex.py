@@ -1,6 +1,7 @@
 """`lunavect show|reply|answer` against the real Codex TUI under tmux and the scripted Responses server:
 show prints the scripted reply, a reply reaches the server as exactly the next user message and the state
-goes working, answer allow runs the command and the server sees its output."""
+goes working, answer allow runs the command and the server sees its output; a draft in the composer, a
+working session and a session whose terminal is ambiguous are refused without typing."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from codex_harness import codex_env, install_hooks, lunavect, start_tui, wait_session, write_config
+from codex_harness import codex_env, install_hooks, lunavect, sessions, start_tui, wait_session, write_config
+from open_support import write_codex_hooks
 from responses_server import ResponsesServer, exec_command, message
+
+from lunavect.install.command import hook_command
 
 DUMP = os.environ.get("LUNAVECT_PEEK_SCREENS")  # a folder to keep the screens seen (for the unit fixtures)
 
@@ -94,3 +98,31 @@ def test_show_reply_and_answer_a_codex_tui(codex, codex_server: ResponsesServer)
         assert "⏺ exec_command  echo permitted" in shown and "Marker written IOTA" in shown
     finally:
         tui.kill()
+
+
+def test_a_reply_to_a_session_whose_terminal_is_ambiguous_is_refused(codex, codex_server: ResponsesServer) -> None:
+    """Hooks run detached (`setsid -f`) record no process or terminal, and Codex has no live catalog: two
+    Codex sessions in one folder cannot be told apart, so a reply to either types nothing anywhere."""
+    paths, iso, env = codex
+    write_config(iso, codex_server)
+    write_codex_hooks(iso.codex_dir, f"setsid -f {hook_command('codex')}")
+    tuis = []
+    try:
+        for name in ("one", "two"):
+            codex_server.script(message(f"Reply {name}"), match=_asked(f"prompt {name}"), route=name)
+            tui = start_tui(paths, iso, env, "--dangerously-bypass-hook-trust", name=name)
+            tuis.append(tui)
+            tui.send_text(f"prompt {name}")
+            tui.wait_for_screen(f"Reply {name}", timeout=40)
+        ready = wait_session(
+            env, lambda s: len([x for x in sessions(env) if x["state"] == "ready"]) == 2 and s["state"] == "ready"
+        )
+        assert ready["pid"] is None and ready["tty"] is None, ready
+        before = len(codex_server.requests)
+        refused = lunavect(env, "reply", ready["id"], "never typed AMBIGUOUS")
+        assert refused.returncode == 1 and "cannot tell which terminal" in refused.stderr, refused.stderr
+        assert all("AMBIGUOUS" not in tui.capture() for tui in tuis)
+        assert len(codex_server.requests) == before
+    finally:
+        for tui in tuis:
+            tui.kill()
