@@ -158,3 +158,23 @@ def test_sub_agents_are_kept_apart(path: Path) -> None:
     assert agent.messages  # the agent's own records, all sidechain, read as its conversation
     # ...and none of them is read as the session's.
     assert read_window(Source(path, "claude"), messages=50).messages == []
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("codex/*/*.jsonl")), ids=lambda p: p.name[:24])
+def test_a_compressed_rollout_shows_what_its_plain_one_shows(path: Path, tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    packed = tmp_path / (path.name + ".zst")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
+    plain, compressed = _source(path), Source(packed, "codex")
+    assert compressed.compressed
+    for limit in (1, 7, 10_000):
+        want, got = read_window(plain, messages=limit), read_window(compressed, messages=limit)
+        assert got.messages == want.messages
+        if want.start is not None and want.older:
+            older = read_window(plain, messages=limit, before=want.start)
+            assert read_window(compressed, messages=limit, before=want.start).messages == older.messages
+            # The backward read says "older" when records lie before it; the stream knows whether messages do.
+            assert got.older or older.messages == []
+    follower = Follower(compressed, messages=5)
+    assert follower.poll().reset and follower.messages == read_window(plain, messages=5).messages
+    assert follower.poll().changed == []  # a finished thread: nothing is read again

@@ -36,6 +36,8 @@ class Follower:
         self.dev = self.ino = self.offset = 0
         self.head = self.mark = ""
         self.started = False
+        # A compressed rollout is finished: it is read again only when the file itself changed.
+        self.signature: tuple[int, int, int] | None = None
 
     @property
     def messages(self) -> list[Message]:
@@ -57,6 +59,8 @@ class Follower:
         """What changed since the last poll (the first poll is the latest window, as a reset)."""
         if not self.started:
             return self._restart()
+        if self.source.compressed:
+            return self._poll_compressed()
         try:
             fd = os.open(self.source.path, os.O_RDONLY)
         except OSError as exc:
@@ -77,6 +81,19 @@ class Follower:
             return Update(self.assembly.take_changed(), bytes_read=tf.bytes_read)
         finally:
             os.close(fd)
+
+    def _poll_compressed(self) -> Update:
+        try:
+            st = os.stat(self.source.path)
+        except OSError as exc:
+            raise Unreadable(f"cannot read {self.source.path}: {exc.strerror}") from None
+        signature = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if self.signature is None:
+            self.signature = signature
+        if signature == self.signature:
+            return Update()
+        self.signature = signature
+        return self._restart()
 
     def _read(self, tf: TailFile, start: int, end: int) -> int:
         """Apply the complete lines in [start, end); where the last of them ends (a line still being

@@ -29,6 +29,11 @@ class Source:
     agent: str | None = None
 
     @property
+    def compressed(self) -> bool:
+        """A Codex rollout Codex compressed once it stopped writing it (`.jsonl.zst`): read as a stream."""
+        return self.path.name.endswith(".jsonl.zst")
+
+    @property
     def parse(self) -> Callable[[Any, int], list[Part]]:
         if self.provider == "codex":
             return codex_parts
@@ -80,7 +85,9 @@ def _claude_file(session_id: str) -> Path | None:
 def _codex_file(session_id: str) -> Path | None:
     home = paths.codex_home()
     for top in ("sessions", "archived_sessions"):
-        found = sorted((home / top).rglob(f"rollout-*{session_id}.jsonl"))
+        found = sorted((home / top).rglob(f"rollout-*{session_id}.jsonl")) or sorted(
+            (home / top).rglob(f"rollout-*{session_id}.jsonl.zst")
+        )
         if found:
             return found[-1]
     return None
@@ -89,6 +96,6 @@ def _codex_file(session_id: str) -> Path | None:
 def find_source(provider: str, session_id: str, conn: sqlite3.Connection | None = None) -> Source | None:
     """The file a session's conversation is read from, or None when this machine holds none."""
     path = _stored(conn, provider, session_id)
-    if path is None or path.suffix != ".jsonl":
+    if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
         path = _claude_file(session_id) if provider == "claude" else _codex_file(session_id)
     return Source(path, provider) if path is not None else None

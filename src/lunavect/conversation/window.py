@@ -116,7 +116,7 @@ def parts_of(source: Source, line: bytes, offset: int) -> list[Part]:
     return source.parse(record, offset)
 
 
-def _shows(part: Part) -> int:
+def shows(part: Part) -> int:
     """How many messages a part adds at most (a result may join its call; an echo may be dropped)."""
     return 0 if isinstance(part, Attach) else 1
 
@@ -130,6 +130,43 @@ def compare(messages: list[Message], known: Mapping[str, str] | None) -> tuple[i
     first = next((i for i, m in enumerate(messages) if known.get(m.place) != m.mark), len(messages))
     shown = {m.place for m in messages}
     return first, changed, [p for p in known if p not in shown]
+
+
+def assemble_window(
+    collected: list[tuple[int, list[Part]]],
+    *,
+    messages: int,
+    older: bool,
+    end: int,
+    st: os.stat_result,
+    marks: tuple[str, str],
+    known: Mapping[str, str] | None,
+    bytes_read: int,
+) -> tuple[Window, Assembly]:
+    """The window of the records read (newest first), in file order: results joined, marks listed."""
+    assembly = Assembly()
+    for _offset, found in reversed(collected):
+        assembly.add(found)
+    trimmed = len(assembly.messages) > messages
+    assembly.trim(messages)
+    shown = assembly.messages
+    first_changed, changed, gone = compare(shown, known)
+    assembly.changed = []
+    window = Window(
+        messages=shown,
+        start=shown[0].place if shown else None,
+        end=end,
+        older=older or trimmed,
+        dev=st.st_dev,
+        ino=st.st_ino,
+        head=marks[0],
+        mark=marks[1],
+        marks_from=first_changed,
+        changed=changed,
+        gone=gone,
+        bytes_read=bytes_read,
+    )
+    return window, assembly
 
 
 def read_window(
@@ -153,6 +190,10 @@ def read_assembled(
     known: Mapping[str, str] | None = None,
 ) -> tuple[Window, Assembly]:
     """The window, and the assembly that made it (what a follow goes on from: the calls awaiting results)."""
+    if source.compressed:
+        from lunavect.conversation.compressed import read_compressed
+
+        return read_compressed(source, before=before, messages=messages, known=known)
     try:
         fd = os.open(source.path, os.O_RDONLY)
     except OSError as exc:
@@ -169,7 +210,7 @@ def read_assembled(
             if index > 0 and offset < end:
                 first = [p for p in parts_of(source, line_at(tf, offset), offset) if place_key(p.place)[1] < index]
                 collected.append((offset, first))
-                count += sum(_shows(p) for p in first)
+                count += sum(shows(p) for p in first)
         earliest = limit
         if count < messages:
             for offset, line in lines_backward(tf, limit):
@@ -177,32 +218,13 @@ def read_assembled(
                 found = parts_of(source, line, offset)
                 if found:
                     collected.append((offset, found))
-                    count += sum(_shows(p) for p in found)
+                    count += sum(shows(p) for p in found)
                 if count >= messages or (count and end - offset > max_bytes):
                     break
-        assembly = Assembly()
-        for _offset, found in reversed(collected):
-            assembly.add(found)
-        trimmed = len(assembly.messages) > messages
-        assembly.trim(messages)
-        shown = assembly.messages
         head, mark = tf.marks(end)
-        first_changed, changed, gone = compare(shown, known)
-        assembly.changed = []
-        window = Window(
-            messages=shown,
-            start=shown[0].place if shown else None,
-            end=end,
-            older=earliest > 0 or trimmed,
-            dev=st.st_dev,
-            ino=st.st_ino,
-            head=head,
-            mark=mark,
-            marks_from=first_changed,
-            changed=changed,
-            gone=gone,
+        return assemble_window(
+            collected, messages=messages, older=earliest > 0, end=end, st=st, marks=(head, mark), known=known,
             bytes_read=tf.bytes_read,
-        )
-        return window, assembly
+        )  # fmt: skip
     finally:
         os.close(fd)
