@@ -22,7 +22,17 @@ from typing import Protocol
 
 import msgspec
 
-from lunavect import arrangement, changes, paths, setup_probe, setup_report, spool, spool_record, store
+from lunavect import (
+    arrangement,
+    changes,
+    collector_errors,
+    paths,
+    setup_probe,
+    setup_report,
+    spool,
+    spool_record,
+    store,
+)
 from lunavect.codex.hooks import evidence_from_record as codex_evidence
 
 # The collector process's outside face lives in collector_process (front ends use it without importing the
@@ -85,6 +95,8 @@ class Collector:
         self.network = NetworkWatch()
         self._pruned_at: float | None = None
         self._probed_at: float | None = None
+        # Failures logged at a bounded rate, the newest kept for `lunavect doctor`.
+        self.errors = collector_errors.Errors(log)
         # Called after each commit that changes what front ends show (the change feed's publisher).
         self.notify: Callable[[], None] = _nobody
         self._host: str | None = None
@@ -206,8 +218,8 @@ class Collector:
         for source in self.sources:
             try:
                 batch = source.poll(self.conn, now)
-            except Exception:  # noqa: BLE001 - one broken source must not stop the others
-                log.exception("source %s failed", source.name)
+            except Exception as exc:  # noqa: BLE001 - one broken source must not stop the others
+                self.errors.note(self.conn, f"source {source.name}", exc, now)
                 store.bump_counter(self.conn, f"source.failed.{source.name}")
                 continue
             if batch.backlog is not None:
@@ -279,8 +291,8 @@ class Collector:
         for source in self.sources:
             try:
                 proofs.update(source.writer_proofs(facts, now))
-            except Exception:  # noqa: BLE001 - no proof is the ordinary freshness rule, never a crash
-                log.exception("writer proofs of %s failed", source.name)
+            except Exception as exc:  # noqa: BLE001 - no proof is the ordinary freshness rule, never a crash
+                self.errors.note(self.conn, f"writer proofs of {source.name}", exc, now)
         return proofs
 
     def probe_setup(self) -> None:
@@ -291,8 +303,8 @@ class Collector:
         self._probed_at = clock
         try:
             report = setup_probe.probe()
-        except Exception:  # noqa: BLE001 - an unreadable client setting must never stop the collector
-            log.exception("the setup probe failed")
+        except Exception as exc:  # noqa: BLE001 - an unreadable client setting must never stop the collector
+            self.errors.note(self.conn, "the setup probe", exc)
             return
         if setup_report.record(self.conn, report):
             self.notify()

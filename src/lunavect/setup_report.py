@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from lunavect import store
 
+# The last line of every explanation: where to look when the list (empty or not) seems wrong.
+DOCTOR_HINT = "If this looks wrong, `lunavect doctor` checks every connection and names the fix."
 # The key of the report in the store's `collector` table.
 SETUP_KEY = "setup_report"
 
@@ -68,4 +70,5 @@ def explain(report: SetupReport | None) -> list[str]:
         lines.append("Codex hooks: installed but not trusted yet: trust them in Codex's `/hooks`.")
     else:
         lines.append(f"Codex hooks: {report.codex_hooks}. Codex sessions still appear from their rollouts.")
+    lines.append(DOCTOR_HINT)
     return lines

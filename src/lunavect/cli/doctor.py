@@ -1,0 +1,30 @@
+"""`lunavect doctor`: what can make the list wrong, and the one command that fixes each problem."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import msgspec
+
+from lunavect.terminal_text import clean_lines
+
+
+@click.command("doctor")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def doctor_command(as_json: bool) -> None:
+    """Check hooks, events, catalogs, the collector, the store and set-aside files; exits 1 on a problem.
+
+    This is the guide's "Settings → Connections": run it when the list looks wrong.
+    """
+    from lunavect import doctor
+
+    report = doctor.examine()
+    if as_json:
+        click.echo(msgspec.json.encode(report.as_dict()).decode())
+    else:
+        click.echo(clean_lines("\n".join(doctor.lines(report))))
+    sys.exit(1 if report.problems else 0)
+
+
+COMMANDS: tuple[click.Command, ...] = (doctor_command,)

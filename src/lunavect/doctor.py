@@ -1,0 +1,205 @@
+"""`lunavect doctor`: the guide's "Settings → Connections", as one report of everything that can make the list
+wrong, each problem with the one command that fixes it.
+
+Per client: are the hooks installed (and, for Codex, trusted), when did the last event arrive and for which
+session, when did the client's catalog last answer in full. Then the collector (running, how far behind, its
+last error), the store (lunavect's, its schema, its pages intact) and the files a reader set aside. Nothing
+here reads a transcript or an event's content: ids, times, states and paths only.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+
+from lunavect import collector_errors, collector_process, paths, quarantine, store
+
+# A collector whose last tick started longer ago than this is behind (it ticks every second or so).
+LAG_WARNING_S = 30.0
+
+
+@dataclass
+class Problem:
+    what: str
+    fix: str
+
+
+@dataclass
+class Report:
+    clients: dict[str, dict] = field(default_factory=dict)
+    collector: dict = field(default_factory=dict)
+    store: dict = field(default_factory=dict)
+    quarantined: list[dict] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _last_event(conn: sqlite3.Connection, provider: str, now: float) -> dict | None:
+    row = conn.execute(
+        "SELECT session_id, at FROM events WHERE provider = ? ORDER BY at DESC LIMIT 1", (provider,)
+    ).fetchone()
+    if row is None:
+        return None
+    return {"session": f"{provider}:{row[0]}", "age_s": round(max(0.0, now - row[1]), 1)}
+
+
+def _catalog_age(conn: sqlite3.Connection, provider: str, now: float) -> float | None:
+    row = conn.execute("SELECT at FROM catalog_listing WHERE provider = ?", (provider,)).fetchone()
+    return round(max(0.0, now - row[0]), 1) if row else None
+
+
+def _clients(report: Report, conn: sqlite3.Connection | None, now: float) -> None:
+    from lunavect.claude import install as claude_install
+    from lunavect.codex import install as codex_install
+
+    claude = claude_install.status()
+    codex = codex_install.status()
+    for name, state, where, detail in (
+        ("claude", claude.state, str(claude.path), claude.detail),
+        ("codex", codex.state, str(codex.path), codex.detail),
+    ):
+        entry: dict = {"hooks": state, "hooks_file": where, "detail": detail or None}
+        if conn is not None:
+            entry["last_event"] = _last_event(conn, name, now)
+            entry["catalog_complete_age_s"] = _catalog_age(conn, name, now)
+        report.clients[name] = entry
+        if state in ("missing", "partial", "stale"):
+            report.problems.append(Problem(f"{name}: hooks {state}", "lunavect hooks install"))
+        elif state == "unreadable":
+            report.problems.append(Problem(f"{name}: {detail}", f"fix or move {where}, then lunavect hooks install"))
+        elif state == "untrusted":
+            report.problems.append(
+                Problem("codex: hooks not trusted", "lunavect hooks install (or trust them in Codex's /hooks)")
+            )
+
+
+def _store(report: Report, now: float) -> sqlite3.Connection | None:
+    path = paths.store_path()
+    report.store = {"path": str(path), "exists": path.exists()}
+    try:
+        conn = store.connect()
+    except (store.StoreError, OSError) as exc:
+        report.store["ok"] = False
+        report.store["error"] = str(exc)
+        report.problems.append(Problem(f"store: {exc}", f"move {path} away (lunavect starts a new store)"))
+        return None
+    try:
+        check = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+        schema = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.Error as exc:
+        check, schema = [str(exc)], None
+    report.store.update(
+        ok=check == ["ok"],
+        schema=schema,
+        size_bytes=path.stat().st_size if path.exists() else 0,
+        check=None if check == ["ok"] else check,
+    )
+    if check != ["ok"]:
+        report.problems.append(
+            Problem(
+                "store: damaged pages (" + "; ".join(check)[:200] + ")",
+                f"move {path} away (lunavect starts a new store)",
+            )
+        )
+    return conn
+
+
+def _collector(report: Report, conn: sqlite3.Connection | None, now: float) -> None:
+    pid = collector_process.collector_pid() if collector_process.is_running() else None
+    values = store.collector_values(conn) if conn is not None else {}
+    tick = values.get("tick_started")
+    lag = round(max(0.0, now - float(tick)), 1) if tick is not None else None
+    last_error = collector_errors.last(conn) if conn is not None else None
+    report.collector = {"running": pid is not None, "pid": pid, "last_tick_age_s": lag, "last_error": last_error}
+    log = paths.data_dir() / paths.LOG_FILE_NAME
+    report.collector["log"] = str(log) if log.exists() else None
+    if pid is None:
+        report.problems.append(
+            Problem("collector: not running", "lunavect list (starts it), or lunavect daemon to see why it stops")
+        )
+    elif lag is None or lag > LAG_WARNING_S:
+        report.problems.append(Problem(f"collector: behind (last tick {lag} s ago)", f"see its log {log}"))
+
+
+def _quarantined(report: Report, conn: sqlite3.Connection | None) -> None:
+    if conn is None:
+        return
+    for entry in quarantine.entries(conn):
+        report.quarantined.append({"source": entry.source, "path": entry.path, "error": entry.error, "at": entry.at})
+        report.problems.append(
+            Problem(f"{entry.source}: set aside {entry.path} ({entry.error})", f"move {entry.path} away, or report it")
+        )
+
+
+def _data_folder(report: Report) -> None:
+    data = paths.data_dir()
+    try:
+        st = os.lstat(data)
+    except FileNotFoundError:
+        return
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        report.problems.append(Problem(f"data folder {data}: not yours alone", f"chmod 700 {data}"))
+
+
+def examine(now: float | None = None) -> Report:
+    """Everything `lunavect doctor` reports, looked at now."""
+    now = time.time() if now is None else now
+    report = Report()
+    conn = _store(report, now)
+    try:
+        _clients(report, conn, now)
+        _collector(report, conn, now)
+        _quarantined(report, conn)
+        _data_folder(report)
+    finally:
+        if conn is not None:
+            conn.close()
+    return report
+
+
+def _age(seconds: float | None) -> str:
+    if seconds is None:
+        return "never"
+    if seconds < 90:
+        return f"{seconds:.0f} s ago"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min ago"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h ago"
+    return f"{seconds / 86400:.0f} days ago"
+
+
+def lines(report: Report) -> list[str]:
+    """The report as text, one fact a line, problems last with their fixes."""
+    out = []
+    for name, client in report.clients.items():
+        out.append(f"{name}: hooks {client['hooks']} ({client['hooks_file']})")
+        if "last_event" in client:
+            last = client["last_event"]
+            out.append("  last event: " + (f"{_age(last['age_s'])} ({last['session']})" if last else "none yet"))
+            out.append(f"  catalog last answered in full: {_age(client['catalog_complete_age_s'])}")
+    c = report.collector
+    state = f"running (pid {c['pid']})" if c["running"] else "not running"
+    out.append(f"collector: {state}, last tick {_age(c['last_tick_age_s'])}")
+    if c.get("last_error"):
+        err = c["last_error"]
+        out.append(f"  last error: {err['where']}: {err['error']} ({_age(time.time() - err['at'])})")
+    s = report.store
+    if s.get("ok"):
+        out.append(f"store: ok, schema {s['schema']}, {s['size_bytes'] // 1024} KB ({s['path']})")
+    else:
+        out.append(f"store: NOT OK ({s['path']})")
+    out.append(f"set-aside files: {len(report.quarantined)}")
+    if report.problems:
+        out.append("")
+        out.append(f"{len(report.problems)} problem(s):")
+        for problem in report.problems:
+            out.append(f"- {problem.what}")
+            out.append(f"  fix: {problem.fix}")
+    else:
+        out.append("no problems found")
+    return out
