@@ -22,17 +22,8 @@ from typing import Protocol
 
 import msgspec
 
-from lunavect import (
-    arrangement,
-    changes,
-    collector_errors,
-    paths,
-    setup_probe,
-    setup_report,
-    spool,
-    spool_record,
-    store,
-)
+from lunavect import arrangement, changes, paths, setup_probe, setup_report, spool, spool_record, store
+from lunavect.collector_errors import Errors
 from lunavect.codex.hooks import evidence_from_record as codex_evidence
 
 # The collector process's outside face lives in collector_process (front ends use it without importing the
@@ -95,8 +86,7 @@ class Collector:
         self.network = NetworkWatch()
         self._pruned_at: float | None = None
         self._probed_at: float | None = None
-        # Failures logged at a bounded rate, the newest kept for `lunavect doctor`.
-        self.errors = collector_errors.Errors(log)
+        self.errors = Errors(log)  # failures logged at a bounded rate, the newest kept for `lunavect doctor`
         # Called after each commit that changes what front ends show (the change feed's publisher).
         self.notify: Callable[[], None] = _nobody
         self._host: str | None = None
