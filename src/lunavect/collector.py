@@ -23,8 +23,8 @@ from typing import Protocol
 import msgspec
 
 from lunavect import arrangement, changes, paths, setup_probe, setup_report, spool, spool_record, store
-from lunavect.collector_errors import Errors
 from lunavect.codex.hooks import evidence_from_record as codex_evidence
+from lunavect.collector_errors import Errors
 
 # The collector process's outside face lives in collector_process (front ends use it without importing the
 # collector); these names stay reachable here for the command line.
