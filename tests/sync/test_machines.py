@@ -4,6 +4,7 @@ what one machine's hooks say shows in the others' `lunavect list --json`, a kill
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -29,6 +30,11 @@ def hosts(tmp_path, nats_server):
     finally:
         for machine in machines.values():
             machine.stop_collector()
+
+
+def server_url(machine: Machine) -> str:
+    """The server URL a machine was set up with, as its `sync status --json` says it."""
+    return json.loads(machine.run("sync", "status", "--json").stdout)["servers"][0]
 
 
 def state_on(machine: Machine, session_id: str) -> str | None:
@@ -65,6 +71,11 @@ def test_a_change_on_one_host_shows_on_the_others_and_a_killed_collector_turns_o
         wait_until(lambda other=other: state_on(other, sid) == "alpha:offline", what=f"offline on {other.name}")
     row = beta.by_id()[f"claude:{sid}"]
     assert row["heard"] is not None and row["basis"] == ["heartbeat"]
+    # Wrong credentials: one clear line, and the machine's sync stays as it was.
+    refused = gamma.sync_set(server_url(beta), "not-gamma's-password")
+    assert refused.returncode == 1 and refused.stderr.startswith("lunavect: the server")
+    assert "refused these credentials" in refused.stderr and refused.stderr.count("\n") == 1
+    assert "host gamma at" in gamma.run("sync", "status").stdout
     status = beta.run("sync", "status")
     assert "alpha: 1 sessions, silent" in status.stdout, status.stdout
     # Nothing private crossed: the other machines' stores never saw the prompt or the reply.
