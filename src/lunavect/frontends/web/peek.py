@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 from starlette.requests import Request
@@ -33,6 +34,14 @@ class Walls:
     find: Callable[[str], Awaitable[tuple[str, Session | None, list[Session]]]]
     body_json: Callable[[Request], Awaitable[dict[str, object]]]
     problem: Callable[[int, str], Exception]
+
+
+def outcome(result: Any) -> Response:
+    """A reply's or an answer's result; a refusal is a 409 whose `error` says why, as every refusal here."""
+    body = result.as_dict()
+    if not result.ok:
+        body["error"] = result.message
+    return JSONResponse(body, status_code=200 if result.ok else 409)
 
 
 def routes(walls: Walls) -> list[tuple[str, Handler, list[str]]]:
@@ -76,7 +85,7 @@ def routes(walls: Walls) -> list[tuple[str, Handler, list[str]]]:
         from lunavect.navigation.reply import reply as send
 
         result = await asyncio.to_thread(send, session, text, state=session.state, others=others)
-        return JSONResponse(result.as_dict(), status_code=200 if result.ok else 409)
+        return outcome(result)
 
     async def answer(request: Request) -> Response:
         session, others = await session_of(request)
@@ -90,7 +99,7 @@ def routes(walls: Walls) -> list[tuple[str, Handler, list[str]]]:
         result = await asyncio.to_thread(
             press, session, choice, state=session.state, expected_tool=session.waiting_for, others=others
         )
-        return JSONResponse(result.as_dict(), status_code=200 if result.ok else 409)
+        return outcome(result)
 
     return [
         # POST, so that reading private text passes the same Origin wall as a change.

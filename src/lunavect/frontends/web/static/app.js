@@ -9,7 +9,7 @@ const FILTER_KEY = "lunavect.filter";
 const state = {
   doc: null,          // the last list from the server
   offset: 0,          // server clock minus ours, in ms
-  me: { role: "view", can_open: false, host: "" },
+  me: { role: "view", can_open: false, can_peek: false, host: "" },
   filter: { search: "", provider: "all", active: false, awaiting: false },
   view: "main",       // or "hidden"
   focused: null,      // id of the focused row
@@ -246,6 +246,8 @@ async function act(action, row) {
     if (answer) say(answer.message ? answer.message[0].toUpperCase() + answer.message.slice(1) : "Done.");
   } else if (action === "up" || action === "down") {
     moveBy(row, action === "up" ? -1 : 1);
+  } else if (action === "peek") {
+    import("./peek.js").then((peek) => peek.openPeek(row, post, say));
   }
 }
 
@@ -300,6 +302,7 @@ function openMenu(row, anchor) {
     if (canChange()) items.push(["restore", "Restore to the list"]);
   } else {
     items.push(["open", state.me.can_open ? "Open" : "Open (copies the resume command)"]);
+    if (state.me.can_peek) items.push(["peek", "Peek and reply"]);
     if (canChange()) {
       items.push(["pin", row.pinned ? "Unpin" : "Pin"], ["hide", "Hide"], ["up", "Move up"], ["down", "Move down"]);
     }
