@@ -257,7 +257,9 @@ class Collector:
             data = _session_encoder.encode(session)
             if self._written.get(key) != data:
                 updates.append((key, session.state, int(decision.listed), data.decode(), now))
-                moved.append(Transition(self._states.get(key), session, listed=decision.listed))
+                moved.append(
+                    Transition(self._states.get(key), session, listed=decision.listed, task_reply=facts.task_reply)
+                )
             if settled(facts, now) and writers.get(key) is not True:
                 self._unsettled.discard(key)
         if updates:

@@ -75,6 +75,28 @@ def collector(iso_home, desktop) -> Iterator[Collector]:
         started.kill()
 
 
+def folder(iso_home, name: str):
+    """A project folder of its own: a notification names its project, whatever title was read by then."""
+    path = iso_home.work / name
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def quiet_period(iso_home, seconds: float) -> None:
+    from pathlib import Path
+
+    from lunavect import paths, store
+    from lunavect.notify import settings
+
+    conn = store.connect(Path(iso_home.env["LUNAVECT_HOME"]) / paths.STORE_FILE_NAME)
+    try:
+        chosen = settings.load(conn)
+        chosen.quiet_s = seconds
+        settings.save(conn, chosen)
+    finally:
+        conn.close()
+
+
 def wait_shown(desktop: DesktopBus, count: int, timeout: float = 60) -> list[dict[str, str]]:
     shown: list[dict[str, str]] = []
 
@@ -89,12 +111,12 @@ def wait_shown(desktop: DesktopBus, count: int, timeout: float = 60) -> list[dic
 
 def test_a_reply_that_ends_notifies_exactly_once(claude_tmux, model_server, iso_home, desktop, collector):
     model_server.script(text("All done."))
-    claude = claude_tmux()
+    claude = claude_tmux(cwd=folder(iso_home, "report"))
     claude.send_text("finish the report")
-    session = wait_state(iso_home.env, "ready", timeout=40)
+    wait_state(iso_home.env, "ready", timeout=40)
     [note] = wait_shown(desktop, 1)
-    assert note["summary"] == session["title"]
-    assert "response ready since" in note["body"] and "Claude Code" in note["body"]
+    assert note["body"].startswith("report · Claude Code")
+    assert "response ready since" in note["body"]
     assert "All done" not in note["body"] and "finish the report" not in note["body"].split("\n")[-1]
     # Another session's reply is the next notification: the first one was not sent again meanwhile.
     model_server.script(text("Second."))
@@ -119,6 +141,34 @@ def test_a_background_task_holds_the_notification_until_its_completion_reply(
     shown = wait_shown(desktop, 1)
     assert len(shown) == 1 and "response ready" in shown[0]["body"]
     assert desktop.shown() == shown  # nothing came for the reply that started the task
+
+
+def test_a_reply_to_a_task_event_after_the_reply_ended_stays_silent(
+    claude_tmux, model_server, iso_home, desktop, collector
+):
+    # A dev server does not hold the reply (ready at once); when it ends, Claude wakes for the task's
+    # notification and replies again: the guide keeps that reply silent.
+    model_server.script(
+        tool_use(
+            "Bash",
+            {"command": "python3 -m http.server 0 --bind 127.0.0.1 & sleep 5; kill $!", "run_in_background": True},
+        ),
+        text("The server runs."),
+        text("The server stopped."),
+    )
+    quiet_period(iso_home, 0.0)  # so that only the task-reply rule can keep the second reply silent
+    # acceptEdits: auto mode would ask the person first (its safety check cannot reach the scripted server).
+    claude = claude_tmux("--allowedTools", "Bash", "--permission-mode", "acceptEdits", cwd=folder(iso_home, "serve"))
+    claude.send_text("serve the folder for a moment")
+    wait_state(iso_home.env, "ready", timeout=40)
+    [first] = wait_shown(desktop, 1)
+    model_server.wait_for_main(3, timeout=60)  # Claude woke for the task's end and was answered
+    wait_state(iso_home.env, "ready", timeout=40)
+    claude.wait_for_screen("The server stopped", timeout=30)
+    model_server.script(text("Other."))
+    claude_tmux(cwd=folder(iso_home, "another")).send_text("another task")
+    shown = wait_shown(desktop, 2)
+    assert len(shown) == 2 and shown[1]["body"].startswith("another · "), shown
 
 
 def test_a_permission_prompt_names_the_tool(claude_tmux, model_server, iso_home, desktop, collector):
@@ -168,10 +218,10 @@ def test_not_for_the_pane_the_person_is_looking_at(claude_tmux, model_server, is
         watched.send_text("while I watch")
         wait_state(iso_home.env, "ready", timeout=40)
         model_server.script(text("Not looked at."))
-        other = claude_tmux()
+        other = claude_tmux(cwd=folder(iso_home, "elsewhere"))
         other.send_text("while I look elsewhere")
         [note] = wait_shown(desktop, 1)
-        assert note["summary"].startswith("while I look elsewhere")
+        assert note["body"].startswith("elsewhere · ")
         assert desktop.shown() == [note]
     finally:
         subprocess.run(["tmux", "-S", outer, "kill-server"], env=env, timeout=10, check=False)
@@ -185,25 +235,25 @@ def test_five_sessions_ready_at_once_make_one_notification(claude_tmux, model_se
         return text("Done together.")
 
     model_server.script(*[custom(together) for _ in range(5)])
-    sessions = [claude_tmux() for _ in range(5)]
+    sessions = [claude_tmux(cwd=folder(iso_home, f"project{n}")) for n in range(5)]
     for n, claude in enumerate(sessions):
         claude.send_text(f"task number {n}")
     [note] = wait_shown(desktop, 1)
     assert note["summary"] == "5 sessions: response ready"
     for n in range(5):
-        assert f"task number {n}" in note["body"]
+        assert f"project{n}" in note["body"]
 
 
 def test_a_restarted_collector_sends_nothing_again(claude_tmux, model_server, iso_home, desktop, collector):
     model_server.script(text("First."))
-    claude_tmux().send_text("first task")
+    claude_tmux(cwd=folder(iso_home, "first")).send_text("first task")
     wait_shown(desktop, 1)
     collector.kill()
     collector.start()
     model_server.script(text("Second."))
-    claude_tmux().send_text("second task")
+    claude_tmux(cwd=folder(iso_home, "second")).send_text("second task")
     shown = wait_shown(desktop, 2)
-    assert [n["summary"][:6] for n in shown] == ["first ", "second"]
+    assert [n["body"].split(" · ")[0] for n in shown] == ["first", "second"]
 
 
 def test_the_default_action_selects_the_sessions_pane(claude_tmux, model_server, iso_home, desktop, collector):

@@ -66,6 +66,13 @@ def test_background_pause_is_silent_and_its_completion_reply_notifies() -> None:
     assert len(d.due(T0 + 9 + COALESCE_S)) == 1
 
 
+def test_a_reply_to_a_task_event_stays_silent_but_its_question_does_not() -> None:
+    d = Decider()
+    assert d.offer(moved(State.WORKING, row(1), task_reply=True), T0) == "a reply to a task event"
+    asking = row(2, State.PERMISSION, waiting_for="Bash")
+    assert d.offer(moved(State.WORKING, asking, task_reply=True), T0) == "pending"
+
+
 def test_permission_names_the_tool_and_error_its_reason() -> None:
     d = Decider()
     d.offer(moved(State.WORKING, row(1, State.PERMISSION, waiting_for="Bash")), T0)

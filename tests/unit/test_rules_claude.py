@@ -93,6 +93,20 @@ def test_stop_with_running_background_shell_is_background_then_ready_after_its_n
     assert decide(facts, T0 + 31).since == T0 + 0
     facts = play(ev("Stop", 35, background=()), facts=facts)
     assert state_at(facts, 36) is State.READY
+    assert not facts.task_reply  # the completion reply of the person's task: its notification is due
+
+
+def test_a_reply_to_a_task_event_after_the_reply_had_ended_is_marked_for_silence():
+    facts = play(
+        ev("UserPromptSubmit", 0),
+        ev("PostToolUse", 1, tool="Bash", tool_use_id="t1", background_started=shell("dev", service=True)),
+        ev("Stop", 2, background=(shell("dev", service=True),)),
+    )
+    assert state_at(facts, 3) is State.READY and not facts.task_reply
+    facts = play(ev("UserPromptSubmit", 20, notification_only=True), ev("Stop", 22, background=()), facts=facts)
+    assert state_at(facts, 23) is State.READY and facts.task_reply  # the guide: this reply stays silent
+    facts = play(ev("UserPromptSubmit", 40), ev("Stop", 42), facts=facts)
+    assert state_at(facts, 43) is State.READY and not facts.task_reply  # the person's next prompt notifies
 
 
 def test_capsule_grows_on_post_tool_use_and_is_set_exactly_at_subagent_stop_and_stop():

@@ -55,6 +55,8 @@ class Transition:
     # The rules list the row (a bare launch is not listed), and the person's arrangement hides it or not.
     listed: bool = True
     hidden: bool = False
+    # The reply that ended answered a background task's end, not the person (`Facts.task_reply`).
+    task_reply: bool = False
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,8 @@ class Decider:
             return "kind off"
         if not transition.listed:
             return "not listed"
+        if transition.task_reply and kind.silent_for_task_replies:
+            return "a reply to a task event"
         if transition.hidden and not self.policy.hidden:
             return "hidden"
         if not self.ours(session):

@@ -34,6 +34,8 @@ class Kind:
     needs_fresh_evidence: bool = True
     # Where several notifications wait at once, the most urgent one's session is the one "Open" returns to.
     urgency: int = 0
+    # A reply to a background task's end, after the person's reply had ended, stays silent (the guide).
+    silent_for_task_replies: bool = False
 
 
 def _entered(state: State) -> Callable[[State | None, Session], bool]:
@@ -62,7 +64,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("permission", _entered(State.PERMISSION), _needs_permission, default_on=True, urgency=3),
     Kind("input", _entered(State.INPUT), _needs_input, default_on=True, urgency=2),
     Kind("error", _entered(State.ERROR), _error, default_on=True, urgency=1),
-    Kind("ready", _entered(State.READY), lambda s: "response ready", default_on=True),
+    Kind("ready", _entered(State.READY), lambda s: "response ready", default_on=True, silent_for_task_replies=True),
     Kind(
         "stale",
         _went_stale,

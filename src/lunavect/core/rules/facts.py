@@ -80,6 +80,9 @@ class Facts(msgspec.Struct, omit_defaults=True):
     confirmed_at: float | None = None
     turn_open: bool = False
     turn_started: float | None = None
+    # The open turn began when a background task's end woke the session after its reply had ended: the guide
+    # keeps the reply to such a task event silent (no "Response ready" notification for it).
+    task_reply: bool = False
     tool: str | None = None
     tool_use_id: str | None = None
     # Tools whose PreToolUse was seen in this turn and whose end was not, as (tool_use_id, name).
@@ -167,6 +170,7 @@ def set_phase_keeping_timer(facts: Facts, phase: State, at: float) -> None:
 def open_turn(facts: Facts, at: float) -> None:
     if not facts.turn_open:
         facts.turn_open = True
+        facts.task_reply = False
         facts.turn_started = at
         facts.tools_running = ()
 
@@ -237,4 +241,5 @@ def wake_for_notification(facts: Facts, ev: Evidence) -> None:
     else:
         close_turn(facts)
         open_turn(facts, ev.at)
+        facts.task_reply = True
         set_phase(facts, State.WORKING, ev.at)
