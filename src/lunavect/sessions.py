@@ -18,6 +18,7 @@ from lunavect.core import hiding, ordering
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 from lunavect.core.times import epoch
 from lunavect.sync import remote
+from lunavect.usage import ledger
 
 # The settings key of automatic hiding: seconds of inactivity, absent when off (a new installation).
 AUTO_HIDE_SETTING = "auto_hide_after"
@@ -82,6 +83,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None) -> list[Row]:
     # Other machines' sessions (sync) are listed beside this one's, as their hosts last said them.
     remote_hosts = remote.hosts(conn)
     rows: list[Row] = []
+    usage = ledger.listed_sessions(conn)
     for data, remote_host, pinned, hidden, hidden_at, position, shown_at, listed_at in conn.execute(
         "SELECT s.data, s.host, COALESCE(a.pinned, 0), COALESCE(a.hidden, 0), a.hidden_at, a.position, "
         "a.shown_at, a.listed_at FROM (SELECT id, data, NULL AS host FROM snapshot WHERE listed = 1 "
@@ -93,6 +95,8 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None) -> list[Row]:
             continue
         if remote_host is not None:
             session = remote.present(session, remote_hosts.get(remote_host), now)
+        else:
+            session.usage = usage.get(session.id)
         last_activity = epoch(session.updated) or 0.0
         row = Row(
             session=session,

@@ -170,6 +170,33 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX notified_by_at ON notified (at);
     """,
+    # 10: usage: token counts by file, hour, model and sender, and each file's latest model and context fill
+    # (`lunavect.usage.ledger` reads and writes them).
+    """
+    CREATE TABLE usage_ledger (
+        path TEXT NOT NULL,
+        id TEXT NOT NULL,
+        hour INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        subagent INTEGER NOT NULL,
+        input INTEGER NOT NULL,
+        output INTEGER NOT NULL,
+        cache_read INTEGER NOT NULL,
+        cache_write INTEGER NOT NULL,
+        PRIMARY KEY (path, hour, model, subagent)
+    );
+    CREATE INDEX usage_ledger_by_hour ON usage_ledger (hour);
+    CREATE INDEX usage_ledger_by_id ON usage_ledger (id);
+    CREATE TABLE usage_state (
+        path TEXT PRIMARY KEY,
+        id TEXT NOT NULL,
+        model TEXT,
+        context INTEGER,
+        context_window INTEGER,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX usage_state_by_id ON usage_state (id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -44,12 +44,13 @@ from lunavect.claude.glance import WHOLE_BYTES, glance
 from lunavect.claude.latest import Latest
 from lunavect.claude.launches import LaunchTracker
 from lunavect.claude.records import Unreadable, read_record
-from lunavect.claude.summary import TranscriptSummary, take
+from lunavect.claude.summary import TranscriptSummary, take, take_usage
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.core.model import Evidence, session_key
 from lunavect.host.processes import Proc, process, process_table
 from lunavect.quarantine import Quarantine
 from lunavect.sources import Batch, Source
+from lunavect.usage import ledger
 
 log = logging.getLogger("lunavect.claude.files")
 
@@ -82,6 +83,8 @@ class _FileRead:
     bytes_read: int = 0
     # Lines skipped by this read (cut short, not JSON, too long): counted in the store for diagnostics.
     skipped: int = 0
+    # The tokens this read added to the session's usage history.
+    usage: ledger.Deltas = field(default_factory=ledger.Deltas)
 
 
 def _short_hash(text: str) -> str:
@@ -210,6 +213,7 @@ class ClaudeFilesSource(Source):
             for path in gone:
                 conn.execute("DELETE FROM claude_transcript WHERE path = ?", (path,))
                 conn.execute("DELETE FROM claude_observation WHERE path = ?", (path,))
+                ledger.forget(conn, path)
                 stored.pop(path, None)
             for read in reads:
                 self._save(conn, read, now)
@@ -326,6 +330,7 @@ class ClaudeFilesSource(Source):
         latest = Latest(session_id)
         observations: list[agents.Observation] = []
         skipped = 0
+        usage = ledger.Deltas()
         with AppendedLines(path, cursor, budget) as lines:
             if lines.restarted:
                 summary = TranscriptSummary(session_id=session_id)
@@ -344,6 +349,10 @@ class ClaudeFilesSource(Source):
                 if facts is None:
                     continue
                 take(summary, facts)
+                added = take_usage(summary, facts)
+                if added is not None:
+                    assert facts.usage is not None
+                    usage.add(ledger.hour_of(facts.at, now), facts.usage.model, facts.usage.subagent, added)
                 observations.extend(facts.observations)
                 latest.add(facts)
             new_cursor = lines.cursor()
@@ -357,6 +366,7 @@ class ClaudeFilesSource(Source):
                 observations=observations,
                 bytes_read=lines.end - lines.start,
                 skipped=skipped,
+                usage=usage,
             )
         read.evidence.extend(latest.evidence(after=summary.glanced_at))
         if summary.glanced_at is not None and read.cursor.partial:
@@ -421,6 +431,8 @@ class ClaudeFilesSource(Source):
     def _save(conn: sqlite3.Connection, read: _FileRead, now: float) -> None:
         if read.restarted:
             conn.execute("DELETE FROM claude_observation WHERE path = ?", (read.path,))
+            ledger.forget(conn, read.path)
+        _save_usage(conn, read, now)
         if read.observations:
             conn.executemany(
                 "INSERT OR REPLACE INTO claude_observation (path, place, seq, kind, data) VALUES (?, ?, ?, ?, ?)",
@@ -441,6 +453,16 @@ class ClaudeFilesSource(Source):
                 now,
             ),
         )
+
+
+def _save_usage(conn: sqlite3.Connection, read: _FileRead, now: float) -> None:
+    """The tokens this read added, and the session's model and context fill as its transcript now says."""
+    key = session_key(PROVIDER, read.session_id)
+    if read.usage:
+        ledger.record(conn, read.path, key, read.usage)
+    summary = read.summary
+    if summary.model is not None or read.usage:
+        ledger.set_state(conn, read.path, key, summary.model, summary.context, None, summary.last_at or now)
 
 
 def load_observations(conn: sqlite3.Connection, path: str) -> list[agents.Observation]:

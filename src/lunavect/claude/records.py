@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from lunavect.claude import titles
+from lunavect.claude.usage import MessageUsage, message_usage
 from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
 from lunavect.core.commands import is_long_lived_service
 from lunavect.core.times import epoch
@@ -56,6 +57,9 @@ class _Block(msgspec.Struct):
 class _Message(msgspec.Struct):
     content: str | list[_Block] | None = None
     stop_reason: object = None
+    id: object = None
+    model: object = None
+    usage: msgspec.Raw = _ABSENT
 
 
 class _Origin(msgspec.Struct):
@@ -183,6 +187,7 @@ class RecordFacts:
     retry_status: int | None = None
     compaction: str | None = None  # the trigger of a compaction boundary
     interrupt: bool = False
+    usage: MessageUsage | None = None  # an assistant record's token counts (claude/usage.py)
 
 
 class Unreadable(Exception):
@@ -258,7 +263,12 @@ def _facts(record: _Record, place: int) -> RecordFacts | None:
         session_id=_str(record.sessionId, 200),
     )
     if record.isSidechain is True:
-        # A subagent's own lines (older clients wrote them inline): they are not the session's.
+        # A subagent's own lines (older clients wrote them inline): they are not the session's, but their
+        # tokens count (as the sub-agent's) in the session's usage.
+        if kind == "assistant" and record.isApiErrorMessage is not True:
+            message = _decode(_message_decoder, record.message)
+            if message is not None:
+                facts.usage = message_usage(message.id, message.model, message.usage, subagent=True)
         return facts
     facts.cwd = _str(record.cwd, 4096)
     facts.branch = _str(record.gitBranch, 500)
@@ -398,6 +408,7 @@ def _read_assistant(record: _Record, facts: RecordFacts) -> None:
     if message is None:
         return
     facts.response = "response"
+    facts.usage = message_usage(message.id, message.model, message.usage, subagent=False)
     content = message.content if isinstance(message.content, list) else []
     for seq, block in enumerate(content):
         if block.type != "tool_use":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import msgspec
 
 from lunavect.claude.records import RecordFacts
+from lunavect.usage.tokens import Tokens
 
 
 class FirstResponse(msgspec.Struct, frozen=True):
@@ -53,6 +54,12 @@ class TranscriptSummary(msgspec.Struct, omit_defaults=True):
     unreadable: int = 0
     too_long: int = 0
     observations: int = 0
+    # Usage (claude/usage.py): the latest model of the main conversation, the size of its last request (None
+    # after a compaction until the next one), and the last message counted with what it counted.
+    model: str | None = None
+    context: int | None = None
+    last_message_id: str | None = None
+    last_message_tokens: Tokens | None = None
     # What was last handed to the collector, so unchanged metadata is not sent again.
     sent_meta: str | None = None
     sent_background: str | None = None
@@ -114,3 +121,26 @@ def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
     if facts.interrupt:
         summary.interrupts += 1
     summary.observations += len(facts.observations)
+
+
+def take_usage(summary: TranscriptSummary, facts: RecordFacts) -> Tokens | None:
+    """Fold one record's usage into the summary; the tokens it adds to the session's count (None: none).
+
+    A record of the message counted last replaces that message's contribution (its counts grow while the
+    reply streams); any other message is new. The difference is what the history gains.
+    """
+    if facts.compaction is not None:
+        summary.context = None  # the conversation was summarised: its old size no longer holds
+    usage = facts.usage
+    if usage is None:
+        return None
+    same = usage.message_id is not None and usage.message_id == summary.last_message_id
+    before = summary.last_message_tokens if same and summary.last_message_tokens is not None else Tokens()
+    summary.last_message_id = usage.message_id
+    summary.last_message_tokens = usage.tokens
+    if not usage.subagent:
+        if usage.model is not None:
+            summary.model = usage.model
+        summary.context = usage.tokens.prompt_size or summary.context
+    delta = usage.tokens.minus(before)
+    return None if delta.empty else delta

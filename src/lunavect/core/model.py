@@ -10,6 +10,8 @@ import enum
 
 import msgspec
 
+from lunavect.usage.tokens import SessionUsage
+
 
 class State(enum.StrEnum):
     """A session's state. A string enum, so that it prints, formats and serialises as its value."""
@@ -135,6 +137,9 @@ class Session(msgspec.Struct, omit_defaults=False):
     # How Claude Code was started (`cli`, `sdk-cli`, `claude-vscode`, ...), as its transcript or live catalog
     # names it: returning to a task must never match a Desktop or editor session to a terminal in its folder.
     entrypoint: str | None = None
+    # Tokens, model and context fill as the client's own files count them (`lunavect.usage`); None when the
+    # session's files hold no usage (yet), or for another host's row.
+    usage: SessionUsage | None = None
 
 
 def session_key(provider: str, session_id: str) -> str:

@@ -1,0 +1,63 @@
+"""The token counts of one Claude Code API message, from its `message.usage` object only.
+
+The transcript writes one record per content block of a reply, each with the message's id and a copy of
+`usage` as it stood when that block was written: the last record of an id carries the final counts (earlier
+ones show the output still streaming). Records of one message are written one after another, so the
+summary keeps the last id and what it already counted for it, and a later record of the same id replaces
+that contribution instead of adding to it (summary.py). Only the usage object is decoded here, never the
+message's content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+
+from lunavect.usage.tokens import Tokens
+
+
+class _Usage(msgspec.Struct):
+    input_tokens: object = None
+    output_tokens: object = None
+    cache_read_input_tokens: object = None
+    cache_creation_input_tokens: object = None
+
+
+_usage_decoder = msgspec.json.Decoder(_Usage)
+# A count no real message reaches; a larger value is a corrupt field, not usage.
+_MAX_COUNT = 1 << 40
+
+
+@dataclass(frozen=True)
+class MessageUsage:
+    """One record's view of an API message's usage: which message, which model, its counts, and whether a
+    sub-agent (a sidechain record, or a sub-agent's own transcript) sent it."""
+
+    message_id: str | None
+    model: str | None
+    tokens: Tokens
+    subagent: bool = False
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_COUNT else 0
+
+
+def message_usage(message_id: object, model: object, usage: msgspec.Raw, subagent: bool) -> MessageUsage | None:
+    """The usage an assistant record carries, or None when it carries none (an API error, an old client)."""
+    if len(usage) == 0 or bytes(usage) == b"null":
+        return None
+    try:
+        decoded = _usage_decoder.decode(usage)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    tokens = Tokens(
+        input=_count(decoded.input_tokens),
+        output=_count(decoded.output_tokens),
+        cache_read=_count(decoded.cache_read_input_tokens),
+        cache_write=_count(decoded.cache_creation_input_tokens),
+    )
+    name = model if isinstance(model, str) and 0 < len(model) <= 200 and model != "<synthetic>" else None
+    ident = message_id if isinstance(message_id, str) and 0 < len(message_id) <= 200 else None
+    return MessageUsage(ident, name, tokens, subagent)

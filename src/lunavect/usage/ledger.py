@@ -1,0 +1,142 @@
+"""The usage history in the store: token counts by file, hour, model and who sent them, and each file's
+latest state (model, context fill).
+
+Readers hand over the tokens a read added (deltas), never records, so the history stays a few rows per
+session and hour however long a conversation gets. A file read again from its start forgets its rows
+first (`forget`), so a rewrite never counts twice. Sessions' totals, `lunavect usage` and the panels all
+read from here: one owner for the figures.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from lunavect.core.times import iso
+from lunavect.usage.tokens import SessionUsage, Tokens
+from lunavect.usage.windows import context_window
+
+
+
+@dataclass(frozen=True)
+class Delta:
+    """Tokens one read added for one hour, model and sender."""
+
+    hour: int
+    model: str
+    subagent: bool
+    tokens: Tokens
+
+
+def hour_of(at: float | None, fallback: float) -> int:
+    return int((at if at is not None else fallback) // 3600 * 3600)
+
+
+class Deltas:
+    """What one read of one file adds to the history, summed by hour, model and sender."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[tuple[int, str, bool], Tokens] = {}
+
+    def add(self, hour: int, model: str | None, subagent: bool, tokens: Tokens) -> None:
+        key = (hour, model or "", subagent)
+        self.by_key[key] = self.by_key.get(key, Tokens()).plus(tokens)
+
+    def __iter__(self) -> Iterator[Delta]:
+        return (Delta(h, m, s, t) for (h, m, s), t in self.by_key.items())
+
+    def __bool__(self) -> bool:
+        return bool(self.by_key)
+
+
+def forget(conn: sqlite3.Connection, path: str) -> None:
+    """A file read again from its start (or gone): what it added is taken back."""
+    conn.execute("DELETE FROM usage_ledger WHERE path = ?", (path,))
+    conn.execute("DELETE FROM usage_state WHERE path = ?", (path,))
+
+
+def record(conn: sqlite3.Connection, path: str, key: str, deltas: Iterable[Delta]) -> None:
+    conn.executemany(
+        "INSERT INTO usage_ledger (path, id, hour, model, subagent, input, output, cache_read, cache_write) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path, hour, model, subagent) DO UPDATE SET "
+        "input = input + excluded.input, output = output + excluded.output, "
+        "cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write",
+        [
+            (path, key, d.hour, d.model, int(d.subagent), d.tokens.input, d.tokens.output, d.tokens.cache_read,
+             d.tokens.cache_write)
+            for d in deltas
+        ],
+    )
+
+
+def set_state(
+    conn: sqlite3.Connection,
+    path: str,
+    key: str,
+    model: str | None,
+    context: int | None,
+    window: int | None,
+    updated: float,
+) -> None:
+    conn.execute(
+        "INSERT INTO usage_state (path, id, model, context, context_window, updated) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (path) DO UPDATE SET id = excluded.id, model = excluded.model, context = excluded.context, "
+        "context_window = excluded.context_window, updated = excluded.updated",
+        (path, key, model, context, window, updated),
+    )
+
+
+_LISTED = "id IN (SELECT id FROM snapshot WHERE listed = 1)"
+
+
+def listed_sessions(conn: sqlite3.Connection) -> dict[str, SessionUsage]:
+    """The usage of every listed session: what every refresh of a list reads."""
+    return sessions(conn, _LISTED)
+
+
+def sessions(conn: sqlite3.Connection, where: str = "1") -> dict[str, SessionUsage]:
+    """Every session's usage (or those matching the SQL condition `where`, a constant of this module's
+    callers): totals from the history, the latest state of the session's files."""
+    found: dict[str, SessionUsage] = {}
+    for key, subagent, i, o, cr, cw in conn.execute(
+        "SELECT id, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) FROM usage_ledger "
+        f"WHERE {where} GROUP BY id, subagent"  # noqa: S608 - a constant condition
+    ):
+        usage = found.setdefault(key, SessionUsage())
+        tokens = Tokens(i, o, cr, cw)
+        usage.tokens = usage.tokens.plus(tokens)
+        if subagent:
+            usage.subagents = usage.subagents.plus(tokens)
+    for key, model, context, window, updated in conn.execute(
+        f"SELECT id, model, context, context_window, MAX(updated) FROM usage_state WHERE {where} GROUP BY id"  # noqa: S608
+    ):
+        usage = found.setdefault(key, SessionUsage())
+        usage.model = model
+        usage.context = context
+        usage.context_window = window if window else context_window(model, context)
+        usage.updated = iso(updated)
+    return found
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    id: str
+    hour: int
+    model: str
+    subagent: bool
+    tokens: Tokens
+
+
+def history(conn: sqlite3.Connection, since: float) -> list[HistoryRow]:
+    """The history's rows from `since` on (counts only), for `lunavect usage`."""
+    return [
+        HistoryRow(key, hour, model, bool(subagent), Tokens(i, o, cr, cw))
+        for key, hour, model, subagent, i, o, cr, cw in conn.execute(
+            "SELECT id, hour, model, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) "
+            "FROM usage_ledger WHERE hour >= ? GROUP BY id, hour, model, subagent",
+            (int(since // 3600 * 3600),),
+        )
+    ]
+
+
