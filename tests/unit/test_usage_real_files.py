@@ -56,7 +56,10 @@ def test_claude_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None
     data = source.read_bytes()
     rng = random.Random(source.name)
     cuts = sorted(rng.sample(range(1, len(data)), 12))
-    for name, pieces in (("whole", [data]), ("pieces", [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)])])):
+    for name, pieces in (
+        ("whole", [data]),
+        ("pieces", [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]),
+    ):
         feeder = Feeder(tmp_path, source, name)
         try:
             for piece in pieces:

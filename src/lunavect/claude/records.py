@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 import msgspec
 
 from lunavect.claude import titles
-from lunavect.claude.usage import MessageUsage, message_usage
 from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
+from lunavect.claude.usage import MessageUsage, message_usage
 from lunavect.core.commands import is_long_lived_service
 from lunavect.core.times import epoch
 from lunavect.shim.notifications import only_notifications, task_notifications

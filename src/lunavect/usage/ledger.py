@@ -18,7 +18,6 @@ from lunavect.usage.tokens import SessionUsage, Tokens
 from lunavect.usage.windows import context_window
 
 
-
 @dataclass(frozen=True)
 class Delta:
     """Tokens one read added for one hour, model and sender."""
@@ -63,8 +62,17 @@ def record(conn: sqlite3.Connection, path: str, key: str, deltas: Iterable[Delta
         "input = input + excluded.input, output = output + excluded.output, "
         "cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write",
         [
-            (path, key, d.hour, d.model, int(d.subagent), d.tokens.input, d.tokens.output, d.tokens.cache_read,
-             d.tokens.cache_write)
+            (
+                path,
+                key,
+                d.hour,
+                d.model,
+                int(d.subagent),
+                d.tokens.input,
+                d.tokens.output,
+                d.tokens.cache_read,
+                d.tokens.cache_write,
+            )
             for d in deltas
         ],
     )
@@ -138,5 +146,3 @@ def history(conn: sqlite3.Connection, since: float) -> list[HistoryRow]:
             (int(since // 3600 * 3600),),
         )
     ]
-
-
