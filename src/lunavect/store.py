@@ -170,8 +170,8 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX notified_by_at ON notified (at);
     """,
-    # 10: usage: token counts by file, hour, model and sender, and each file's latest model and context fill
-    # (`lunavect.usage.ledger` reads and writes them).
+    # 10: usage: token counts by file, hour, model and sender, each file's latest model and context fill
+    # (`lunavect.usage.ledger`), and each client's and account's latest rate-limit windows (`lunavect.usage.limits`).
     """
     CREATE TABLE usage_ledger (
         path TEXT NOT NULL,
@@ -196,6 +196,13 @@ MIGRATIONS: list[str] = [
         updated REAL NOT NULL
     );
     CREATE INDEX usage_state_by_id ON usage_state (id);
+    CREATE TABLE usage_limits (
+        client TEXT NOT NULL,
+        account TEXT NOT NULL,
+        data TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (client, account)
+    );
     """,
 ]
 

@@ -10,9 +10,13 @@ import random
 from pathlib import Path
 
 import pytest
-from test_claude_real_transcripts import MAIN_FILES, Feeder
+from test_claude_real_transcripts import MAIN_FILES, NOW, Feeder
+from unit_support import shared_data_dir
 
-from lunavect.usage import ledger
+from lunavect import store
+from lunavect.codex.source import CodexSource
+from lunavect.collector import Collector
+from lunavect.usage import ledger, limits
 from lunavect.usage.tokens import Tokens
 
 pytestmark = pytest.mark.skipif(not MAIN_FILES, reason="the shared real transcripts are not there")
@@ -68,3 +72,62 @@ def test_claude_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None
         finally:
             feeder.close()
         assert (usage.tokens, usage.subagents, usage.model) == (total, sub, model), name
+
+
+CODEX_FILES = sorted((shared_data_dir() / "codex").rglob("rollout-*.jsonl"))
+
+
+def expected_codex(path: Path) -> tuple[Tokens, int | None, int | None, str | None, dict | None]:
+    """(totals, last request's size, window, model, latest rate limits) from the last records, by hand."""
+    info = limits = model = None
+    for line in path.read_bytes().splitlines():
+        record = json.loads(line)
+        payload = record.get("payload") or {}
+        if record.get("type") == "turn_context":
+            model = payload.get("model")
+        if record.get("type") == "event_msg" and payload.get("type") == "token_count":
+            info = payload.get("info") or info
+            limits = payload.get("rate_limits") or limits
+    assert info is not None
+    total = info["total_token_usage"]
+    tokens = Tokens(
+        total["input_tokens"] - total["cached_input_tokens"], total["output_tokens"], total["cached_input_tokens"]
+    )
+    return tokens, info["last_token_usage"]["total_tokens"], info["model_context_window"], model, limits
+
+
+@pytest.mark.parametrize("source", CODEX_FILES, ids=lambda p: p.name[-20:])
+def test_codex_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None:
+    tokens, context, window, model, rate = expected_codex(source)
+    data = source.read_bytes()
+    rng = random.Random(source.name)
+    cuts = sorted(rng.sample(range(1, len(data)), 12))
+    for name, pieces in (
+        ("whole", [data]),
+        ("pieces", [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]),
+    ):
+        codex = tmp_path / name / "codex"
+        day = codex / "sessions" / "2026" / "02" / "23"
+        day.mkdir(parents=True)
+        conn = store.connect(tmp_path / name / "store.sqlite3")
+        env = {"LUNAVECT_CODEX": str(tmp_path / "no-codex"), "PATH": "/nonexistent", "HOME": str(tmp_path)}
+        codex_source = CodexSource(codex_home=codex, env=env)
+        collector = Collector(conn, spool_dir=tmp_path / name / "spool", sources=[codex_source])
+        try:
+            for piece in pieces:
+                with open(day / source.name, "ab") as f:
+                    f.write(piece)
+                collector.poll_sources(NOW)
+            thread = source.name[-len("019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl") : -len(".jsonl")]
+            usage = ledger.sessions(conn)[f"codex:{thread}"]
+            account = limits.read(conn, now=NOW)[0]
+        finally:
+            codex_source.close()
+            conn.close()
+        assert (usage.tokens, usage.context, usage.context_window, usage.model) == (tokens, context, window, model), (
+            name
+        )
+        assert [(w.name, w.used_percent, w.window_minutes, w.resets_at, w.stale) for w in account.windows] == [
+            (side, rate[side]["used_percent"], rate[side]["window_minutes"], rate[side]["resets_at"], True)
+            for side in ("primary", "secondary")
+        ]

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import msgspec
 
+from lunavect.codex.usage import RolloutUsage, UsageScan
 from lunavect.core.times import bounded, epoch
 from lunavect.tail import TailFile, open_regular
 
@@ -111,6 +112,8 @@ class CursorState(msgspec.Struct, omit_defaults=True):
     pending: list[tuple[int, int]] = []
     # The newest tool record seen in bytes newer than the pending ranges (it outranks what recovery finds).
     tool_newer: ToolMark | None = None
+    # The newest usage records (codex/usage.py), found in the blocks the boundary search reads.
+    usage: RolloutUsage | None = None
 
 
 class _Scan:
@@ -293,12 +296,22 @@ class LifecycleCursor:
             raise EOFError("the rollout ended before its stated length")  # cut short under the read
         return data
 
-    def _search(self, fd: int, floor: int, upper: int, scan: _Scan) -> None:
-        """Search [floor, upper) backwards in blocks with an overlap, until a boundary is found."""
+    def _search(self, fd: int, floor: int, upper: int, scan: _Scan, usage: UsageScan | None = None) -> None:
+        """Search [floor, upper) backwards in blocks with an overlap, until a boundary is found; `usage`, when
+        given, looks at the same blocks (and older ones, until it found the newest usage records)."""
         end = upper
+        searching = True
         while end > floor:
             start = max(floor, end - BLOCK_BYTES)
-            if _search_block(self._read(fd, start, end - start), start == floor, scan) or start == floor:
+            data = self._read(fd, start, end - start)
+            whole = start == floor
+            if usage is not None and not usage.done:
+                first = 0 if whole else data.find(b"\n") + 1
+                if first or whole:
+                    usage.block(data, first)
+            if searching and _search_block(data, whole, scan):
+                searching = False
+            if whole or (not searching and (usage is None or usage.done)):
                 return
             end = start + OVERLAP_BYTES
 
@@ -337,7 +350,9 @@ class LifecycleCursor:
         state = self.state
         window = max(start, complete - WINDOW_BYTES)
         scan = _Scan()
-        self._search(fd, window, complete, scan)
+        usage = UsageScan()
+        self._search(fd, window, complete, scan, usage)
+        state.usage = usage.fold(state.usage)
         if scan.boundary is not None:
             state.boundary, state.tool, state.pending, state.tool_newer = scan.boundary, scan.tool, [], None
             state.seen_turn = scan.turn_ref

@@ -43,6 +43,7 @@ from lunavect.codex.rollout import (
     is_within,
     read_header,
 )
+from lunavect.codex.usage import UsageChange, usage_change
 from lunavect.codex.vocabulary import error_code, hook_tool_name
 from lunavect.codex.writer_proof import CodexWriterProof
 from lunavect.core.model import Evidence, session_key
@@ -85,6 +86,8 @@ class _Rollout:
     def __init__(self, path: str, thread_id: str, cursor: CursorState, summary: Summary) -> None:
         self.path, self.thread_id, self.cursor, self.summary = path, thread_id, cursor, summary
         self.dirty = False
+        # What the last read changed in the usage history, until the commit stores it (codex_usage.py).
+        self.usage: UsageChange | None = None
 
 
 class CodexSource(Source):
@@ -180,6 +183,9 @@ class CodexSource(Source):
                     ),
                 )
                 rollout.dirty = False
+                if rollout.usage is not None:
+                    rollout.usage.save(conn, rollout.path, session_key(PROVIDER, rollout.thread_id))
+                    rollout.usage = None
 
         batch.commit = commit
         if complete_keys is not None:
@@ -299,8 +305,10 @@ class CodexSource(Source):
             life = compressed.lifecycle(path)  # finished and immutable: read once, whole, as a stream
         else:
             cursor = LifecycleCursor(rollout.cursor)
+            before, old_usage = rollout.cursor, rollout.cursor.usage
             life = cursor.sample(path)
             rollout.cursor = cursor.state
+            rollout.usage = usage_change(before, old_usage, cursor.state, now, rollout.usage)
         self._meta(rollout.thread_id, batch, path=path)
         if life is not None:
             for event_id, evidence in self._lifecycle(rollout, life, now):

@@ -1,0 +1,95 @@
+"""Rate-limit windows per client and account: the newest report wins, and an old one says it is old.
+
+Codex writes its account's windows into every rollout's `token_count` events; Claude Code hands them to its
+status-line command only (`lunavect hooks install --statusline` records them). Either way the figure is as
+old as the moment the client reported it: a window whose reset time has passed, or a report older than the
+window itself, is shown as stale instead of as current.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import msgspec
+
+
+class LimitWindow(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One rate-limit window as the client reported it: how much is used, its length, when it resets."""
+
+    used_percent: float
+    window_minutes: int | None = None
+    resets_at: float | None = None
+
+
+class Limits(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An account's rate-limit windows at one moment (`at`), as one client's file recorded them."""
+
+    at: float
+    limit_id: str | None = None
+    plan: str | None = None
+    primary: LimitWindow | None = None
+    secondary: LimitWindow | None = None
+
+
+_decoder = msgspec.json.Decoder(Limits)
+# What each client calls its two windows.
+_NAMES = {"claude": ("five_hour", "seven_day")}
+
+
+class Window(msgspec.Struct, omit_defaults=False):
+    """One window as `lunavect usage --json` prints it."""
+
+    name: str  # "primary" | "secondary" (Codex), "five_hour" | "seven_day" (Claude Code)
+    used_percent: float
+    window_minutes: int | None
+    resets_at: float | None
+    # The report is older than the window or its reset passed: the figure may no longer hold.
+    stale: bool
+
+
+class AccountLimits(msgspec.Struct, omit_defaults=False):
+    client: str
+    account: str
+    plan: str | None
+    at: float
+    windows: list[Window]
+
+
+def record(conn: sqlite3.Connection, client: str, limits: Limits) -> None:
+    """Keep `limits` unless a newer report of the same client and account is kept already."""
+    account = limits.limit_id or "default"
+    conn.execute(
+        "INSERT INTO usage_limits (client, account, data, at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (client, account) DO UPDATE SET data = excluded.data, at = excluded.at "
+        "WHERE excluded.at >= usage_limits.at",
+        (client, account, msgspec.json.encode(limits).decode(), limits.at),
+    )
+
+
+def _stale(window: LimitWindow, at: float, now: float) -> bool:
+    if window.resets_at is not None and window.resets_at <= now:
+        return True
+    return window.window_minutes is not None and now - at > window.window_minutes * 60
+
+
+def read(conn: sqlite3.Connection, now: float | None = None) -> list[AccountLimits]:
+    """Every client's and account's latest windows, each marked stale when it may no longer hold."""
+    now = time.time() if now is None else now
+    found = []
+    for client, account, data in conn.execute(
+        "SELECT client, account, data FROM usage_limits ORDER BY client, account"
+    ):
+        try:
+            limits = _decoder.decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        windows = [
+            Window(name, w.used_percent, w.window_minutes, w.resets_at, _stale(w, limits.at, now))
+            for name, w in zip(
+                _NAMES.get(client, ("primary", "secondary")), (limits.primary, limits.secondary), strict=True
+            )
+            if w is not None
+        ]
+        found.append(AccountLimits(client, account, limits.plan, limits.at, windows))
+    return found
