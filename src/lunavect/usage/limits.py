@@ -93,3 +93,15 @@ def read(conn: sqlite3.Connection, now: float | None = None) -> list[AccountLimi
         ]
         found.append(AccountLimits(client, account, limits.plan, limits.at, windows))
     return found
+
+
+def window_label(window: Window) -> str:
+    """A window's length as people say it: `5 h`, `7 d` (its name when the length is not reported)."""
+    minutes = window.window_minutes
+    if minutes is None:
+        return {"five_hour": "5 h", "seven_day": "7 d"}.get(window.name, window.name)
+    if minutes % 1440 == 0:
+        return f"{minutes // 1440} d"
+    if minutes % 60 == 0:
+        return f"{minutes // 60} h"
+    return f"{minutes} min"

@@ -1,0 +1,203 @@
+"""`lunavect usage`: the history summed by day, project, model or session, with rate limits and an estimate.
+
+Counts only: the history holds tokens by file, hour and model (ledger.py); a session's project and title come
+from its row in the snapshot. Days are the reader's local days.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import sqlite3
+import time
+
+import msgspec
+
+from lunavect.usage import ledger, limits, prices
+from lunavect.usage.tokens import Tokens
+
+GROUPINGS = ("day", "project", "model", "session")
+_SINCE_RE = re.compile(r"^(\d{1,5})([hdw])$")
+_UNIT_S = {"h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+class UsageRow(msgspec.Struct, omit_defaults=False):
+    key: str
+    tokens: Tokens
+    # Estimated US dollars at list price (prices.json); None when a model is not priced or estimates are off.
+    cost: float | None
+    # Part of the tokens is of a model the price table does not know: `cost` covers only the rest.
+    cost_partial: bool = False
+
+
+class Report(msgspec.Struct, omit_defaults=False):
+    since: str
+    by: str
+    rows: list[UsageRow]
+    total: UsageRow
+    limits: list[limits.AccountLimits]
+    # The price table's date and source when estimates are on; None when the person turned them off.
+    prices: dict[str, str] | None
+
+
+def parse_since(text: str, now: float) -> float | None:
+    """`7d`, `12h`, `2w` back from now (local midnight for days and weeks); None when not such a duration."""
+    match = _SINCE_RE.match(text.strip())
+    if match is None:
+        return None
+    count, unit = int(match[1]), match[2]
+    if unit == "h":
+        return now - count * 3600
+    days = count * (7 if unit == "w" else 1)
+    midnight = dt.datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    return (midnight - dt.timedelta(days=days - 1)).timestamp()
+
+
+def _names(conn: sqlite3.Connection) -> dict[str, tuple[str | None, str | None]]:
+    """Each session's (project, title) from the snapshot, decoded from only those two fields."""
+
+    class _Names(msgspec.Struct):
+        project: str | None = None
+        title: str | None = None
+
+    decoder = msgspec.json.Decoder(_Names)
+    found = {}
+    for key, data in conn.execute("SELECT id, data FROM snapshot"):
+        try:
+            names = decoder.decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        found[key] = (names.project, names.title)
+    return found
+
+
+def build(conn: sqlite3.Connection, since: float, by: str, now: float | None = None, costs: bool = True) -> Report:
+    now = time.time() if now is None else now
+    history = ledger.history(conn, since)
+    names = _names(conn) if by in ("project", "session") else {}
+    sums: dict[str, dict[str, Tokens]] = {}  # key -> model -> tokens
+    for row in history:
+        if by == "day":
+            key = dt.datetime.fromtimestamp(row.hour).strftime("%Y-%m-%d")
+        elif by == "project":
+            key = names.get(row.id, (None, None))[0] or "(no project)"
+        elif by == "model":
+            key = row.model or "(unknown model)"
+        else:
+            project, title = names.get(row.id, (None, None))
+            key = f"{row.id} {title or ''}".strip() if title else row.id
+        models = sums.setdefault(key, {})
+        models[row.model] = models.get(row.model, Tokens()).plus(row.tokens)
+    rows = [_row(key, models, costs) for key, models in sums.items()]
+    if by == "day":
+        rows.sort(key=lambda r: r.key)
+    else:
+        rows.sort(key=lambda r: (-_total(r.tokens), r.key))
+    everything: dict[str, Tokens] = {}
+    for models in sums.values():
+        for model, tokens in models.items():
+            everything[model] = everything.get(model, Tokens()).plus(tokens)
+    return Report(
+        since=dt.datetime.fromtimestamp(since).astimezone().isoformat(timespec="seconds"),
+        by=by,
+        rows=rows,
+        total=_row("total", everything, costs),
+        limits=limits.read(conn, now),
+        prices=prices.about() if costs else None,
+    )
+
+
+def _total(tokens: Tokens) -> int:
+    return tokens.input + tokens.output + tokens.cache_read + tokens.cache_write
+
+
+def _row(key: str, models: dict[str, Tokens], costs: bool) -> UsageRow:
+    tokens = Tokens()
+    cost: float | None = None
+    partial = False
+    for model, part in models.items():
+        tokens = tokens.plus(part)
+        if not costs:
+            continue
+        estimate = prices.cost(model, part)
+        if estimate is None:
+            partial = partial or not part.empty
+        else:
+            cost = (cost or 0.0) + estimate
+    return UsageRow(key, tokens, cost, partial and cost is not None)
+
+
+def _n(count: int) -> str:
+    for size, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if count >= size:
+            return f"{count / size:.1f}{suffix}"
+    return str(count)
+
+
+def _reset(at: float | None, now: float) -> str:
+    if at is None:
+        return ""
+    when = dt.datetime.fromtimestamp(at)
+    fmt = "%H:%M" if at - now < 86400 else "%a %H:%M"
+    return f" · resets {when.strftime(fmt)}"
+
+
+def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
+    """One line per client and account: `codex 5 h 42 % · resets 14:00 | 7 d 8 %`; stale figures say so."""
+    lines = []
+    for account in accounts:
+        parts = []
+        for w in account.windows:
+            length = limits.window_label(w)
+            figure = f"{length} {w.used_percent:.0f} %"
+            if w.stale:
+                figure += f" (as of {dt.datetime.fromtimestamp(account.at).strftime('%Y-%m-%d %H:%M')}, may be old)"
+            else:
+                figure += _reset(w.resets_at, now)
+            parts.append(figure)
+        label = (
+            account.client if account.account in ("default", account.client) else f"{account.client}/{account.account}"
+        )
+        lines.append(f"{label}: " + " | ".join(parts))
+    return lines
+
+
+def render(report: Report, now: float | None = None) -> str:
+    now = time.time() if now is None else now
+    header = [report.by, "input", "output", "cache read", "cache write", "total"]
+    if report.prices is not None:
+        header.append("est. cost")
+    table = [header]
+    for row in [*report.rows, report.total]:
+        cells = [
+            row.key,
+            *(
+                _n(v)
+                for v in (
+                    row.tokens.input,
+                    row.tokens.output,
+                    row.tokens.cache_read,
+                    row.tokens.cache_write,
+                    _total(row.tokens),
+                )
+            ),
+        ]
+        if report.prices is not None:
+            cells.append("—" if row.cost is None else f"${row.cost:,.2f}" + ("+" if row.cost_partial else ""))
+        table.append(cells)
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True)))
+        for r in table
+    ]
+    out = [f"Since {report.since}:", *lines]
+    if report.prices is not None:
+        out.append(
+            f"Costs are estimates at list prices of {report.prices['date']} ({report.prices['source']}); "
+            "'+' leaves out models without a price. `lunavect usage --prices off` hides them."
+        )
+    lim = limit_lines(report.limits, now)
+    if lim:
+        out.append("")
+        out.extend(f"Limits {line}" for line in lim)
+    return "\n".join(out)

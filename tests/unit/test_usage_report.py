@@ -1,0 +1,111 @@
+"""`lunavect usage`: the history grouped by day, project, model and session from the store, with estimates
+that name their table, can be turned off, and rate-limit windows that say when they are old."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from lunavect import store
+from lunavect.usage import ledger, limits, prices, report
+from lunavect.usage.limits import Limits, LimitWindow
+from lunavect.usage.tokens import Tokens
+
+NOW = dt.datetime(2026, 11, 30, 12, 0).timestamp()
+DAY = 86400
+
+
+@pytest.fixture
+def conn(tmp_path: Path):
+    c = store.connect(tmp_path / "s.sqlite3")
+    yield c
+    c.close()
+
+
+def add(conn, path: str, key: str, at: float, model: str, tokens: Tokens, subagent: bool = False) -> None:
+    deltas = ledger.Deltas()
+    deltas.add(ledger.hour_of(at, at), model, subagent, tokens)
+    with conn:
+        ledger.record(conn, path, key, deltas)
+
+
+def snapshot(conn, key: str, project: str, title: str) -> None:
+    data = msgspec.json.encode({"id": key, "project": project, "title": title}).decode()
+    with conn:
+        conn.execute("INSERT INTO snapshot (id, state, listed, data, updated) VALUES (?, 'idle', 1, ?, 0)", (key, data))
+
+
+def fill(conn) -> None:
+    add(conn, "/a.jsonl", "claude:a", NOW - 3600, "claude-sonnet-4-5-20250929", Tokens(1_000_000, 0, 0, 0))
+    add(conn, "/a.jsonl", "claude:a", NOW - 3600, "claude-sonnet-4-5-20250929", Tokens(0, 1_000_000, 0, 0))
+    add(conn, "/b.jsonl", "codex:b", NOW - 2 * DAY, "gpt-5-codex", Tokens(0, 0, 2_000_000, 0))
+    add(conn, "/c.jsonl", "claude:c", NOW - 40 * DAY, "claude-sonnet-4-5", Tokens(5, 5, 5, 5))
+    add(conn, "/d.jsonl", "claude:d", NOW - DAY, "some-new-model", Tokens(7, 0, 0, 0))
+    snapshot(conn, "claude:a", "alpha", "Fix the build")
+    snapshot(conn, "codex:b", "beta", "Port it")
+
+
+def test_grouped_by_model_with_an_estimate_from_the_dated_table(conn) -> None:
+    fill(conn)
+    result = report.build(conn, report.parse_since("7d", NOW), "model", NOW)
+    by_key = {row.key: row for row in result.rows}
+    assert set(by_key) == {"claude-sonnet-4-5-20250929", "gpt-5-codex", "some-new-model"}
+    assert by_key["claude-sonnet-4-5-20250929"].tokens == Tokens(1_000_000, 1_000_000, 0, 0)
+    assert by_key["claude-sonnet-4-5-20250929"].cost == pytest.approx(3.0 + 15.0)
+    assert by_key["gpt-5-codex"].cost == pytest.approx(2 * 0.125)
+    assert by_key["some-new-model"].cost is None  # not in the table: no guess
+    assert result.total.cost == pytest.approx(18.25) and result.total.cost_partial
+    assert result.prices == prices.about() and result.prices["date"]
+    text = report.render(result, NOW)
+    assert "$18.25+" in text and "estimates" in text and prices.table().date in text
+
+
+def test_grouped_by_day_project_and_session(conn) -> None:
+    fill(conn)
+    since = report.parse_since("7d", NOW)
+    days = report.build(conn, since, "day", NOW)
+    assert [row.key for row in days.rows] == sorted(
+        dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d") for t in (NOW - 2 * DAY, NOW - DAY, NOW - 3600)
+    )
+    projects = {row.key: row.tokens for row in report.build(conn, since, "project", NOW).rows}
+    assert projects == {
+        "alpha": Tokens(1_000_000, 1_000_000, 0, 0),
+        "beta": Tokens(0, 0, 2_000_000, 0),
+        "(no project)": Tokens(7, 0, 0, 0),
+    }
+    sessions = [row.key for row in report.build(conn, since, "session", NOW).rows]
+    assert sessions == ["claude:a Fix the build", "codex:b Port it", "claude:d"]
+    # 40 days back is outside 7d and inside 60d.
+    assert report.build(conn, report.parse_since("60d", NOW), "model", NOW).total.tokens.input == 1_000_012
+
+
+def test_estimates_turned_off_are_gone_from_text_and_json(conn) -> None:
+    fill(conn)
+    prices.set_enabled(conn, False)
+    result = report.build(conn, report.parse_since("7d", NOW), "model", NOW, costs=prices.enabled(conn))
+    assert result.prices is None and all(row.cost is None for row in result.rows)
+    assert "est. cost" not in report.render(result, NOW) and "$" not in report.render(result, NOW)
+    prices.set_enabled(conn, True)
+    assert prices.enabled(conn)
+
+
+def test_rate_limits_newest_report_wins_and_old_ones_say_so(conn) -> None:
+    with conn:
+        limits.record(conn, "codex", Limits(at=NOW - 60, limit_id="codex", primary=LimitWindow(42.0, 300, NOW + 3600)))
+        limits.record(conn, "codex", Limits(at=NOW - 600, limit_id="codex", primary=LimitWindow(10.0, 300, NOW + 60)))
+    [account] = limits.read(conn, NOW)
+    assert [(w.name, w.used_percent, w.stale) for w in account.windows] == [("primary", 42.0, False)]
+    line = report.limit_lines([account], NOW)[0]
+    assert line.startswith("codex: 5 h 42 % · resets ")
+    [later] = limits.read(conn, NOW + 2 * 3600)  # its reset has passed
+    assert later.windows[0].stale
+    assert "may be old" in report.limit_lines([later], NOW + 2 * 3600)[0]
+
+
+def test_since_must_be_a_duration() -> None:
+    assert report.parse_since("12h", NOW) == NOW - 12 * 3600
+    assert report.parse_since("yesterday", NOW) is None
+    assert report.parse_since("7", NOW) is None
