@@ -68,6 +68,7 @@ def test_claude_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None
         try:
             for piece in pieces:
                 feeder.write(piece)
+            feeder.answer()  # a large file is glanced at first and read whole on a later tick
             usage = ledger.sessions(feeder.conn)[f"claude:{feeder.session}"]
         finally:
             feeder.close()
