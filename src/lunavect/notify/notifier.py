@@ -16,6 +16,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 import msgspec
 
@@ -29,6 +30,16 @@ from lunavect.notify.settings import NotifySettings, load
 log = logging.getLogger("lunavect.notify")
 
 _session_decoder = msgspec.json.Decoder(Session)
+
+
+class Shower(Protocol):
+    """What shows a notification on the desktop (`desktop.Desktop`, or a test's stand-in)."""
+
+    def send(self, note: Notification, sound: str) -> str: ...
+
+    def close(self) -> None: ...
+
+
 _STOP = object()
 
 
@@ -70,7 +81,7 @@ class Notifier:
         *,
         ours: Callable[[Session], bool] = this_host,
         clock: Callable[[], float] = time.time,
-        desktop: Callable[[Callable[[str], None]], object] | None = None,
+        desktop: Callable[[Callable[[str], None]], Shower] | None = None,
     ) -> None:
         self._connect = connect
         self._ours = ours
@@ -92,7 +103,7 @@ class Notifier:
     def _run(self) -> None:
         conn = self._connect()
         decider = Decider(already_sent=lambda key, mark: sent.was_sent(conn, key, mark), ours=self._ours)
-        desktop: object | None = None
+        desktop: Shower | None = None
         desktop_failed = False
         try:
             while True:
@@ -104,13 +115,20 @@ class Notifier:
                     item = None
                 if item is _STOP:
                     return
-                settings = load(conn)
-                decider.policy = settings.policy()
-                if isinstance(item, list):
-                    self._offer(conn, decider, item)
-                notes = decider.due(self._clock(), self._looking(conn, settings), lambda key: stored_title(conn, key))
+                try:
+                    settings = load(conn)
+                    decider.policy = settings.policy()
+                    if isinstance(item, list):
+                        self._offer(conn, decider, item)
+                    notes = decider.due(
+                        self._clock(), self._looking(conn, settings), lambda key: stored_title(conn, key)
+                    )
+                    for note in notes:
+                        sent.record(conn, note.items, self._clock())
+                except sqlite3.Error as exc:  # a busy or damaged store costs this batch, not the notifier
+                    log.warning("notifications skipped: %s", exc)
+                    continue
                 for note in notes:
-                    sent.record(conn, note.items, self._clock())
                     if settings.desktop and not desktop_failed:
                         if desktop is None:
                             desktop, desktop_failed = self._make_desktop()
@@ -123,9 +141,8 @@ class Notifier:
         except Exception:  # noqa: BLE001 - the notifier failing must never take the collector down
             log.exception("the notifier stopped")
         finally:
-            close = getattr(desktop, "close", None)
-            if close is not None:
-                close()
+            if desktop is not None:
+                desktop.close()
             conn.close()
 
     def _offer(self, conn: sqlite3.Connection, decider: Decider, moved: list[Transition]) -> None:
@@ -159,22 +176,22 @@ class Notifier:
 
         return looking
 
-    def _make_desktop(self) -> tuple[object | None, bool]:
+    def _make_desktop(self) -> tuple[Shower | None, bool]:
         from lunavect.notify.desktop import Desktop, DesktopUnavailable
 
-        factory = self._desktop_factory or Desktop
+        factory: Callable[[Callable[[str], None]], Shower] = self._desktop_factory or Desktop
         try:
             return factory(open_from_notification), False
         except DesktopUnavailable as exc:
             log.warning("desktop notifications are off: %s", exc)
             return None, True
 
-    def _show(self, desktop: object, note: Notification, settings: NotifySettings) -> None:
+    def _show(self, desktop: Shower, note: Notification, settings: NotifySettings) -> None:
         from lunavect.notify.desktop import DesktopUnavailable
 
         sound = settings.sound_for(note.kinds, tuple(i.project for i in note.items))
         try:
-            desktop.send(note, sound)  # type: ignore[attr-defined]
+            desktop.send(note, sound)
         except DesktopUnavailable as exc:
             log.warning("%s", exc)
 
