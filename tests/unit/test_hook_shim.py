@@ -349,6 +349,7 @@ ALLOWED_LUNAVECT = {
     "lunavect.core.wording",
     "lunavect.core.wording_phrases",
     "lunavect.core.commands",
+    "lunavect.core.ids",  # the session-id rule: string methods, no import
     "lunavect.hook",
     "lunavect.shim",
     "lunavect.shim.entry",

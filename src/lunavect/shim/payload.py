@@ -10,6 +10,8 @@ by the events that need them: each import is paid for on the agent's hot path.
 
 from __future__ import annotations
 
+from lunavect.core.ids import is_session_id
+
 MAX_ID_CHARS = 200
 MAX_PATH_CHARS = 4096
 
@@ -161,6 +163,9 @@ def extract(client: str, payload: dict) -> dict | None:
         value = _short(payload.get(field))
         if value:
             record[key] = value
+    if not is_session_id(record.get("session")):
+        # `../../x`, a newline or an escape sequence names no session: no path or row is ever built from it.
+        record.pop("session", None)
     for key, field in (("cwd", "cwd"), ("transcript", "transcript_path")):
         value = _short(payload.get(field), MAX_PATH_CHARS)
         if value:
