@@ -6,8 +6,8 @@ deleted at the end, then measures, with a real collector (`python -m lunavect da
 `lunavect list --json` as a person starts it):
 
 - cold start: how many sessions the first `list --json` shows, then the time until every session is listed
-  with its title and project (the store polled read-only every 0.2 s), and until the backfill is done (the
-  collector's CPU falls under 5 % of a core over 3 s);
+  with its title and project (the store polled read-only every 0.2 s), and until the backfill is done (every
+  transcript read to its end, and the collector's CPU under 5 % of a core over 3 s);
 - at rest: the collector's CPU and RSS over `--idle` seconds, beside an idle `sleep` process measured over the
   same window;
 - a growing transcript: one session's transcript grows by 1 KB (real records) every 100 ms; the collector's CPU
@@ -89,14 +89,34 @@ def collector(timeout: float = 10.0) -> psutil.Process:
     raise RuntimeError("no collector started")
 
 
-def settle(proc: psutil.Process, timeout: float, window: float = 3.0, share: float = 0.05) -> float:
-    """Seconds until the process's CPU over `window` falls under `share` of a core (or the timeout)."""
+def read_whole(store_path: Path, transcripts: int) -> bool:
+    """True once every Claude transcript is read to its end (its cursor stored and not partial)."""
+    try:
+        conn = sqlite3.connect(f"file:{store_path}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return False
+    try:
+        (done,) = conn.execute(
+            "SELECT count(*) FROM claude_transcript WHERE NOT coalesce(json_extract(cursor, '$.partial'), 0)"
+        ).fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return done >= transcripts
+
+
+def settle(proc: psutil.Process, store_path: Path, transcripts: int, timeout: float) -> float:
+    """Seconds until every transcript is read whole and the collector's CPU over 3 s is under 5 % of a core."""
     start = time.monotonic()
     while time.monotonic() - start < timeout:
-        before = cpu_s(proc)
-        time.sleep(window)
-        if (cpu_s(proc) - before) / window < share:
-            return time.monotonic() - start
+        if read_whole(store_path, transcripts):
+            before = cpu_s(proc)
+            time.sleep(3.0)
+            if (cpu_s(proc) - before) / 3.0 < 0.05:
+                return time.monotonic() - start
+        else:
+            time.sleep(0.5)
     return float("nan")
 
 
@@ -219,7 +239,8 @@ def main() -> int:
                     complete[provider] = time.monotonic() - start
             time.sleep(0.2)
         counts = listed(store_path)
-        backfill = settle(proc, args.timeout) + (time.monotonic() - start)
+        whole_at = time.monotonic()
+        backfill = settle(proc, store_path, len(history.claude), args.timeout) + (whole_at - start)
         idle, sleeper, rss = idle_cost(proc, args.idle)
         grow = growing_cost(proc, history.claude_paths[0], args.grow)
         cli = cli_times(env, args.rounds)
