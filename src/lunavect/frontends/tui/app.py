@@ -33,6 +33,7 @@ from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
 from lunavect.frontends.tui.session_list import ColumnHeader, SessionList
 from lunavect.frontends.tui.widgets import Counter, PanelHeader
 from lunavect.sessions import auto_hide_after, count_sessions, read_sessions
+from lunavect.sync.remote import not_current_note
 from lunavect.terminal_text import clean_lines
 
 # Where the search and filters are kept between openings of the panel.
@@ -233,8 +234,11 @@ class PanelApp(RowActions):
         main = self.screen_stack[0]
         totals = count_sessions(self.sessions)
         hidden_screens = [screen for screen in self.screen_stack if isinstance(screen, HiddenScreen)]
+        # With sync on and its server unreachable: since when the other machines' rows are not current.
+        note = not_current_note(self.conn) if self.conn is not None else None
         for screen in (main, *hidden_screens):
             view = "Hidden sessions" if isinstance(screen, HiddenScreen) else ""
+            view = " · ".join(part for part in (view, note) if part)
             screen.query_one(PanelHeader).show(totals["working"], totals["awaiting_input"], self.filter.awaiting, view)
         session_list = main.query_one("#sessions", SessionList)
         visible = self.visible_sessions
