@@ -7,6 +7,7 @@ never reaches it, because `lunavect.cli.main` answers that before click is impor
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 import msgspec
@@ -30,12 +31,19 @@ def hooks() -> None:
 
 
 @hooks.command("install")
-def hooks_install() -> None:
+@click.option(
+    "--statusline",
+    is_flag=True,
+    help="Also wrap Claude Code's status line to record its rate limits (your own status line runs unchanged).",
+)
+def hooks_install(statusline: bool) -> None:
     """Add lunavect's hooks to Claude Code and Codex, keeping every other setting as it is."""
     from lunavect.claude import install
     from lunavect.codex import install as codex_install
     from lunavect.install.command import describe_target
 
+    if statusline:
+        _install_statusline(install.settings_path())
     try:
         changed = install.install()
     except (install.SettingsError, OSError) as exc:
@@ -48,11 +56,27 @@ def hooks_install() -> None:
     click.echo(describe_target())
 
 
+def _install_statusline(path: Path) -> None:
+    from lunavect.install import statusline
+
+    try:
+        changed = statusline.install(path)
+    except (statusline.HooksFileError, OSError) as exc:
+        raise Failure(str(exc)) from None
+    click.echo(f"claude: status line {'wrapped' if changed else 'already wrapped'} in {path}")
+
+
 @hooks.command("uninstall")
 def hooks_uninstall() -> None:
-    """Remove lunavect's hooks and nothing else."""
+    """Remove lunavect's hooks (and its status-line wrapper, your own status line put back) and nothing else."""
     from lunavect.claude import install
+    from lunavect.install import statusline
 
+    try:
+        if statusline.uninstall(install.settings_path()):
+            click.echo(f"claude: status line put back in {install.settings_path()}")
+    except (statusline.HooksFileError, OSError) as exc:
+        raise Failure(str(exc)) from None
     try:
         changed = install.uninstall()
     except (install.SettingsError, OSError) as exc:

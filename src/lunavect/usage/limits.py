@@ -8,10 +8,15 @@ window itself, is shown as stale instead of as current.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
+from pathlib import Path
 
 import msgspec
+
+from lunavect import paths
+from lunavect.tail import open_regular
 
 
 class LimitWindow(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -73,13 +78,23 @@ def _stale(window: LimitWindow, at: float, now: float) -> bool:
     return window.window_minutes is not None and now - at > window.window_minutes * 60
 
 
-def read(conn: sqlite3.Connection, now: float | None = None) -> list[AccountLimits]:
-    """Every client's and account's latest windows, each marked stale when it may no longer hold."""
+def _status_line_file(folder: Path | None) -> list[tuple[str, str, bytes]]:
+    """Claude Code's windows as the status-line wrapper last kept them (shim/statusline.py), if it runs."""
+    path = (folder if folder is not None else paths.data_dir() / "limits") / "claude.json"
+    try:
+        with os.fdopen(open_regular(path), "rb") as f:
+            return [("claude", "default", f.read(64 * 1024))]
+    except OSError:
+        return []
+
+
+def read(conn: sqlite3.Connection, now: float | None = None, folder: Path | None = None) -> list[AccountLimits]:
+    """Every client's and account's latest windows, each marked stale when it may no longer hold: Codex's
+    from the store, Claude Code's from the status-line wrapper's file (`folder`: its data folder)."""
     now = time.time() if now is None else now
     found = []
-    for client, account, data in conn.execute(
-        "SELECT client, account, data FROM usage_limits ORDER BY client, account"
-    ):
+    rows = conn.execute("SELECT client, account, data FROM usage_limits ORDER BY client, account").fetchall()
+    for client, account, data in [*_status_line_file(folder), *rows]:
         try:
             limits = _decoder.decode(data)
         except (msgspec.DecodeError, msgspec.ValidationError):
