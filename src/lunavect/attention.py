@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from lunavect.core.model import AWAITING_STATES, Session, State
 from lunavect.sessions import count_sessions, epoch, read_sessions
 from lunavect.sync import remote
+from lunavect.usage.bar import limits_note
 
 # Extra fragments a bar shows after the counts (e.g. a usage limit: "5 h 42 % · resets 14:00"). Each reads the
 # store and returns a short text or None; the bars render whatever they return, in order, so a new fact is one
 # entry here and no renderer changes.
 NoteSource = Callable[[sqlite3.Connection], str | None]
-NOTE_SOURCES: list[NoteSource] = []
+NOTE_SOURCES: list[NoteSource] = [limits_note]
 
 
 @dataclass(frozen=True)

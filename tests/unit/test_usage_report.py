@@ -109,3 +109,24 @@ def test_since_must_be_a_duration() -> None:
     assert report.parse_since("12h", NOW) == NOW - 12 * 3600
     assert report.parse_since("yesterday", NOW) is None
     assert report.parse_since("7", NOW) is None
+
+
+def test_status_bars_show_the_fullest_window(conn, tmp_path: Path, monkeypatch) -> None:
+    from lunavect.attention import summarize
+    from lunavect.usage.bar import limits_note
+
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))  # no Claude status-line file there
+    assert limits_note(conn, NOW) is None
+    resets = NOW + 3600
+    with conn:
+        limits.record(
+            conn,
+            "codex",
+            Limits(
+                at=NOW - 60, limit_id="codex", primary=LimitWindow(42.0, 300, resets), secondary=LimitWindow(8, 10080)
+            ),
+        )
+    expected = f"codex 5 h 42 % · resets {dt.datetime.fromtimestamp(resets).strftime('%H:%M')}"
+    assert limits_note(conn, NOW) == expected
+    assert limits_note(conn, resets + 1) == "codex 7 d 8 %"  # the 5 h figure is old; the 7 d one holds
+    assert summarize(conn).notes in ((), (expected,), ("codex 7 d 8 %",), ("codex 5 h 42 % (old)",))
