@@ -2,6 +2,8 @@
 
 One refresh (the guide, "Codex catalog discovery"):
 
+0. Codex's managed app-server daemon, when its socket exists, gives the live status of the threads it runs
+   (`daemon.py`): never started, never kept open, bounded; its word wins for those threads;
 1. known active tasks are read first (`thread/read`, `includeTurns: false`), within their own budget: a task
    the server positively does not know is reported unconfirmed (its identity stays; its runtime evidence is
    downgraded); a slow or absent server confirms and denies nothing;
@@ -23,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lunavect.codex import appserver
+from lunavect.codex import appserver, daemon
 from lunavect.codex.rollout import (
     MEMORIES_DIR,
     SESSIONS_DIR,
@@ -89,6 +91,9 @@ class Listing:
     complete: bool = False
     available: bool = False
     finished_at: float = 0.0
+    # Codex's managed daemon answered (its threads carry their live status), or why it did not.
+    live: bool = False
+    live_reason: str | None = None
 
 
 def _status(value: object) -> tuple[str | None, str | None]:
@@ -224,6 +229,7 @@ class Catalog:
 
     def refresh(self, active: list[str], candidates: list[str]) -> Listing:
         listing = Listing()
+        self._read_daemon(listing)
         server = self._server()
         if server is None:
             listing.finished_at = time.time()
@@ -242,6 +248,18 @@ class Catalog:
         listing.finished_at = time.time()
         return listing
 
+    def _read_daemon(self, listing: Listing) -> None:
+        """The live status of the threads Codex's managed daemon runs (its own word wins over the stdio
+        server's `notLoaded`); nothing when there is no daemon to ask."""
+        live = daemon.read_live(self.codex_home)
+        listing.live, listing.live_reason = live.available, live.reason
+        if live.reason not in (None, "absent"):
+            log.info("Codex's app-server daemon is unavailable: %s", live.reason)
+        for raw in live.threads.values():
+            thread = thread_from(raw, self.memories)
+            if thread is not None:
+                listing.threads[thread.id] = thread
+
     def _read(self, server: appserver.AppServer, thread_id: str, timeout: float) -> Thread | None:
         result = server.request("thread/read", {"threadId": thread_id, "includeTurns": False}, timeout=timeout)
         return thread_from(result.get("thread"), self.memories)
@@ -249,6 +267,8 @@ class Catalog:
     def _read_active(self, server: appserver.AppServer, active: list[str], listing: Listing) -> None:
         deadline = time.monotonic() + ACTIVE_BUDGET_S
         for thread_id in active[:ACTIVE_READS]:
+            if thread_id in listing.threads:
+                continue  # the daemon runs it and said how it is
             left = deadline - time.monotonic()
             if left <= 0:
                 return
@@ -262,7 +282,7 @@ class Catalog:
                 if exc.code == UNKNOWN_THREAD_CODE:
                     listing.unconfirmed.add(thread_id)
                 continue
-            if thread is not None:
+            if thread is not None and thread.id not in listing.threads:
                 listing.threads[thread.id] = thread
 
     def _list(self, server: appserver.AppServer, listing: Listing) -> None:

@@ -1,0 +1,71 @@
+"""Codex's live status from its own managed app-server daemon, with the real interactive Codex 0.169.0 and no
+lunavect hook: the daemon's `thread/status` decides working, permission and the turn's end; lunavect reads it
+over its unix socket without ever starting it or keeping it alive."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from codex_harness import codex_env, lunavect, start_tui, wait_session, without_hooks, write_config
+from responses_server import ResponsesServer, exec_command, input_contains, message
+
+from lunavect.codex.daemon import SOCKET, read_live
+
+
+@pytest.fixture
+def codex(client_paths, iso_home, codex_server):
+    if client_paths.codex is None:
+        pytest.skip("the pinned Codex CLI is not installed")
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    without_hooks(iso_home)
+    return client_paths, iso_home, codex_env(iso_home, client_paths)
+
+
+def test_without_hooks_the_daemon_shows_the_approval_prompt_as_permission(codex, codex_server: ResponsesServer):
+    paths, iso, env = codex
+    write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
+    marker = iso.work / "marker.txt"
+    codex_server.script(message("Marker written"), match=input_contains("permitted"), route="after")
+    codex_server.script(
+        exec_command(
+            f"echo permitted > {marker}", sandbox_permissions="require_escalated", justification="Write the marker?"
+        ),
+        match=lambda req: "write the marker" in json.dumps(req.input) and not req.function_outputs(),
+        route="ask",
+    )
+    assert read_live(iso.codex_dir).reason == "absent"  # no daemon yet, and lunavect starts none
+    tui = start_tui(paths, iso, env)
+    try:
+        tui.send_text("write the marker")
+        tui.wait_for_screen(r"Would you like to run the following command\?", timeout=40)
+        asking = wait_session(env, lambda s: s["state"] == "permission", timeout=40)
+        assert "catalog" in asking["basis"] and asking["title"] == "write the marker"
+        assert json.loads(lunavect(env, "counts", "--json").stdout)["awaiting_input"] == 1
+        live = read_live(iso.codex_dir)
+        assert live.available and live.threads[asking["session_id"]]["status"]["activeFlags"] == ["waitingOnApproval"]
+
+        tui.send_keys("Enter")  # "1. Yes, proceed"
+
+        tui.wait_for_screen(r"Marker written", timeout=40)
+        ready = wait_session(env, lambda s: s["state"] in ("ready", "idle"), timeout=40)
+        assert ready["session_id"] == asking["session_id"]
+    finally:
+        tui.kill()
+
+
+def test_an_unusable_socket_is_unavailable_not_an_error(codex):
+    _paths, iso, env = codex
+    socket_path = iso.codex_dir / SOCKET
+    socket_path.parent.mkdir(parents=True, exist_ok=True)
+    import socket
+
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(socket_path))  # bound, never listening: what a crashed daemon leaves behind
+    try:
+        assert read_live(iso.codex_dir).reason == "refused"
+        assert lunavect(env, "list", "--json").returncode == 0
+    finally:
+        stale.close()
