@@ -5,7 +5,9 @@ reason, within the deadline. Daemons of another version are played by a real Web
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import tempfile
 import threading
 from pathlib import Path
 
@@ -15,6 +17,14 @@ from websockets.sync.server import unix_serve
 from lunavect.codex.daemon import SOCKET, read_live
 
 THREAD = "01a22e3c-5c31-7981-b471-4e81c6797f81"
+
+
+@pytest.fixture
+def tmp_path():
+    """A short folder: a unix socket's path must fit in about 100 bytes, which pytest's own may not."""
+    folder = Path(tempfile.mkdtemp(prefix="lvd-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _serve(home: Path, answer):  # noqa: ANN001 - a function from a request to its reply (or None: silence)
