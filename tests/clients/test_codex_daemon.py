@@ -41,7 +41,7 @@ def test_without_hooks_the_daemon_shows_the_approval_prompt_as_permission(codex,
     try:
         tui.send_text("write the marker")
         tui.wait_for_screen(r"Would you like to run the following command\?", timeout=40)
-        asking = wait_session(env, lambda s: s["state"] == "permission", timeout=40)
+        asking = wait_session(env, lambda s: s["state"] == "permission" and not s["untitled"], timeout=40)
         assert "catalog" in asking["basis"] and asking["title"] == "write the marker"
         assert json.loads(lunavect(env, "counts", "--json").stdout)["awaiting_input"] == 1
         live = read_live(iso.codex_dir)

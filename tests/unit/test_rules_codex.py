@@ -258,3 +258,26 @@ def test_a_failed_turns_error_stands_when_the_session_end_was_read_first() -> No
         roll("RolloutTurnComplete", T + 2.9, turn_id="Z", error="server_error"),
     )
     assert decide(other, T + 4).state is State.IDLE
+
+
+def test_the_daemons_idle_then_the_rollouts_own_end_of_that_turn_decides_how_it_ended():
+    """Codex's daemon may be read a moment after the turn ended: its idle ends the turn, and the rollout's
+    record of that same turn, written just before, still says whether it was done or interrupted."""
+    from lunavect.core.model import Evidence, State
+    from lunavect.core.rules import Facts, decide, fold
+
+    def ev(kind: str, at: float, source: str, **fields) -> Evidence:
+        return Evidence(provider="codex", session_id="t", kind=kind, at=1_800_000_000.0 + at, source=source, **fields)
+
+    for end, state in (("RolloutTurnAborted", State.IDLE), ("RolloutTurnComplete", State.READY)):
+        facts = Facts("codex", "t")
+        for item in (
+            ev("RolloutTurnStarted", 0, "rollout", turn_id="u1"),
+            ev("CatalogThread", 5, "catalog", status="busy"),
+            ev("CatalogThread", 9, "catalog", status="idle"),
+            ev(end, 8, "rollout", turn_id="u1"),
+        ):
+            facts = fold(facts, item)
+        assert decide(facts, 1_800_000_010.0).state is state, end
+        older = fold(facts, ev("RolloutTurnComplete", 1, "rollout", turn_id="u0"))
+        assert decide(older, 1_800_000_010.0).state is state  # another turn's end never decides this one

@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lunavect.codex import appserver, daemon
@@ -78,6 +78,8 @@ class Thread:
     status: str | None = None  # "busy" | "waiting" | "idle" | None (not loaded here)
     waiting_for: str | None = None
     updated_at: float | None = None
+    # Read from Codex's managed daemon, which runs the thread: its status is live.
+    live: bool = False
 
 
 @dataclass
@@ -94,6 +96,8 @@ class Listing:
     # Codex's managed daemon answered (its threads carry their live status), or why it did not.
     live: bool = False
     live_reason: str | None = None
+    # When the daemon was asked: its statuses held no earlier than this (a turn may end while it answers).
+    live_at: float = 0.0
 
 
 def _status(value: object) -> tuple[str | None, str | None]:
@@ -251,6 +255,7 @@ class Catalog:
     def _read_daemon(self, listing: Listing) -> None:
         """The live status of the threads Codex's managed daemon runs (its own word wins over the stdio
         server's `notLoaded`); nothing when there is no daemon to ask."""
+        listing.live_at = time.time()
         live = daemon.read_live(self.codex_home)
         listing.live, listing.live_reason = live.available, live.reason
         if live.reason not in (None, "absent"):
@@ -258,7 +263,7 @@ class Catalog:
         for raw in live.threads.values():
             thread = thread_from(raw, self.memories)
             if thread is not None:
-                listing.threads[thread.id] = thread
+                listing.threads[thread.id] = replace(thread, live=True)
 
     def _read(self, server: appserver.AppServer, thread_id: str, timeout: float) -> Thread | None:
         result = server.request("thread/read", {"threadId": thread_id, "includeTurns": False}, timeout=timeout)

@@ -463,7 +463,7 @@ class CodexSource(Source):
                             provider=PROVIDER,
                             session_id=thread.id,
                             kind="CatalogThread",
-                            at=now,
+                            at=listing.live_at if thread.live else now,
                             source="catalog",
                             status=thread.status,
                             waiting_for=thread.waiting_for,

@@ -15,6 +15,7 @@ from lunavect.core.rules.facts import (
     Facts,
     confirm,
     end_turn,
+    is_newer,
     open_turn,
     set_phase,
     waits_in_dialog,
@@ -50,6 +51,8 @@ def _hooked_waiting(facts: Facts, ev: Evidence) -> None:
 
 
 def _busy(facts: Facts, ev: Evidence) -> None:
+    if not is_newer(facts, ev):
+        return  # read before the turn's end was recorded: it reopens nothing
     if facts.phase != State.WORKING:
         open_turn(facts, ev.at)
         set_phase(facts, State.WORKING, ev.at)
@@ -59,6 +62,8 @@ def _busy(facts: Facts, ev: Evidence) -> None:
 
 
 def _waiting(facts: Facts, ev: Evidence) -> None:
+    if not is_newer(facts, ev):
+        return
     _enter_wait(facts, ev)
     facts.active = True
 

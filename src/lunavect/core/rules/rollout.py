@@ -41,11 +41,19 @@ def _turn_ended(facts: Facts, ev: Evidence) -> None:
         and ev.turn_id is not None
         and ev.turn_id == facts.turn_id
     )
-    if not failed_then_ended and (
+    # Codex's daemon said "idle" first: the turn is over, but only the rollout says how (done, interrupted,
+    # failed). Its end of that same turn decides, even when written a moment before the daemon was read.
+    catalog_ended = (
+        facts.basis == ("catalog",)
+        and facts.phase in (State.READY, State.IDLE)
+        and ev.turn_id is not None
+        and ev.turn_id == facts.turn_id
+    )
+    if not (failed_then_ended or catalog_ended) and (
         not is_newer(facts, ev) or not _same_turn(facts, ev) or (facts.hooked and not facts.turn_open)
     ):
         return
-    if not facts.turn_open and facts.phase not in LIVE_PHASES and facts.phase != State.IDLE:
+    if not catalog_ended and not facts.turn_open and facts.phase not in LIVE_PHASES and facts.phase != State.IDLE:
         return  # already ended (ready, a question, an error): a re-read end changes nothing
     close_turn(facts)
     if ev.error is not None:
