@@ -60,25 +60,68 @@ def load(path: Path) -> dict:
     return settings
 
 
-def render(settings: dict) -> str:
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+def render(settings: dict, like: str = "") -> str:
+    """The settings as JSON in the style of the person's file `like`: its indentation, and \\u escapes when
+    it wrote non-ASCII that way."""
+    indent: int | str = 2
+    for line in like.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and stripped != line:
+            lead = line[: len(line) - len(stripped)]
+            indent = "\t" if lead.startswith("\t") else len(lead)
+            break
+    escaped = "\\u" in like and like.isascii()
+    return json.dumps(settings, indent=indent, ensure_ascii=escaped) + "\n"
 
 
-def write_atomically(path: Path, settings: dict) -> None:
-    """Replace the file in one rename, keeping its mode, with the old version saved beside it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def backup_path(path: Path) -> Path:
+    return path.with_name(path.name + BACKUP_SUFFIX)
+
+
+def _target(path: Path) -> Path:
+    """Where the settings really are: a symlinked settings.json (dotfiles) is written through, never replaced."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def refuse_read_only(path: Path) -> None:
+    """A file the person made read-only is theirs to keep so: say so rather than rewrite it (root could)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not mode & 0o200:
+        raise HooksFileError(
+            f"{path} is read-only (mode {mode & 0o777:o}); lunavect left it as it is: make it writable "
+            "(chmod u+w), then run again"
+        )
+
+
+def _has_ours(settings: dict) -> bool:
+    hooks = settings.get("hooks")
+    groups = [g for v in hooks.values() if isinstance(v, list) for g in v] if isinstance(hooks, dict) else []
+    return any(is_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or [])
+
+
+def write_atomically(path: Path, settings: dict, *, data: str | None = None, backup: bool = True) -> None:
+    """Replace the file in one rename (through a symlink to its target), keeping its mode; with `backup`, the
+    version replaced is saved beside it first. `data` is written as it is instead of `settings`."""
+    target = _target(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     mode = 0o600
-    if path.exists():
-        mode = path.stat().st_mode & 0o777
-        shutil.copy2(path, path.with_name(path.name + BACKUP_SUFFIX))
-    fd, tmp = tempfile.mkstemp(prefix=".settings.", suffix=".tmp", dir=path.parent)
+    like = ""
+    if target.exists():
+        mode = target.stat().st_mode & 0o777
+        like = target.read_text(encoding="utf-8", errors="replace")
+        if backup:
+            shutil.copy2(target, backup_path(path))
+    fd, tmp = tempfile.mkstemp(prefix=".settings.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(render(settings))
+            f.write(render(settings, like) if data is None else data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -119,7 +162,7 @@ def without_hooks(settings: dict) -> dict:
     hooks = {}
     for event, groups in settings["hooks"].items():
         kept = _without_ours(groups)
-        if kept:
+        if kept or not groups:  # the person's own empty list stays; one lunavect emptied goes
             hooks[event] = kept
     result = dict(settings)
     if hooks:
@@ -183,7 +226,9 @@ def install_hooks(path: Path, command: str, events: tuple[str, ...], timeouts: d
     updated = with_hooks(settings, command, events, timeouts)
     if updated == settings and path.exists():
         return False
-    write_atomically(path, updated)
+    refuse_read_only(path)
+    # The backup keeps the person's own version: taken only from a file that has no lunavect entry yet.
+    write_atomically(path, updated, backup=not _has_ours(settings))
     return True
 
 
@@ -195,8 +240,44 @@ def uninstall_hooks(path: Path) -> bool:
     updated = without_hooks(settings)
     if updated == settings:
         return False
-    write_atomically(path, updated)
+    refuse_read_only(path)
+    original = backup_path(path)
+    try:
+        before = load(original) if original.exists() else None
+    except HooksFileError:
+        before = None
+    if before is not None:
+        if _without_empty(before) == _without_empty(updated):
+            # Nothing else changed since install: the person's own bytes come back exactly.
+            write_atomically(path, updated, data=original.read_text(encoding="utf-8"), backup=False)
+            return True
+        updated = _restore_empty(updated, before)
+    write_atomically(path, updated, backup=False)  # the backup keeps the person's version from before install
     return True
+
+
+def _without_empty(settings: dict) -> dict:
+    """The settings without empty event lists (nor an empty "hooks"): install fills a person's `"Stop": []`."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return settings
+    kept = {event: groups for event, groups in hooks.items() if groups}
+    result = {k: v for k, v in settings.items() if k != "hooks"}
+    if kept:
+        result["hooks"] = kept
+    return result
+
+
+def _restore_empty(settings: dict, before: dict) -> dict:
+    """`settings` with the empty event lists the person had before install (and that are now gone) back."""
+    old = before.get("hooks")
+    empty = [event for event, groups in old.items() if groups == []] if isinstance(old, dict) else []
+    if not empty:
+        return settings
+    hooks = dict(settings.get("hooks", {}))
+    for event in empty:
+        hooks.setdefault(event, [])
+    return {**settings, "hooks": hooks}
 
 
 def describe(client: str, state: str, path: Path, detail: str, missing: list[str]) -> str:
