@@ -12,7 +12,7 @@ from lunavect.install import hooks_file
 
 # Four-space indentation, \\u escapes, a number written 1e2, an empty list of the person's own: json.dumps of
 # json.loads changes every one of them.
-ORIGINAL = ('{\n    "theme": "caf\\u00e9",\n    "limit": 1e2,\n    "hooks": {\n        "Stop": []\n    }\n}\n').encode()
+ORIGINAL = b'{\n    "theme": "caf\\u00e9",\n    "limit": 1e2,\n    "hooks": {\n        "Stop": []\n    }\n}\n'
 
 
 def run(*args: str):
