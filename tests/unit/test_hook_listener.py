@@ -1,0 +1,199 @@
+"""The collector's HTTP hook listener: what it accepts lands in the spool once; every refusal is answered."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from lunavect import hook_listener, hook_secret
+from lunavect.hook_listener import HOOK_PATH, HookListener, peer_uid
+
+SECRET = "s" * 64
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "3fd75c2e-f60a-47a1-9b70-087f2037adbf",
+    "tool_name": "Bash",
+    "tool_input": {"command": "echo private-text"},
+    "tool_use_id": "toolu_1",
+}
+
+
+@pytest.fixture
+def listener(tmp_path: Path):
+    spool = tmp_path / "spool" / "events.jsonl"
+    server = HookListener(str(spool), SECRET, deadline_s=1.0).start()
+    try:
+        yield server, spool
+    finally:
+        server.close()
+
+
+def request(port: int, raw: bytes, *, shut: bool = True) -> str:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(raw)
+        if shut:
+            sock.shutdown(socket.SHUT_WR)
+        return _status(sock)
+
+
+def _status(sock: socket.socket) -> str:
+    data = b""
+    while chunk := sock.recv(4096):
+        data += chunk
+    return data.split(b"\r\n", 1)[0].decode()
+
+
+def post(path: str = HOOK_PATH, secret: str = SECRET, body: bytes | None = None, method: str = "POST") -> bytes:
+    body = json.dumps(EVENT).encode() if body is None else body
+    return (
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"X-Lunavect-Secret: {secret}\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+def spooled(spool: Path) -> list[dict]:
+    return [json.loads(line) for line in spool.read_text().splitlines()] if spool.exists() else []
+
+
+def wait_lines(spool: Path, n: int) -> list[dict]:
+    done = threading.Event()
+    for _ in range(200):
+        if len(spooled(spool)) >= n:
+            break
+        done.wait(0.02)
+    return spooled(spool)
+
+
+def test_accepted_event_is_spooled_once_through_the_shim_filter(listener):
+    server, spool = listener
+    assert request(server.port, post()) == "HTTP/1.1 200 OK"
+    (line,) = wait_lines(spool, 1)
+    assert line["event"] == "PreToolUse" and line["tool"] == "Bash" and line["via"] == "http"
+    assert "private-text" not in spool.read_text()  # the shim's filter: tool input never stored
+    assert stat.S_IMODE(spool.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [
+        (post(secret="x" * 64), "403"),
+        (post(secret=""), "403"),
+        (post(path="/"), "404"),
+        (post(path=HOOK_PATH + "/../x"), "404"),
+        (post(method="PUT"), "405"),
+        (b"POST " + HOOK_PATH.encode() + b" HTTP/1.1\r\nX-Lunavect-Secret: " + SECRET.encode() + b"\r\n\r\n", "411"),
+        (b"garbage\r\n\r\n", "400"),
+    ],
+    ids=["wrong-secret", "no-secret", "wrong-path", "dotted-path", "wrong-method", "no-length", "bad-line"],
+)
+def test_refusals_are_answered_and_store_nothing(listener, raw, status):
+    server, spool = listener
+    assert request(server.port, raw).split(" ")[1] == status
+    assert spooled(spool) == []
+
+
+def test_a_50_mb_body_is_refused_before_it_is_read(listener):
+    server, spool = listener
+    head = post(body=b"")[: -len(b"Content-Length: 0\r\n\r\n")] + f"Content-Length: {50 * 1024 * 1024}\r\n\r\n".encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(head + b"{" * 65536)  # the sender has far more to send; the answer comes anyway
+        assert _status(sock).split(" ")[1] == "413"
+    assert request(server.port, post()) == "HTTP/1.1 200 OK"  # and the listener goes on serving
+    assert len(wait_lines(spool, 1)) == 1
+
+
+def test_a_never_ending_request_is_cut_off_and_never_blocks_others(listener):
+    server, spool = listener
+    stalled = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    stalled.sendall(post()[:40])  # and nothing more, ever
+    assert request(server.port, post()) == "HTTP/1.1 200 OK"
+    assert _status(stalled).split(" ")[1] == "408"  # the listener's deadline, not the sender, ends it
+    stalled.close()
+    assert len(wait_lines(spool, 1)) == 1
+
+
+def test_a_stalled_body_is_cut_off(listener):
+    server, spool = listener
+    raw = post()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(raw[:-5])
+        assert _status(sock).split(" ")[1] == "408"
+    assert spooled(spool) == []
+
+
+def test_another_users_connection_is_refused(tmp_path):
+    spool = tmp_path / "events.jsonl"
+    server = HookListener(str(spool), SECRET, owner_uid=os.getuid() + 12345).start()
+    try:
+        assert request(server.port, post()).split(" ")[1] == "403"
+        assert server.refused == {"other-user": 1}
+    finally:
+        server.close()
+    assert spooled(spool) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's socket table is Linux's")
+def test_peer_uid_names_this_process_owner(listener):
+    server, _ = listener
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        assert peer_uid(sock.getsockname(), sock.getpeername()) == os.getuid()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv")
+def test_a_request_from_user_nobody_is_refused(listener):
+    server, spool = listener
+    code = (
+        "import socket,sys;s=socket.create_connection(('127.0.0.1',int(sys.argv[1])));"
+        "s.sendall(sys.stdin.buffer.read());s.shutdown(1);print(s.recv(100).split(b' ')[1].decode())"
+    )
+    proc = subprocess.run(
+        [
+            "setpriv",
+            "--reuid",
+            "nobody",
+            "--regid",
+            "nogroup",
+            "--clear-groups",
+            sys.executable,
+            "-I",
+            "-c",
+            code,
+            str(server.port),
+        ],
+        input=post(),
+        capture_output=True,
+        timeout=30,
+        check=True,
+    )
+    assert proc.stdout.decode().strip() == "403"
+    assert server.refused.get("other-user") == 1
+    assert spooled(spool) == []
+
+
+def test_the_listener_binds_loopback_only(listener):
+    server, _ = listener
+    assert server._sock.getsockname()[0] == "127.0.0.1"
+
+
+def test_secret_is_created_once_private(tmp_path):
+    first = hook_secret.load_or_create(tmp_path / "data")
+    assert hook_secret.load_or_create(tmp_path / "data") == first
+    path = hook_secret.secret_path(tmp_path / "data")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and len(first) == 64
+
+
+def test_not_json_is_counted_as_a_rejection(listener):
+    server, spool = listener
+    assert request(server.port, post(body=b"not json")) == "HTTP/1.1 200 OK"
+    (line,) = wait_lines(spool, 1)
+    assert line["rejected"] == "not-json"
+    assert hook_listener.MAX_BODY_BYTES < 50 * 1024 * 1024
