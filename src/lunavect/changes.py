@@ -163,7 +163,8 @@ class Feed:
     """One front end's subscription: iterate it (blocking) or `changes()` (asyncio); each item is one change.
 
     `version` reads `PRAGMA data_version` for the fallback; by default the feed opens its own connection to
-    the store. `stop` ends the blocking iteration within one fallback interval.
+    the store. `stop` ends the blocking iteration within one fallback interval; without one, a subscribed
+    feed waits on its socket alone.
     """
 
     def __init__(
@@ -179,6 +180,9 @@ class Feed:
         self._conn: sqlite3.Connection | None = None
         self._version: int | None = None
         self.fallback_s = fallback_s
+        # Without a `stop` to watch, a subscribed feed can block on its socket with no timeout at all: a
+        # persistent script (`status --follow`) then never wakes while nothing changes.
+        self._stoppable = stop is not None
         self.stop = stop or threading.Event()
         self._sock: socket.socket | None = None
         self._started = False
@@ -242,7 +246,10 @@ class Feed:
             if left is not None and left <= 0:
                 return False
             if self._sock is not None:
-                self._sock.settimeout(self.fallback_s if left is None else min(left, self.fallback_s))
+                if left is None and not self._stoppable:
+                    self._sock.settimeout(None)
+                else:
+                    self._sock.settimeout(self.fallback_s if left is None else min(left, self.fallback_s))
                 try:
                     data = self._sock.recv(4096)
                 except TimeoutError:

@@ -43,7 +43,6 @@ class Tray:
         self.conn = conn
         self.open_one = open_one
         self.summary = summarize(conn)
-        self.stop = threading.Event()
         self.icon = pystray.Icon(
             "lunavect", icon=draw(self.summary), title=self._title(), menu=pystray.Menu(self._items)
         )
@@ -78,7 +77,7 @@ class Tray:
     def follow(self) -> None:
         """The feed's thread, with its own connection (a connection belongs to the thread that opened it)."""
         conn = store.connect()
-        feed = changes.Feed(stop=self.stop)
+        feed = changes.Feed()  # no stop to poll for: the thread ends with the process
         try:
             for _ in feed:
                 self.refresh(conn)
@@ -87,7 +86,6 @@ class Tray:
             conn.close()
 
     def quit(self) -> None:
-        self.stop.set()
         self.icon.stop()
 
     def run(self) -> None:
