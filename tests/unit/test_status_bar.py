@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from unit_support import LUNAVECT_BIN
+from unit_support import LUNAVECT_BIN, stop_collector
 
 from lunavect import arrangement
 
@@ -94,7 +94,8 @@ def test_counts_errors_and_the_longest_wait_hidden_included(iso_env):
 
 
 def _readline(proc: subprocess.Popen, timeout: float) -> str | None:
-    """The next line the process prints within `timeout` seconds, or None if it printed nothing."""
+    """The next line the process prints within `timeout` seconds, or None if it printed nothing. The pipe is
+    unbuffered (bufsize=0), so a line read leaves the next one in the pipe, where select sees it."""
     ready, _, _ = select.select([proc.stdout], [], [], timeout)
     if not ready:
         return None
@@ -105,7 +106,7 @@ def test_follow_prints_one_line_per_change_and_nothing_in_between(iso_env):
     send(iso_env, WORKING, "UserPromptSubmit", prompt="go")
     iso_env.cli("list")  # a collector runs and has caught up
     proc = subprocess.Popen(
-        [LUNAVECT_BIN, "status", "--follow", "--format", "json"], env=iso_env.env, stdout=subprocess.PIPE
+        [LUNAVECT_BIN, "status", "--follow", "--format", "json"], env=iso_env.env, stdout=subprocess.PIPE, bufsize=0
     )
     try:
         first = _readline(proc, 30)
@@ -114,10 +115,10 @@ def test_follow_prints_one_line_per_change_and_nothing_in_between(iso_env):
         assert _readline(proc, 3) is None
 
         wait_permission(iso_env, WAITING)
-        line = _readline(proc, 30)
+        line = _readline(proc, 60)
         assert line is not None
         while json.loads(line)["awaiting_input"] != 1:  # the prompt and the request may land in two commits
-            line = _readline(proc, 30)
+            line = _readline(proc, 60)
             assert line is not None
         assert json.loads(line)["urgent"]["id"] == f"claude:{WAITING}"
         assert _readline(proc, 3) is None
@@ -125,6 +126,14 @@ def test_follow_prints_one_line_per_change_and_nothing_in_between(iso_env):
         # A commit that changes nothing a bar shows (a pin) prints nothing either.
         arrangement.pin(iso_env.connect(), f"claude:{WORKING}")
         assert _readline(proc, 2) is None
+
+        # The collector goes away: the bar's script starts another and goes on with the next change.
+        stop_collector(iso_env.data)
+        send(iso_env, WORKING, "Stop")
+        line = _readline(proc, 60)
+        while line is not None and json.loads(line)["working"] != 0:
+            line = _readline(proc, 60)
+        assert line is not None and json.loads(line)["awaiting_input"] == 1
     finally:
         proc.terminate()
         proc.wait(10)
@@ -145,7 +154,9 @@ def test_i3blocks_runs_the_documented_block(iso_env, tmp_path):
     config = tmp_path / "i3blocks.conf"
     config.write_text(I3BLOCKS_BLOCK)
     env = {**iso_env.env, "PATH": f"{os.path.dirname(LUNAVECT_BIN)}:{os.environ['PATH']}"}
-    proc = subprocess.Popen(["i3blocks", "-c", str(config)], env=env, stdout=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        ["i3blocks", "-c", str(config)], env=env, stdout=subprocess.PIPE, start_new_session=True, bufsize=0
+    )
 
     def next_full_text() -> str:
         deadline = time.monotonic() + 30

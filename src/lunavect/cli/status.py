@@ -33,10 +33,11 @@ def status_command(fmt: str, follow: bool) -> None:
     if not follow:
         click.echo(render(summarize(conn)))
         return
+    from lunavect import collector_process
     from lunavect.frontends.bar.follow import follow as follow_lines
 
     try:
-        follow_lines(conn, render)
+        follow_lines(conn, render, ensure_collector=collector_process.ensure_running)
     except (KeyboardInterrupt, BrokenPipeError):
         pass
 

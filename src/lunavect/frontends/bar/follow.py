@@ -22,10 +22,15 @@ def follow(
     out: TextIO | None = None,
     feed: changes.Feed | None = None,
     lines: int | None = None,
+    ensure_collector: Callable[[], object] = lambda: None,
 ) -> None:
-    """Print the current line, then one per change until stopped (`lines` bounds it for tests)."""
+    """Print the current line, then one per change until stopped (`lines` bounds it for tests).
+
+    A bar runs this for days: when the collector it listens to goes away, `ensure_collector` starts another
+    (the feed meanwhile checks the store's version itself, and subscribes again once one listens)."""
     out = out or sys.stdout
     feed = feed or changes.Feed(version=lambda: int(conn.execute("PRAGMA data_version").fetchone()[0]))
+    feed.wait(timeout=0)  # subscribe before the first read, so no commit falls between the two
     last = None
     printed = 0
     try:
@@ -40,5 +45,7 @@ def follow(
                     return
             if not feed.wait():
                 return
+            if not feed.subscribed:
+                ensure_collector()
     finally:
         feed.close()
