@@ -136,13 +136,23 @@ class HistoryRow:
     tokens: Tokens
 
 
-def history(conn: sqlite3.Connection, since: float) -> list[HistoryRow]:
-    """The history's rows from `since` on (counts only), for `lunavect usage`."""
+def history(conn: sqlite3.Connection, since: float, by: str = "all") -> list[HistoryRow]:
+    """The history's rows from `since` on (counts only), for `lunavect usage`, summed in SQL over what `by`
+    does not need: by "day" each hour and model, by "model" each model, by "project" or "session" each
+    session and model ("all": every row as stored, by session, hour, model and sender)."""
+    keys = {
+        "day": ("''", "hour", "model", "0"),
+        "model": ("''", "0", "model", "0"),
+        "project": ("id", "0", "model", "0"),
+        "session": ("id", "0", "model", "0"),
+    }.get(by, ("id", "hour", "model", "subagent"))
+    columns = ", ".join(keys)
+    groups = ", ".join(k for k in keys if k not in ("''", "0"))
     return [
         HistoryRow(key, hour, model, bool(subagent), Tokens(i, o, cr, cw))
         for key, hour, model, subagent, i, o, cr, cw in conn.execute(
-            "SELECT id, hour, model, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) "
-            "FROM usage_ledger WHERE hour >= ? GROUP BY id, hour, model, subagent",
+            f"SELECT {columns}, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) "  # noqa: S608 - constants
+            f"FROM usage_ledger WHERE hour >= ? GROUP BY {groups}",
             (int(since // 3600 * 3600),),
         )
     ]

@@ -73,7 +73,7 @@ def _names(conn: sqlite3.Connection) -> dict[str, tuple[str | None, str | None]]
 
 def build(conn: sqlite3.Connection, since: float, by: str, now: float | None = None, costs: bool = True) -> Report:
     now = time.time() if now is None else now
-    history = ledger.history(conn, since)
+    history = ledger.history(conn, since, by)
     names = _names(conn) if by in ("project", "session") else {}
     sums: dict[str, dict[str, Tokens]] = {}  # key -> model -> tokens
     for row in history:
