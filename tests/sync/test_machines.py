@@ -76,6 +76,13 @@ def test_a_change_on_one_host_shows_on_the_others_and_a_killed_collector_turns_o
     assert refused.returncode == 1 and refused.stderr.startswith("lunavect: the server")
     assert "refused these credentials" in refused.stderr and refused.stderr.count("\n") == 1
     assert "host gamma at" in gamma.run("sync", "status").stdout
+    # Gamma renamed: its old name leaves the others (no ghost host), its new one arrives.
+    secret = gamma.root / "right.password"
+    secret.write_text(HOSTS["gamma"])
+    renamed = gamma.run("sync", "set", server_url(gamma), "--user", "gamma", "--password-file", str(secret),
+                        "--host-name", "gamma-2", "--beat-seconds", str(BEAT_S))  # fmt: skip
+    assert renamed.returncode == 1 and "write the keys of host 'gamma-2'" in renamed.stderr  # only gamma's keys
+    assert "host gamma at" in gamma.run("sync", "status").stdout
     status = beta.run("sync", "status")
     assert "alpha: 1 sessions, silent" in status.stdout, status.stdout
     # Nothing private crossed: the other machines' stores never saw the prompt or the reply.

@@ -70,8 +70,15 @@ def sync_set(
     failure = admin.run(wanted, "check", machine)
     if failure is not None:
         raise Failure(failure)
+    previous = config.load(conn)
     with store.transaction(conn):
         config.save(conn, wanted)
+    if previous is not None and previous.host != wanted.host:
+        # A renamed machine: the rows under its old name leave the other machines' lists.
+        if collector.is_running():
+            collector.wait_caught_up(conn)
+        if admin.run(previous, "withdraw", machine) is not None:
+            click.echo(f"note: the rows under {previous.host!r} stay on {', '.join(previous.servers)}")
     collector.ensure_running()
     collector.poke()
     click.echo(f"sync on: this machine is {host!r} at {', '.join(servers)}")

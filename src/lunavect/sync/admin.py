@@ -7,7 +7,9 @@ Each returns a `Reply`-like value (None when fine, else one line for the person)
 from __future__ import annotations
 
 import asyncio
+import time
 
+import msgspec
 import nats
 import nats.errors
 import nats.js.errors
@@ -16,6 +18,7 @@ from lunavect.sync import keys
 from lunavect.sync.client import NameTaken, check_name, open_bucket, own_entries
 from lunavect.sync.config import SyncConfig
 from lunavect.sync.connect import ConfigError, options
+from lunavect.sync.remote import Beat
 
 TIMEOUT_S = 15.0
 
@@ -48,6 +51,18 @@ async def _with_connection(config: SyncConfig, job: str, machine: str) -> None:
         kv = await open_bucket(js)
         mine = await own_entries(kv, config.host)
         check_name(mine, config.host, machine)
+        if job == "check":
+            # Claim the name with a first beat: this also proves the user may write this host's keys.
+            beat = Beat(at=time.time(), every=config.beat_s, machine=machine)
+            try:
+                await kv.put(keys.beat_key(config.host), msgspec.json.encode(beat))
+            except (nats.errors.Error, TimeoutError) as exc:
+                if any("permission" in str(e).lower() for e in errors):
+                    raise PermissionError(
+                        f"the server does not let this user write the keys of host {config.host!r} "
+                        "(its permissions allow each machine only its own name)"
+                    ) from None
+                raise exc
         if job == "withdraw":
             # Sessions first, the heartbeat last: other hosts drop this host's rows with its beat.
             for key in sorted(mine, key=lambda k: k == keys.beat_key(config.host)):
@@ -60,7 +75,7 @@ def run(config: SyncConfig, job: str, machine: str) -> str | None:
     """`job` is "check" or "withdraw"; returns None when done, else why not."""
     try:
         asyncio.run(asyncio.wait_for(_with_connection(config, job, machine), TIMEOUT_S))
-    except NameTaken as exc:
+    except (NameTaken, PermissionError) as exc:
         return str(exc)
     except ConfigError as exc:
         return str(exc)
