@@ -299,3 +299,20 @@ def test_a_sub_agents_hooks_never_make_its_parent_internal(home: Home) -> None:
     assert rows[f"codex:{A}"]["state"] == "working" and rows[f"codex:{A}"]["since"] == stamp(T + 0.6)
     facts = json.loads(home.conn.execute("SELECT data FROM facts WHERE id = ?", (f"codex:{A}",)).fetchone()[0])
     assert facts["transcript"] == str(parent)
+
+
+def test_a_thread_archived_after_it_was_listed_leaves_the_current_list(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lunavect.codex import source as source_module
+
+    monkeypatch.setattr(source_module, "DISCOVERY_INTERVAL_S", 0.0)
+    path = home.rollout(A, meta(A, T) + prompt("Fix the build", T + 1) + started("u1", T + 1) + complete("u1", T + 2))
+    assert home.tick(T + 3)[f"codex:{A}"]["state"] == "ready"
+    archived = home.codex / "archived_sessions"
+    archived.mkdir()
+    path.rename(archived / path.name)  # what Codex's /archive (thread/archive) does
+    home.tick(T + 4)
+    home.tick(T + 5)
+    listed = home.conn.execute("SELECT listed FROM snapshot WHERE id = ?", (f"codex:{A}",)).fetchall()
+    assert listed in ([], [(0,)])  # kept in the store, not a current session

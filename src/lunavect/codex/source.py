@@ -29,6 +29,7 @@ from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor
 from lunavect.codex.history import History
 from lunavect.codex.hooks import INPUT_TOOLS
 from lunavect.codex.rollout import (
+    ARCHIVED_DIR,
     MEMORIES_DIR,
     SESSION_INDEX,
     SESSIONS_DIR,
@@ -131,6 +132,7 @@ class CodexSource(Source):
         if self._discovered_at is None or clock - self._discovered_at >= DISCOVERY_INTERVAL_S:
             self.discovered = discover(self.codex_home, Budget())
             self._discovered_at = clock
+            self._archived(facts, batch, now)
         self.history.refresh()
         self.index.refresh()
 
@@ -220,6 +222,19 @@ class CodexSource(Source):
             except msgspec.DecodeError:
                 log.warning("forgetting the unreadable cursor of %s", path)
         return loaded
+
+    def _archived(self, facts: Mapping[str, Facts], batch: Batch, now: float) -> None:
+        """A listed thread whose rollout Codex moved to `archived_sessions/` (archived after it was listed)
+        leaves the current list."""
+        for session in facts.values():
+            path = session.transcript
+            if session.archived or not path or is_archived(path, self.codex_home) or os.path.exists(path):
+                continue
+            if (self.codex_home / ARCHIVED_DIR / os.path.basename(path)).exists():
+                evidence = Evidence(
+                    provider=PROVIDER, session_id=session.session_id, kind="RolloutArchived", at=now, source="rollout"
+                )
+                batch.evidence.append((f"codex-archived:{session.session_id}:{now:.3f}", evidence))
 
     def _candidates(self, facts: Mapping[str, Facts], now: float, changed: set[str] | None) -> list[str]:
         """Rollouts worth a look this poll: those of recently active sessions first (and of every session the

@@ -130,6 +130,8 @@ def decide(
     writing, which keeps an unfinished response current past its freshness limit; None when unchecked.
     """
     phase = facts.phase
+    if facts.archived:
+        return Decision(State.IDLE, False, basis=facts.basis)  # archived in its client: not a current session
     if phase in LIVE_PHASES and (alive is False or facts.ended):
         with_process = tuple(sorted({*facts.basis, "process"})) if alive is False else facts.basis
         ended = State.READY if phase == State.INPUT and facts.input_reason == "question" else State.IDLE

@@ -104,6 +104,8 @@ class Facts(msgspec.Struct, omit_defaults=True):
     retry_at: float | None = None
     # The newest evidence of a prompt, tool, response or request: a retry older than it is over.
     progress_at: float | None = None
+    # Codex archived the thread (its rollout moved to archived_sessions/): it leaves the current list.
+    archived: bool = False
     ended: bool = False
     # Background work: the exact set from the last Stop/SubagentStop, plus what started since.
     background: tuple[BackgroundTask, ...] = ()

@@ -73,6 +73,7 @@ def _turn_started(facts: Facts, ev: Evidence) -> None:
         return
     if not is_newer(facts, ev):
         return  # a turn that hooks or the rollout already saw end
+    facts.archived = False  # unarchived and resumed
     start_turn(facts, ev.at)
     if ev.kind == "RolloutTurnSeen":
         facts.turn_started = None  # its start lies beyond what was read yet: never guess it
@@ -107,6 +108,12 @@ def _input_request(facts: Facts, ev: Evidence) -> None:
         facts.input_reason = "elicitation"
 
 
+def _archived(facts: Facts, ev: Evidence) -> None:
+    close_turn(facts)
+    facts.archived = True
+    set_phase(facts, State.IDLE, ev.at)
+
+
 def _activity(facts: Facts, ev: Evidence) -> None:
     pass  # only ever confirms a running turn (see `_within_turn`)
 
@@ -119,6 +126,7 @@ RECORDS: dict[str, Handler] = {
     "RolloutTool": _within_turn(_tool),
     "RolloutInputRequest": _within_turn(_input_request),
     "RolloutActivity": _within_turn(_activity),
+    "RolloutArchived": _archived,
 }
 
 
