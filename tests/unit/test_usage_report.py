@@ -157,3 +157,43 @@ def test_a_window_past_the_threshold_warns_once_per_window(conn, tmp_path: Path,
         conn.execute("INSERT INTO settings (key, value) VALUES ('usage_warn_percent', 'off')")
     report_(99.0, now + 9000)
     assert warnings.due(conn, now) == []
+
+
+def test_a_row_s_detail_and_the_web_row_carry_the_usage_line() -> None:
+    from lunavect.core.model import Session, State
+    from lunavect.frontends import rows
+    from lunavect.frontends.web.document import page_row
+    from lunavect.usage.tokens import SessionUsage
+
+    usage = SessionUsage(
+        model="claude-opus-4-6",
+        tokens=Tokens(177, 28_755, 11_618_567, 479_537),
+        subagents=Tokens(0, 1000, 0, 0),
+        context=106_060,
+        context_window=200_000,
+    )
+    session = Session(
+        id="claude:s",
+        provider="claude",
+        session_id="s",
+        title="T",
+        project="p",
+        cwd=None,
+        host="h",
+        state=State.IDLE,
+        activity=None,
+        since=None,
+        background={},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=None,
+        basis=[],
+        usage=usage,
+    )
+    line = (
+        "Tokens 12.1M (in 177 · out 28.8k · cache 11.6M read, 479.5k written) · sub-agents 1.0k · "
+        "context 106.1k of 200.0k (53 %) · claude-opus-4-6"
+    )
+    assert line in rows.tooltip(session, NOW).splitlines()
+    assert page_row(session).usage == line

@@ -13,6 +13,7 @@ from lunavect.core.model import WORKING_STATES, Session, State
 from lunavect.core.times import elapsed, epoch
 from lunavect.sync.remote import silent_host_row
 from lunavect.terminal_text import clean
+from lunavect.usage.text import usage_line
 
 STATE_WORDS = {
     State.WORKING: "Working",
@@ -128,6 +129,9 @@ def tooltip(session: Session, now: float) -> str:
     count = background_count(session)
     if count:
         lines.append(f"Background: {background_detail(session)}")
+    spent = usage_line(session.usage)
+    if spent:
+        lines.append(clean(spent))
     running = timer(session, now)
     if running:
         lines.append(f"This response: {running}")

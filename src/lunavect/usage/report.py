@@ -14,6 +14,7 @@ import time
 import msgspec
 
 from lunavect.usage import ledger, limits, prices
+from lunavect.usage.text import count
 from lunavect.usage.tokens import Tokens
 
 GROUPINGS = ("day", "project", "model", "session")
@@ -127,13 +128,6 @@ def _row(key: str, models: dict[str, Tokens], costs: bool) -> UsageRow:
     return UsageRow(key, tokens, cost, partial and cost is not None)
 
 
-def _n(count: int) -> str:
-    for size, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
-        if count >= size:
-            return f"{count / size:.1f}{suffix}"
-    return str(count)
-
-
 def _reset(at: float | None, now: float) -> str:
     if at is None:
         return ""
@@ -172,7 +166,7 @@ def render(report: Report, now: float | None = None) -> str:
         cells = [
             row.key,
             *(
-                _n(v)
+                count(v)
                 for v in (
                     row.tokens.input,
                     row.tokens.output,

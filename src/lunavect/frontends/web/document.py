@@ -15,6 +15,7 @@ import msgspec
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
 from lunavect.frontends import rows
 from lunavect.sessions import count_sessions, epoch, read_sessions
+from lunavect.usage.text import usage_line
 
 
 class PageRow(msgspec.Struct):
@@ -37,6 +38,8 @@ class PageRow(msgspec.Struct):
     awaiting: bool
     active: bool
     resume: str | None
+    # Tokens, context fill and model in one line (lunavect.usage.text); empty when unknown.
+    usage: str = ""
 
 
 class Document(msgspec.Struct):
@@ -81,6 +84,7 @@ def page_row(session: Session) -> PageRow:
         awaiting=state in AWAITING_STATES,
         active=state in AWAITING_STATES or state in WORKING_STATES,
         resume=session.resume,
+        usage=usage_line(session.usage),
     )
 
 
