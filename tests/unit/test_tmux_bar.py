@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from unit_support import stop_collector
 
 from lunavect import store
 from lunavect.navigation.terminals.runner import Reply, run
@@ -36,6 +37,28 @@ def tmux_dir(iso_env, monkeypatch):
     yield folder / f"tmux-{os.getuid()}", started
     for name in started:
         subprocess.run(["tmux", "-L", name, "kill-server"], env=iso_env.env, capture_output=True, timeout=10)
+    # The block's `run-shell -b '... tmux publish'` may still be starting a collector: let it finish, then
+    # stop that collector too (the iso_env fixture's own stop may come before it).
+    deadline = time.monotonic() + 15
+    while _block_publishers(iso_env.env["LUNAVECT_HOME"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    stop_collector(iso_env.data)
+
+
+def _block_publishers(data: str) -> list[int]:
+    """The `lunavect tmux publish` processes of this test's installation."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"publish" in argv and b"tmux" in argv and f"LUNAVECT_HOME={data}".encode() in environ:
+            found.append(int(entry.name))
+    return found
 
 
 def tmux(env, name: str, *args: str) -> str:
@@ -104,6 +127,11 @@ def test_the_collector_publishes_to_every_server_on_change(iso_env, tmux_dir):
     tmux_dir[1].append("three")
     wait_option(iso_env.env, "three", "@lunavect_awaiting", "1")
 
+    # The third server's own `tmux publish` has finished before the uninstall (one that lands after an
+    # uninstall would set the options again).
+    wait_gone = time.monotonic() + 15
+    while _block_publishers(iso_env.env["LUNAVECT_HOME"]) and time.monotonic() < wait_gone:
+        time.sleep(0.1)
     assert iso_env.cli("tmux", "uninstall").returncode == 0
     for name in ("one", "two", "three"):
         assert tmux(iso_env.env, name, "show-options", "-gqv", "@lunavect_awaiting") == ""
