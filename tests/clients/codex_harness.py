@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, proc_info
-from responses_server import API_KEY_ENV, ResponsesServer
+from responses_server import API_KEY_ENV, ResponsesServer, exec_command, input_contains, message
 
 LUNAVECT = str(Path(sys.executable).parent / "lunavect")
 #: The TUI's input prompt is drawn (its placeholder or the typed text after "›").
@@ -227,3 +227,19 @@ def kill_tree(pid: int) -> None:
             os.kill(p, 9)
         except OSError:
             pass
+
+
+def script_marker_approval(server: ResponsesServer, marker: Path) -> None:
+    """A prompt "write the marker" gets a command that needs approval; its output gets "Marker written".
+
+    Routed by content, not by arrival: any other request the TUI makes (a retry, a warm-up) must not take the
+    scripted command; the follow-up carrying the command's output gets the closing message.
+    """
+    server.script(message("Marker written"), match=input_contains("permitted"), route="after")
+    server.script(
+        exec_command(
+            f"echo permitted > {marker}", sandbox_permissions="require_escalated", justification="Write the marker?"
+        ),
+        match=lambda req: "write the marker" in json.dumps(req.input) and not req.function_outputs(),
+        route="ask",
+    )

@@ -8,8 +8,16 @@ import json
 import shutil
 
 import pytest
-from codex_harness import codex_env, lunavect, start_tui, wait_session, without_hooks, write_config
-from responses_server import ResponsesServer, exec_command, input_contains, message
+from codex_harness import (
+    codex_env,
+    lunavect,
+    script_marker_approval,
+    start_tui,
+    wait_session,
+    without_hooks,
+    write_config,
+)
+from responses_server import ResponsesServer
 
 from lunavect.codex.daemon import SOCKET, read_live
 
@@ -28,14 +36,7 @@ def test_without_hooks_the_daemon_shows_the_approval_prompt_as_permission(codex,
     paths, iso, env = codex
     write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
     marker = iso.work / "marker.txt"
-    codex_server.script(message("Marker written"), match=input_contains("permitted"), route="after")
-    codex_server.script(
-        exec_command(
-            f"echo permitted > {marker}", sandbox_permissions="require_escalated", justification="Write the marker?"
-        ),
-        match=lambda req: "write the marker" in json.dumps(req.input) and not req.function_outputs(),
-        route="ask",
-    )
+    script_marker_approval(codex_server, marker)
     assert read_live(iso.codex_dir).reason == "absent"  # no daemon yet, and lunavect starts none
     tui = start_tui(paths, iso, env)
     try:

@@ -13,8 +13,17 @@ import signal
 import time
 
 import pytest
-from codex_harness import codex_env, install_hooks, lunavect, start_tui, wait_session, without_hooks, write_config
-from responses_server import ResponsesServer, exec_command, input_contains, message
+from codex_harness import (
+    codex_env,
+    install_hooks,
+    lunavect,
+    script_marker_approval,
+    start_tui,
+    wait_session,
+    without_hooks,
+    write_config,
+)
+from responses_server import ResponsesServer, exec_command
 
 
 @pytest.fixture
@@ -31,16 +40,7 @@ def test_an_approval_prompt_shows_permission(codex, codex_server: ResponsesServe
     write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
     install_hooks(env)
     marker = iso.work / "marker.txt"
-    # Routed by content, not by arrival: any other request the TUI makes (a retry, a warm-up) must not take
-    # the scripted command; the follow-up carrying the command's output gets the closing message.
-    codex_server.script(message("Marker written"), match=input_contains("permitted"), route="after")
-    codex_server.script(
-        exec_command(
-            f"echo permitted > {marker}", sandbox_permissions="require_escalated", justification="Write the marker?"
-        ),
-        match=lambda req: "write the marker" in json.dumps(req.input) and not req.function_outputs(),
-        route="ask",
-    )
+    script_marker_approval(codex_server, marker)
     tui = start_tui(paths, iso, env)
     try:
         tui.send_text("write the marker")
