@@ -135,6 +135,9 @@ class Step:
     # The context size to report (usage.input_tokens); by default about the request's own size. A large
     # value makes the client believe its context is full, so it compacts automatically.
     input_tokens: int | None = None
+    # Usage figures to report exactly (input_tokens, output_tokens, cache_read_input_tokens,
+    # cache_creation_input_tokens), over the defaults: what the client then writes to its transcript.
+    usage: dict[str, int] | None = None
 
     def after(self, seconds: float) -> Step:
         """Return this step, answered only after ``seconds``."""
@@ -610,7 +613,7 @@ class _Handler(ScriptedHandler):
             "content": step.blocks,
             "stop_reason": step.stop_reason,
             "stop_sequence": None,
-            "usage": self._usage(req, 5, step.input_tokens),
+            "usage": dict(self._usage(req, 5, step.input_tokens), **(step.usage or {})),
         }
 
     def _stream(self, step: Step, model: str, req: RecordedRequest) -> None:
@@ -667,6 +670,7 @@ class _Handler(ScriptedHandler):
         final_usage = {"output_tokens": 5}
         if step.input_tokens is not None:
             final_usage["input_tokens"] = step.input_tokens
+        final_usage.update(step.usage or {})
         ev(
             "message_delta",
             {

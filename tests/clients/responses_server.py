@@ -76,6 +76,10 @@ class Step:
     error_message: str | None = None
     delay: float = 0.0
     func: Callable[[RecordedRequest], Step] | None = None
+    # Usage to report exactly in `response.completed` (over the defaults), and extra response headers (such
+    # as the `x-codex-primary-*` rate-limit headers Codex records).
+    usage: dict | None = None
+    headers: dict[str, str] = field(default_factory=dict)
 
     def after(self, seconds: float) -> Step:
         self.delay = float(seconds)
@@ -380,7 +384,7 @@ class _Handler(ScriptedHandler):
         self._stream(step, req)
 
     def _stream(self, step: Step, req: RecordedRequest) -> None:
-        self._start_stream("text/event-stream")
+        self._start_stream("text/event-stream", step.headers.items())
         response_id = _new_id("resp")
         model = (req.body or {}).get("model") or self.owner.model
         ev = self._event
@@ -403,6 +407,7 @@ class _Handler(ScriptedHandler):
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": size + 5,
         }
+        usage.update(step.usage or {})
         ev(
             "response.completed",
             {"type": "response.completed", "response": dict(base, status="completed", output=step.items, usage=usage)},
