@@ -30,7 +30,7 @@ def lock_path() -> Path:
 def try_lock() -> int | None:
     """The lock's file descriptor if this process may be the collector, else None."""
     paths.ensure_private_dir(paths.data_dir())
-    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -44,7 +44,7 @@ def try_lock() -> int | None:
 def is_running() -> bool:
     """True when some process holds the collector lock."""
     try:
-        fd = os.open(lock_path(), os.O_RDWR)
+        fd = os.open(lock_path(), os.O_RDWR | os.O_NOFOLLOW)
     except FileNotFoundError:
         return False
     try:
@@ -68,7 +68,7 @@ def ensure_running() -> bool:
     if is_running():
         return True
     data = paths.ensure_private_dir(paths.data_dir())
-    log_fd = os.open(data / paths.LOG_FILE_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    log_fd = os.open(data / paths.LOG_FILE_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     log_file = os.fdopen(log_fd, "ab")  # noqa: SIM115 - handed to the child
     try:
         subprocess.Popen(
@@ -111,7 +111,7 @@ def poke() -> None:
     """Wake the collector now rather than at its next timed tick (it watches the spool folder)."""
     try:
         target = paths.ensure_private_dir(paths.spool_dir()) / POKE_FILE_NAME
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         os.write(fd, repr(time.time()).encode())
         os.close(fd)
     except OSError:

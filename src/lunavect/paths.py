@@ -7,6 +7,7 @@ LUNAVECT_HOME elsewhere, so nothing here may cache a path or look anywhere else.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from lunavect.shim.spoolfile import SPOOL_DIR_NAME
@@ -52,6 +53,18 @@ def codex_home() -> Path:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create a folder only its owner can read: it holds session ids, paths and times."""
+    """Create a folder only its owner can read: it holds session ids, paths and times.
+
+    An existing folder must be a real folder of this user that no one else can write: a link to (or a folder
+    of) someone else would let them point the spool, the store or the poke file at any file this user can
+    write. Raises PermissionError, with what to do, rather than use it."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise PermissionError(f"{path} is a symbolic link; lunavect keeps its data only in a folder of its own")
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        raise PermissionError(
+            f"{path} is not yours alone (owner uid {st.st_uid}, mode {st.st_mode & 0o777:o}); "
+            f"make it so (chmod 700) or set $LUNAVECT_HOME"
+        )
     return path

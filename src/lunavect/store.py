@@ -219,7 +219,7 @@ class StoreError(Exception):
 
 def _create_private_file(path: Path) -> None:
     """Create the database file with mode 0600 before SQLite opens it (SQLite would use the umask)."""
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
     os.close(fd)
     os.chmod(path, 0o600)
 
@@ -228,6 +228,8 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     """Open (creating and migrating as needed) the store."""
     path = path or paths.store_path()
     paths.ensure_private_dir(path.parent)
+    if path.is_symlink():  # SQLite would follow it to whatever file it names
+        raise StoreError(f"the store {path} is a symbolic link; lunavect keeps its store only as a file of its own")
     if not path.exists():
         _create_private_file(path)
     try:

@@ -79,7 +79,7 @@ def new_id() -> str:
     return posix.urandom(12).hex()
 
 
-_APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NONBLOCK
+_APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NONBLOCK | posix.O_NOFOLLOW
 
 
 def append_line(path: str, line: str) -> bool:
