@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from lunavect import collector_errors, collector_process, paths, quarantine, store
+from lunavect.core.times import elapsed
 
 # A collector whose last tick started longer ago than this is behind (it ticks every second or so).
 LAG_WARNING_S = 30.0
@@ -162,15 +163,7 @@ def examine(now: float | None = None) -> Report:
 
 
 def _age(seconds: float | None) -> str:
-    if seconds is None:
-        return "never"
-    if seconds < 90:
-        return f"{seconds:.0f} s ago"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min ago"
-    if seconds < 172800:
-        return f"{seconds / 3600:.0f} h ago"
-    return f"{seconds / 86400:.0f} days ago"
+    return "never" if seconds is None else f"{elapsed(seconds)} ago"
 
 
 def lines(report: Report) -> list[str]:
