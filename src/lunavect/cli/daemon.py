@@ -35,10 +35,12 @@ def daemon(quiet: bool) -> None:
 
 
 def _notifier() -> TransitionObserver:
-    """The notifier lives in the collector process, so notifications need no front end open."""
+    """The notifier lives in the collector process, so notifications need no front end open; so does the
+    HTTP hook listener, when HTTP hooks were set up (lunavect/hook_service.py)."""
+    from lunavect import hook_service, paths
     from lunavect.notify.notifier import Notifier
 
-    return Notifier()
+    return hook_service.WithListener(Notifier(), hook_service.start(paths.data_dir()))
 
 
 COMMANDS: tuple[click.Command, ...] = (daemon,)
