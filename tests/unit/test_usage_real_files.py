@@ -53,17 +53,18 @@ def expected_claude(path: Path) -> tuple[Tokens, Tokens, str | None]:
     return total, sub, model
 
 
+def whole_and_pieces(source: Path) -> list[tuple[str, list[bytes]]]:
+    """The file whole, and cut at 12 random places (a client writing while lunavect reads)."""
+    data = source.read_bytes()
+    cuts = sorted(random.Random(source.name).sample(range(1, len(data)), 12))
+    return [("whole", [data]), ("pieces", [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)])]
+
+
 @pytest.mark.parametrize("source", MAIN_FILES, ids=lambda p: p.name)
 def test_claude_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None:
     total, sub, model = expected_claude(source)
     assert not total.empty
-    data = source.read_bytes()
-    rng = random.Random(source.name)
-    cuts = sorted(rng.sample(range(1, len(data)), 12))
-    for name, pieces in (
-        ("whole", [data]),
-        ("pieces", [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]),
-    ):
+    for name, pieces in whole_and_pieces(source):
         feeder = Feeder(tmp_path, source, name)
         try:
             for piece in pieces:
@@ -100,13 +101,7 @@ def expected_codex(path: Path) -> tuple[Tokens, int | None, int | None, str | No
 @pytest.mark.parametrize("source", CODEX_FILES, ids=lambda p: p.name[-20:])
 def test_codex_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None:
     tokens, context, window, model, rate = expected_codex(source)
-    data = source.read_bytes()
-    rng = random.Random(source.name)
-    cuts = sorted(rng.sample(range(1, len(data)), 12))
-    for name, pieces in (
-        ("whole", [data]),
-        ("pieces", [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]),
-    ):
+    for name, pieces in whole_and_pieces(source):
         codex = tmp_path / name / "codex"
         day = codex / "sessions" / "2026" / "02" / "23"
         day.mkdir(parents=True)
