@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -64,8 +65,19 @@ def whole_and_pieces(source: Path) -> list[tuple[str, list[bytes]]]:
 def test_claude_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None:
     total, sub, model = expected_claude(source)
     assert not total.empty
+    agents = sorted((source.parent / source.stem / "subagents").glob("agent-*.jsonl"))
+    for agent in agents:  # a sub-agent's own transcript: its tokens are the sub-agents' and the session's
+        agent_total, agent_sub, _ = expected_claude(agent)
+        assert agent_total == agent_sub
+        total, sub = total.plus(agent_total), sub.plus(agent_sub)
+    assert not sub.empty or not agents
     for name, pieces in whole_and_pieces(source):
         feeder = Feeder(tmp_path, source, name)
+        if agents:
+            folder = feeder.path.parent / feeder.session / "subagents"
+            folder.mkdir(parents=True)
+            for agent in agents:
+                shutil.copyfile(agent, folder / agent.name)
         try:
             for piece in pieces:
                 feeder.write(piece)

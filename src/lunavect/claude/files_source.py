@@ -44,6 +44,7 @@ from lunavect.claude.glance import WHOLE_BYTES, glance
 from lunavect.claude.latest import Latest
 from lunavect.claude.launches import LaunchTracker
 from lunavect.claude.records import Unreadable, read_record
+from lunavect.claude.subagent_usage import read_agents
 from lunavect.claude.summary import TranscriptSummary, take, take_usage
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.core.model import Evidence, session_key
@@ -356,6 +357,7 @@ class ClaudeFilesSource(Source):
                 observations.extend(facts.observations)
                 latest.add(facts)
             new_cursor = lines.cursor()
+            read_agents(path, summary.agents, now, usage)
             read = _FileRead(
                 path=path,
                 session_id=session_id,

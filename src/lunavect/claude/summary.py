@@ -11,6 +11,7 @@ from __future__ import annotations
 import msgspec
 
 from lunavect.claude.records import RecordFacts
+from lunavect.claude.subagent_usage import AgentRead
 from lunavect.usage.tokens import Tokens
 
 
@@ -60,6 +61,8 @@ class TranscriptSummary(msgspec.Struct, omit_defaults=True):
     context: int | None = None
     last_message_id: str | None = None
     last_message_tokens: Tokens | None = None
+    # Sub-agents' own transcripts, read for their usage (claude/subagent_usage.py), by file name.
+    agents: dict[str, AgentRead] = {}
     # What was last handed to the collector, so unchanged metadata is not sent again.
     sent_meta: str | None = None
     sent_background: str | None = None
