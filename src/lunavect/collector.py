@@ -250,6 +250,7 @@ class Collector:
         writers = self._writer_proofs(unsettled, now)
         updates: list[tuple[str, str, int, str, float]] = []
         moved: list[Transition] = []
+        resting: list[str] = []  # settled rows, skipped from the next snapshot on once this one is stored
         for key, facts in unsettled.items():
             alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and _needs_liveness(facts) else None
             decision = decide(facts, now, alive, offline_since, writer=writers.get(key))
@@ -261,7 +262,7 @@ class Collector:
                     Transition(self._states.get(key), session, listed=decision.listed, task_reply=facts.task_reply)
                 )
             if settled(facts, now) and writers.get(key) is not True:
-                self._unsettled.discard(key)
+                resting.append(key)
         if updates:
             with store.transaction(self.conn):
                 self.conn.executemany(
@@ -275,6 +276,7 @@ class Collector:
                 self._states[key] = State(state)
             self.notify()
             self.transitions(moved)
+        self._unsettled.difference_update(resting)
         return len(updates)
 
     def _writer_proofs(self, facts: Mapping[str, Facts], now: float) -> dict[str, bool | None]:
@@ -311,7 +313,21 @@ class Collector:
             return store.prune_events(self.conn, now)
 
     def tick(self, now: float | None = None) -> str | None:
-        """One tick; returns what the sources left for the next ones (`backlog`): the caller ticks again soon."""
+        """One tick; returns what the sources left for the next ones (`backlog`): the caller ticks again soon.
+
+        A store on a full disk fails the tick's commits: each rolled back whole, and the in-memory view moves
+        only after a commit, so nothing is lost; the tick is noted and retried, never a crash (a collector that
+        exited would be restarted by the next front end into the same failure, a crash loop)."""
+        try:
+            return self._tick(now)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", None) != "SQLITE_FULL":
+                raise
+            self._unsettled.update(self._facts)  # decide every row again once the disk has room
+            self.errors.note(self.conn, "the store (its disk is full)", exc, now)
+            return None
+
+    def _tick(self, now: float | None) -> str | None:
         started = time.time()
         self.ingest(now)
         # Hook events and freshness are published before any source is read (the guide, "How state is
