@@ -139,3 +139,27 @@ def test_codex_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None:
             (side, rate[side]["used_percent"], rate[side]["window_minutes"], rate[side]["resets_at"], True)
             for side in ("primary", "secondary")
         ]
+
+
+@pytest.mark.parametrize("source", CODEX_FILES, ids=lambda p: p.name[-20:])
+def test_codex_totals_of_a_compressed_rollout(tmp_path: Path, source: Path) -> None:
+    import zstandard
+
+    tokens, context, window, model, _rate = expected_codex(source)
+    codex = tmp_path / "codex"
+    day = codex / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    (day / (source.name + ".zst")).write_bytes(zstandard.ZstdCompressor().compress(source.read_bytes()))
+    conn = store.connect(tmp_path / "store.sqlite3")
+    env = {"LUNAVECT_CODEX": str(tmp_path / "no-codex"), "PATH": "/nonexistent", "HOME": str(tmp_path)}
+    codex_source = CodexSource(codex_home=codex, env=env)
+    collector = Collector(conn, spool_dir=tmp_path / "spool", sources=[codex_source])
+    try:
+        for _ in range(3):  # read once; later polls find it unchanged and count nothing again
+            collector.poll_sources(NOW)
+        thread = source.name[-len("019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl") : -len(".jsonl")]
+        usage = ledger.sessions(conn)[f"codex:{thread}"]
+    finally:
+        codex_source.close()
+        conn.close()
+    assert (usage.tokens, usage.context, usage.context_window, usage.model) == (tokens, context, window, model)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor, fold_block, last_line_time
+from lunavect.codex.usage import UsageScan
 from lunavect.tail import open_regular
 
 SUFFIX = ".zst"
@@ -81,10 +82,18 @@ def complete_lines(path: Path | str) -> Iterator[bytes]:
 
 def lifecycle(path: Path | str) -> Lifecycle | None:
     """The finished thread's lifecycle, as the plain cursor would answer it; None when nothing could be read."""
+    return read_whole(path)[0]
+
+
+def read_whole(path: Path | str) -> tuple[Lifecycle | None, CursorState]:
+    """The lifecycle and the kept state (with the newest usage records, codex/usage.py) of one pass."""
     state = CursorState()
     read = False
     for block in complete_lines(path):
         read = True
         fold_block(state, block)
         state.last_at = last_line_time(block) or state.last_at
-    return LifecycleCursor(state).answer() if read else None
+        scan = UsageScan()
+        scan.block(block, 0)
+        state.usage = scan.fold(state.usage)
+    return (LifecycleCursor(state).answer() if read else None), state

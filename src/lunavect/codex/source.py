@@ -317,7 +317,9 @@ class CodexSource(Source):
             batch.internal.add(key)
             return
         if compressed.is_compressed(path):
-            life = compressed.lifecycle(path)  # finished and immutable: read once, whole, as a stream
+            # Finished and immutable: read once, whole, as a stream (its usage counted afresh).
+            life, whole = compressed.read_whole(path)
+            rollout.usage = usage_change(CursorState(), None, whole, now, None)
         else:
             cursor = LifecycleCursor(rollout.cursor)
             before, old_usage = rollout.cursor, rollout.cursor.usage
