@@ -1,0 +1,329 @@
+"""The collector under load: exactly-once, hook to visible state, its CPU and memory, and its ceiling.
+
+One collector runs in a temporary LUNAVECT_HOME (`python -m lunavect daemon --quiet`). Then:
+
+- idle:   a probe session sends a PreToolUse for a new tool name through the installed hook shim about once
+          a second, and the time until the store's `snapshot` shows it is taken (as hook_to_list's sqlite
+          variant does): the baseline;
+- load:   50 sessions send `--rate` events/s in all (default 200) through the installed hook shim command,
+          from `--senders` concurrent senders, for `--seconds` (default 60): PreToolUse, PostToolUse with a
+          4-200 KB tool response, Stop with a 4-200 KB last message; meanwhile 20 of those sessions' Claude
+          transcripts grow with real lines from shared/data, and the probe keeps sampling; the collector's CPU
+          and peak RSS are read with psutil; then every event sent is looked up in the `events` table by
+          the unique tool_use_id it carried: each must be stored exactly once;
+- idle again (the probe only), so the baseline brackets the load;
+- ramp:   the shim's own record-writing code (in this process, without a process per event) appends events
+          at rising rates for `--step-seconds` each, until the spool backlog (bytes not yet ingested) stops
+          draining: the highest rate the collector sustains. Bounded by `--max-rate`.
+
+    .venv/bin/python bench/load.py --seconds 20
+
+Not a test: it prints Markdown for docs/performance.md. Everything stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import random
+import shlex
+import sqlite3
+import statistics
+import sys
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import psutil
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _benchlib import (  # noqa: E402
+    hook_payload,
+    installed_hook_command,
+    isolated_home,
+    machine_line,
+    md_table,
+    ms,
+    set_process_name,
+    shared_data,
+    spawn_timed,
+)
+from hook_to_list import start_collector, stop_collectors  # noqa: E402
+
+SESSIONS = 50
+TRANSCRIPTS = 20
+VISIBLE_TIMEOUT_S = 30.0
+TRANSCRIPT_SOURCE = shared_data() / "claude" / "spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+PROJECT = "-home-user-projects-my-project"
+
+
+def p95(values: list[float]) -> float:
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=20, method="inclusive")[18]
+
+
+def event_payload(n: int, session_id: str, home: str, rng: random.Random) -> bytes:
+    """Event number n: its tool_use_id `toolu_load_<n>` is what the exactly-once check counts."""
+    kind = ("PreToolUse", "PostToolUse", "Stop")[n % 3]
+    body = hook_payload(kind, session_id, home) | {"tool_use_id": f"toolu_load_{n}"}
+    big = "x" * rng.randint(4 * 1024, 200 * 1024)
+    if kind == "Stop":
+        body |= {"stop_hook_active": False, "last_assistant_message": big}
+    else:
+        body |= {"tool_name": "Bash", "tool_input": {"command": "npm test", "description": "Run test suite"}}
+        if kind == "PostToolUse":
+            body["tool_response"] = {"stdout": big, "stderr": "", "interrupted": False}
+    return json.dumps(body).encode()
+
+
+class Probe:
+    """Sends a marker tool name for one session through the shim and times until `snapshot` shows it."""
+
+    def __init__(self, shim: list[str], env: dict[str, str], out_fd: int, store_path: str) -> None:
+        self.shim, self.env, self.out_fd = shim, env, out_fd
+        self.session_id = str(uuid.uuid4())
+        self.conn = sqlite3.connect(store_path, timeout=10, isolation_level=None, check_same_thread=False)
+        self.count = 0
+        self.failures = 0
+
+    def once(self) -> float | None:
+        self.count += 1
+        tool = f"LoadProbe{self.count:05d}"
+        body = hook_payload("PreToolUse", self.session_id, self.env["HOME"]) | {
+            "tool_name": tool,
+            "tool_input": {"command": "true"},
+            "tool_use_id": f"toolu_probe_{self.count}",
+        }
+        start = time.perf_counter()
+        spawn_timed(self.shim, json.dumps(body).encode(), self.env, self.out_fd)
+        while time.perf_counter() - start < VISIBLE_TIMEOUT_S:
+            row = self.conn.execute("SELECT data FROM snapshot WHERE id = ?", (f"claude:{self.session_id}",)).fetchone()
+            if row is not None and json.loads(row[0]).get("activity") == tool:
+                return time.perf_counter() - start
+            time.sleep(0.002)
+        self.failures += 1
+        return None
+
+    def sample(self, seconds: float, stop: threading.Event | None = None) -> list[float]:
+        """About one probe a second for `seconds` (or until `stop`)."""
+        found: list[float] = []
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not (stop and stop.is_set()):
+            began = time.monotonic()
+            value = self.once()
+            if value is not None:
+                found.append(value)
+            time.sleep(max(0.0, 1.0 - (time.monotonic() - began)))
+        return found
+
+
+class Watch:
+    """The collector's CPU seconds and peak RSS, sampled by psutil while a phase runs."""
+
+    def __init__(self, pid: int) -> None:
+        self.proc = psutil.Process(pid)
+        self.peak_rss = 0
+        self._stop = threading.Event()
+        self._cpu0 = 0.0
+        self._t0 = 0.0
+        self.cpu_s = 0.0
+        self.wall_s = 0.0
+
+    def __enter__(self) -> Watch:
+        times = self.proc.cpu_times()
+        self._cpu0, self._t0 = times.user + times.system, time.monotonic()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.1):
+            self.peak_rss = max(self.peak_rss, self.proc.memory_info().rss)
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        times = self.proc.cpu_times()
+        self.cpu_s = times.user + times.system - self._cpu0
+        self.wall_s = time.monotonic() - self._t0
+
+
+def grow_transcripts(home: str, session_ids: list[str], stop: threading.Event) -> int:
+    """Append real transcript lines to 20 sessions' transcripts, two lines a second each, until `stop`."""
+    folder = os.path.join(home, ".claude", "projects", PROJECT)
+    os.makedirs(folder, exist_ok=True)
+    lines = [line for line in TRANSCRIPT_SOURCE.read_bytes().splitlines(keepends=True) if line.strip()]
+    source = itertools.cycle(lines)
+    written = 0
+    while not stop.wait(0.5):
+        for sid in session_ids:
+            with open(os.path.join(folder, f"{sid}.jsonl"), "ab") as f:
+                f.write(next(source))
+            written += 1
+    return written
+
+
+def spool_backlog(conn: sqlite3.Connection, spool_dir: str) -> int:
+    """Bytes in the spool files that the collector has not ingested yet."""
+    cursors = dict(conn.execute("SELECT inode, offset FROM spool_cursor").fetchall())
+    total = 0
+    for name in os.listdir(spool_dir):
+        try:
+            st = os.stat(os.path.join(spool_dir, name))
+        except FileNotFoundError:
+            continue
+        total += max(0, st.st_size - cursors.get(st.st_ino, 0))
+    return total
+
+
+def send_load(
+    shim: list[str], env: dict[str, str], out_fd: int, args: argparse.Namespace, session_ids: list[str]
+) -> tuple[list[int], float, list[float]]:
+    """Send events through the shim at `args.rate` in all, paced by a shared schedule; returns the event
+    numbers sent, the seconds it took and each shim run's wall time."""
+    total = int(args.rate * args.seconds)
+    start = time.monotonic()
+    walls: list[float] = []
+
+    def send(n: int) -> int:
+        delay = start + n / args.rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        payload = event_payload(n, session_ids[n % SESSIONS], env["HOME"], random.Random(n))
+        walls.append(spawn_timed(shim, payload, env, out_fd).wall_s)
+        return n
+
+    with ThreadPoolExecutor(args.senders) as pool:
+        sent = list(pool.map(send, range(total)))
+    return sent, time.monotonic() - start, walls
+
+
+def exactly_once(conn: sqlite3.Connection, sent: list[int]) -> tuple[int, int, int]:
+    """(stored once, missing, stored more than once) among the events sent."""
+    rows = conn.execute(
+        "SELECT json_extract(data, '$.tool_use_id'), COUNT(*) FROM events "
+        "WHERE json_extract(data, '$.tool_use_id') LIKE 'toolu_load_%' GROUP BY 1"
+    ).fetchall()
+    counts = dict(rows)
+    once = sum(1 for n in sent if counts.get(f"toolu_load_{n}") == 1)
+    missing = sum(1 for n in sent if f"toolu_load_{n}" not in counts)
+    return once, missing, sum(1 for c in counts.values() if c > 1)
+
+
+def ramp(conn: sqlite3.Connection, env: dict[str, str], args: argparse.Namespace) -> list[list[str]]:
+    """Append events with the shim's own code at rising rates; stop at the first rate the collector cannot
+    drain (backlog at the end of the step over a quarter second of that rate's bytes)."""
+    from lunavect import paths
+    from lunavect.shim.entry import handle
+    from lunavect.shim.payload import extract
+
+    rng = random.Random(34)
+    session_id = str(uuid.uuid4())
+    raws = [event_payload(n, session_id, env["HOME"], rng) for n in range(60)]
+    line_bytes = len(json.dumps(extract("claude", json.loads(raws[0])))) + 200  # + id, time, process facts
+    rows = []
+    rate = args.rate
+    while rate <= args.max_rate:
+        start = time.monotonic()
+        n = 0
+        while (elapsed := time.monotonic() - start) < args.step_seconds:
+            due = int(elapsed * rate)
+            while n < due:
+                handle("claude", raws[n % len(raws)], None)
+                n += 1
+            time.sleep(0.005)
+        achieved = n / (time.monotonic() - start)
+        backlog = spool_backlog(conn, str(paths.spool_dir()))
+        lags = backlog > 0.25 * rate * line_bytes
+        short = achieved < 0.9 * rate
+        verdict = "lags" if lags else "writer fell short" if short else "keeps up"
+        rows.append([f"{rate:g}", f"{achieved:.0f}", f"{backlog / 1024:.0f}", verdict])
+        if lags or short:
+            break
+        drain = time.monotonic() + 10
+        while spool_backlog(conn, str(paths.spool_dir())) and time.monotonic() < drain:
+            time.sleep(0.1)
+        rate *= 2
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60, help="length of the load phase (default 60)")
+    parser.add_argument("--rate", type=float, default=200, help="events/s in all under load (default 200)")
+    parser.add_argument("--senders", type=int, default=8, help="concurrent shim senders (default 8)")
+    parser.add_argument("--idle-seconds", type=float, default=10, help="each idle phase (default 10)")
+    parser.add_argument("--step-seconds", type=float, default=5, help="each ramp step (default 5)")
+    parser.add_argument("--max-rate", type=float, default=6400, help="highest ramp rate tried (default 6400)")
+    args = parser.parse_args()
+
+    with isolated_home("lunavect-bench-load-") as env:
+        set_process_name("claude")
+        from lunavect import paths
+
+        shim = shlex.split(installed_hook_command())
+        session_ids = [str(uuid.uuid4()) for _ in range(SESSIONS)]
+        out_fd = os.open(os.path.join(env["LUNAVECT_HOME"], "children.out"), os.O_WRONLY | os.O_CREAT, 0o600)
+        proc = None
+        try:
+            proc = start_collector(env)
+            probe = Probe(shim, env, out_fd, str(paths.store_path()))
+            with Watch(proc.pid) as idle_watch:
+                idle = probe.sample(args.idle_seconds)
+            stop = threading.Event()
+            threads = [
+                threading.Thread(target=grow_transcripts, args=(env["HOME"], session_ids[:TRANSCRIPTS], stop)),
+            ]
+            loaded: list[float] = []
+            threads.append(threading.Thread(target=lambda: loaded.extend(probe.sample(args.seconds + 60, stop))))
+            with Watch(proc.pid) as load_watch:
+                for thread in threads:
+                    thread.start()
+                sent, took, walls = send_load(shim, env, out_fd, args, session_ids)
+                sent_end = time.monotonic()
+                stop.set()
+                for thread in threads:
+                    thread.join()
+                drain_deadline = time.monotonic() + 120
+                while spool_backlog(probe.conn, str(paths.spool_dir())) and time.monotonic() < drain_deadline:
+                    time.sleep(0.1)
+                drained = time.monotonic() - sent_end
+            idle.extend(probe.sample(args.idle_seconds))
+            once, missing, doubled = exactly_once(probe.conn, sent)
+            steps = ramp(probe.conn, env, args)
+            probe_failures = probe.failures
+        finally:
+            os.close(out_fd)
+            stop_collectors(proc)
+            time.sleep(0.2)
+
+    print(f"## Load ({args.seconds:g} s at {args.rate:g} events/s, {SESSIONS} sessions, {args.senders} senders)\n")
+    print(f"Machine: {machine_line()}  ")
+    print("Shim: the installed hook command; collector: `python -m lunavect daemon --quiet`.\n")
+    print(
+        f"Sent {len(sent)} events through the shim in {took:.1f} s ({len(sent) / took:.0f} events/s achieved; "
+        f"shim wall median {ms(statistics.median(walls))} ms); spool drained {max(drained, 0):.1f} s after the "
+        f"last one. **Exactly once: {once} of {len(sent)} stored once, {missing} missing, {doubled} stored twice "
+        f"or more.** Probes not visible within {VISIBLE_TIMEOUT_S:g} s: {probe_failures}.\n"
+    )
+    rows = [
+        ["idle (before and after)", str(len(idle)), ms(statistics.median(idle)), ms(p95(idle)), ms(max(idle))],
+        ["under load", str(len(loaded)), ms(statistics.median(loaded)), ms(p95(loaded)), ms(max(loaded))],
+    ]
+    print(md_table(["hook -> visible in `snapshot`", "probes", "median ms", "p95 ms", "max ms"], rows))
+    print(f"\np95 under load / idle: {p95(loaded) / p95(idle):.2f}x\n")
+    rows = [
+        [name, f"{w.cpu_s:.1f}", f"{w.wall_s:.1f}", f"{100 * w.cpu_s / w.wall_s:.0f}", f"{w.peak_rss / 2**20:.0f}"]
+        for name, w in (("idle (first phase)", idle_watch), ("load, until drained", load_watch))
+    ]
+    print(md_table(["collector", "CPU s", "wall s", "CPU %", "peak RSS MiB"], rows))
+    print(f"\nRamp (shim code in-process, {args.step_seconds:g} s a step):\n")
+    print(md_table(["target events/s", "achieved", "backlog at step end KiB", "spool"], steps))
+
+
+if __name__ == "__main__":
+    main()
