@@ -1,6 +1,6 @@
 """Reading Codex's managed app-server daemon: every way it cannot answer is a clear "unavailable" with its
 reason, within the deadline. Daemons of another version are played by a real WebSocket server on a unix socket
-(the real daemon is read in tests/clients/test_codex_daemon.py)."""
+(the real daemon is read in tests/clients/test_codex_daemon_live.py)."""
 
 from __future__ import annotations
 
