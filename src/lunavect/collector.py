@@ -306,7 +306,8 @@ class Collector:
     def prune(self, now: float | None = None) -> int:
         """Forget events past the de-duplication window, at most once every `PRUNE_EVERY_S`."""
         now = time.time() if now is None else now
-        if self._pruned_at is not None and now - self._pruned_at < PRUNE_EVERY_S:
+        # A clock set back (now before the last prune) prunes at once rather than waiting for it to catch up.
+        if self._pruned_at is not None and 0 <= now - self._pruned_at < PRUNE_EVERY_S:
             return 0
         self._pruned_at = now
         with store.transaction(self.conn):

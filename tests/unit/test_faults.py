@@ -10,11 +10,16 @@ import os
 import subprocess
 from pathlib import Path
 
+import msgspec
 import pytest
 from unit_support import pending_spool_bytes
 
+from lunavect import collector as collector_module
 from lunavect import store
 from lunavect.collector import Collector
+from lunavect.core.model import Evidence, Session
+from lunavect.frontends import rows
+from lunavect.sources import Batch, Source
 
 SESSION_A = "0a0a0a0a-1111-4222-8333-444455556666"
 SESSION_B = "0b0b0b0b-1111-4222-8333-444455556666"
@@ -124,3 +129,71 @@ def test_a_full_disk_under_the_store_loses_nothing_and_ingestion_resumes(iso_env
         assert pending_spool_bytes(conn, iso_env.spool_dir) == 0
     finally:
         conn.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The clock jumping back an hour or forward a day (the collector and the rules take `now`).
+
+NOW = 2_000_000_000.0
+
+
+class Feed(Source):
+    """Hands the collector the evidence a test queues, once."""
+
+    name = "feed"
+
+    def __init__(self) -> None:
+        self.queued: list[tuple[str, Evidence]] = []
+
+    def poll(self, conn, now):
+        batch, self.queued = Batch(evidence=self.queued), []
+        return batch
+
+
+def shown(conn, now: float) -> tuple[str, str]:
+    """The row's state and its timer as the front ends show them at `now`."""
+    session = msgspec.json.decode(conn.execute("SELECT data FROM snapshot").fetchone()[0], type=Session)
+    return session.state, rows.timer(session, now)
+
+
+def test_a_clock_that_jumps_leaves_no_stuck_state_and_no_negative_timer(tmp_path):
+    conn = store.connect(tmp_path / "store.sqlite3")
+    feed = Feed()
+    collector = Collector(conn, spool_dir=tmp_path / "spool", sources=[feed])
+
+    def at(now: float, *evidence: tuple[str, float]) -> tuple[str, str]:
+        feed.queued = [
+            (f"e{at_}", Evidence(provider="claude", session_id="s1", kind=kind, at=at_, source="transcript", cwd="/p"))
+            for kind, at_ in evidence
+        ]
+        collector.tick(now)
+        return shown(conn, now)
+
+    assert at(NOW, ("TranscriptPrompt", NOW)) == ("working", "0s")
+    assert at(NOW + 30) == ("working", "30s")
+    # Back an hour: the turn began "in the future"; still working, the timer at 0, never negative.
+    assert at(NOW - 3600) == ("working", "0s")
+    assert at(NOW + 60) == ("working", "1m 00s")  # the clock set right: the timer runs from the true start
+    # Forward a day: the evidence lost its authority.
+    assert at(NOW + 86400)[0] == "unknown"
+    assert at(NOW + 90) == ("working", "1m 30s")  # set right again: not stuck unknown
+    later = NOW + 2 * 86400
+    assert at(later, ("TranscriptResponse", later)) == ("ready", "")
+    assert at(later - 3600) == ("ready", "")  # back an hour: the answer stands
+    assert at(later + 10, ("TranscriptPrompt", later + 10)) == ("working", "0s")
+    assert at(later + 10 - 3600)[1] == "0s"
+    assert at(later + 25) == ("working", "15s")
+    conn.close()
+
+
+def test_pruning_resumes_after_the_clock_came_back_from_a_day_ahead(tmp_path, monkeypatch):
+    conn = store.connect(tmp_path / "store.sqlite3")
+    collector = Collector(conn, spool_dir=tmp_path / "spool", sources=[])
+    pruned: list[float] = []
+    real = store.prune_events
+    monkeypatch.setattr(store, "prune_events", lambda c, now: pruned.append(now) or real(c, now))
+    collector.prune(NOW + 86400)  # the clock a day ahead
+    collector.prune(NOW)  # set right
+    collector.prune(NOW + collector_module.PRUNE_EVERY_S + 1)
+    assert pruned[-1] == NOW + collector_module.PRUNE_EVERY_S + 1  # not skipped for the day the clock was ahead
+    conn.close()
