@@ -29,6 +29,8 @@ from lunavect.shim.spoolfile import SPOOL_FORMAT, append_line, new_id
 
 HOOK_PATH = "/lunavect/hook/claude"
 SECRET_HEADER = "x-lunavect-secret"
+# Tells `hooks status` that what answers at the port is this listener and not another program.
+SERVER_HEADER = "Server: lunavect-hooks"
 # Claude's hook payloads are a few KB; a PostToolUse carries the tool's output, kept whole up to this size.
 MAX_BODY_BYTES = 8 * 1024 * 1024
 MAX_HEAD_BYTES = 16 * 1024
@@ -251,7 +253,7 @@ class HookListener:
     @staticmethod
     def _answer(conn: socket.socket, refusal: Refusal | None) -> None:
         status = 200 if refusal is None else refusal.status
-        line = f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        line = f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Length: 0\r\nConnection: close\r\n{SERVER_HEADER}\r\n\r\n"
         try:
             conn.settimeout(1.0)
             conn.sendall(line.encode("ascii"))

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lunavect import hook_secret
-from lunavect.hook_listener import HookListener
+from lunavect.hook_listener import SERVER_HEADER, HookListener
 
 if TYPE_CHECKING:
     from lunavect.collector import TransitionObserver
@@ -69,3 +70,21 @@ class WithListener:
             self.listener.close()
         if self._inner is not None:
             self._inner.close()
+
+
+def probe(data_dir: Path, timeout_s: float = 1.0) -> dict | None:
+    """For `hooks status`: the configured port and whether lunavect's listener answers there now (None when HTTP
+    hooks were not set up). It asks for `/`, which the listener refuses without reading or storing anything."""
+    port = configured_port(data_dir)
+    if port is None:
+        return None
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout_s) as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
+            reply = b""
+            while len(reply) < 4096 and (chunk := sock.recv(4096)):
+                reply += chunk
+            answers = reply.startswith(b"HTTP/1.") and SERVER_HEADER.encode() in reply
+    except OSError:
+        answers = False
+    return {"port": port, "answers": answers}

@@ -70,3 +70,18 @@ def test_a_taken_port_is_logged_not_fatal(tmp_path: Path, caplog):
         hook_service.config_path(tmp_path).write_text(json.dumps({"port": taken.getsockname()[1]}))
         assert hook_service.start(tmp_path) is None
     assert "cannot listen" in caplog.text
+
+
+def test_probe_says_whether_the_listener_answers(tmp_path: Path):
+    assert hook_service.probe(tmp_path) is None  # not set up: nothing to say
+    port = free_port()
+    hook_service.config_path(tmp_path).write_text(json.dumps({"port": port}))
+    assert hook_service.probe(tmp_path) == {"port": port, "answers": False}
+    listener = hook_service.start(tmp_path)
+    assert listener is not None
+    try:
+        assert hook_service.probe(tmp_path) == {"port": port, "answers": True}
+        assert listener.refused == {"wrong-path": 1}  # the probe is refused, never stored
+    finally:
+        listener.close()
+    assert not (tmp_path / "spool" / "events.jsonl").exists()

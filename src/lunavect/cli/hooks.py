@@ -114,6 +114,9 @@ def hooks_status(as_json: bool) -> None:
         },
         "codex": codex_install.report(codex_status),
     }
+    from lunavect import hook_service, paths
+
+    report["claude"]["http_listener"] = hook_service.probe(paths.data_dir())
     codex_last = store.latest_event_time(conn, "codex")
     report["codex"]["last_event_age_s"] = round(time.time() - codex_last, 1) if codex_last else None
     if as_json:
@@ -123,6 +126,10 @@ def hooks_status(as_json: bool) -> None:
     click.echo(install.describe_status(status))
     age = claude["last_event_age_s"]
     click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
+    listener = claude["http_listener"]
+    if listener is not None:
+        answer = "answers" if listener["answers"] else "does not answer (is the collector running?)"
+        click.echo(f"  HTTP hooks: the collector's listener on 127.0.0.1:{listener['port']} {answer}")
     click.echo(codex_install.describe_status(codex_status))
     age = report["codex"]["last_event_age_s"]
     click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
