@@ -7,7 +7,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import msgspec
@@ -197,3 +200,68 @@ def test_pruning_resumes_after_the_clock_came_back_from_a_day_ahead(tmp_path, mo
     collector.prune(NOW + collector_module.PRUNE_EVERY_S + 1)
     assert pruned[-1] == NOW + collector_module.PRUNE_EVERY_S + 1  # not skipped for the day the clock was ahead
     conn.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The collector killed during a migration.
+
+MIGRATING_CHILD = r"""
+import pathlib, sqlite3, sys, time
+from lunavect import store
+
+marker = pathlib.Path(sys.argv[2])
+real_connect = sqlite3.connect
+
+
+class Pausing(sqlite3.Connection):
+    # Stops for good halfway through the new migration: after its first statement, before its second.
+    def execute(self, sql, *args):
+        cursor = super().execute(sql, *args)
+        if "CREATE TABLE extra" in sql:
+            marker.write_text("half way")
+            time.sleep(600)
+        return cursor
+
+
+sqlite3.connect = lambda *a, **k: real_connect(*a, factory=Pausing, **k)
+store.MIGRATIONS = [*store.MIGRATIONS, sys.argv[3]]
+store.SCHEMA_VERSION = len(store.MIGRATIONS)
+store.connect(pathlib.Path(sys.argv[1]))
+"""
+
+NEW_MIGRATION = (
+    "CREATE TABLE extra (x INTEGER); INSERT INTO extra VALUES (1); ALTER TABLE settings ADD COLUMN note TEXT"
+)
+
+
+def test_a_collector_killed_during_a_migration_leaves_a_store_the_next_open_migrates(tmp_path, monkeypatch):
+    path = tmp_path / "store.sqlite3"
+    conn = store.connect(path)  # a store of this version, with something in it: "old" for the next version
+    with store.transaction(conn):
+        conn.execute("INSERT INTO settings (key, value) VALUES ('kept', 'yes')")
+    conn.close()
+    marker = tmp_path / "migrating"
+    child = subprocess.Popen([sys.executable, "-c", MIGRATING_CHILD, str(path), str(marker), NEW_MIGRATION])
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert marker.exists(), "the child never reached the middle of the migration"
+        child.send_signal(signal.SIGKILL)
+        assert child.wait(timeout=20) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+    migrations = [*store.MIGRATIONS, NEW_MIGRATION]
+    monkeypatch.setattr(store, "MIGRATIONS", migrations)
+    monkeypatch.setattr(store, "SCHEMA_VERSION", len(migrations))
+    conn = store.connect(path)  # the next open: the half-done migration left nothing, it runs whole once
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(migrations)
+        assert conn.execute("SELECT x FROM extra").fetchall() == [(1,)]
+        assert conn.execute("SELECT value, note FROM settings WHERE key = 'kept'").fetchone() == ("yes", None)
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    finally:
+        conn.close()
