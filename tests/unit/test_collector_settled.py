@@ -7,27 +7,15 @@ from __future__ import annotations
 
 import json
 
+from unit_support import Feed
+
 from lunavect import store
 from lunavect.collector import Collector
 from lunavect.core.model import Evidence
 from lunavect.core.rules import Facts, settled
 from lunavect.core.rules.decide import decide
-from lunavect.sources import Batch, Source
 
 NOW = 2_000_000_000.0
-
-
-class Feed(Source):
-    """Hands the collector the evidence a test queues, once."""
-
-    name = "feed"
-
-    def __init__(self) -> None:
-        self.queued: list[tuple[str, Evidence]] = []
-
-    def poll(self, conn, now):
-        batch, self.queued = Batch(evidence=self.queued), []
-        return batch
 
 
 def ev(kind: str, at: float, n: int) -> tuple[str, Evidence]:

@@ -15,14 +15,13 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from unit_support import pending_spool_bytes
+from unit_support import Feed, pending_spool_bytes
 
 from lunavect import collector as collector_module
 from lunavect import store
 from lunavect.collector import Collector
 from lunavect.core.model import Evidence, Session
 from lunavect.frontends import rows
-from lunavect.sources import Batch, Source
 
 SESSION_A = "0a0a0a0a-1111-4222-8333-444455556666"
 SESSION_B = "0b0b0b0b-1111-4222-8333-444455556666"
@@ -138,19 +137,6 @@ def test_a_full_disk_under_the_store_loses_nothing_and_ingestion_resumes(iso_env
 # The clock jumping back an hour or forward a day (the collector and the rules take `now`).
 
 NOW = 2_000_000_000.0
-
-
-class Feed(Source):
-    """Hands the collector the evidence a test queues, once."""
-
-    name = "feed"
-
-    def __init__(self) -> None:
-        self.queued: list[tuple[str, Evidence]] = []
-
-    def poll(self, conn, now):
-        batch, self.queued = Batch(evidence=self.queued), []
-        return batch
 
 
 def shown(conn, now: float) -> tuple[str, str]:

@@ -24,6 +24,8 @@ import pytest
 import lunavect.shim
 from lunavect import spool
 from lunavect.claude.summary import TranscriptSummary
+from lunavect.core.model import Evidence
+from lunavect.sources import Batch, Source
 
 HOOK_FILE = str(Path(lunavect.shim.__file__).resolve().with_name("entry.py"))
 # The console script of this venv (the tests run with .venv/bin/python).
@@ -244,3 +246,16 @@ def transcript_summary(conn: sqlite3.Connection, session_id: str) -> TranscriptS
         "SELECT summary FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC LIMIT 1", (session_id,)
     ).fetchone()
     return msgspec.json.decode(row[0], type=TranscriptSummary) if row is not None else None
+
+
+class Feed(Source):
+    """Hands the collector the evidence a test queues, once."""
+
+    name = "feed"
+
+    def __init__(self) -> None:
+        self.queued: list[tuple[str, Evidence]] = []
+
+    def poll(self, conn, now):
+        batch, self.queued = Batch(evidence=self.queued), []
+        return batch
