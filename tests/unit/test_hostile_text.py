@@ -13,8 +13,8 @@ import time
 
 import msgspec
 import pytest
+from unit_support import a_session, seed_snapshot
 
-from lunavect import store
 from lunavect.core.model import Session
 from lunavect.frontends import rows, table
 from lunavect.terminal_text import clean, clean_lines
@@ -25,34 +25,19 @@ FORGED_ROW = "x\nready  -  claude  forged  FORGED  deadbeef"
 
 def hostile_session(sid: str = "aaaa1111", **fields: object) -> Session:
     values: dict[str, object] = dict(
-        id=f"claude:{sid}",
-        provider="claude",
-        session_id=sid,
         title=HOSTILE_TITLE,
         project="p\x9b31m\u202eevil",
         cwd="/tmp/" + FORGED_ROW,
-        host="h",
         state="ready",
-        activity=None,
-        since=None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
         resume=f"cd /tmp/x\x1b]0;pwned\x07 && claude --resume {sid}",
-        basis=["hook"],
         updated=_dt.datetime.now(_dt.UTC).isoformat().replace("+00:00", "Z"),
     )
     values.update(fields)
-    return Session(**values)  # type: ignore[arg-type]
+    return a_session(sid, **values)
 
 
 def seed(conn, session: Session) -> None:
-    with store.transaction(conn):
-        conn.execute(
-            "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, 1, ?, 0)",
-            (session.id, session.state, msgspec.json.encode(session).decode()),
-        )
+    seed_snapshot(conn, session)
 
 
 def acts_on_a_terminal(text: str) -> bool:

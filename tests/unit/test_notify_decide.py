@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from unit_support import a_session
+
 from lunavect.core.model import Session, State
 from lunavect.notify.decide import COALESCE_S, FRESH_S, QUIET_S, Decider, Policy, Transition
 from lunavect.notify.kinds import KINDS
@@ -14,27 +16,16 @@ T0 = 1_800_000_000.0
 
 def row(n: int = 1, state: State = State.READY, at: float = T0, **fields: object) -> Session:
     base: dict[str, object] = dict(
-        id=f"claude:s{n}",
-        provider="claude",
-        session_id=f"s{n}",
         title=f"task {n}",
         project=f"proj{n}",
         cwd=f"/src/proj{n}",
         host="here",
         state=state,
-        activity=None,
-        since=None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
-        resume=None,
-        basis=["hook"],
         updated=iso(at),
         client="cli",
     )
     base.update(fields)
-    return Session(**base)  # type: ignore[arg-type]
+    return a_session(f"s{n}", **base)
 
 
 def moved(old: State | None, new: Session, **kw: bool) -> Transition:

@@ -6,21 +6,16 @@ from __future__ import annotations
 import time
 
 import msgspec
+from unit_support import a_session
 
 from lunavect import store
-from lunavect.core.model import Session, State
+from lunavect.core.model import State
 from lunavect.sync import config, keys, presence, remote
 from lunavect.sync.notify_feed import RemoteTransitions
 
 
 def row(sid: str, state: State) -> bytes:
-    return msgspec.json.encode(
-        Session(
-            id=f"claude:{sid}", provider="claude", session_id=sid, title="t", project="p", cwd="/p", host="x",
-            state=state, activity=None, since=None, background={}, error=None, pinned=False, hidden=False,
-            resume=None, basis=["hook"],
-        )
-    )  # fmt: skip
+    return msgspec.json.encode(a_session(sid, title="t", project="p", cwd="/p", host="x", state=state))
 
 
 def beat(host: str, revision: int, person_at: float | None = None) -> remote.Entry:

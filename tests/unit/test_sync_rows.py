@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+from unit_support import a_session
+
 from lunavect.core.model import Session, State
 from lunavect.frontends import rows
 from lunavect.snapshot import iso
@@ -12,26 +14,17 @@ from lunavect.sync import remote
 
 
 def session(**overrides) -> Session:
-    fields = dict(
-        id="claude:s1",
-        provider="claude",
-        session_id="s1",
+    fields: dict[str, object] = dict(
         title="t",
         project="proj",
         cwd="/p/proj",
         host="alpha",
         state=State.WORKING,
         activity="Bash",
-        since=None,
         background={"shell": 2},
-        error=None,
-        pinned=False,
-        hidden=False,
-        resume=None,
-        basis=["hook"],
     )
     fields.update(overrides)
-    return Session(**fields)
+    return a_session("s1", **fields)
 
 
 def test_this_machines_rows_keep_their_project_and_another_machines_say_its_host():

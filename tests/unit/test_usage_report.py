@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from unit_support import a_session
 
 from lunavect import store
 from lunavect.usage import ledger, limits, prices, report
@@ -160,7 +161,7 @@ def test_a_window_past_the_threshold_warns_once_per_window(conn, tmp_path: Path,
 
 
 def test_a_row_s_detail_and_the_web_row_carry_the_usage_line() -> None:
-    from lunavect.core.model import Session, State
+    from lunavect.core.model import State
     from lunavect.frontends import rows
     from lunavect.frontends.web.document import page_row
     from lunavect.usage.tokens import SessionUsage
@@ -172,25 +173,7 @@ def test_a_row_s_detail_and_the_web_row_carry_the_usage_line() -> None:
         context=106_060,
         context_window=200_000,
     )
-    session = Session(
-        id="claude:s",
-        provider="claude",
-        session_id="s",
-        title="T",
-        project="p",
-        cwd=None,
-        host="h",
-        state=State.IDLE,
-        activity=None,
-        since=None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
-        resume=None,
-        basis=[],
-        usage=usage,
-    )
+    session = a_session(title="T", project="p", state=State.IDLE, basis=[], usage=usage)
     line = (
         "Tokens 12.1M (in 177 · out 28.8k · cache 11.6M read, 479.5k written) · sub-agents 1.0k · "
         "context 106.1k of 200.0k (53 %) · claude-opus-4-6"

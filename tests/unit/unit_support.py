@@ -22,9 +22,9 @@ import msgspec
 import pytest
 
 import lunavect.shim
-from lunavect import spool
+from lunavect import spool, store
 from lunavect.claude.summary import TranscriptSummary
-from lunavect.core.model import Evidence
+from lunavect.core.model import Evidence, Session, State
 from lunavect.sources import Batch, Source
 
 HOOK_FILE = str(Path(lunavect.shim.__file__).resolve().with_name("entry.py"))
@@ -259,3 +259,39 @@ class Feed(Source):
     def poll(self, conn, now):
         batch, self.queued = Batch(evidence=self.queued), []
         return batch
+
+
+def a_session(sid: str = "s", **fields: object) -> Session:
+    """A snapshot row with neutral values in every field a test does not name, so each test says only what it
+    is about (the `Session` type has sixteen required fields)."""
+    provider = str(fields.get("provider", "claude"))
+    values: dict[str, object] = dict(
+        id=f"{provider}:{sid}",
+        provider=provider,
+        session_id=sid,
+        title=None,
+        project=None,
+        cwd=None,
+        host="h",
+        state=State.READY,
+        activity=None,
+        since=None,
+        background={},
+        error=None,
+        pinned=False,
+        hidden=False,
+        resume=None,
+        basis=["hook"],
+    )
+    values.update(fields)
+    return Session(**values)  # type: ignore[arg-type]
+
+
+def seed_snapshot(conn: sqlite3.Connection, *sessions: Session, listed: bool = True) -> None:
+    """Store rows as the collector writes them (the snapshot table front ends read)."""
+    with store.transaction(conn):
+        for session in sessions:
+            conn.execute(
+                "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, 0)",
+                (session.id, session.state, int(listed), msgspec.json.encode(session).decode()),
+            )
