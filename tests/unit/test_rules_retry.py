@@ -72,3 +72,25 @@ def test_the_transcripts_retry_record_is_read_as_a_retry_with_its_reason():
         facts = read_record(json.dumps(record).encode())
         kinds.append([(a.kind, a.error, a.http_status) for a in facts.activity])
     assert kinds == [[("TranscriptRetry", None, 529)], [("TranscriptRetry", "connection_error", None)]]
+
+
+def test_with_hooks_a_final_failure_the_stopfailure_hook_never_reported_still_ends_in_the_error():
+    """Seen with the real `claude -p` under load: the retries, the transcript's final api_error record, the
+    catalog's idle, SessionEnd, and no StopFailure hook at all. The failure must not read as plain idle."""
+    facts = play(
+        ev("UserPromptSubmit", 0, source="hook"),
+        ev("TranscriptRetry", 1, http_status=500),
+        ev("TranscriptApiError", 8, http_status=500),
+        ev("CatalogStatus", 8.01, source="catalog", status="idle"),
+    )
+    decision = decide(facts, T0 + 9)
+    assert (decision.state, decision.error, decision.activity) == (State.ERROR, ErrorReason.SERVICE, None)
+    # ... and a StopFailure that does arrive says the same.
+    late = fold(facts, ev("StopFailure", 8.02, source="hook", error="server_error"))
+    assert decide(late, T0 + 9).state is State.ERROR
+
+
+def test_with_hooks_an_api_error_record_older_than_newer_hook_news_changes_nothing():
+    newer = play(ev("UserPromptSubmit", 0, source="hook"), ev("PreToolUse", 8, source="hook", tool="Read"))
+    late = fold(newer, ev("TranscriptApiError", 5, http_status=500))
+    assert decide(late, T0 + 9).state is State.WORKING

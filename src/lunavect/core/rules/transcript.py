@@ -39,6 +39,17 @@ def _hooked(facts: Facts, ev: Evidence) -> None:
     if ev.kind == "TranscriptRetry":
         _retry(facts, ev)  # no hook reports a retry
         return
+    if ev.kind == "TranscriptApiError":
+        # The client's own record that the running turn failed. Its StopFailure hook says the same, but a
+        # headless client can exit before that hook runs (seen with `claude -p` under load): then only the
+        # transcript tells it, and the catalog's `idle` that follows must not turn the failure into plain idle.
+        if (
+            facts.phase == State.WORKING
+            and facts.turn_open
+            and (facts.confirmed_at is None or ev.at >= facts.confirmed_at)
+        ):
+            _api_error(facts, ev)
+        return
     if ev.kind != "TranscriptInterrupt" or not facts.turn_open:
         return
     if facts.phase in (State.WORKING, State.PERMISSION) or waits_in_dialog(facts):
