@@ -12,16 +12,15 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
-import msgspec
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="the test extra is not installed")
 
 from starlette.testclient import TestClient
+from unit_support import a_session, seed_snapshot
 
 from lunavect import store
-from lunavect.core.model import Session
 from lunavect.frontends.web import tokens
 from lunavect.frontends.web.app import COOKIE, Settings, create_app
 from lunavect.frontends.web.broadcast import Broadcast, StoreWorker
@@ -37,10 +36,8 @@ def iso(ts: float) -> str:
 
 def seed(conn, sid: str, state: str = "ready", title: str | None = None, ago: float = 60.0) -> str:
     now = time.time()
-    session = Session(
-        id=f"claude:{sid}",
-        provider="claude",
-        session_id=sid,
+    session = a_session(
+        sid,
         title=title or f"Session {sid}",
         project="proj",
         cwd="/home/dev/proj",
@@ -48,21 +45,12 @@ def seed(conn, sid: str, state: str = "ready", title: str | None = None, ago: fl
         state=state,
         activity="Bash" if state == "working" else None,
         since=iso(now - ago) if state == "working" else None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
         resume=f"claude --resume {sid}",
-        basis=["hook"],
         updated=iso(now - ago),
         pid=4242,
         tty="/dev/pts/7",
     )
-    with store.transaction(conn):
-        conn.execute(
-            "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, 1, ?, ?)",
-            (session.id, state, msgspec.json.encode(session).decode(), now),
-        )
+    seed_snapshot(conn, session, updated=now)
     return session.id
 
 

@@ -8,17 +8,15 @@ import asyncio
 import os
 from pathlib import Path
 
-import msgspec
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="the test extra is not installed")
 
 from starlette.testclient import TestClient
-from unit_support import shared_data_dir
+from unit_support import a_session, seed_snapshot, shared_data_dir
 
 from lunavect import store
-from lunavect.core.model import Session
 from lunavect.frontends.web import tokens
 from lunavect.frontends.web.app import COOKIE, Settings, create_app
 
@@ -28,16 +26,10 @@ SID = "5e55e55e-0000-4000-8000-000000000001"
 
 
 def _seed(conn) -> str:
-    session = Session(
-        id=f"claude:{SID}", provider="claude", session_id=SID, title="Peeked", project="proj", cwd="/nowhere/proj",
-        host="devbox", state="ready", activity=None, since=None, background={}, error=None, pinned=False,
-        hidden=False, resume=None, basis=["hook"], updated="2026-11-30T09:00:00Z", pid=None, tty=None,
-    )  # fmt: skip
-    with store.transaction(conn):
-        conn.execute(
-            "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, 'ready', 1, ?, 0)",
-            (session.id, msgspec.json.encode(session).decode()),
-        )
+    session = a_session(
+        SID, title="Peeked", project="proj", cwd="/nowhere/proj", host="devbox", updated="2026-11-30T09:00:00Z"
+    )
+    seed_snapshot(conn, session)
     folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-nowhere-proj"
     folder.mkdir(parents=True)
     (folder / f"{SID}.jsonl").write_bytes((shared_data_dir() / "claude" / "spotter" / "tool_heavy.jsonl").read_bytes())

@@ -287,11 +287,11 @@ def a_session(sid: str = "s", **fields: object) -> Session:
     return Session(**values)  # type: ignore[arg-type]
 
 
-def seed_snapshot(conn: sqlite3.Connection, *sessions: Session, listed: bool = True) -> None:
+def seed_snapshot(conn: sqlite3.Connection, *sessions: Session, listed: bool = True, updated: float = 0.0) -> None:
     """Store rows as the collector writes them (the snapshot table front ends read)."""
     with store.transaction(conn):
         for session in sessions:
             conn.execute(
-                "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, 0)",
-                (session.id, session.state, int(listed), msgspec.json.encode(session).decode()),
+                "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, ?)",
+                (session.id, session.state, int(listed), msgspec.json.encode(session).decode(), updated),
             )
