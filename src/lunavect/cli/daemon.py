@@ -19,12 +19,9 @@ def daemon(quiet: bool) -> None:
     """Run the collector in the foreground (one per machine; exits at once if another runs)."""
     import logging
 
-    from lunavect import collector
+    from lunavect import collector, collector_log, paths
 
-    logging.basicConfig(
-        level=logging.WARNING if quiet else logging.INFO,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-    )
+    collector_log.configure(logging.WARNING if quiet else logging.INFO, paths.data_dir() / paths.LOG_FILE_NAME)
     try:
         code = collector.run(observer=_notifier)
     except KeyboardInterrupt:
