@@ -47,3 +47,38 @@ def test_the_hook_never_appends_through_a_link(iso_env, tmp_path):
     result = iso_env.hook({"session_id": "s1", "hook_event_name": "Stop", "cwd": "/w"})
     assert result.returncode == 0 and result.stdout == b"" and result.stderr == b""
     assert victim.read_text() == "precious"
+
+
+STOP = {"session_id": "s1", "hook_event_name": "Stop", "cwd": "/w"}
+
+
+def _hook_is_silent(iso_env) -> None:
+    result = iso_env.hook(STOP)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_the_hook_writes_nothing_into_a_spool_folder_others_may_write(iso_env):
+    spool = paths.ensure_private_dir(paths.spool_dir())
+    os.chmod(spool, 0o777)
+    _hook_is_silent(iso_env)
+    assert list(spool.iterdir()) == []
+    os.chmod(spool, 0o700)  # made private again: the next event is kept
+    _hook_is_silent(iso_env)
+    assert [r["event"] for r in iso_env.spool_records()] == ["Stop"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_the_hook_writes_nothing_into_a_spool_folder_of_another_user(iso_env):
+    spool = paths.ensure_private_dir(paths.spool_dir())
+    os.chown(spool, 65534, 65534)  # nobody's
+    _hook_is_silent(iso_env)
+    assert list(spool.iterdir()) == []
+
+
+def test_the_hook_writes_nothing_through_a_spool_folder_that_is_a_link(iso_env, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    paths.ensure_private_dir(paths.data_dir())
+    os.symlink(elsewhere, paths.spool_dir())
+    _hook_is_silent(iso_env)
+    assert list(elsewhere.iterdir()) == []

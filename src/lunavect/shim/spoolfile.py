@@ -80,27 +80,62 @@ def new_id() -> str:
 
 
 _APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NONBLOCK | posix.O_NOFOLLOW
+_FOLDER_FLAGS = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
 
 
-def append_line(path: str, line: str) -> bool:
-    """Append one line (without its newline) with a single write(2); True when it was written whole.
+def _open_private_folder(folder: str) -> int | None:
+    """The folder's descriptor when it is a real folder of this user that no one else may write; else None.
 
-    Never blocks (O_NONBLOCK) and never raises: a full disk or an unwritable folder loses the event, never
-    the agent's time."""
-    data = (line + "\n").encode("ascii")
+    Another user's folder, or one anyone may write, would let them swap the spool file for a link or read
+    what is appended; the check costs one open and one fstat, a few microseconds of the shim's budget."""
+    fd = posix.open(folder, _FOLDER_FLAGS)
     try:
-        fd = posix.open(path, _APPEND_FLAGS, 0o600)
+        st = posix.fstat(fd)
+    except OSError:
+        posix.close(fd)
+        return None
+    if st.st_uid != posix.getuid() or st.st_mode & 0o022:
+        posix.close(fd)
+        return None
+    return fd
+
+
+def _open_for_append(path: str) -> int | None:
+    """The spool file opened for appending inside its checked folder, creating both when missing; None when
+    the folder is not this user's alone, or anything fails."""
+    folder, _, name = path.rpartition("/")
+    try:
+        folder_fd = _open_private_folder(folder)
     except FileNotFoundError:
         try:
             import os
 
             # makedirs gives only the last folder the mode: create the data folder private first.
-            os.makedirs(os.path.dirname(os.path.dirname(path)), mode=0o700, exist_ok=True)
-            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-            fd = posix.open(path, _APPEND_FLAGS, 0o600)
+            os.makedirs(os.path.dirname(folder), mode=0o700, exist_ok=True)
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            folder_fd = _open_private_folder(folder)
         except OSError:
-            return False
+            return None
     except OSError:
+        return None
+    if folder_fd is None:
+        return None
+    try:
+        return posix.open(name, _APPEND_FLAGS, 0o600, dir_fd=folder_fd)
+    except OSError:
+        return None
+    finally:
+        posix.close(folder_fd)
+
+
+def append_line(path: str, line: str) -> bool:
+    """Append one line (without its newline) with a single write(2); True when it was written whole.
+
+    Never blocks (O_NONBLOCK) and never raises: a full disk, an unwritable folder or one that is not this
+    user's alone loses the event, never the agent's time."""
+    data = (line + "\n").encode("ascii")
+    fd = _open_for_append(path)
+    if fd is None:
         return False
     try:
         return posix.write(fd, data) == len(data)
