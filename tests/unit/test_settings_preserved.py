@@ -71,3 +71,20 @@ def test_a_read_only_settings_file_is_refused_with_a_clear_line(iso_env):
     assert result.exit_code == 1
     assert "read-only" in result.stderr and result.stderr.count("\n") == 1
     assert path.read_bytes() == ORIGINAL
+
+
+def test_numbers_stay_as_written_through_install_and_a_minimal_uninstall(iso_env):
+    """The person edits the file while lunavect's hooks are in it: install and uninstall rewrite it (not a byte
+    restore), and every number keeps the form it was written in."""
+    path = settings(iso_env)
+    numbers = b'    "limit": 1e2,\n    "ratio": 1.50,\n    "tiny": 2.5E-3,\n    "zero": -0.0,\n    "n": 7,\n'
+    path.write_bytes(ORIGINAL.replace(b'    "limit": 1e2,\n', numbers))
+    assert run("hooks", "install").exit_code == 0
+    installed = path.read_bytes()
+    assert numbers in installed and b"lunavect" in installed
+    path.write_bytes(installed.replace(b'    "n": 7,\n', b'    "n": 7,\n    "model": "opus",\n'))  # by hand
+    assert run("hooks", "uninstall").exit_code == 0
+    text = path.read_bytes()
+    assert b"lunavect" not in text and b'"model": "opus"' in text
+    assert numbers in text
+    assert json.loads(text)["ratio"] == 1.5

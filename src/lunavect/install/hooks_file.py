@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -25,6 +26,19 @@ BACKUP_SUFFIX = ".lunavect-backup"
 
 class HooksFileError(Exception):
     """The hooks file cannot be read or is not the shape the client reads; nothing was changed."""
+
+
+class WrittenNumber(float):
+    """A number of the person's file that remembers how it was written (`1e2`, `1.50`): json.dumps would write
+    `100.0` and `1.5`, and a minimal edit must not rewrite what it did not change."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> WrittenNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
 
 
 def is_ours(handler: object) -> bool:
@@ -44,7 +58,7 @@ def load(path: Path) -> dict:
     if not text.strip():
         return {}
     try:
-        settings = json.loads(text)
+        settings = json.loads(text, parse_float=WrittenNumber)
     except json.JSONDecodeError as exc:
         raise HooksFileError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}); fix it, then run again"
@@ -61,8 +75,8 @@ def load(path: Path) -> dict:
 
 
 def render(settings: dict, like: str = "") -> str:
-    """The settings as JSON in the style of the person's file `like`: its indentation, and \\u escapes when
-    it wrote non-ASCII that way."""
+    """The settings as JSON in the style of the person's file `like`: its indentation, \\u escapes when it
+    wrote non-ASCII that way, and each number as it was written."""
     indent: int | str = 2
     for line in like.splitlines()[1:]:
         stripped = line.lstrip(" \t")
@@ -71,7 +85,27 @@ def render(settings: dict, like: str = "") -> str:
             indent = "\t" if lead.startswith("\t") else len(lead)
             break
     escaped = "\\u" in like and like.isascii()
-    return json.dumps(settings, indent=indent, ensure_ascii=escaped) + "\n"
+    written: dict[str, str] = {}
+    text = json.dumps(_marked(settings, written), indent=indent, ensure_ascii=escaped) + "\n"
+    for marker, number in written.items():
+        text = text.replace(json.dumps(marker), number, 1)
+    return text
+
+
+def _marked(value: object, written: dict[str, str]) -> object:
+    """`value` with each number whose written form json.dumps would change replaced by a unique marker
+    string (recorded in `written`), which `render` swaps back for the number as written."""
+    if isinstance(value, WrittenNumber):
+        if json.dumps(value) == value.text:
+            return value
+        marker = f"\0lunavect-number-{secrets.token_hex(8)}\0"
+        written[marker] = value.text
+        return marker
+    if isinstance(value, dict):
+        return {key: _marked(item, written) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_marked(item, written) for item in value]
+    return value
 
 
 def backup_path(path: Path) -> Path:
