@@ -133,33 +133,6 @@ def test_status_bars_show_the_fullest_window(conn, tmp_path: Path, monkeypatch) 
     assert summarize(conn).notes in ((), (expected,), ("codex 7 d 8 %",), ("codex 5 h 42 % (old)",))
 
 
-def test_a_window_past_the_threshold_warns_once_per_window(conn, tmp_path: Path, monkeypatch) -> None:
-    import time
-
-    from lunavect.usage import warnings
-
-    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
-    now = time.time()
-
-    def report_(percent: float, resets: float) -> None:
-        with conn:
-            limits.record(conn, "codex", Limits(at=now, limit_id="codex", primary=LimitWindow(percent, 300, resets)))
-
-    report_(89.0, now + 3600)
-    assert warnings.due(conn, now) == []
-    report_(91.0, now + 3600)
-    [warning] = warnings.due(conn, now)
-    assert warning.title == "codex: 91 % of the 5 h limit"
-    report_(95.0, now + 3600)
-    assert warnings.due(conn, now) == []  # the same window: once
-    report_(92.0, now + 7200)  # the next window
-    assert [w.key for w in warnings.due(conn, now)] == ["codex/codex/primary"]
-    with conn:
-        conn.execute("INSERT INTO settings (key, value) VALUES ('usage_warn_percent', 'off')")
-    report_(99.0, now + 9000)
-    assert warnings.due(conn, now) == []
-
-
 def test_a_row_s_detail_and_the_web_row_carry_the_usage_line() -> None:
     from lunavect.core.model import State
     from lunavect.frontends import rows

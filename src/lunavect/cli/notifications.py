@@ -53,13 +53,28 @@ def _describe(s: object) -> str:
         f"desktop notifications: {'on' if s.desktop else 'off'}; sound: {s.sound}"
         + "".join(f"; {name}: {sound}" for name, sound in sorted(s.sounds.items())),
         f"command: {s.command or 'none'}",
+        "usage warnings: "
+        + (f"when a rate-limit window reaches {s.usage_percent:g} %" if s.usage_percent is not None else "off"),
     ]
     return "\n".join(lines)
 
 
+def _percent(text: str) -> float | None:
+    if text.strip().lower() == "off":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 100:
+        raise Failure(f"--usage-percent takes a number above 0 and at most 100, or off (not {text!r})")
+    return value
+
+
 @click.group("notifications")
 def notifications() -> None:
-    """Desktop notifications when a session needs you: response ready, permission, input, errors.
+    """Desktop notifications when a session needs you: response ready, permission, input, errors; and when
+    an account's rate-limit window reaches 90 % (`set --usage-percent`).
 
     The collector sends them (`lunavect service install` keeps one running from login), once per state
     change, never for the pane or window you are looking at.
@@ -126,6 +141,13 @@ def status_command() -> None:
     metavar="PROGRAM",
     help="Run PROGRAM with each notification as JSON on stdin ('' removes it).",
 )
+@click.option(
+    "--usage-percent",
+    "usage_percent",
+    default=None,
+    metavar="PERCENT|off",
+    help="Warn once per window when an account's rate-limit window reaches PERCENT (default 90; off: never).",
+)
 def set_command(
     hidden: bool | None,
     focus: bool | None,
@@ -133,6 +155,7 @@ def set_command(
     sound: str | None,
     sound_for: tuple[tuple[str, str], ...],
     command: str | None,
+    usage_percent: str | None,
 ) -> None:
     """Change how notifications are sent."""
     import shlex
@@ -161,6 +184,8 @@ def set_command(
             except ValueError as exc:
                 raise Failure(f"cannot split the command: {exc}") from None
         current.command = command.strip() or None
+    if usage_percent is not None:
+        current.usage_percent = _percent(usage_percent)
     ns.save(conn, current)
     click.echo(_describe(current))
 

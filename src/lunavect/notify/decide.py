@@ -32,6 +32,8 @@ FRESH_S = 120.0
 NAMED_AT_MOST = 5
 
 PROVIDER_NAMES = {"claude": "Claude Code", "codex": "Codex"}
+# The kind of a usage warning (not a session's transition: `notify.usage` makes them).
+USAGE_KIND = "usage"
 
 
 @dataclass(frozen=True)
@@ -92,25 +94,31 @@ class Notification:
     title: str
     body: str
     items: tuple[Item, ...]
+    # An account's rate-limit window past the person's threshold (`notify.usage`): numbers, no session.
+    limit: dict[str, object] | None = None
 
     @property
-    def open_id(self) -> str:
-        """The session its default action ("Open") returns to: the most urgent one, the first of equals."""
-        return max(self.items, key=lambda i: i.urgency).key
+    def open_id(self) -> str | None:
+        """The session its default action ("Open") returns to: the most urgent one, the first of equals (None:
+        a usage warning, which is about an account, has nothing to open)."""
+        return max(self.items, key=lambda i: i.urgency).key if self.items else None
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(i.kind for i in self.items))
+        return tuple(dict.fromkeys(i.kind for i in self.items)) + ((USAGE_KIND,) if self.limit is not None else ())
 
     def as_dict(self) -> dict[str, object]:
         """The JSON a `notify.command` program reads on its stdin."""
-        return {
+        out: dict[str, object] = {
             "title": self.title,
             "body": self.body,
             "open": self.open_id,
             "kinds": list(self.kinds),
             "sessions": [i.as_dict() for i in self.items],
         }
+        if self.limit is not None:
+            out["limit"] = self.limit
+        return out
 
 
 def _iso(ts: float | None) -> str | None:

@@ -76,6 +76,8 @@ class Desktop:
 
         def open_it() -> None:
             # Opening runs tmux and reads the store: off the loop, so other clicks and sends go on.
+            if key is None:
+                return
             threading.Thread(target=self._on_open, args=(key,), name="lunavect-open", daemon=True).start()
 
         dispatched = asyncio.Event()
@@ -90,8 +92,8 @@ class Desktop:
             title=note.title,
             message=note.body,
             urgency=urgency,
-            buttons=[dn.Button(title="Open", on_pressed=open_it)],
-            on_clicked=open_it,
+            buttons=[dn.Button(title="Open", on_pressed=open_it)] if key is not None else [],
+            on_clicked=open_it if key is not None else None,
             on_dispatched=dispatched.set,
             sound=chosen,
         )

@@ -1,6 +1,9 @@
 """The collector's notifier: fed the transitions the collector committed, it decides on its own thread and
 delivers there, so the collector's tick never waits for a notification server, a focus probe or a command.
 
+Usage warnings (an account's rate-limit window past the person's threshold, `notify.usage`) are delivered
+the same way, looked for after each batch and every `usage.CHECK_S` in between.
+
 It needs no front end: it lives in the collector process (`lunavect daemon`, the service, or a collector a
 front end started). Settings are read again for each batch, so a change applies at once. What it sent is
 recorded in the store before it is shown (a crash between the two loses one notification rather than
@@ -22,7 +25,7 @@ import msgspec
 
 from lunavect import store
 from lunavect.core.model import Session
-from lunavect.notify import sent
+from lunavect.notify import sent, usage
 from lunavect.notify.command import run_command
 from lunavect.notify.decide import Decider, Notification, Transition
 from lunavect.notify.settings import NotifySettings, load
@@ -82,8 +85,10 @@ class Notifier:
         ours: Callable[[Session], bool] = this_host,
         clock: Callable[[], float] = time.time,
         desktop: Callable[[Callable[[str], None]], Shower] | None = None,
+        usage_every: float = usage.CHECK_S,
     ) -> None:
         self._connect = connect
+        self._usage_every = usage_every
         self._ours = ours
         self._clock = clock
         self._desktop_factory = desktop
@@ -105,10 +110,12 @@ class Notifier:
         decider = Decider(already_sent=lambda key, mark: sent.was_sent(conn, key, mark), ours=self._ours)
         desktop: Shower | None = None
         desktop_failed = False
+        usage_at = self._clock()  # the rate-limit windows are looked at first at once, then every usage_every
         try:
             while True:
                 due_at = decider.next_due()
-                timeout = None if due_at is None else max(0.0, due_at - self._clock())
+                wake = usage_at if due_at is None else min(due_at, usage_at)
+                timeout = max(0.0, wake - self._clock())
                 try:
                     item = self._queue.get(timeout=timeout)
                 except queue.Empty:
@@ -128,6 +135,13 @@ class Notifier:
                 except sqlite3.Error as exc:  # a busy or damaged store costs this batch, not the notifier
                     log.warning("notifications skipped: %s", exc)
                     continue
+                now = self._clock()
+                if isinstance(item, list) or now >= usage_at:
+                    usage_at = now + self._usage_every
+                    try:
+                        notes += usage.due(conn, settings, now)
+                    except sqlite3.Error as exc:
+                        log.warning("usage warnings skipped: %s", exc)
                 for note in notes:
                     if settings.desktop and not desktop_failed:
                         if desktop is None:

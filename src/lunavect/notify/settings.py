@@ -2,7 +2,7 @@
 on every delivery (so `lunavect notifications off` and the panel's settings take effect without a restart).
 
 A new installation notifies for ready, permission, input and errors (the kinds whose `default_on` is true),
-suppresses notifications for the session the person is looking at, plays the platform's default sound, and
+warns when an account's rate-limit window reaches 90 %, suppresses notifications for the session the person is looking at, plays the platform's default sound, and
 runs no command.
 """
 
@@ -15,6 +15,7 @@ import msgspec
 from lunavect import arrangement
 from lunavect.notify.decide import COALESCE_S, QUIET_S, Policy
 from lunavect.notify.kinds import KINDS
+from lunavect.usage.warnings import DEFAULT_THRESHOLD as DEFAULT_USAGE_PERCENT
 
 SETTING_KEY = "notify"
 DEFAULT_SOUND = "default"
@@ -37,6 +38,8 @@ class NotifySettings(msgspec.Struct, forbid_unknown_fields=False, omit_defaults=
     command: str | None = None
     quiet_s: float = QUIET_S
     coalesce_s: float = COALESCE_S
+    # Warn once per window when an account's rate-limit window reaches this many percent; None: never.
+    usage_percent: float | None = DEFAULT_USAGE_PERCENT
 
     def policy(self) -> Policy:
         return Policy(

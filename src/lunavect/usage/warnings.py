@@ -1,44 +1,40 @@
 """Which rate-limit windows just passed the warning threshold: each window warns once.
 
-A window is one client's and account's limit until its reset: its mark is its reset time (or, when the
-client does not report one, the start of the window's current length), so a window that passes 90 % warns
-once however often its figure is read again, and warns again only in its next window. Marks are kept in the
-store's settings, so a restart never repeats a warning. A stale figure never warns.
+A window is one client's and account's limit until its reset. A warning's mark is the window's reset time (or,
+when the client reports none, the start of the window's current length); a later report of the same window
+warns again only once its reset moved on by at least half the window's length, so a reset time that a client
+rounds or recomputes differently from one report to the next never warns twice, while the next window (whose
+reset is a whole window later) does. Marks are kept in the store's settings, so a restart never repeats a
+warning. A stale figure never warns.
 
-The notifier's kinds are transitions of sessions; this is an account's, so the notifier asks `due` for the
-warnings to deliver (with the same delivery as its own kinds) and nothing else changes in it.
+The threshold is the person's (`notify.settings`, `usage_percent`): the notifier passes it in and delivers
+what `due` returns with its other notifications. Numbers only: a warning holds no text of any message.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 from lunavect.usage import limits
 
-THRESHOLD_SETTING = "usage_warn_percent"
 DEFAULT_THRESHOLD = 90.0
 _MARK_PREFIX = "usage_warned:"
+# When the window's length is not reported: a reset this much later is another window.
+_SLACK_UNKNOWN_S = 60.0
 
 
 @dataclass(frozen=True)
 class Warning:
     key: str  # client/account/window
     mark: str
-    title: str
-    body: str
-
-
-def threshold(conn: sqlite3.Connection) -> float | None:
-    """The warning threshold in percent; None when the person turned warnings off (`off` or 0)."""
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (THRESHOLD_SETTING,)).fetchone()
-    if row is None:
-        return DEFAULT_THRESHOLD
-    try:
-        value = float(row[0])
-    except (TypeError, ValueError):
-        return None
-    return value if 0 < value <= 100 else None
+    client: str
+    account: str
+    window: str  # its length as people say it: "5 h", "7 d"
+    used_percent: float
+    resets_at: float | None
+    at: float  # when the client reported the figure
 
 
 def _mark(window: limits.Window, at: float) -> str:
@@ -48,33 +44,53 @@ def _mark(window: limits.Window, at: float) -> str:
     return f"~{int(at // length * length)}" if length else f"~{at:.0f}"
 
 
-def due(conn: sqlite3.Connection, now: float | None = None) -> list[Warning]:
-    """The warnings not given yet for windows over the threshold; each is marked given as it is returned."""
-    limit = threshold(conn)
-    if limit is None:
+def _same_window(stored: str, mark: str, window: limits.Window) -> bool:
+    """True when `mark` names the window `stored` already warned for (or an older one)."""
+    if stored == mark:
+        return True
+    if stored.startswith("~") or mark.startswith("~"):
+        return False
+    slack = window.window_minutes * 30.0 if window.window_minutes else _SLACK_UNKNOWN_S
+    try:
+        return float(mark) < float(stored) + slack
+    except ValueError:
+        return False
+
+
+def due(
+    conn: sqlite3.Connection, threshold: float | None, now: float | None = None, folder: Path | None = None
+) -> list[Warning]:
+    """The warnings not given yet for windows at or over `threshold` percent (None: warnings are off); each is
+    marked given in the store as it is returned (`folder`: the status-line wrapper's, as `limits.read` takes)."""
+    if threshold is None or not 0 < threshold <= 100:
         return []
     found = []
-    for account in limits.read(conn, now):
+    for account in limits.read(conn, now, folder):
         for window in account.windows:
-            if window.stale or window.used_percent < limit:
+            if window.stale or window.used_percent < threshold:
                 continue
             key = f"{account.client}/{account.account}/{window.name}"
             mark = _mark(window, account.at)
             row = conn.execute("SELECT value FROM settings WHERE key = ?", (_MARK_PREFIX + key,)).fetchone()
-            if row is not None and row[0] == mark:
+            if row is not None and _same_window(str(row[0]), mark, window):
                 continue
-            label = limits.window_label(window)
             found.append(
                 Warning(
                     key=key,
                     mark=mark,
-                    title=f"{account.client}: {window.used_percent:.0f} % of the {label} limit",
-                    body=f"{account.client} has used {window.used_percent:.0f} % of its {label} window",
+                    client=account.client,
+                    account=account.account,
+                    window=limits.window_label(window),
+                    used_percent=window.used_percent,
+                    resets_at=window.resets_at,
+                    at=account.at,
                 )
             )
-    with conn:
-        conn.executemany(
-            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [(_MARK_PREFIX + w.key, w.mark) for w in found],
-        )
+    if found:
+        with conn:
+            conn.executemany(
+                "INSERT INTO settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [(_MARK_PREFIX + w.key, w.mark) for w in found],
+            )
     return found

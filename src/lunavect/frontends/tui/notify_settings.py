@@ -1,4 +1,5 @@
-"""The notifications part of the panel's settings: on or off, each kind, focus, hidden sessions, sound.
+"""The notifications part of the panel's settings: on or off, each kind, focus, hidden sessions, sound, and
+the usage warning's threshold.
 
 Each change is saved to the store at once, where the collector's notifier reads it for its next batch (the
 same value `lunavect notifications` edits).
@@ -10,12 +11,12 @@ import sqlite3
 from collections.abc import Callable
 
 from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Checkbox, Label, Static
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Checkbox, Input, Label, Static
 
 from lunavect.notify import settings
 from lunavect.notify.kinds import KINDS
-from lunavect.notify.settings import DEFAULT_SOUND, NO_SOUND, NotifySettings
+from lunavect.notify.settings import DEFAULT_SOUND, DEFAULT_USAGE_PERCENT, NO_SOUND, NotifySettings
 
 KIND_LABELS = {
     "ready": "Response ready",
@@ -58,6 +59,38 @@ class NotificationSettings(Vertical):
         yield Checkbox("Not for what I am looking at", value=s.focus, id="notify-focus", compact=True)
         yield Checkbox("Hidden sessions too", value=s.hidden, id="notify-hidden", compact=True)
         yield Checkbox("Sound", value=s.sound != NO_SOUND, id="notify-sound", compact=True)
+        with Horizontal(id="notify-usage-row"):
+            yield Checkbox(
+                "A rate-limit window reaches", value=s.usage_percent is not None, id="notify-usage", compact=True
+            )
+            yield Input(
+                f"{s.usage_percent or DEFAULT_USAGE_PERCENT:g}",
+                type="number",
+                id="notify-usage-percent",
+                compact=True,
+                valid_empty=False,
+            )
+            yield Label("%")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A threshold above 0 and at most 100 is saved as typed (when usage warnings are on)."""
+        if event.input.id != "notify-usage-percent":
+            return
+        event.stop()
+        try:
+            value = float(event.value)
+        except ValueError:
+            return
+        if 0 < value <= 100 and self.current.usage_percent is not None:
+            self.current.usage_percent = value
+            self.save(self.current)
+
+    def _typed_percent(self) -> float:
+        try:
+            value = float(self.query_one("#notify-usage-percent", Input).value)
+        except ValueError:
+            return DEFAULT_USAGE_PERCENT
+        return value if 0 < value <= 100 else DEFAULT_USAGE_PERCENT
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         name = event.checkbox.id or ""
@@ -75,6 +108,8 @@ class NotificationSettings(Vertical):
             s.hidden = on
         elif name == "notify-sound":
             s.sound = DEFAULT_SOUND if on else NO_SOUND
+        elif name == "notify-usage":
+            s.usage_percent = self._typed_percent() if on else None
         else:
             return
         event.stop()
