@@ -76,6 +76,15 @@ def _deliveries(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
 
 
+def _to_command(conn, out: Path) -> settings.NotifySettings:
+    """The person's settings, delivering to a real command that appends each notification to `out`."""
+    chosen = settings.load(conn)
+    chosen.desktop = False
+    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
+    chosen.command = shlex.join([sys.executable, "-c", script])
+    return chosen
+
+
 def _wait(predicate, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -85,10 +94,7 @@ def _wait(predicate, timeout: float = 10.0) -> None:
 
 def test_the_notifier_delivers_a_warning_once_per_window_across_a_restart(conn, tmp_path: Path) -> None:
     out = tmp_path / "received.jsonl"
-    chosen = settings.load(conn)
-    chosen.desktop = False
-    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
-    chosen.command = shlex.join([sys.executable, "-c", script])
+    chosen = _to_command(conn, out)
     settings.save(conn, chosen)
     now = time.time()
     resets = now + 3600
@@ -114,10 +120,7 @@ def test_the_notifier_delivers_a_warning_once_per_window_across_a_restart(conn, 
 
 def test_the_person_s_threshold_and_off_switch_are_obeyed(conn, tmp_path: Path) -> None:
     out = tmp_path / "received.jsonl"
-    chosen = settings.load(conn)
-    chosen.desktop = False
-    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
-    chosen.command = shlex.join([sys.executable, "-c", script])
+    chosen = _to_command(conn, out)
     chosen.usage_percent = 95.0
     settings.save(conn, chosen)
     now = time.time()
