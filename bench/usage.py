@@ -47,18 +47,18 @@ class Switch:
     """Usage reading on or off, by replacing its entry points (what the refresh would cost without it)."""
 
     def __init__(self) -> None:
-        from lunavect.claude import files_source, records
+        from lunavect.claude import records, transcript_rows
         from lunavect.codex import cursor
 
-        self.saved = (records.message_usage, files_source._save_usage, cursor.UsageScan.block)
+        self.saved = (records.message_usage, transcript_rows.save_usage, cursor.UsageScan.block)
 
     def set(self, on: bool) -> None:
-        from lunavect.claude import files_source, records
+        from lunavect.claude import records, transcript_rows
         from lunavect.codex import cursor
 
         usage, save, block = self.saved
         records.message_usage = usage if on else (lambda *a, **k: None)
-        files_source._save_usage = save if on else (lambda *a, **k: None)
+        transcript_rows.save_usage = save if on else (lambda *a, **k: None)
         cursor.UsageScan.block = block if on else (lambda *a, **k: None)
 
 

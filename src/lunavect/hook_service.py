@@ -18,7 +18,7 @@ from lunavect import hook_secret
 from lunavect.hook_listener import SERVER_HEADER, HookListener
 
 if TYPE_CHECKING:
-    from lunavect.collector import TransitionObserver
+    from lunavect.collector_loop import TransitionObserver
     from lunavect.notify.decide import Transition
 
 CONFIG_FILE_NAME = "http-hooks.json"

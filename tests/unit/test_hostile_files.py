@@ -219,7 +219,7 @@ def test_codex_lines_of_wrong_types_drop_no_healthy_rollout(home: Home):
 
 
 def test_a_reader_that_fails_on_one_file_sets_only_it_aside(home: Home, monkeypatch):
-    from lunavect.codex import source as codex_source
+    from lunavect.codex import rollout_read as codex_source
 
     bad = home.rollout(A, meta(A, T) + started("u1", T + 1))
     home.rollout(B, meta(B, T) + started("u2", T + 1))

@@ -19,7 +19,7 @@ import pytest
 from unit_support import shared_data_dir
 
 from lunavect import changed_files, store
-from lunavect.claude import discovery, files_source
+from lunavect.claude import discovery, transcript_read
 from lunavect.claude.files_source import ClaudeFilesSource
 from lunavect.claude.glance import WHOLE_BYTES
 from lunavect.codex import history
@@ -88,14 +88,14 @@ def test_the_cold_list_is_complete_before_any_whole_read_ends(tmp_path, monkeypa
 
     at_first_whole_read: list[dict[str, dict]] = []
 
-    class Watched(files_source.AppendedLines):
+    class Watched(transcript_read.AppendedLines):
         def __exit__(self, *exc: object) -> None:
             ended = self._fd is not None and not self.stopped and str(self.path) in large
             super().__exit__(*exc)
             if ended and not at_first_whole_read:
                 at_first_whole_read.append(listed_rows(conn))
 
-    monkeypatch.setattr(files_source, "AppendedLines", Watched)
+    monkeypatch.setattr(transcript_read, "AppendedLines", Watched)
     ticks = 0
     while collector.tick() is not None:
         ticks += 1

@@ -3,7 +3,7 @@
 A transcript holds the whole conversation; lunavect needs a few facts from it: when a prompt, a tool call,
 a response, an API error or an interrupt happened (activity), what the session is called and where it
 runs (metadata, kept apart from activity), and which background work started and ended. Each line is
-decoded into structs that declare only the fields used, after a cheap byte test skips the lines that can
+decoded into structs that declare only the fields used (record_shapes.py), after a cheap byte test skips the lines that can
 mean nothing here (progress, snapshots, request blobs: most of a transcript). Private text is read only to
 classify it (is this a slash command, a task notification, an interrupt marker) and is never returned,
 except the first prompt's first line, which is the title the client itself shows when nothing else
@@ -19,6 +19,25 @@ import msgspec
 
 from lunavect.claude import titles
 from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
+from lunavect.claude.record_shapes import (
+    Block,
+    Record,
+    ToolUseResult,
+    agent_input_decoder,
+    api_error_decoder,
+    attachment_decoder,
+    bash_input_decoder,
+    block_text,
+    compact_decoder,
+    decode_raw,
+    message_decoder,
+    origin_decoder,
+    present,
+    record_decoder,
+    result_decoder,
+    short_str,
+    text_decoder,
+)
 from lunavect.claude.usage import MessageUsage, message_usage
 from lunavect.core.commands import is_long_lived_service
 from lunavect.core.times import epoch
@@ -38,111 +57,6 @@ _KIND_CHARS = 200
 _INTERRUPT_PREFIX = "[Request interrupted by user"
 # User texts that are the client's own bookkeeping, not a prompt sent to the model.
 _NOT_PROMPTS = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-stdout>", "Caveat:")
-
-
-# An absent raw field; `null` in the line decodes to the raw bytes `null`.
-_ABSENT = msgspec.Raw()
-
-
-class _Block(msgspec.Struct):
-    type: object = None
-    id: object = None
-    name: object = None
-    input: msgspec.Raw = _ABSENT
-    tool_use_id: object = None
-    is_error: object = None
-    text: object = None
-
-
-class _Message(msgspec.Struct):
-    content: str | list[_Block] | None = None
-    stop_reason: object = None
-    id: object = None
-    model: object = None
-    usage: msgspec.Raw = _ABSENT
-
-
-class _Origin(msgspec.Struct):
-    kind: object = None
-
-
-class _Attachment(msgspec.Struct):
-    type: object = None
-    commandMode: object = None  # noqa: N815 - the client's field name
-    prompt: object = None
-
-
-class _AgentInput(msgspec.Struct):
-    subagent_type: object = None
-    run_in_background: object = None
-
-
-class _BashInput(msgspec.Struct):
-    command: object = None
-    run_in_background: object = None
-
-
-class _ToolUseResult(msgspec.Struct):
-    agentId: object = None  # noqa: N815
-    resumedAgentId: object = None  # noqa: N815
-    isAsync: object = None  # noqa: N815
-    backgroundTaskId: object = None  # noqa: N815
-
-
-class _CompactMetadata(msgspec.Struct):
-    trigger: object = None
-
-
-class _ApiError(msgspec.Struct):
-    status: object = None
-    connection: object = None
-
-
-class _Record(msgspec.Struct):
-    """A transcript line's top level. Fields of varying shape stay raw until a record needs them, so an
-    odd value in one field never loses the record."""
-
-    type: object = None
-    subtype: object = None
-    uuid: object = None
-    timestamp: object = None
-    sessionId: object = None  # noqa: N815
-    isSidechain: object = None  # noqa: N815
-    isMeta: object = None  # noqa: N815
-    isCompactSummary: object = None  # noqa: N815
-    isApiErrorMessage: object = None  # noqa: N815
-    apiErrorStatus: object = None  # noqa: N815
-    error: msgspec.Raw = _ABSENT
-    message: msgspec.Raw = _ABSENT
-    toolUseResult: msgspec.Raw = _ABSENT  # noqa: N815
-    origin: msgspec.Raw = _ABSENT
-    promptSource: object = None  # noqa: N815
-    turnOrigin: object = None  # noqa: N815
-    attachment: msgspec.Raw = _ABSENT
-    operation: object = None
-    content: msgspec.Raw = _ABSENT
-    customTitle: object = None  # noqa: N815
-    aiTitle: object = None  # noqa: N815
-    agentName: object = None  # noqa: N815
-    summary: object = None
-    cwd: object = None
-    gitBranch: object = None  # noqa: N815
-    version: object = None
-    entrypoint: object = None
-    sessionKind: object = None  # noqa: N815
-    compactMetadata: msgspec.Raw = _ABSENT  # noqa: N815
-
-
-_record_decoder = msgspec.json.Decoder(_Record)
-_message_decoder = msgspec.json.Decoder(_Message)
-_origin_decoder = msgspec.json.Decoder(_Origin)
-_attachment_decoder = msgspec.json.Decoder(_Attachment)
-_agent_input_decoder = msgspec.json.Decoder(_AgentInput)
-_bash_input_decoder = msgspec.json.Decoder(_BashInput)
-_result_decoder = msgspec.json.Decoder(_ToolUseResult | list[_ToolUseResult | None] | None)
-_compact_decoder = msgspec.json.Decoder(_CompactMetadata)
-_api_error_decoder = msgspec.json.Decoder(_ApiError)
-_text_decoder = msgspec.json.Decoder(str | list[_Block] | None)
 
 
 @dataclass
@@ -194,34 +108,6 @@ class Unreadable(Exception):
     """A line that is not a JSON object (cut short, not UTF-8, not JSON): skipped, counted, never fatal."""
 
 
-def _str(value: object, limit: int = 1000) -> str | None:
-    return value if isinstance(value, str) and value and len(value) <= limit else None
-
-
-def _present(raw: msgspec.Raw) -> bool:
-    return len(raw) > 0 and bytes(raw) != b"null"
-
-
-def _decode(decoder: msgspec.json.Decoder, raw: msgspec.Raw):  # noqa: ANN202 - the decoder's type
-    if not _present(raw):
-        return None
-    try:
-        return decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-
-
-def _block_text(content: object) -> str | None:
-    """A message's text: its string, or its text blocks joined (images and tool results are not text)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            b.text for b in content if isinstance(b, _Block) and b.type == "text" and isinstance(b.text, str)
-        )
-    return None
-
-
 def might_matter(line: bytes) -> bool:
     """The cheap test: can this line mean anything here? Most lines (progress, snapshots) cannot."""
     return _INTERESTING.search(line) is not None
@@ -236,12 +122,12 @@ def read_record(line: bytes, place: int = 0) -> RecordFacts | None:
     if not might_matter(line):
         return None
     try:
-        record = _record_decoder.decode(line)
+        record = record_decoder.decode(line)
     except (msgspec.DecodeError, msgspec.ValidationError):
         # One invalid UTF-8 byte (a title cut mid-character by another tool) must not cost the whole record:
         # read it again with that byte replaced; a line that is not JSON stays unreadable.
         try:
-            record = _record_decoder.decode(line.decode("utf-8", "replace").encode("utf-8"))
+            record = record_decoder.decode(line.decode("utf-8", "replace").encode("utf-8"))
         except (msgspec.DecodeError, msgspec.ValidationError):
             raise Unreadable from None
     try:
@@ -251,7 +137,7 @@ def read_record(line: bytes, place: int = 0) -> RecordFacts | None:
         raise Unreadable from None
 
 
-def _facts(record: _Record, place: int) -> RecordFacts | None:
+def _facts(record: Record, place: int) -> RecordFacts | None:
     kind = record.type
     if not isinstance(kind, str):
         return None
@@ -259,22 +145,22 @@ def _facts(record: _Record, place: int) -> RecordFacts | None:
         kind=kind,
         place=place,
         at=epoch(record.timestamp),
-        uuid=_str(record.uuid, 200),
-        session_id=_str(record.sessionId, 200),
+        uuid=short_str(record.uuid, 200),
+        session_id=short_str(record.sessionId, 200),
     )
     if record.isSidechain is True:
         # A subagent's own lines (older clients wrote them inline): they are not the session's, but their
         # tokens count (as the sub-agent's) in the session's usage.
         if kind == "assistant" and record.isApiErrorMessage is not True:
-            message = _decode(_message_decoder, record.message)
+            message = decode_raw(message_decoder, record.message)
             if message is not None:
                 facts.usage = message_usage(message.id, message.model, message.usage, subagent=True)
         return facts
-    facts.cwd = _str(record.cwd, 4096)
-    facts.branch = _str(record.gitBranch, 500)
-    facts.version = _str(record.version, 100)
-    facts.entrypoint = _str(record.entrypoint, 100)
-    facts.session_kind = _str(record.sessionKind, 100)
+    facts.cwd = short_str(record.cwd, 4096)
+    facts.branch = short_str(record.gitBranch, 500)
+    facts.version = short_str(record.version, 100)
+    facts.entrypoint = short_str(record.entrypoint, 100)
+    facts.session_kind = short_str(record.sessionKind, 100)
     if kind == "user":
         _read_user(record, facts)
     elif kind == "assistant":
@@ -311,8 +197,8 @@ def _notes(text: object, facts: RecordFacts, stamped: bool) -> None:
         )
 
 
-def _read_user(record: _Record, facts: RecordFacts) -> None:
-    message = _decode(_message_decoder, record.message)
+def _read_user(record: Record, facts: RecordFacts) -> None:
+    message = decode_raw(message_decoder, record.message)
     content = message.content if message is not None else None
     results = [b for b in content if b.type == "tool_result"] if isinstance(content, list) else []
     if results:
@@ -320,12 +206,12 @@ def _read_user(record: _Record, facts: RecordFacts) -> None:
         return
     if record.isMeta is True or record.isCompactSummary is True:
         return
-    text = _block_text(content)
+    text = block_text(content)
     if text is None:
         return
     if not text.strip() and isinstance(content, list) and any(b.type == "image" for b in content):
         text = titles.IMAGE_TITLE  # an image and nothing else: the client's own label for it
-    origin = _decode(_origin_decoder, record.origin)
+    origin = decode_raw(origin_decoder, record.origin)
     origin_kind = origin.kind if origin is not None else None
     stripped = text.lstrip()
     if origin_kind == "task-notification":
@@ -333,7 +219,7 @@ def _read_user(record: _Record, facts: RecordFacts) -> None:
         _notes(text, facts, stamped=True)
         facts.activity.append(Activity("TranscriptPrompt", notification_only=True))
         return
-    legacy = not _present(record.origin) and record.promptSource is None and record.turnOrigin is None
+    legacy = not present(record.origin) and record.promptSource is None and record.turnOrigin is None
     if legacy and only_notifications(text):
         # Clients before origin stamps delivered notifications as plain prompts; nothing else but the
         # runtime writes a prompt that is notifications and nothing more.
@@ -355,14 +241,14 @@ def _read_user(record: _Record, facts: RecordFacts) -> None:
     facts.activity.append(Activity("TranscriptPrompt"))
 
 
-def _read_tool_results(record: _Record, results: list[_Block], facts: RecordFacts) -> None:
+def _read_tool_results(record: Record, results: list[Block], facts: RecordFacts) -> None:
     native = None
-    if _present(record.toolUseResult):
+    if present(record.toolUseResult):
         raw = bytes(record.toolUseResult)
         if b"agentId" in raw or b"isAsync" in raw or b"backgroundTaskId" in raw or b"resumedAgentId" in raw:
-            native = _decode(_result_decoder, record.toolUseResult)
+            native = decode_raw(result_decoder, record.toolUseResult)
     for index, block in enumerate(results):
-        call = _str(block.tool_use_id, 200)
+        call = short_str(block.tool_use_id, 200)
         if call is None:
             continue
         facts.activity.append(Activity("TranscriptToolResult", tool_use_id=call))
@@ -370,11 +256,11 @@ def _read_tool_results(record: _Record, results: list[_Block], facts: RecordFact
             own = native[index] if len(native) == len(results) else None
         else:
             own = native if len(results) == 1 else None
-        if not isinstance(own, _ToolUseResult):
+        if not isinstance(own, ToolUseResult):
             continue
         error = block.is_error is True
-        agent_id = _str(own.agentId, 200)
-        resumed = _str(own.resumedAgentId, 200)
+        agent_id = short_str(own.agentId, 200)
+        resumed = short_str(own.resumedAgentId, 200)
         is_async = own.isAsync is True
         if agent_id is not None or resumed is not None or is_async:
             facts.observations.append(
@@ -389,22 +275,22 @@ def _read_tool_results(record: _Record, results: list[_Block], facts: RecordFact
                     at=facts.at,
                 )
             )
-        task_id = _str(own.backgroundTaskId, 200)
+        task_id = short_str(own.backgroundTaskId, 200)
         if task_id is not None:
             facts.observations.append(
                 ShellResult(place=facts.place, seq=index, call=call, task_id=task_id, error=error, at=facts.at)
             )
 
 
-def _read_assistant(record: _Record, facts: RecordFacts) -> None:
+def _read_assistant(record: Record, facts: RecordFacts) -> None:
     if record.isApiErrorMessage is True:
-        code = _decode(_text_decoder, record.error)
+        code = decode_raw(text_decoder, record.error)
         facts.response = "error"
         facts.response_error = code if isinstance(code, str) and _ERROR_CODE_RE.match(code) else None
         status = record.apiErrorStatus if isinstance(record.apiErrorStatus, int) else None
         facts.activity.append(Activity("TranscriptApiError", error=facts.response_error, http_status=status))
         return
-    message = _decode(_message_decoder, record.message)
+    message = decode_raw(message_decoder, record.message)
     if message is None:
         return
     facts.response = "response"
@@ -413,13 +299,13 @@ def _read_assistant(record: _Record, facts: RecordFacts) -> None:
     for seq, block in enumerate(content):
         if block.type != "tool_use":
             continue
-        call, name = _str(block.id, 200), _str(block.name, 200)
+        call, name = short_str(block.id, 200), short_str(block.name, 200)
         if call is None or name is None:
             continue
         facts.activity.append(Activity("TranscriptToolUse", tool=name, tool_use_id=call))
         if name in _AGENT_TOOLS:
-            args = _decode(_agent_input_decoder, block.input)
-            agent_type = _str(args.subagent_type, _KIND_CHARS) if args is not None else None
+            args = decode_raw(agent_input_decoder, block.input)
+            agent_type = short_str(args.subagent_type, _KIND_CHARS) if args is not None else None
             background = args is not None and args.run_in_background is True
             facts.observations.append(
                 Launch(place=facts.place, seq=seq, call=call, agent_type=agent_type, background=background, at=facts.at)
@@ -427,7 +313,7 @@ def _read_assistant(record: _Record, facts: RecordFacts) -> None:
         elif name == "SendMessage":
             facts.observations.append(Send(place=facts.place, seq=seq, call=call))
         elif name == "Bash" and b"run_in_background" in bytes(block.input):
-            args = _decode(_bash_input_decoder, block.input)
+            args = decode_raw(bash_input_decoder, block.input)
             if args is not None and args.run_in_background is True:
                 # The verdict only: a dev server never ends, so it never holds the session.
                 service = isinstance(args.command, str) and is_long_lived_service(args.command)
@@ -436,17 +322,17 @@ def _read_assistant(record: _Record, facts: RecordFacts) -> None:
         facts.activity.append(Activity("TranscriptResponse"))
 
 
-def _read_system(record: _Record, facts: RecordFacts) -> None:
+def _read_system(record: Record, facts: RecordFacts) -> None:
     subtype = record.subtype
     if subtype == "api_error":
-        error = _decode(_api_error_decoder, record.error)
+        error = decode_raw(api_error_decoder, record.error)
         status = error.status if error is not None and isinstance(error.status, int) else None
         facts.retry_status = status if status is not None else 0
         # The client retries this failed request: the reason shows while it does (no status: no connection).
         kind = "connection_error" if status is None or (error is not None and error.connection) else None
         facts.activity.append(Activity("TranscriptRetry", error=kind, http_status=status))
     elif subtype == "compact_boundary":
-        meta = _decode(_compact_decoder, record.compactMetadata)
+        meta = decode_raw(compact_decoder, record.compactMetadata)
         trigger = meta.trigger if meta is not None and isinstance(meta.trigger, str) else None
         facts.compaction = trigger if trigger in ("auto", "manual") else "unknown"
     elif subtype == "turn_duration":
@@ -455,19 +341,19 @@ def _read_system(record: _Record, facts: RecordFacts) -> None:
         facts.activity.append(Activity("TranscriptResponse"))
 
 
-def _read_attachment(record: _Record, facts: RecordFacts) -> None:
-    attachment = _decode(_attachment_decoder, record.attachment)
+def _read_attachment(record: Record, facts: RecordFacts) -> None:
+    attachment = decode_raw(attachment_decoder, record.attachment)
     if attachment is None or attachment.type != "queued_command":
         return
     if attachment.commandMode == "task-notification":
         _notes(attachment.prompt if isinstance(attachment.prompt, str) else None, facts, stamped=True)
 
 
-def _read_queue(record: _Record, facts: RecordFacts) -> None:
+def _read_queue(record: Record, facts: RecordFacts) -> None:
     if record.operation != "enqueue":
         return
-    content = _decode(_text_decoder, record.content)
-    text = _block_text(content)
+    content = decode_raw(text_decoder, record.content)
+    text = block_text(content)
     # A queue entry carries no stamp: only one that is notifications and nothing else is the runtime's.
     if text is not None and only_notifications(text):
         _notes(text, facts, stamped=False)

@@ -10,7 +10,7 @@ import click
 from lunavect.cli.common import Failure
 
 if TYPE_CHECKING:
-    from lunavect.collector import TransitionObserver
+    from lunavect.collector_loop import TransitionObserver
 
 
 @click.command()
@@ -19,11 +19,11 @@ def daemon(quiet: bool) -> None:
     """Run the collector in the foreground (one per machine; exits at once if another runs)."""
     import logging
 
-    from lunavect import collector, collector_log, paths
+    from lunavect import collector_log, collector_loop, paths
 
     collector_log.configure(logging.WARNING if quiet else logging.INFO, paths.data_dir() / paths.LOG_FILE_NAME)
     try:
-        code = collector.run(observer=_notifier)
+        code = collector_loop.run(observer=_notifier)
     except KeyboardInterrupt:
         code = 0
     except OSError as exc:

@@ -5,29 +5,21 @@ those the hooks and the catalog named), folds each through its lifecycle cursor 
 are the same every time the same fact is read again, collects the catalog's last background refresh, and
 returns all of it with a `commit` that stores the cursors in the collector's transaction. Internal agents
 (sub-agents, review and compaction workers, memory consolidation) are reported as internal and never read
-further.
+further. Reading one rollout is rollout_read.py's job; what the catalog says of threads is thread_catalog.py's.
 """
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import os
 import sqlite3
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import msgspec
 
 from lunavect import paths
 from lunavect.changed_files import ChangedFiles
-from lunavect.codex import compressed
 from lunavect.codex.catalog import Catalog, Listing
-from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor
 from lunavect.codex.history import History
-from lunavect.codex.hooks import INPUT_TOOLS
 from lunavect.codex.rollout import (
     ARCHIVED_DIR,
     MEMORIES_DIR,
@@ -35,60 +27,31 @@ from lunavect.codex.rollout import (
     SESSIONS_DIR,
     Budget,
     SessionIndex,
-    accepted_thread,
-    client_of,
     discover,
-    first_prompt_title,
     is_archived,
-    is_internal,
     is_within,
-    read_header,
 )
-from lunavect.codex.usage import UsageChange, usage_change
-from lunavect.codex.vocabulary import error_code, hook_tool_name
+from lunavect.codex.rollout_read import (
+    PROVIDER,
+    Rollout,
+    lifecycle_evidence,
+    load_rollouts,
+    read_rollout,
+    save_rollout,
+)
+from lunavect.codex.thread_catalog import ThreadCatalog
 from lunavect.codex.writer_proof import CodexWriterProof
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import Facts
 from lunavect.quarantine import Quarantine
 from lunavect.sources import Batch, Known, NothingKnown, Source
 
-log = logging.getLogger("lunavect.codex.source")
-
-PROVIDER = "codex"
 DISCOVERY_INTERVAL_S = 5.0
 CATALOG_INTERVAL_S = 10.0
 # Reading rollouts stops for this poll after this long; the rest is read on the next ones.
 READ_BUDGET_S = 0.5
-# Rollout activity renews a running turn's evidence at most this often.
-ACTIVITY_STEP_S = 30.0
-# A thread the catalog saw updated this recently has its rollout followed even outside the recent day folders.
-RECENT_S = 7 * 86400.0
 # A session whose hooks or rollout spoke this recently has its rollout stat'ed at every poll.
 HOT_S = 900.0
-
-
-class Summary(msgspec.Struct, omit_defaults=True):
-    """What the source already knows of one rollout file, beside its cursor."""
-
-    size: int = -1
-    mtime_ns: int = -1
-    ino: int = -1
-    header: bool = False
-    rejected: bool = False
-    internal: bool = False
-    cwd: str | None = None
-    client: str | None = None
-    started: float | None = None
-    prompt_title: str | None = None
-    activity_at: float | None = None
-
-
-class _Rollout:
-    def __init__(self, path: str, thread_id: str, cursor: CursorState, summary: Summary) -> None:
-        self.path, self.thread_id, self.cursor, self.summary = path, thread_id, cursor, summary
-        self.dirty = False
-        # What the last read changed in the usage history, until the commit stores it (codex_usage.py).
-        self.usage: UsageChange | None = None
 
 
 class CodexSource(Source):
@@ -103,19 +66,15 @@ class CodexSource(Source):
         self.memories = self.codex_home / MEMORIES_DIR
         self.catalog = catalog if catalog is not None else Catalog(self.codex_home, env)
         self.index = SessionIndex(self.codex_home / SESSION_INDEX)
+        self.threads = ThreadCatalog(self.index)
         self.proof = CodexWriterProof(native=lambda: self.catalog.native)
-        self.rollouts: dict[str, _Rollout] | None = None
+        self.rollouts: dict[str, Rollout] | None = None
         self.discovered: list[Path] = []
         self.history = History(self.codex_home)
         self.changes = ChangedFiles(self.codex_home / SESSIONS_DIR)
         self._memories_of: dict[str, tuple[str | None, bool]] = {}
-        self.catalog_titles: dict[str, str] = {}
-        self.catalog_meta: dict[str, tuple] = {}
-        # Rollouts of threads the catalog saw updated within the discovery window, wherever they lie.
-        self.catalog_paths: set[str] = set()
         # What the collector knows (each session's facts, which ones are live): attached by the collector.
         self.known: Known = NothingKnown()
-        self._meta_sent: dict[str, str] = {}
         self._discovered_at: float | None = None
         self._catalog_at: float | None = None
         # Rollouts this reader failed on, skipped until they change (and named by `lunavect doctor`).
@@ -126,7 +85,7 @@ class CodexSource(Source):
     def poll(self, conn: sqlite3.Connection, now: float) -> Batch:
         batch = Batch()
         if self.rollouts is None:
-            self.rollouts = self._load(conn)
+            self.rollouts = load_rollouts(conn)
         facts = self.known.facts(PROVIDER)
         clock = time.monotonic()
         if self._discovered_at is None or clock - self._discovered_at >= DISCOVERY_INTERVAL_S:
@@ -161,7 +120,7 @@ class CodexSource(Source):
 
         listing = self.catalog.take_result()
         if listing is not None:
-            self._apply(listing, facts, batch, now)
+            self.threads.apply(listing, facts, self.rollouts, batch, now)
         if self._catalog_at is None or clock - self._catalog_at >= CATALOG_INTERVAL_S:
             self._catalog_at = clock
             self.catalog.start_refresh(self._active(facts, batch), self._discovered_ids())
@@ -172,22 +131,7 @@ class CodexSource(Source):
         def commit(conn: sqlite3.Connection) -> None:
             self.quarantine.save(conn)
             for rollout in dirty:
-                conn.execute(
-                    "INSERT INTO codex_rollout (path, thread_id, cursor, summary, updated) VALUES (?, ?, ?, ?, ?) "
-                    "ON CONFLICT (path) DO UPDATE SET thread_id = excluded.thread_id, cursor = excluded.cursor, "
-                    "summary = excluded.summary, updated = excluded.updated",
-                    (
-                        rollout.path,
-                        rollout.thread_id,
-                        msgspec.json.encode(rollout.cursor).decode(),
-                        msgspec.json.encode(rollout.summary).decode(),
-                        now,
-                    ),
-                )
-                rollout.dirty = False
-                if rollout.usage is not None:
-                    rollout.usage.save(conn, rollout.path, session_key(PROVIDER, rollout.thread_id))
-                    rollout.usage = None
+                save_rollout(conn, rollout, now)
 
         batch.commit = commit
         if complete_keys is not None:
@@ -206,22 +150,6 @@ class CodexSource(Source):
         self.changes.close()
 
     # -- what to read ------------------------------------------------------------------------------------
-
-    def _load(self, conn: sqlite3.Connection) -> dict[str, _Rollout]:
-        loaded: dict[str, _Rollout] = {}
-        for path, thread_id, cursor, summary in conn.execute(
-            "SELECT path, thread_id, cursor, summary FROM codex_rollout"
-        ):
-            try:
-                loaded[path] = _Rollout(
-                    path,
-                    thread_id,
-                    msgspec.json.decode(cursor, type=CursorState),
-                    msgspec.json.decode(summary, type=Summary),
-                )
-            except msgspec.DecodeError:
-                log.warning("forgetting the unreadable cursor of %s", path)
-        return loaded
 
     def _archived(self, facts: Mapping[str, Facts], batch: Batch, now: float) -> None:
         """A listed thread whose rollout Codex moved to `archived_sessions/` (archived after it was listed)
@@ -256,7 +184,7 @@ class CodexSource(Source):
             if changed is None or str(path) in changed or str(path) not in known:
                 ordered[str(path)] = None
         ordered.update(dict.fromkeys(p for p in changed or () if p.endswith((".jsonl", ".jsonl.zst"))))
-        for catalog_path in self.catalog_paths:
+        for catalog_path in self.threads.paths:
             ordered[catalog_path] = None
         ordered.update(self.history.pending)
         return list(ordered)
@@ -290,218 +218,15 @@ class CodexSource(Source):
 
     def _read(self, path: str, now: float, batch: Batch) -> None:
         assert self.rollouts is not None
-        rollout = self.rollouts.get(path)
-        if rollout is None:
-            candidate = Path(path)
-            thread = accepted_thread(candidate)
-            if thread is None or is_archived(candidate, self.codex_home):
-                return
-            rollout = self.rollouts[path] = _Rollout(path, thread, CursorState(), Summary())
-        summary = rollout.summary
-        if summary.rejected:
+        read = read_rollout(self.rollouts, path, self.codex_home, self.memories, now, batch)
+        if read is None:
             return
-        try:
-            st = os.stat(path)
-        except OSError:
-            return
-        if (st.st_size, st.st_mtime_ns, st.st_ino) == (summary.size, summary.mtime_ns, summary.ino):
-            if summary.internal:
-                batch.internal.add(session_key(PROVIDER, rollout.thread_id))
-            return
-        rollout.dirty = True
-        summary.size, summary.mtime_ns, summary.ino = st.st_size, st.st_mtime_ns, st.st_ino
-        if not summary.header and not self._read_header(rollout):
-            return
-        key = session_key(PROVIDER, rollout.thread_id)
-        if summary.internal:
-            batch.internal.add(key)
-            return
-        if compressed.is_compressed(path):
-            # Finished and immutable: read once, whole, as a stream (its usage counted afresh).
-            life, whole = compressed.read_whole(path)
-            rollout.usage = usage_change(CursorState(), None, whole, now, None)
-        else:
-            cursor = LifecycleCursor(rollout.cursor)
-            before, old_usage = rollout.cursor, rollout.cursor.usage
-            life = cursor.sample(path)
-            rollout.cursor = cursor.state
-            rollout.usage = usage_change(before, old_usage, cursor.state, now, rollout.usage)
-        self._meta(rollout.thread_id, batch, path=path)
+        rollout, life = read
+        self.threads.meta_evidence(rollout.thread_id, batch, rollout.summary, path)
         if life is not None:
-            for event_id, evidence in self._lifecycle(rollout, life, now):
-                batch.evidence.append((event_id, evidence))
-
-    def _read_header(self, rollout: _Rollout) -> bool:
-        summary = rollout.summary
-        header = read_header(rollout.path)
-        if header is None:
-            # Not written yet (Codex writes the first line lazily) or unreadable: try again when it changes.
-            summary.size = summary.mtime_ns = summary.ino = -1
-            return False
-        summary.header = True
-        if header.thread_id != rollout.thread_id:
-            summary.rejected = True  # the name and the header disagree: not this thread's rollout
-            return False
-        summary.internal = is_internal(header, self.memories)
-        summary.cwd, summary.started = header.cwd, header.started
-        summary.client = client_of(header.originator, header.source)
-        if not summary.internal:
-            summary.prompt_title = first_prompt_title(rollout.path)
-        return True
-
-    def _lifecycle(self, rollout: _Rollout, life: Lifecycle, now: float) -> list[tuple[str, Evidence]]:
-        thread, path = rollout.thread_id, rollout.path
-        out: list[tuple[str, Evidence]] = []
-
-        def add(ident: str, kind: str, at: float, **fields: Any) -> None:
-            out.append(
-                (
-                    f"codex-rollout:{thread}:{ident}",
-                    Evidence(
-                        provider=PROVIDER,
-                        session_id=thread,
-                        kind=kind,
-                        at=at,
-                        source="rollout",
-                        transcript=path,
-                        **fields,
-                    ),
-                )
-            )
-
-        boundary = life.boundary
-        if boundary is not None:
-            at = boundary.at or boundary.started_at or now
-            turn = boundary.turn_id or f"at{at:.3f}"
-            kind = {
-                "task_started": "RolloutTurnStarted",
-                "task_complete": "RolloutTurnComplete",
-                "turn_aborted": "RolloutTurnAborted",
-            }[boundary.kind]
-            add(
-                f"{turn}:{boundary.kind}",
-                kind,
-                at,
-                turn_id=boundary.turn_id,
-                trigger=boundary.trigger,
-                reason=boundary.reason,
-                error=error_code(boundary.error, boundary.http_status),
-                http_status=boundary.http_status,
-            )
-        if life.status == "busy" and life.start is None and life.turn_id:
-            # The open turn is known by its records; its start lies beyond what was read so far.
-            add(f"{life.turn_id}:seen", "RolloutTurnSeen", life.last_at or now, turn_id=life.turn_id)
-        if life.status == "busy" and life.tool is not None:
-            tool = life.tool
-            at = tool.at or life.last_at or now
-            name = hook_tool_name(tool.name)
-            ident = f"{tool.call_id or f'at{at:.3f}'}:{'call' if tool.running else 'output'}"
-            if tool.running and tool.name in INPUT_TOOLS:
-                add(ident, "RolloutInputRequest", at, turn_id=life.turn_id, tool=name, tool_use_id=tool.call_id)
-            else:
-                add(
-                    ident,
-                    "RolloutTool",
-                    at,
-                    turn_id=life.turn_id,
-                    tool=name if tool.running else None,
-                    tool_use_id=tool.call_id,
-                )
-        summary = rollout.summary
-        if life.status == "busy" and life.last_at is not None:
-            if summary.activity_at is None or life.last_at - summary.activity_at >= ACTIVITY_STEP_S:
-                summary.activity_at = life.last_at
-                add(f"activity:{life.last_at:.3f}", "RolloutActivity", life.last_at, turn_id=life.turn_id)
-        return out
-
-    # -- metadata ----------------------------------------------------------------------------------------
-
-    def _meta(self, thread: str, batch: Batch, path: str | None = None) -> None:
-        """One metadata evidence whenever what is known of a thread (title, folder, client) changes.
-
-        Its time is the thread's own (start or catalog update), never "now": reading metadata is no activity.
-        """
-        assert self.rollouts is not None
-        rollout = self.rollouts.get(path) if path else None
-        summary = rollout.summary if rollout is not None else None
-        names = self.index.names
-        catalog = self.catalog_meta.get(thread, (None, None, None, None))
-        title = names.get(thread) or self.catalog_titles.get(thread) or (summary.prompt_title if summary else None)
-        cwd = (summary.cwd if summary else None) or catalog[0]
-        client = (summary.client if summary else None) or catalog[1]
-        transcript = path or catalog[2]
-        at = (summary.started if summary else None) or catalog[3]
-        if at is None:
-            return
-        fields = (title, cwd, client, transcript)
-        digest = hashlib.sha256(repr(fields).encode()).hexdigest()[:16]
-        if self._meta_sent.get(thread) == digest:
-            return
-        self._meta_sent[thread] = digest
-        batch.evidence.append(
-            (
-                f"codex-meta:{thread}:{digest}",
-                Evidence(
-                    provider=PROVIDER,
-                    session_id=thread,
-                    kind="RolloutMeta",
-                    at=at,
-                    source="rollout",
-                    title=title,
-                    cwd=cwd,
-                    client=client,
-                    transcript=transcript,
-                ),
-            )
-        )
+            batch.evidence.extend(lifecycle_evidence(rollout, life, now))
 
     # -- the catalog ---------------------------------------------------------------------------------------
-
-    def _apply(self, listing: Listing, facts: Mapping[str, Facts], batch: Batch, now: float) -> None:
-        for thread in listing.threads.values():
-            key = session_key(PROVIDER, thread.id)
-            if thread.internal:
-                batch.internal.add(key)
-                continue
-            if thread.title:
-                self.catalog_titles[thread.id] = thread.title
-            if thread.path and thread.updated_at and listing.finished_at - thread.updated_at < RECENT_S:
-                self.catalog_paths.add(thread.path)
-            self.catalog_meta[thread.id] = (thread.cwd, thread.client, thread.path, thread.updated_at)
-            path = thread.path if thread.path and self.rollouts and thread.path in self.rollouts else None
-            self._meta(thread.id, batch, path=path)
-            if thread.status is not None:
-                # A live status: only from a server that runs the thread.
-                stamp = thread.updated_at or 0.0
-                batch.evidence.append(
-                    (
-                        f"codex-catalog:{thread.id}:{thread.status}:{thread.waiting_for}:{stamp}",
-                        Evidence(
-                            provider=PROVIDER,
-                            session_id=thread.id,
-                            kind="CatalogThread",
-                            at=listing.live_at if thread.live else now,
-                            source="catalog",
-                            status=thread.status,
-                            waiting_for=thread.waiting_for,
-                        ),
-                    )
-                )
-        for thread_id in listing.unconfirmed:
-            key = session_key(PROVIDER, thread_id)
-            session = facts.get(key)
-            if session is None or key in batch.internal:
-                continue
-            # The identity stays; its runtime evidence loses authority until fresh evidence arrives.
-            confirmed = session.confirmed_at if session.confirmed_at is not None else session.last_event_at
-            batch.evidence.append(
-                (
-                    f"codex-catalog:{thread_id}:unconfirmed:{confirmed}",
-                    Evidence(
-                        provider=PROVIDER, session_id=thread_id, kind="CatalogUnconfirmed", at=now, source="catalog"
-                    ),
-                )
-            )
 
     def _complete_keys(self, listing: Listing | None, batch: Batch) -> list[str] | None:
         if listing is None or not listing.complete:
