@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import tui_seed as seed
 from tui_support import lines, pilot_test, wait_for
 
@@ -72,15 +70,15 @@ async def test_capsule_only_while_working_and_its_detail_lists_counts_by_kind(co
 
 
 @pilot_test
-async def test_a_state_change_in_the_store_shows_within_a_second(conn, make_app):
+async def test_a_state_change_in_the_store_shows_on_the_open_panel(conn, make_app):
+    """Another connection's commit reaches the open panel by itself. How fast is bench/panel.py's job: the
+    bound here is only a generous limit to waiting, so a loaded machine cannot make it fail."""
     seed.write(conn, [seed.session("s1", "working", title="Live one", activity="Bash", since=3)])
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "Working: Bash" in row_of(app, "claude:s1"))
-        written = time.monotonic()
         seed.write(conn, [seed.session("s1", "ready", title="Live one", updated=0)])  # another connection commits
-        await wait_for(pilot, lambda: "Response ready" in row_of(app, "claude:s1"), timeout=5)
-        assert time.monotonic() - written < 1.0
+        await wait_for(pilot, lambda: "Response ready" in row_of(app, "claude:s1"), timeout=60)
 
 
 @pilot_test
