@@ -26,11 +26,12 @@ from textual.widgets import Button, Footer, Input, Static
 from lunavect import arrangement, changes, setup_report
 from lunavect.core.model import Session
 from lunavect.frontends.tui import filters
+from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.peek import PeekPane
 from lunavect.frontends.tui.row_actions import RowActions
 from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
-from lunavect.frontends.tui.session_list import ColumnHeader, SessionList
+from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.widgets import Counter, PanelHeader
 from lunavect.sessions import auto_hide_after, count_sessions, read_sessions
 from lunavect.sync.remote import not_current_note

@@ -13,8 +13,9 @@ from textual.widgets.option_list import Option
 
 from lunavect.core.hiding import AUTO_HIDE_CHOICES
 from lunavect.core.model import Session
+from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.notify_settings import NotificationSettings
-from lunavect.frontends.tui.session_list import ColumnHeader, HiddenSessionList, SessionList
+from lunavect.frontends.tui.session_list import HiddenSessionList, SessionList
 from lunavect.frontends.tui.widgets import PanelHeader
 from lunavect.terminal_text import clean
 

@@ -7,11 +7,8 @@ and tells the panel what the person asked for (open, hide, pin, move, the row me
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -23,84 +20,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 
 from lunavect.core.model import Session
 from lunavect.frontends import rows
-from lunavect.terminal_text import clean
-
-PIN_MARK = "⚑"
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    title: str
-    width: int
-    align: str = "left"
-
-
-@functools.lru_cache(maxsize=8)
-def layout(width: int) -> tuple[Column, ...]:
-    """The columns at a given width: the title takes what the others leave."""
-    project, state = (16, 26) if width >= 100 else (12, 22)
-    fixed = [
-        Column("project", "PROJECT", project),
-        Column("provider", "CLIENT", 6),
-        Column("state", "STATE", state),
-        Column("capsule", "", 5, "right"),
-        Column("timer", "TIMER", 8, "right"),
-    ]
-    if width < 64:
-        fixed = [c for c in fixed if c.name != "project"]
-    gutter = 2
-    used = gutter + sum(c.width + 1 for c in fixed)
-    title = max(8, width - used - 1)
-    return (Column("gutter", "", gutter), Column("title", "TITLE", title), *fixed)
-
-
-def fit(text: str, width: int, align: str = "left") -> str:
-    """Exactly `width` cells: cut with an ellipsis, or padded."""
-    if width <= 0:
-        return ""
-    if cell_len(text) > width:
-        return set_cell_size(text, width - 1) + "…"
-    if align == "right":
-        return " " * (width - cell_len(text)) + text
-    return set_cell_size(text, width)
-
-
-def header_text(width: int) -> str:
-    parts = []
-    for column in layout(width):
-        parts.append(fit(column.title, column.width, column.align))
-    return " ".join(parts)[:width]
-
-
-class ColumnHeader(Widget):
-    """The column titles above a session list, laid out by the same rule as its rows."""
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        style = self.rich_style
-        if y:
-            return Strip.blank(width, style)
-        title_style = style + Style(bold=True)
-        segments: list[Segment] = []
-        for number, column in enumerate(layout(width)):
-            cell = fit(column.title, column.width, column.align)
-            word = cell.strip()
-            if number:
-                segments.append(Segment(" ", style))
-            if not word:
-                segments.append(Segment(cell, style))
-                continue
-            before = cell.index(word)
-            segments.append(Segment(cell[:before], style))
-            segments.append(Segment(word, title_style))
-            segments.append(Segment(cell[before + len(word) :], style))
-        return Strip(segments).adjust_cell_length(width, style)
-
+from lunavect.frontends.tui.columns import Column, cell, fit, layout
 
 # Moving the row focus: the same keys in the session list and the hidden list.
 NAVIGATION_BINDINGS = [
@@ -275,25 +198,11 @@ class SessionList(ScrollView, can_focus=True):
         return strip.adjust_cell_length(width, row_style)
 
     def _cell(self, session: Session, column: Column, now: float) -> tuple[str, Style]:
-        name = column.name
-        if name == "gutter":
-            return (PIN_MARK if session.pinned else ""), self._style("session-list--pin")
-        if name == "title":
-            return clean(session.title or "(untitled)"), self._style("session-list--title")
-        if name == "project":
-            return clean(rows.place(session)), self._style("session-list--dim")
-        if name == "provider":
-            return clean(session.provider), self._style("session-list--dim")
-        if name == "state":
-            return clean(rows.state_label(session)), self._style(f"session-list--state-{session.state}")
-        if name == "capsule":
-            count = rows.background_count(session)
-            if not count:
-                return "", Style()
-            return f" {count if count < 100 else '99+'} ", self._fill("session-list--capsule")
-        if name == "timer":
-            return rows.timer(session, now), self._style("session-list--timer")
-        return "", Style()
+        text, name = cell(session, column, now)
+        if name is None:
+            return text, Style()
+        # The capsule is a filled cell; every other column keeps the row's background.
+        return text, (self._fill(name) if column.name == "capsule" else self._style(name))
 
     # -- keyboard -----------------------------------------------------------------------------------------
 
