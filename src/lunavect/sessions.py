@@ -19,6 +19,7 @@ from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 from lunavect.core.times import epoch
 from lunavect.sync import remote
 from lunavect.usage import ledger
+from lunavect.usage.tokens import SessionUsage
 
 # The settings key of automatic hiding: seconds of inactivity, absent when off (a new installation).
 AUTO_HIDE_SETTING = "auto_hide_after"
@@ -75,65 +76,126 @@ def auto_hide_after(conn: sqlite3.Connection) -> float | None:
     return value if value > 0 else None
 
 
-def read_rows(conn: sqlite3.Connection, now: float | None = None) -> list[Row]:
-    """Every listed session with its arrangement, in the list's order (hidden and retired ones included)."""
+@dataclass
+class _Kept:
+    inputs: tuple[object, ...]
+    row: Row
+    sort_key: tuple[int, float, str]
+    # What the session was last handed out with (None: not yet handed out).
+    handed: tuple[SessionUsage | None, bool] | None = None
+
+
+class RowMemo:
+    """What one long-lived reader (the panel) keeps between two reads, so that a change costs what changed.
+
+    The panel reads the list again at every change the collector announces; with a thousand rows, decoding each
+    row's JSON and parsing its times again was most of the time from a commit to the redrawn row. The memo keeps
+    each row with what it was made from (its stored text and its arrangement): a row whose inputs did not move
+    is neither decoded nor built again, and its session is the very same object as in the previous read unless
+    its usage or its hiding moved, so the reader can redraw only the lines whose session is a new object. Every
+    row is still read in the one query and compared, so nothing that changed is missed (no version number that
+    every writer would have to keep), and the time-dependent rules (automatic hiding, retirement) and the order
+    are applied at every read, exactly as without a memo. A memo belongs to one reader: the rows and sessions it
+    returns are its own, not to be changed.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[str, _Kept] = {}
+        # How many rows the last read had to decode: what the tests check.
+        self.decoded = 0
+
+
+def _decode(data: str) -> Session | None:
+    try:
+        return _decoder.decode(data)
+    except msgspec.DecodeError:
+        return None
+
+
+def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo | None = None) -> list[Row]:
+    """Every listed session with its arrangement, in the list's order (hidden and retired ones included).
+    A long-lived reader passes its `memo` (see `RowMemo`)."""
     now = time.time() if now is None else now
     after = auto_hide_after(conn)
     catalogs = dict(conn.execute("SELECT provider, at FROM catalog_listing").fetchall())
     # Other machines' sessions (sync) are listed beside this one's, as their hosts last said them.
     remote_hosts = remote.hosts(conn)
-    rows: list[Row] = []
+    keyed: list[tuple[tuple[int, float, str], Row]] = []
     usage = ledger.listed_sessions(conn)
-    for data, remote_host, pinned, hidden, hidden_at, position, shown_at, listed_at in conn.execute(
-        "SELECT s.data, s.host, COALESCE(a.pinned, 0), COALESCE(a.hidden, 0), a.hidden_at, a.position, "
+    kept_before = memo._kept if memo is not None else {}
+    kept_now: dict[str, _Kept] = {}
+    if memo is not None:
+        memo.decoded = 0
+    for key, data, remote_host, pinned, hidden, hidden_at, position, shown_at, listed_at in conn.execute(
+        "SELECT s.id, s.data, s.host, COALESCE(a.pinned, 0), COALESCE(a.hidden, 0), a.hidden_at, a.position, "
         "a.shown_at, a.listed_at FROM (SELECT id, data, NULL AS host FROM snapshot WHERE listed = 1 "
         "UNION ALL SELECT id, data, host FROM remote_session) s LEFT JOIN arrangement a ON a.id = s.id"
     ):
-        try:
-            session = _decoder.decode(data)
-        except msgspec.DecodeError:
-            continue
-        if remote_host is not None:
-            session = remote.present(session, remote_hosts.get(remote_host), now)
-        else:
-            session.usage = usage.get(session.id)
-        last_activity = epoch(session.updated) or 0.0
-        row = Row(
-            session=session,
-            pinned=bool(pinned),
-            position=position,
-            last_activity=last_activity,
-            hidden_by_person=bool(hidden),
-            hidden_at=hidden_at,
-            shown_at=shown_at,
-            listed_at=listed_at,
-        )
-        if not row.hidden_by_person:
-            row.hidden_automatically = hiding.hides_automatically(
-                session.state, last_activity, now, after, shown_at=shown_at
-            )
-        if row.hidden_by_person or row.hidden_automatically:
-            row.retired = hiding.leaves_hidden_list(
-                catalog_complete_at=catalogs.get(session.provider),
+        inputs = (data, pinned, hidden, hidden_at, position, shown_at, listed_at)
+        kept = kept_before.get(key) if remote_host is None else None
+        if kept is None or kept.inputs != inputs:
+            session = _decode(data)
+            if session is None:
+                continue
+            if memo is not None:
+                memo.decoded += 1
+            if remote_host is not None:
+                session = remote.present(session, remote_hosts.get(remote_host), now)
+            row = Row(
+                session=session,
+                pinned=bool(pinned),
+                position=position,
+                last_activity=epoch(session.updated) or 0.0,
+                hidden_by_person=bool(hidden),
                 hidden_at=hidden_at,
+                shown_at=shown_at,
                 listed_at=listed_at,
-                last_activity=last_activity,
             )
-        session.pinned = row.pinned
-        session.hidden = row.hidden_by_person or row.hidden_automatically
-        rows.append(row)
-    rows.sort(key=lambda r: r.sort_key)
-    return rows
+            kept = _Kept(inputs, row, row.sort_key)
+        row = kept.row
+        session = row.session
+        row.hidden_automatically = not row.hidden_by_person and hiding.hides_automatically(
+            session.state, row.last_activity, now, after, shown_at=shown_at
+        )
+        is_hidden = row.hidden_by_person or row.hidden_automatically
+        row.retired = is_hidden and hiding.leaves_hidden_list(
+            catalog_complete_at=catalogs.get(session.provider),
+            hidden_at=hidden_at,
+            listed_at=listed_at,
+            last_activity=row.last_activity,
+        )
+        handed = (None if remote_host is not None else usage.get(session.id), is_hidden)
+        if kept.handed != handed:
+            if kept.handed is not None:
+                # Handed out before with other figures: replaced, never changed, so the reader's previous list
+                # keeps what it showed (and a redraw can tell the changed rows by their identity).
+                session = row.session = msgspec.structs.replace(session)
+            if remote_host is None:
+                session.usage = handed[0]
+            session.pinned = row.pinned
+            session.hidden = is_hidden
+            kept.handed = handed
+        if memo is not None and remote_host is None:
+            kept_now[key] = kept
+        keyed.append((kept.sort_key, row))
+    if memo is not None:
+        memo._kept = kept_now
+    keyed.sort(key=lambda pair: pair[0])
+    return [row for _key, row in keyed]
 
 
 def read_sessions(
-    conn: sqlite3.Connection, include_hidden: bool = False, now: float | None = None, host: str | None = None
+    conn: sqlite3.Connection,
+    include_hidden: bool = False,
+    now: float | None = None,
+    host: str | None = None,
+    memo: RowMemo | None = None,
 ) -> list[Session]:
     """Listed sessions: pinned ones first in the person's order, then the most recently active first; only
-    those of `host` when it is given."""
+    those of `host` when it is given. `memo`: see `RowMemo`."""
     return [
         r.session
-        for r in read_rows(conn, now)
+        for r in read_rows(conn, now, memo)
         if not r.retired and (include_hidden or not r.session.hidden) and (host is None or r.session.host == host)
     ]
 

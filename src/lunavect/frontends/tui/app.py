@@ -33,7 +33,7 @@ from lunavect.frontends.tui.row_actions import RowActions
 from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.widgets import Counter, PanelHeader
-from lunavect.sessions import auto_hide_after, count_sessions, read_sessions
+from lunavect.sessions import RowMemo, auto_hide_after, count_sessions, read_sessions
 from lunavect.sync.remote import not_current_note
 from lunavect.terminal_text import clean_lines
 
@@ -114,6 +114,8 @@ class PanelApp(RowActions):
         self.message = ""
         self._feed: changes.Feed | None = None
         self._last_reload = 0.0
+        # Rows decoded by the last reload: a change decodes only the rows that moved.
+        self._memo = RowMemo()
 
     # -- layout -------------------------------------------------------------------------------------------
 
@@ -206,7 +208,7 @@ class PanelApp(RowActions):
             return
         now = self.clock()
         try:
-            self.sessions = read_sessions(self.conn, include_hidden=True, now=now)
+            self.sessions = read_sessions(self.conn, include_hidden=True, now=now, memo=self._memo)
         except sqlite3.Error as exc:
             self.show_message(f"The store cannot be read: {exc}")
             return

@@ -111,6 +111,16 @@ class SessionList(ScrollView, can_focus=True):
         """Show a new list, keeping the cursor on the same session when it is still there."""
         if sessions == self.sessions:
             return  # nothing to redraw: an idle panel costs nothing between timer ticks
+        before = self.sessions
+        if len(before) == len(sessions) and all(a.id == b.id for a, b in zip(before, sessions, strict=True)):
+            # The same rows in the same places (the usual change: one session's state): redraw only the lines
+            # on screen whose session changed; the cursor stays where it is.
+            self.sessions = sessions
+            top = int(self.scroll_offset.y)
+            for line in range(top, min(len(sessions), top + self.size.height)):
+                if before[line] is not sessions[line] and before[line] != sessions[line]:
+                    self.refresh_line(line)
+            return
         current = self.current
         self.sessions = sessions
         self.virtual_size = Size(self.size.width, len(sessions))

@@ -1,0 +1,66 @@
+"""A change in the store redraws what changed: the changed row's line alone when every row keeps its place, the
+whole list when a row moves; the list stays in the order and filter a fresh read gives."""
+
+from __future__ import annotations
+
+import tui_seed as seed
+from tui_support import ids, lines, pilot_test, wait_for
+
+from lunavect.frontends.tui.session_list import SessionList
+from lunavect.sessions import read_sessions
+
+SIZE = (120, 30)
+
+
+def rows(count: int) -> list:
+    return [seed.session(f"r{n:02}", "ready", updated=60 + n) for n in range(count)]
+
+
+@pilot_test
+async def test_a_state_change_in_place_redraws_that_line_alone(conn, make_app, monkeypatch):
+    seed.write(conn, rows(20))
+    drawn: list[str] = []
+    original = SessionList.render_line
+
+    def spy(self, y):
+        strip = original(self, y)
+        drawn.append(strip.text)
+        return strip
+
+    monkeypatch.setattr(SessionList, "render_line", spy)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(ids(app)) == 20)
+        await pilot.pause(0.5)
+        widget = app.query_one("#sessions", SessionList)
+        first = list(widget.sessions)
+        drawn.clear()
+        # Another connection commits r05 as working; its last activity is unchanged, so it keeps its place.
+        seed.write(conn, [seed.session("r05", "working", activity="Bash", since=3, updated=65)])
+        await wait_for(pilot, lambda: any("Working: Bash" in line for line in drawn), timeout=60)
+        await pilot.pause(0.3)
+        assert ids(app) == [s.id for s in first]
+        assert all("Session r05" in line for line in drawn), drawn
+        # The rows that did not change are the same objects as before the change.
+        changed = [n for n, (a, b) in enumerate(zip(first, widget.sessions, strict=True)) if a is not b]
+        assert [widget.sessions[n].id for n in changed] == ["claude:r05"]
+
+
+@pilot_test
+async def test_a_row_whose_activity_is_newer_moves_to_the_top_and_filters_hold(conn, make_app, clock):
+    seed.write(conn, rows(12))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(ids(app)) == 12)
+        await pilot.press("ctrl+f")
+        await pilot.press(*"r1")  # r10 and r11
+        await wait_for(pilot, lambda: ids(app) == ["claude:r10", "claude:r11"])
+        await pilot.press("escape")
+        seed.write(conn, [seed.session("r11", "working", activity="Bash", since=1)])
+        await wait_for(pilot, lambda: ids(app) == ["claude:r11", "claude:r10"], timeout=60)
+        assert "Working: Bash" in lines(app)[0]
+        seed.write(conn, [seed.session("r03", "working", since=1, updated=0)])
+        await wait_for(pilot, lambda: app.sessions[0].id == "claude:r03", timeout=60)
+        # The search still narrows the list: r03 does not match it.
+        assert ids(app) == ["claude:r11", "claude:r10"]
+        assert [s.id for s in app.sessions] == [s.id for s in read_sessions(conn, include_hidden=True, now=clock())]
