@@ -99,3 +99,25 @@ def test_a_malformed_settings_file_is_refused_untouched(tmp_path: Path) -> None:
     with pytest.raises(HooksFileError):
         statusline.install(settings)
     assert settings.read_text() == '{"statusLine": "echo hi"}'
+
+
+@pytest.mark.parametrize("status_line_first", [True, False])
+def test_the_person_s_bytes_come_back_whichever_was_installed_first(tmp_path: Path, status_line_first: bool) -> None:
+    """`hooks install --statusline` wraps the status line, then adds the hooks; a person may also add the
+    wrapper later. Either way the backup is their own version, and uninstalling both gives their bytes back;
+    taking only the wrapper out gives the bytes the hooks alone would have left."""
+    from lunavect.claude import install as claude_install
+
+    settings = tmp_path / "settings.json"
+    original = b'{\n    "statusLine": {"padding": 1, "type": "command", "command": "my-line"},\n    "hooks": {}\n}\n'
+    settings.write_bytes(original)
+    claude_install.install(settings)
+    hooks_only = settings.read_bytes()
+    settings.write_bytes(original)
+    steps = [lambda: statusline.install(settings), lambda: claude_install.install(settings)]
+    for step in steps if status_line_first else reversed(steps):
+        assert step()
+    assert statusline.uninstall(settings)
+    assert settings.read_bytes() == hooks_only
+    assert claude_install.uninstall(settings)
+    assert settings.read_bytes() == original

@@ -67,16 +67,22 @@ def _install_statusline(path: Path) -> None:
 
 
 @hooks.command("uninstall")
-def hooks_uninstall() -> None:
+@click.option(
+    "--statusline", "only_statusline", is_flag=True, help="Only put your own status line back; keep the hooks."
+)
+def hooks_uninstall(only_statusline: bool) -> None:
     """Remove lunavect's hooks (and its status-line wrapper, your own status line put back) and nothing else."""
     from lunavect.claude import install
     from lunavect.install import statusline
 
     try:
-        if statusline.uninstall(install.settings_path()):
-            click.echo(f"claude: status line put back in {install.settings_path()}")
+        put_back = statusline.uninstall(install.settings_path())
     except (statusline.HooksFileError, OSError) as exc:
         raise Failure(str(exc)) from None
+    if put_back or only_statusline:
+        click.echo(f"claude: status line {'put back' if put_back else 'not wrapped'} in {install.settings_path()}")
+    if only_statusline:
+        return
     try:
         changed = install.uninstall()
     except (install.SettingsError, OSError) as exc:

@@ -22,6 +22,8 @@ from lunavect.install.command import MARKERS, still_runs
 # The shim returns in milliseconds; this only bounds a pathological machine.
 HOOK_TIMEOUT_S = 10
 BACKUP_SUFFIX = ".lunavect-backup"
+# The module Claude Code's status line runs when lunavect wrapped it (`install.statusline`).
+STATUS_LINE_MODULE = "lunavect.shim.statusline"
 
 
 class HooksFileError(Exception):
@@ -130,10 +132,15 @@ def refuse_read_only(path: Path) -> None:
         )
 
 
-def _has_ours(settings: dict) -> bool:
+def has_ours(settings: dict) -> bool:
+    """Anything of lunavect's in the file: a hook, or Claude Code's status line wrapped. A backup is taken only
+    from a file without any, so that it is the person's own version for every uninstall."""
     hooks = settings.get("hooks")
     groups = [g for v in hooks.values() if isinstance(v, list) for g in v] if isinstance(hooks, dict) else []
-    return any(is_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or [])
+    if any(is_ours(h) for g in groups if isinstance(g, dict) for h in g.get("hooks", []) or []):
+        return True
+    line = settings.get("statusLine")
+    return isinstance(line, dict) and isinstance(line.get("command"), str) and STATUS_LINE_MODULE in line["command"]
 
 
 def write_atomically(path: Path, settings: dict, *, data: str | None = None, backup: bool = True) -> None:
@@ -262,7 +269,7 @@ def install_hooks(path: Path, command: str, events: tuple[str, ...], timeouts: d
         return False
     refuse_read_only(path)
     # The backup keeps the person's own version: taken only from a file that has no lunavect entry yet.
-    write_atomically(path, updated, backup=not _has_ours(settings))
+    write_atomically(path, updated, backup=not has_ours(settings))
     return True
 
 
@@ -275,6 +282,14 @@ def uninstall_hooks(path: Path) -> bool:
     if updated == settings:
         return False
     refuse_read_only(path)
+    write_restoring(path, updated)
+    return True
+
+
+def write_restoring(path: Path, updated: dict) -> None:
+    """Write what an uninstall leaves: the person's own bytes (the backup) when nothing else changed since
+    install, else `updated` in their style with the empty event lists they had. The backup stays as it is: it
+    keeps the person's version from before install."""
     original = backup_path(path)
     try:
         before = load(original) if original.exists() else None
@@ -282,12 +297,10 @@ def uninstall_hooks(path: Path) -> bool:
         before = None
     if before is not None:
         if _without_empty(before) == _without_empty(updated):
-            # Nothing else changed since install: the person's own bytes come back exactly.
             write_atomically(path, updated, data=original.read_text(encoding="utf-8"), backup=False)
-            return True
+            return
         updated = _restore_empty(updated, before)
-    write_atomically(path, updated, backup=False)  # the backup keeps the person's version from before install
-    return True
+    write_atomically(path, updated, backup=False)
 
 
 def _without_empty(settings: dict) -> dict:

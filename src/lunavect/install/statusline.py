@@ -4,7 +4,7 @@ Opt-in (`lunavect hooks install --statusline`). The person's own status-line com
 wrapper's command line as its last argument, so the wrapper runs it unchanged and `uninstall` puts it back
 exactly; every other key of `statusLine` (its `padding`, ...) and of the file stays as it was. The file is
 read, decided on and written with `hooks_file`'s care (malformed files refused untouched, atomic write,
-backup).
+one backup of the person's own version, their exact bytes back when nothing else changed).
 """
 
 from __future__ import annotations
@@ -14,9 +14,17 @@ import sys
 from pathlib import Path
 
 from lunavect.install.command import package_parent
-from lunavect.install.hooks_file import HooksFileError, load, write_atomically
+from lunavect.install.hooks_file import (
+    STATUS_LINE_MODULE,
+    HooksFileError,
+    has_ours,
+    load,
+    refuse_read_only,
+    write_atomically,
+    write_restoring,
+)
 
-MODULE = "lunavect.shim.statusline"
+MODULE = STATUS_LINE_MODULE
 LAUNCHER = f"import sys;sys.path.insert(0,sys.argv.pop(1));import {MODULE} as s;s.main()"
 
 
@@ -63,7 +71,8 @@ def install(path: Path) -> bool:
         if line.get("type", "command") != "command" or not isinstance(original, str):
             raise HooksFileError(f'{path}: "statusLine" is not a command; nothing was changed')
         line = {**line, "command": wrapper_command(original)}
-    write_atomically(path, {**settings, "statusLine": line})
+    refuse_read_only(path)
+    write_atomically(path, {**settings, "statusLine": line}, backup=not has_ours(settings))
     return True
 
 
@@ -79,7 +88,8 @@ def uninstall(path: Path) -> bool:
         del result["statusLine"]
     else:
         result["statusLine"] = {**line, "command": original}
-    write_atomically(path, result)
+    refuse_read_only(path)
+    write_restoring(path, result)
     return True
 
 
