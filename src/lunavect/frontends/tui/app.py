@@ -120,7 +120,7 @@ class PanelApp(RowActions):
     # -- layout -------------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield PanelHeader(id="header")
+        yield PanelHeader(id="header", limits=lambda: self.conn, clock=self.clock)
         yield Static("", id="message", markup=False)
         with Horizontal(id="toolbar"):
             yield SearchInput(placeholder="Search title or project (Ctrl+F)", id="search", compact=True)

@@ -1,12 +1,22 @@
-"""The panel's small widgets: the header with its counters."""
+"""The panel's small widgets: the header with its counters and the fullest rate-limit window."""
 
 from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
 
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
+
+from lunavect.usage.bar import limits_note
+
+# How often the header reads the rate-limit windows again.
+LIMITS_EVERY_S = 30.0
 
 
 class Counter(Static):
@@ -22,13 +32,52 @@ class Counter(Static):
         self.post_message(self.Selected(self))
 
 
+class LimitsNote(Static):
+    """The rate-limit window closest to its limit (`usage.bar.limits_note`: `codex 5 h 42 % · resets 14:00`,
+    or `(old)`). Read every `LIMITS_EVERY_S` rather than at each change: Claude Code's figure arrives in the
+    status-line wrapper's file, which no store change announces, and the read is a query and a file."""
+
+    def __init__(self, conn: Callable[[], sqlite3.Connection | None], clock: Callable[[], float], **kw: Any) -> None:
+        super().__init__("", markup=False, **kw)
+        self._conn = conn
+        self._clock = clock
+        self.tooltip = "The rate-limit window closest to its limit (lunavect usage shows them all)"
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.refresh_note)  # once the panel has opened its store
+        self.set_interval(LIMITS_EVERY_S, self.refresh_note)
+
+    def refresh_note(self) -> None:
+        conn = self._conn()
+        try:
+            text = limits_note(conn, self._clock()) if conn is not None else None
+        except (sqlite3.Error, OSError):
+            text = None
+        self.update(text or "")
+        self.display = bool(text)
+
+
 class PanelHeader(Horizontal):
-    """The name, the current view, and the working and awaiting-input counters."""
+    """The name, the current view, the fullest rate-limit window, and the working and awaiting-input counters."""
+
+    def __init__(
+        self,
+        *,
+        limits: Callable[[], sqlite3.Connection | None] | None = None,
+        clock: Callable[[], float] = time.time,
+        **kwargs: Any,
+    ) -> None:
+        """`limits`: the store to read the rate-limit windows from (no note without it)."""
+        super().__init__(**kwargs)
+        self._limits = limits
+        self._clock = clock
 
     def compose(self) -> ComposeResult:
         yield Static("lunavect", classes="title")
         yield Static("", classes="view", id="view-name")
         yield Static("", classes="spacer")
+        if self._limits is not None:
+            yield LimitsNote(self._limits, self._clock, id="limits")
         yield Counter("", classes="working", id="working")
         yield Counter("", classes="awaiting", id="awaiting")
 
