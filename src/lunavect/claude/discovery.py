@@ -18,14 +18,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lunavect.core.ids import is_session_id
+
 # Every known transcript is stat'ed once in this period, a share at each tick, and every folder relisted after.
 SWEEP_S = 300.0
 HOT_S = 900.0
-SESSION_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_-]{7,127}$")
+# `\Z`, not `$`: `$` also matches before a final newline, and a file named `<id>\n.jsonl` names no session.
+SESSION_RE = re.compile(r"\A[0-9A-Za-z][0-9A-Za-z_-]{7,127}\Z")
 # The client names a project's folder after its cwd, every non-alphanumeric character as '-'.
 _SLUG_RE = re.compile(r"[^A-Za-z0-9]")
 
 Found = tuple[str, str, os.stat_result]  # (path, session id, stat)
+
+
+def is_transcript_id(name: str) -> bool:
+    """True when a transcript's file name (without `.jsonl`) is a session id the client writes: the one rule of
+    ids (core/ids.py), in the shape Claude Code's names take. Nothing else is read, so no row and no path is
+    built from it."""
+    return SESSION_RE.match(name) is not None and is_session_id(name)
 
 
 def _mtime(path: str) -> int | None:
@@ -63,7 +73,7 @@ def sessions_in(folder: str) -> list[tuple[str, str]]:
         if not name.endswith(".jsonl") or name.startswith("agent-"):
             continue
         session_id = name[: -len(".jsonl")]
-        if SESSION_RE.match(session_id):
+        if is_transcript_id(session_id):
             found.append((entry.path, session_id))
     return found
 
@@ -131,7 +141,7 @@ class TranscriptFinder:
         else:  # the files written lately are stat'ed still: a change is told a moment after it happens
             candidates = self._recently_written() | self._told(root, changed)
         for cwd, session_id in running:
-            if cwd and SESSION_RE.match(session_id):
+            if cwd and is_transcript_id(session_id):
                 candidates.setdefault(transcript_path(root, cwd, session_id), session_id)
         for path, session_id in owed:
             candidates.setdefault(path, session_id)
@@ -177,7 +187,7 @@ class TranscriptFinder:
             folder, name = os.path.split(path)
             if os.path.dirname(folder) == projects and name.endswith(".jsonl") and not name.startswith("agent-"):
                 session_id = name[: -len(".jsonl")]
-                if SESSION_RE.match(session_id):
+                if is_transcript_id(session_id):
                     told[path] = session_id
             elif folder == projects and path not in self._folders:
                 self._folders[path] = _mtime(path)

@@ -11,13 +11,13 @@ guide asks for: a title, which may be the first line of the thread's first promp
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lunavect.core import lenient_json
 from lunavect.core.times import epoch
 from lunavect.tail import open_regular
 
@@ -25,9 +25,10 @@ _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 # rollout-2026-11-29T14-38-32-<thread>[_<segment>].jsonl[.zst]: the strict form the recorder writes (compressed
 # once Codex stopped writing to it).
 _NAME_RE = re.compile(
-    rf"^rollout-(?P<stamp>\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}-\d{{2}}-\d{{2}})-(?P<thread>{_UUID})(?:_(?P<segment>{_UUID}))?\.jsonl(?P<zst>\.zst)?$"
+    rf"^rollout-(?P<stamp>\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}-\d{{2}}-\d{{2}})-(?P<thread>{_UUID})(?:_(?P<segment>{_UUID}))?\.jsonl(?P<zst>\.zst)?\Z"
 )
-UUID_RE = re.compile(rf"^{_UUID}$")
+# `\Z`, not `$`: `$` also matches before a final newline, so `<uuid>\n` would pass for a thread id.
+UUID_RE = re.compile(rf"\A{_UUID}\Z")
 SESSIONS_DIR = "sessions"
 ARCHIVED_DIR = "archived_sessions"
 MEMORIES_DIR = "memories"
@@ -89,8 +90,9 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def header_from_record(record: object) -> Header | None:
-    """The header a parsed first record describes, or None when it is no `session_meta`."""
+def header_from_record(record: object, replaced: bool = False) -> Header | None:
+    """The header a parsed first record describes, or None when it is no `session_meta`. `replaced`: invalid
+    UTF-8 was replaced in decoding its line (a folder holding a replaced byte names no real folder)."""
     if not isinstance(record, dict) or record.get("type") != "session_meta":
         return None
     payload = record.get("payload")
@@ -101,7 +103,7 @@ def header_from_record(record: object) -> Header | None:
         return None
     return Header(
         thread_id=thread.lower(),
-        cwd=_str(payload.get("cwd")),
+        cwd=lenient_json.exact(payload.get("cwd"), replaced),
         originator=_str(payload.get("originator")),
         source=payload.get("source"),
         thread_source=_str(payload.get("thread_source")),
@@ -130,7 +132,7 @@ def read_header(path: Path | str, max_bytes: int = HEADER_MAX_BYTES) -> Header |
     if end < 0:
         return None  # no complete first line within the bound (or a file still being created)
     try:
-        return header_from_record(json.loads(data[:end]))
+        return header_from_record(*lenient_json.loads(data[:end]))
     except (ValueError, RecursionError):
         return None
 
@@ -227,7 +229,7 @@ def first_prompt_title(path: Path | str, max_bytes: int = FIRST_PROMPT_MAX_BYTES
         if b'"user_message"' not in line and b'"UserMessage"' not in line:
             continue
         try:
-            record = json.loads(line)
+            record, _replaced = lenient_json.loads(line)  # a title: one odd character rather than none
         except (ValueError, RecursionError):
             continue
         if not isinstance(record, dict):  # `["user_message"]`: a line, but no record
@@ -272,10 +274,10 @@ class SessionIndex:
             return self.names
         for line in data[: end + 1].splitlines():
             try:
-                entry = json.loads(line)
+                entry, _replaced = lenient_json.loads(line)  # a name: one odd character rather than none
             except (ValueError, RecursionError):
                 continue
-            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str) and UUID_RE.match(entry["id"]):
                 title = short_title(entry.get("thread_name"))
                 if title:
                     self.names[entry["id"].lower()] = title

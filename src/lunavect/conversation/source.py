@@ -18,6 +18,7 @@ from lunavect import paths
 from lunavect.conversation.claude_parts import claude_parts
 from lunavect.conversation.codex_parts import codex_parts
 from lunavect.conversation.parts import Part
+from lunavect.core.ids import is_session_id
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,10 @@ class Source:
         return lambda record, offset: claude_parts(record, offset, sidechain=sidechain)
 
     def agent_source(self, agent_id: str) -> Source:
-        """A Claude sub-agent's own transcript, kept beside its session's."""
+        """A Claude sub-agent's own transcript, kept beside its session's. ValueError for an id that is no id
+        (its file name is built from it)."""
+        if not is_session_id(agent_id):
+            raise ValueError(f"not an agent id: {agent_id!r}")
         folder = self.path.with_suffix("")
         return Source(folder / "subagents" / f"agent-{agent_id}.jsonl", self.provider, agent_id)
 
@@ -52,7 +56,8 @@ class Source:
             names = sorted(os.listdir(folder), key=lambda n: os.stat(folder / n).st_mtime)
         except OSError:
             return []
-        return [n[len("agent-") : -len(".jsonl")] for n in names if n.startswith("agent-") and n.endswith(".jsonl")]
+        found = [n[len("agent-") : -len(".jsonl")] for n in names if n.startswith("agent-") and n.endswith(".jsonl")]
+        return [agent for agent in found if is_session_id(agent)]
 
 
 def _stored(conn: sqlite3.Connection | None, provider: str, session_id: str) -> Path | None:
@@ -94,7 +99,10 @@ def _codex_file(session_id: str) -> Path | None:
 
 
 def find_source(provider: str, session_id: str, conn: sqlite3.Connection | None = None) -> Source | None:
-    """The file a session's conversation is read from, or None when this machine holds none."""
+    """The file a session's conversation is read from, or None when this machine holds none (or `session_id`
+    is no id: the client's layout is searched by building a file name and a pattern from it)."""
+    if not is_session_id(session_id):
+        return None
     path = _stored(conn, provider, session_id)
     if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
         path = _claude_file(session_id) if provider == "claude" else _codex_file(session_id)

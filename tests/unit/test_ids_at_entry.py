@@ -1,0 +1,60 @@
+"""Session ids are checked where they enter every reader, and no path is built from an id unchecked (issue 12,
+defect 3): the transcript and rollout file names, the headers inside them, Codex's app-server replies, and the
+conversation reader that finds a session's file by its id.
+
+`$` in a pattern also matches before a final newline: `<id>\\n` passed for an id until the patterns said `\\Z`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_claude_files_source import S1, World, prompt, reply
+from test_codex_source import A
+
+from lunavect import paths
+from lunavect.codex.catalog import thread_from
+from lunavect.codex.rollout import header_from_record, parse_name
+from lunavect.conversation.source import Source, find_source
+
+HOSTILE = ["bbbbbbbb-1111-2222-3333-444444444444\n", "../../../../x", "id\x1b]0;pwned\x07x", "*", ""]
+
+
+@pytest.fixture
+def world(tmp_path):
+    w = World(tmp_path / "claude-world")
+    try:
+        yield w
+    finally:
+        w.close()
+
+
+def test_a_transcript_whose_name_is_no_id_is_not_read(world):
+    t = time.time() - 30
+    world.transcript(S1, [prompt(t, 1), reply(t + 1, 2)])
+    newline = "bbbbbbbb-1111-2222-3333-444444444444\n"
+    world.transcript(newline, [prompt(t, 1, session=newline), reply(t + 1, 2, session=newline)])
+    world.tick()
+    assert set(world.sessions()) == {S1}
+
+
+@pytest.mark.parametrize("bad", HOSTILE)
+def test_codex_ids_with_anything_around_a_uuid_are_refused(bad):
+    thread = A + "\n" if bad.endswith("\n") else bad
+    assert thread_from({"id": thread, "name": "t", "cwd": "/w"}, None) is None
+    assert header_from_record({"type": "session_meta", "payload": {"id": thread, "cwd": "/w"}}) is None
+    assert parse_name(f"rollout-2026-11-29T14-38-32-{A}.jsonl\n") is None
+    assert thread_from({"id": A, "cwd": "/w"}, None) is not None  # the id itself is fine
+
+
+@pytest.mark.parametrize("bad", HOSTILE)
+def test_the_conversation_reader_builds_no_path_from_an_id_that_is_no_id(iso_env, bad):
+    projects = paths.claude_config_dir() / "projects"
+    (projects / "p").mkdir(parents=True)
+    (projects / "p2").mkdir()
+    (projects / "p2" / "victim.jsonl").write_text("{}\n")
+    assert find_source("claude", "../p2/victim") is None
+    assert find_source("claude", bad) is None and find_source("codex", bad) is None
+    with pytest.raises(ValueError):
+        Source(projects / "p" / f"{S1}.jsonl", "claude").agent_source("../../p2/victim")
