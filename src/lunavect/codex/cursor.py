@@ -20,7 +20,6 @@ small msgspec struct the collector stores, so a restart continues where it stopp
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 import msgspec
 
 from lunavect.codex.usage import RolloutUsage, UsageScan
+from lunavect.core import lenient_json
 from lunavect.core.times import bounded, epoch
 from lunavect.tail import TailFile, open_regular
 
@@ -127,8 +127,9 @@ class _Scan:
 
 
 def _parse_line(line: bytes) -> dict | None:
+    """One record; a stray invalid byte (in a message the cursor never reads) costs no lifecycle event."""
     try:
-        record = json.loads(line)
+        record, _replaced = lenient_json.loads(line)
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

@@ -1,0 +1,77 @@
+"""One invalid UTF-8 byte costs a title one character, never a whole record or line (issue 12, defect 10).
+
+Real client files (shared/data) with one stray byte (0xE9, as a tool cutting `é` mid-character writes) put
+where a real file carries a title or a name, or free text lunavect never keeps, and the same files pristine:
+every fact read from the pristine file is read from the corrupted one, the title with one U+FFFD.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_codex_source import Home
+from unit_support import shared_data_dir
+
+from lunavect.codex.rollout import header_from_record
+from lunavect.core import lenient_json
+from lunavect.core.times import epoch
+
+ROLLOUT = (
+    shared_data_dir() / "codex" / "localpush" / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
+)
+THREAD = "019c8a70-dda7-7f33-98ea-f30553347322"
+BAD = "\udce9"  # one byte 0xE9 once encoded with surrogateescape
+
+
+def _line(record: dict) -> bytes:
+    return json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogateescape") + b"\n"
+
+
+def _codex_lines(corrupt: bool) -> bytes:
+    """The real rollout, and with `corrupt` a stray byte in its header's instructions, in its prompt (the
+    title) and in its last tool call's arguments (the line that says what runs)."""
+    out = b""
+    for raw in ROLLOUT.read_bytes().splitlines():
+        record = json.loads(raw)
+        payload = record.get("payload")
+        if corrupt and record["type"] == "session_meta":
+            payload["base_instructions"]["text"] = BAD + payload["base_instructions"]["text"]
+        elif corrupt and payload.get("type") == "user_message":
+            payload["message"] = "Caf" + BAD + " " + payload["message"]
+        elif corrupt and payload.get("type") == "function_call":
+            payload["arguments"] = BAD + payload["arguments"]
+        out += _line(record)
+    return out
+
+
+def _codex_row(tmp_path: Path, corrupt: bool) -> dict:
+    if not ROLLOUT.is_file():
+        pytest.skip(f"the real rollouts of shared/data are missing ({ROLLOUT})")
+    home = Home(tmp_path / ("corrupt" if corrupt else "pristine"))
+    try:
+        data = _codex_lines(corrupt)
+        assert (b"\xe9" in data) == corrupt
+        (home.day / f"rollout-2026-11-29T14-38-32-{THREAD}.jsonl").write_bytes(data)
+        last = json.loads(data.splitlines()[-1].decode("utf-8", "replace"))["timestamp"]
+        return home.tick(epoch(last) + 5)[f"codex:{THREAD}"]
+    finally:
+        home.close()
+
+
+def test_a_stray_byte_in_a_codex_rollout_costs_only_a_character_of_its_title(tmp_path: Path) -> None:
+    pristine = _codex_row(tmp_path, corrupt=False)
+    corrupt = _codex_row(tmp_path, corrupt=True)
+    assert pristine["state"] == "working"
+    for field in ("state", "activity", "since", "cwd", "project", "basis"):
+        assert corrupt[field] == pristine[field], field
+    assert corrupt["title"] == "Caf\ufffd " + pristine["title"]
+
+
+def test_a_stray_byte_in_a_codex_folder_drops_the_folder_not_the_header() -> None:
+    meta = {"type": "session_meta", "payload": {"id": THREAD, "cwd": "/w/caf" + BAD, "originator": "codex_exec"}}
+    line = _line(meta).rstrip(b"\n")
+    header = header_from_record(*lenient_json.loads(line))
+    assert header is not None and header.thread_id == THREAD and header.cwd is None
+    assert header.originator == "codex_exec"
