@@ -5,18 +5,23 @@ One collector runs in a temporary LUNAVECT_HOME (`python -m lunavect daemon --qu
 - idle:   a probe session sends a PreToolUse for a new tool name through the installed hook shim about once
           a second, and the time until the store's `snapshot` shows it is taken (as hook_to_list's sqlite
           variant does): the baseline;
-- load:   50 sessions send `--rate` events/s in all (default 200) through the installed hook shim command,
-          from `--senders` concurrent senders, for `--seconds` (default 60): PreToolUse, PostToolUse with a
-          4-200 KB tool response, Stop with a 4-200 KB last message; meanwhile 20 of those sessions' Claude
-          transcripts grow with real lines from shared/data, and the probe keeps sampling; the collector's CPU
-          and peak RSS are read with psutil; then every event sent is looked up in the `events` table by
-          the unique tool_use_id it carried: each must be stored exactly once;
+- load:   50 sessions send `--rate` events/s in all (default 200) for `--seconds` (default 60): PreToolUse,
+          PostToolUse with a 4-200 KB tool response, Stop with a 4-200 KB last message. Two cores cannot start
+          200 hook processes a second beside a collector, so by default (`--driver spool`) `--writers`
+          processes run the shim's own `handle` for each event on one shared schedule (bench/load_writer.py:
+          the payload parsed, the agent process found, one line appended, no process started per event);
+          `--driver hook` starts the installed hook command per event from `--senders` threads instead.
+          Meanwhile 20 of those sessions' Claude transcripts grow with real lines from shared/data, and the
+          probe keeps sampling; the collector's CPU and peak RSS are read with psutil; then every event sent is
+          looked up in the `events` table by the unique tool_use_id it carried: each must be stored exactly once;
 - idle again (the probe only), so the baseline brackets the load;
-- ramp:   the shim's own record-writing code (in this process, without a process per event) appends events
-          at rising rates for `--step-seconds` each, until the spool backlog (bytes not yet ingested) stops
-          draining: the highest rate the collector sustains. Bounded by `--max-rate`.
+- hook ceiling: real hook processes as fast as `--senders` threads start them, for `--hook-ceiling-seconds`:
+          the rate this machine reaches through real processes, each event again checked exactly once;
+- ramp:   `--writers` processes append events with the shim's own append at rising rates for `--step-seconds`
+          each, until the spool backlog (bytes not yet ingested) at a step's end exceeds a quarter second of
+          that rate or the writers fall short: the highest rate the collector sustains. Bounded by `--max-rate`.
 
-    .venv/bin/python bench/load.py --seconds 20
+    .venv/bin/python bench/load.py --seconds 60
 
 Not a test: it prints Markdown for docs/performance.md. Everything stops by itself.
 """
@@ -31,6 +36,7 @@ import random
 import shlex
 import sqlite3
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -52,32 +58,22 @@ from _benchlib import (  # noqa: E402
     spawn_timed,
 )
 from hook_to_list import start_collector, stop_collectors  # noqa: E402
+from load_writer import event_payload  # noqa: E402
 
 SESSIONS = 50
 TRANSCRIPTS = 20
 VISIBLE_TIMEOUT_S = 30.0
 TRANSCRIPT_SOURCE = shared_data() / "claude" / "spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 PROJECT = "-home-user-projects-my-project"
+WRITER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "load_writer.py")
+CEILING_FIRST = 10_000_000  # event numbers of the hook-process ceiling phase
+RAMP_FIRST = 20_000_000  # and of the ramp's steps (each step a million further)
 
 
 def p95(values: list[float]) -> float:
     if len(values) < 2:
         return values[0] if values else float("nan")
     return statistics.quantiles(values, n=20, method="inclusive")[18]
-
-
-def event_payload(n: int, session_id: str, home: str, rng: random.Random) -> bytes:
-    """Event number n: its tool_use_id `toolu_load_<n>` is what the exactly-once check counts."""
-    kind = ("PreToolUse", "PostToolUse", "Stop")[n % 3]
-    body = hook_payload(kind, session_id, home) | {"tool_use_id": f"toolu_load_{n}"}
-    big = "x" * rng.randint(4 * 1024, 200 * 1024)
-    if kind == "Stop":
-        body |= {"stop_hook_active": False, "last_assistant_message": big}
-    else:
-        body |= {"tool_name": "Bash", "tool_input": {"command": "npm test", "description": "Run test suite"}}
-        if kind == "PostToolUse":
-            body["tool_response"] = {"stdout": big, "stderr": "", "interrupted": False}
-    return json.dumps(body).encode()
 
 
 class Probe:
@@ -202,6 +198,53 @@ def send_load(
     return sent, time.monotonic() - start, walls
 
 
+def drive_spool(
+    env: dict[str, str], session_ids: list[str], mode: str, rate: float, seconds: float, writers: int, first: int = 0
+) -> tuple[list[int], float, float]:
+    """Send `rate` events/s in all for `seconds` from `writers` processes (bench/load_writer.py, in `mode`);
+    returns the event numbers sent, the seconds from the schedule's start to the last writer's end, and the
+    worst writer's p95 lateness behind the schedule."""
+    start = time.time() + 1.5  # the writers' imports are not part of the schedule
+    config = {"mode": mode, "rate": rate, "seconds": seconds, "writers": writers, "start": start}
+    config |= {"sessions": session_ids, "home": env["HOME"], "first": first}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, WRITER, json.dumps(config | {"index": k})], env=env, stdout=subprocess.PIPE, text=True
+        )
+        for k in range(writers)
+    ]
+    results = [json.loads(proc.communicate(timeout=seconds + 120)[0]) for proc in procs]
+    sent = sorted(n for result in results for n in result["sent"])
+    return sent, max(r["ended"] for r in results) - start, max(r["late_p95"] for r in results)
+
+
+def hook_ceiling(
+    shim: list[str], env: dict[str, str], out_fd: int, senders: int, seconds: float, session_ids: list[str]
+) -> tuple[list[int], float, list[float]]:
+    """Real hook processes started as fast as `senders` threads can for `seconds`: what this machine can
+    spawn, whatever the collector does. Returns the event numbers sent, the seconds taken, each run's wall."""
+    counter = itertools.count(CEILING_FIRST)
+    end = time.monotonic() + seconds
+    sent: list[int] = []
+    walls: list[float] = []
+
+    def sender() -> None:
+        rng = random.Random()
+        while time.monotonic() < end:
+            n = next(counter)
+            payload = event_payload(n, session_ids[n % SESSIONS], env["HOME"], rng)
+            walls.append(spawn_timed(shim, payload, env, out_fd).wall_s)
+            sent.append(n)
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=sender) for _ in range(senders)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(sent), time.monotonic() - start, walls
+
+
 def exactly_once(conn: sqlite3.Connection, sent: list[int]) -> tuple[int, int, int]:
     """(stored once, missing, stored more than once) among the events sent."""
     rows = conn.execute(
@@ -215,39 +258,34 @@ def exactly_once(conn: sqlite3.Connection, sent: list[int]) -> tuple[int, int, i
 
 
 def ramp(conn: sqlite3.Connection, env: dict[str, str], args: argparse.Namespace) -> list[list[str]]:
-    """Append events with the shim's own code at rising rates; stop at the first rate the collector cannot
-    drain (backlog at the end of the step over a quarter second of that rate's bytes)."""
+    """Append events with the shim's own append from `--writers` processes at rising rates; stop at the first
+    rate the collector cannot drain (backlog at the end of the step over a quarter second of that rate's
+    bytes) or the writers cannot reach."""
     from lunavect import paths
-    from lunavect.shim.entry import handle
     from lunavect.shim.payload import extract
 
-    rng = random.Random(34)
-    session_id = str(uuid.uuid4())
-    raws = [event_payload(n, session_id, env["HOME"], rng) for n in range(60)]
-    line_bytes = len(json.dumps(extract("claude", json.loads(raws[0])))) + 200  # + id, time, process facts
+    session_ids = [str(uuid.uuid4()) for _ in range(SESSIONS)]
+    sample = extract("claude", json.loads(event_payload(0, session_ids[0], env["HOME"], random.Random(34))))
+    line_bytes = len(json.dumps(sample)) + 200  # + id, time, process facts
     rows = []
     rate = args.rate
+    step = 0
     while rate <= args.max_rate:
-        start = time.monotonic()
-        n = 0
-        while (elapsed := time.monotonic() - start) < args.step_seconds:
-            due = int(elapsed * rate)
-            while n < due:
-                handle("claude", raws[n % len(raws)], None)
-                n += 1
-            time.sleep(0.005)
-        achieved = n / (time.monotonic() - start)
+        first = RAMP_FIRST + step * 1_000_000
+        sent, took, late = drive_spool(env, session_ids, "append", rate, args.step_seconds, args.writers, first)
         backlog = spool_backlog(conn, str(paths.spool_dir()))
+        achieved = len(sent) / took
         lags = backlog > 0.25 * rate * line_bytes
         short = achieved < 0.9 * rate
-        verdict = "lags" if lags else "writer fell short" if short else "keeps up"
-        rows.append([f"{rate:g}", f"{achieved:.0f}", f"{backlog / 1024:.0f}", verdict])
+        verdict = "lags" if lags else "writers fell short" if short else "keeps up"
+        rows.append([f"{rate:g}", f"{achieved:.0f}", f"{1000 * late:.0f}", f"{backlog / 1024:.0f}", verdict])
         if lags or short:
             break
         drain = time.monotonic() + 10
         while spool_backlog(conn, str(paths.spool_dir())) and time.monotonic() < drain:
             time.sleep(0.1)
         rate *= 2
+        step += 1
     return rows
 
 
@@ -255,11 +293,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60, help="length of the load phase (default 60)")
     parser.add_argument("--rate", type=float, default=200, help="events/s in all under load (default 200)")
-    parser.add_argument("--senders", type=int, default=8, help="concurrent shim senders (default 8)")
+    parser.add_argument(
+        "--driver",
+        choices=("spool", "hook"),
+        default="spool",
+        help="send the load from --writers processes through the shim's own code (spool, default), or start "
+        "one hook process per event from --senders threads (hook)",
+    )
+    parser.add_argument("--writers", type=int, default=4, help="writer processes of the spool driver (default 4)")
+    parser.add_argument("--senders", type=int, default=8, help="concurrent hook processes (default 8)")
     parser.add_argument("--idle-seconds", type=float, default=10, help="each idle phase (default 10)")
+    parser.add_argument(
+        "--hook-ceiling-seconds", type=float, default=10, help="hook processes as fast as they start (default 10)"
+    )
     parser.add_argument("--step-seconds", type=float, default=5, help="each ramp step (default 5)")
-    parser.add_argument("--max-rate", type=float, default=6400, help="highest ramp rate tried (default 6400)")
+    parser.add_argument("--max-rate", type=float, default=12800, help="highest ramp rate tried (default 12800)")
     args = parser.parse_args()
+    load_before = os.getloadavg()
 
     with isolated_home("lunavect-bench-load-") as env:
         set_process_name("claude")
@@ -283,7 +333,12 @@ def main() -> None:
             with Watch(proc.pid) as load_watch:
                 for thread in threads:
                     thread.start()
-                sent, took, walls = send_load(shim, env, out_fd, args, session_ids)
+                if args.driver == "hook":
+                    sent, took, walls = send_load(shim, env, out_fd, args, session_ids)
+                    how = f"shim wall median {ms(statistics.median(walls))} ms"
+                else:
+                    sent, took, late = drive_spool(env, session_ids, "handle", args.rate, args.seconds, args.writers)
+                    how = f"writers' p95 lateness behind the schedule {1000 * late:.0f} ms"
                 sent_end = time.monotonic()
                 stop.set()
                 for thread in threads:
@@ -292,8 +347,13 @@ def main() -> None:
                 while spool_backlog(probe.conn, str(paths.spool_dir())) and time.monotonic() < drain_deadline:
                     time.sleep(0.1)
                 drained = time.monotonic() - sent_end
+            load_during = os.getloadavg()
             idle.extend(probe.sample(args.idle_seconds))
             once, missing, doubled = exactly_once(probe.conn, sent)
+            ceiling = hook_ceiling(shim, env, out_fd, args.senders, args.hook_ceiling_seconds, session_ids)
+            while spool_backlog(probe.conn, str(paths.spool_dir())) and time.monotonic() < drain_deadline + 60:
+                time.sleep(0.1)
+            ceiling_once = exactly_once(probe.conn, ceiling[0])
             steps = ramp(probe.conn, env, args)
             probe_failures = probe.failures
         finally:
@@ -301,14 +361,27 @@ def main() -> None:
             stop_collectors(proc)
             time.sleep(0.2)
 
-    print(f"## Load ({args.seconds:g} s at {args.rate:g} events/s, {SESSIONS} sessions, {args.senders} senders)\n")
+    print(f"## Load ({args.seconds:g} s at {args.rate:g} events/s, {SESSIONS} sessions, driver: {args.driver})\n")
     print(f"Machine: {machine_line()}  ")
-    print("Shim: the installed hook command; collector: `python -m lunavect daemon --quiet`.\n")
     print(
-        f"Sent {len(sent)} events through the shim in {took:.1f} s ({len(sent) / took:.0f} events/s achieved; "
-        f"shim wall median {ms(statistics.median(walls))} ms); spool drained {max(drained, 0):.1f} s after the "
-        f"last one. **Exactly once: {once} of {len(sent)} stored once, {missing} missing, {doubled} stored twice "
-        f"or more.** Probes not visible within {VISIBLE_TIMEOUT_S:g} s: {probe_failures}.\n"
+        "Load average (1, 5, 15 min): "
+        + "; ".join(
+            f"{name} {' '.join(f'{v:.2f}' for v in values)}"
+            for name, values in (("before", load_before), ("end of load", load_during), ("end", os.getloadavg()))
+        )
+        + "  "
+    )
+    driver = (
+        "the installed hook command, one process per event"
+        if args.driver == "hook"
+        else f"{args.writers} writer processes running the shim's `handle` per event (bench/load_writer.py)"
+    )
+    print(f"Load sent by: {driver}; collector: `python -m lunavect daemon --quiet`.\n")
+    print(
+        f"Sent {len(sent)} events in {took:.1f} s ({len(sent) / took:.0f} events/s achieved; {how}); spool "
+        f"drained {max(drained, 0):.1f} s after the last one. **Exactly once: {once} of {len(sent)} stored once, "
+        f"{missing} missing, {doubled} stored twice or more.** Probes not visible within {VISIBLE_TIMEOUT_S:g} s: "
+        f"{probe_failures}.\n"
     )
     rows = [
         ["idle (before and after)", str(len(idle)), ms(statistics.median(idle)), ms(p95(idle)), ms(max(idle))],
@@ -321,8 +394,15 @@ def main() -> None:
         for name, w in (("idle (first phase)", idle_watch), ("load, until drained", load_watch))
     ]
     print(md_table(["collector", "CPU s", "wall s", "CPU %", "peak RSS MiB"], rows))
-    print(f"\nRamp (shim code in-process, {args.step_seconds:g} s a step):\n")
-    print(md_table(["target events/s", "achieved", "backlog at step end KiB", "spool"], steps))
+    c_sent, c_took, c_walls = ceiling
+    print(
+        f"\nReal hook processes, as fast as {args.senders} threads start them for {c_took:.1f} s: "
+        f"{len(c_sent)} events, **{len(c_sent) / c_took:.0f} events/s**, hook wall median "
+        f"{ms(statistics.median(c_walls))} ms; exactly once: {ceiling_once[0]} of {len(c_sent)}, "
+        f"{ceiling_once[1]} missing, {ceiling_once[2]} twice.\n"
+    )
+    print(f"Ramp ({args.writers} writer processes appending with the shim's code, {args.step_seconds:g} s a step):\n")
+    print(md_table(["target events/s", "achieved", "writers' p95 late ms", "backlog at step end KiB", "spool"], steps))
 
 
 if __name__ == "__main__":
