@@ -131,9 +131,16 @@ def _quarantined(report: Report, conn: sqlite3.Connection | None) -> None:
         return
     for entry in quarantine.entries(conn):
         report.quarantined.append({"source": entry.source, "path": entry.path, "error": entry.error, "at": entry.at})
-        report.problems.append(
-            Problem(f"{entry.source}: set aside {entry.path} ({entry.error})", f"move {entry.path} away, or report it")
-        )
+        if entry.path.startswith("/"):
+            problem = Problem(
+                f"{entry.source}: set aside {entry.path} ({entry.error})", f"move {entry.path} away, or report it"
+            )
+        else:  # no file: what a server answered, by where it came from (quarantine.Quarantine.note)
+            problem = Problem(
+                f"{entry.source}: ignored part of what {entry.path} answered ({entry.error})",
+                "update the client, or report it with its version",
+            )
+        report.problems.append(problem)
 
 
 def _data_folder(report: Report) -> None:

@@ -3,7 +3,9 @@
 One malformed transcript, rollout or catalog entry must never stop its whole source, let alone the collector:
 a reader that fails on a file skips that file (and only it) until the file changes, logs it once, and
 records it here so that `lunavect doctor` can name it. Each source keeps a `Quarantine` in memory; what it
-records goes to the store in the source's own commit, with everything else the poll found.
+records goes to the store in the source's own commit, with everything else the poll found. What a server
+answered in a shape no reader takes (Codex's app-server) is recorded the same way, by where it came from, for
+as long as the server keeps answering so (`Quarantine.note`).
 """
 
 from __future__ import annotations
@@ -46,12 +48,17 @@ def describe(exc: BaseException) -> str:
 
 @dataclass
 class Quarantine:
-    """A source's set-aside files: each stays skipped while its identity, size and mtime are unchanged."""
+    """A source's set-aside files: each stays skipped while its identity, size and mtime are unchanged.
+
+    The store holds what the last save said: at its first save a source drops the entries an earlier collector
+    recorded for it that it has not found failing again, so a file fixed or removed meanwhile leaves `doctor`."""
 
     source: str
     _held: dict[str, tuple[int, int, int] | None] = field(default_factory=dict)
     _new: list[Entry] = field(default_factory=list)
     _released: list[str] = field(default_factory=list)
+    _error_of: dict[str, str] = field(default_factory=dict)  # what failed, for entries that are no file
+    _saved_once: bool = False
 
     def holds(self, path: str) -> bool:
         """True while `path` is set aside and has not changed since; a changed file is tried again."""
@@ -59,8 +66,7 @@ class Quarantine:
             return False
         if _identity(path) == self._held[path]:
             return True
-        del self._held[path]
-        self._released.append(path)
+        self.release(path)
         return False
 
     def put(self, path: str, exc: BaseException, now: float) -> None:
@@ -70,8 +76,37 @@ class Quarantine:
         self._new.append(entry)
         log.warning("%s: set aside %s until it changes (%s)", self.source, path, entry.error, exc_info=exc)
 
+    def release(self, path: str) -> None:
+        """`path` is no longer set aside (it changed, or it is gone)."""
+        self._error_of.pop(path, None)
+        if self._held.pop(path, False) is not False:
+            self._released.append(path)
+
+    def release_absent(self, present: set[str]) -> None:
+        """Release every held path not in `present`: the files a listing no longer finds."""
+        for path in [p for p in self._held if p not in present]:
+            self.release(path)
+
+    def note(self, failures: dict[str, str], now: float) -> None:
+        """For what is no file (an answer of a server, by where it came from): hold exactly `failures` (where ->
+        what failed), each recorded when it first fails or its error changes, and release the rest."""
+        for where in [w for w in self._held if w not in failures]:
+            self.release(where)
+        for where, error in failures.items():
+            if where in self._held and self._error_of.get(where) == error:
+                continue
+            self._held[where] = None
+            self._error_of[where] = error
+            self._new.append(Entry(self.source, where, error[:ERROR_CHARS], now))
+            log.warning("%s: ignored what %s answered (%s)", self.source, where, error[:ERROR_CHARS])
+
     def save(self, conn: sqlite3.Connection) -> None:
         """Record what changed since the last save; call inside the source's commit."""
+        if not self._saved_once:
+            self._saved_once = True
+            for entry in entries(conn):
+                if entry.source == self.source and entry.path not in self._held:
+                    self._released.append(entry.path)
         for path in self._released:
             conn.execute("DELETE FROM collector WHERE key = ?", (KEY_PREFIX + path,))
         for entry in self._new:

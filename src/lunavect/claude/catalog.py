@@ -23,6 +23,7 @@ import msgspec
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import bounded
 from lunavect.host.processes import Proc, parse_proc_start, proc_start_matches
+from lunavect.quarantine import Quarantine
 from lunavect.tail import open_regular
 
 STATUSES = frozenset({"idle", "busy", "waiting"})
@@ -101,15 +102,38 @@ def _millis(value: object) -> float | None:
     return bounded(value / 1000.0)
 
 
+class Unusable(ValueError):
+    """A catalog file no version of the client writes: what is wrong with it (never its content)."""
+
+
 def parse_entry(pid: int, raw: bytes) -> CatalogEntry | None:
     """One catalog file, or None when it is not a usable entry for process `pid`."""
     try:
+        return entry_of(pid, raw)
+    except Unusable:
+        return None
+
+
+def entry_of(pid: int, raw: bytes) -> CatalogEntry:
+    """One catalog file's entry for process `pid`; Unusable, saying why, when it is none."""
+    if len(raw) > MAX_ENTRY_BYTES:
+        raise Unusable(f"larger than {MAX_ENTRY_BYTES} bytes")
+    try:
         row = _decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    session_id = row.sessionId if isinstance(row.sessionId, str) and is_session_id(row.sessionId) else None
-    if session_id is None or (isinstance(row.pid, int) and row.pid != pid):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise Unusable(f"not a JSON object ({str(exc)[:80]})") from None
+    if not (isinstance(row.sessionId, str) and is_session_id(row.sessionId)):
+        raise Unusable("its sessionId is no session id")
+    session_id = row.sessionId
+    if isinstance(row.pid, int) and row.pid != pid:
+        raise Unusable(f"it names pid {row.pid}, not the {pid} of its name")
+    try:
+        return _entry(pid, session_id, row)
+    except Exception as exc:  # noqa: BLE001 - a field of a type no version wrote: this entry only is unusable
+        raise Unusable(f"{type(exc).__name__}: {exc}"[:200]) from None
+
+
+def _entry(pid: int, session_id: str, row: _Row) -> CatalogEntry:
     status = row.status if isinstance(row.status, str) and row.status in STATUSES else None
     name_source = _text(row.nameSource, 100)
     proc_start = _text(str(row.procStart) if isinstance(row.procStart, int) else row.procStart, 100)
@@ -131,32 +155,43 @@ def parse_entry(pid: int, raw: bytes) -> CatalogEntry | None:
     )
 
 
-def read_catalog(config_dir: Path) -> tuple[list[CatalogEntry], int]:
-    """Every usable entry of the catalog, and how many files were not usable."""
+def read_catalog(
+    config_dir: Path, quarantine: Quarantine | None = None, now: float = 0.0
+) -> tuple[list[CatalogEntry], int]:
+    """Every usable entry of the catalog, and how many files were not usable.
+
+    With `quarantine`, each unusable file is set aside (and named by `lunavect doctor`) until it changes, and
+    a file no longer there leaves it."""
     folder = config_dir / "sessions"
     try:
         names = sorted(os.listdir(folder))[:MAX_ENTRIES]
     except OSError:
-        return [], 0
+        names = []
     entries: list[CatalogEntry] = []
     unusable = 0
+    listed: set[str] = set()
     for name in names:
         stem, dot, ext = name.partition(".")
         if ext != "json" or not dot or not stem.isdigit():
             continue
+        path = str(folder / name)
+        listed.add(path)
+        if quarantine is not None and quarantine.holds(path):
+            unusable += 1
+            continue
         try:
-            with os.fdopen(open_regular(folder / name), "rb") as f:
+            with os.fdopen(open_regular(path), "rb") as f:
                 raw = f.read(MAX_ENTRY_BYTES + 1)
         except OSError:
             continue  # removed while listed: its session just exited
         try:
-            entry = parse_entry(int(stem), raw) if len(raw) <= MAX_ENTRY_BYTES else None
-        except Exception:  # noqa: BLE001 - a field of a type no version wrote: this entry only is unusable
-            entry = None
-        if entry is None:
+            entries.append(entry_of(int(stem), raw))
+        except Unusable as exc:
             unusable += 1
-        else:
-            entries.append(entry)
+            if quarantine is not None:
+                quarantine.put(path, exc, now)
+    if quarantine is not None:
+        quarantine.release_absent(listed)
     return entries, unusable
 
 

@@ -82,6 +82,8 @@ class ClaudeFilesSource(Source):
         self._glanced: dict[str, float | None] = {}
         # Transcripts this reader failed on, skipped until they change (and named by `lunavect doctor`).
         self.quarantine = Quarantine("claude.transcripts")
+        # Catalog files (sessions/<pid>.json) no client version writes: set aside and named by `doctor` too.
+        self.catalog_quarantine = Quarantine("claude.catalog")
 
     @property
     def root(self) -> Path:
@@ -94,7 +96,7 @@ class ClaudeFilesSource(Source):
         internal: set[str] = set()
         evidence: list[tuple[str, Evidence]] = []
 
-        entries, _unusable = read_catalog(root)
+        entries, _unusable = read_catalog(root, self.catalog_quarantine, now)
         live: list[tuple[CatalogEntry, Proc]] = []
         for entry in entries:
             proc = self._process(entry.pid)
@@ -165,6 +167,7 @@ class ClaudeFilesSource(Source):
 
         def commit(conn: sqlite3.Connection) -> None:
             self.quarantine.save(conn)
+            self.catalog_quarantine.save(conn)
             for path in gone:
                 forget(conn, path)
                 stored.pop(path, None)

@@ -98,6 +98,16 @@ class Listing:
     live_reason: str | None = None
     # When the daemon was asked: its statuses held no earlier than this (a turn may end while it answers).
     live_at: float = 0.0
+    # What the servers answered in a shape no reader takes, by where (`app-server thread/list`): what was wrong.
+    rejected: dict[str, str] = field(default_factory=dict)
+    _rejects: dict[str, tuple[str, int]] = field(default_factory=dict, repr=False)
+
+    def reject(self, where: str, problem: str) -> None:
+        """One answer (or one thread in it) from `where` that could not be read: the first problem is kept,
+        the others counted."""
+        first, more = self._rejects.get(where, (problem, -1))
+        self._rejects[where] = (first, more + 1)
+        self.rejected[where] = first + (f" (and {more + 1} more)" if more + 1 else "")
 
 
 def _status(value: object) -> tuple[str | None, str | None]:
@@ -118,11 +128,17 @@ def _status(value: object) -> tuple[str | None, str | None]:
 
 def thread_from(raw: object, memories: Path | None) -> Thread | None:
     """A thread from the server's JSON, or None when it names no valid thread id."""
+    found = read_thread(raw, memories)
+    return found if isinstance(found, Thread) else None
+
+
+def read_thread(raw: object, memories: Path | None) -> Thread | str:
+    """A thread from the server's JSON, or what is wrong with it (never its content)."""
     if not isinstance(raw, dict):
-        return None
+        return f"a thread that is no object ({type(raw).__name__})"
     ident = raw.get("id")
     if not isinstance(ident, str) or not UUID_RE.match(ident):
-        return None
+        return "a thread whose id is no thread id"
     source = raw.get("source")
     parent = raw.get("parentThreadId") if isinstance(raw.get("parentThreadId"), str) else None
     cwd = raw.get("cwd") if isinstance(raw.get("cwd"), str) else None
@@ -194,9 +210,10 @@ class Catalog:
     def _run(self, active: list[str], candidates: list[str]) -> None:
         try:
             listing = self.refresh(active, candidates)
-        except Exception:  # noqa: BLE001 - a broken catalog must never stop the collector
+        except Exception as exc:  # noqa: BLE001 - a broken catalog must never stop the collector
             log.exception("the Codex catalog refresh failed")
             listing = Listing()
+            listing.reject("app-server refresh", f"{type(exc).__name__}: {exc}"[:200])
         with self._lock:
             self._result = listing
 
@@ -261,13 +278,19 @@ class Catalog:
         if live.reason not in (None, "absent"):
             log.info("Codex's app-server daemon is unavailable: %s", live.reason)
         for raw in live.threads.values():
-            thread = thread_from(raw, self.memories)
-            if thread is not None:
+            thread = read_thread(raw, self.memories)
+            if isinstance(thread, str):
+                listing.reject("app-server daemon", thread)
+            else:
                 listing.threads[thread.id] = replace(thread, live=True)
 
-    def _read(self, server: appserver.AppServer, thread_id: str, timeout: float) -> Thread | None:
+    def _read(self, server: appserver.AppServer, thread_id: str, timeout: float, listing: Listing) -> Thread | None:
         result = server.request("thread/read", {"threadId": thread_id, "includeTurns": False}, timeout=timeout)
-        return thread_from(result.get("thread"), self.memories)
+        thread = read_thread(result.get("thread") if isinstance(result, dict) else result, self.memories)
+        if isinstance(thread, str):
+            listing.reject("app-server thread/read", thread)
+            return None
+        return thread
 
     def _read_active(self, server: appserver.AppServer, active: list[str], listing: Listing) -> None:
         deadline = time.monotonic() + ACTIVE_BUDGET_S
@@ -278,7 +301,7 @@ class Catalog:
             if left <= 0:
                 return
             try:
-                thread = self._read(server, thread_id, left)
+                thread = self._read(server, thread_id, left, listing)
             except TimeoutError:
                 return  # slow, not a denial: nothing is downgraded
             except appserver.AppServerError as exc:
@@ -309,9 +332,15 @@ class Catalog:
                 page = server.request("thread/list", params, timeout=left)
             except TimeoutError:
                 return
-            for raw in page.get("data") or []:
-                thread = thread_from(raw, self.memories)
-                if thread is not None:
+            data = page.get("data") if isinstance(page, dict) else None
+            if not isinstance(data, list):
+                listing.reject("app-server thread/list", f"a page whose data is no list ({type(data).__name__})")
+                return  # a list it cannot read through is no complete list
+            for raw in data:
+                thread = read_thread(raw, self.memories)
+                if isinstance(thread, str):
+                    listing.reject("app-server thread/list", thread)
+                else:
                     listing.threads.setdefault(thread.id, thread)
             cursor = page.get("nextCursor") if isinstance(page.get("nextCursor"), str) else None
             if not cursor:
@@ -329,7 +358,7 @@ class Catalog:
                 return
             reads += 1
             try:
-                thread = self._read(server, thread_id, left)
+                thread = self._read(server, thread_id, left, listing)
             except TimeoutError:
                 return
             except appserver.AppServerError as exc:

@@ -79,6 +79,8 @@ class CodexSource(Source):
         self._catalog_at: float | None = None
         # Rollouts this reader failed on, skipped until they change (and named by `lunavect doctor`).
         self.quarantine = Quarantine("codex.rollouts")
+        # What Codex's app-server answered in a shape no reader takes (named by `doctor` while it lasts).
+        self.catalog_quarantine = Quarantine("codex.catalog")
 
     # -- the poll ----------------------------------------------------------------------------------------
 
@@ -120,6 +122,7 @@ class CodexSource(Source):
 
         listing = self.catalog.take_result()
         if listing is not None:
+            self.catalog_quarantine.note(listing.rejected, now)
             self.threads.apply(listing, facts, self.rollouts, batch, now)
         if self._catalog_at is None or clock - self._catalog_at >= CATALOG_INTERVAL_S:
             self._catalog_at = clock
@@ -130,6 +133,7 @@ class CodexSource(Source):
 
         def commit(conn: sqlite3.Connection) -> None:
             self.quarantine.save(conn)
+            self.catalog_quarantine.save(conn)
             for rollout in dirty:
                 save_rollout(conn, rollout, now)
 
