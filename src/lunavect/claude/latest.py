@@ -21,59 +21,59 @@ TAIL_TURNS = 256
 _TOOL_KINDS = frozenset({"TranscriptToolUse", "TranscriptToolResult"})
 
 
-def activity(session_id: str, facts: RecordFacts) -> list[tuple[str, Evidence]]:
-    """One record's activity as evidence, each with an id that is the same whenever the record is read."""
-    if facts.at is None or not facts.activity:
-        return []
-    record = facts.uuid or f"@{facts.place}"
-    found = []
-    for index, act in enumerate(facts.activity):
-        event_id = f"transcript:{session_id}:{record}:{index}"
-        found.append(
-            (
-                event_id,
-                Evidence(
-                    provider=PROVIDER,
-                    session_id=session_id,
-                    kind=act.kind,
-                    at=facts.at,
-                    source="transcript",
-                    tool=act.tool,
-                    tool_use_id=act.tool_use_id,
-                    error=act.error,
-                    http_status=act.http_status,
-                    notification_only=act.notification_only,
-                ),
-            )
-        )
-    return found
+def _evidence(session_id: str, facts: RecordFacts, index: int) -> tuple[str, Evidence]:
+    """One activity of a record as evidence, with an id that is the same whenever the record is read."""
+    act = facts.activity[index]
+    assert facts.at is not None
+    return (
+        f"transcript:{session_id}:{facts.uuid or f'@{facts.place}'}:{index}",
+        Evidence(
+            provider=PROVIDER,
+            session_id=session_id,
+            kind=act.kind,
+            at=facts.at,
+            source="transcript",
+            tool=act.tool,
+            tool_use_id=act.tool_use_id,
+            error=act.error,
+            http_status=act.http_status,
+            notification_only=act.notification_only,
+        ),
+    )
 
 
 class Latest:
-    """The last prompt of the records added (in file order) and the activity that followed it."""
+    """The last prompt of the records added (in file order) and the activity that followed it.
+
+    A whole read adds every record of a file, and a later prompt supersedes most of them, so only what is kept
+    at the end becomes evidence: the records are held (a bounded number) and turned into evidence when asked.
+    """
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        self._prompt: tuple[str, Evidence] | None = None
-        self._tools: deque[tuple[int, str, Evidence]] = deque(maxlen=TAIL_TOOLS)
-        self._turns: deque[tuple[int, str, Evidence]] = deque(maxlen=TAIL_TURNS)
+        self._prompt: tuple[RecordFacts, int] | None = None
+        self._tools: deque[tuple[int, RecordFacts, int]] = deque(maxlen=TAIL_TOOLS)
+        self._turns: deque[tuple[int, RecordFacts, int]] = deque(maxlen=TAIL_TURNS)
         self._order = 0
 
     def add(self, facts: RecordFacts) -> None:
-        for event_id, ev in activity(self.session_id, facts):
+        if facts.at is None or not facts.activity:
+            return
+        for index, act in enumerate(facts.activity):
             self._order += 1
-            if ev.kind == "TranscriptPrompt" and not ev.notification_only:
-                self._prompt = (event_id, ev)
+            if act.kind == "TranscriptPrompt" and not act.notification_only:
+                self._prompt = (facts, index)
                 self._tools.clear()  # a new prompt supersedes everything before it
                 self._turns.clear()
             else:
-                (self._tools if ev.kind in _TOOL_KINDS else self._turns).append((self._order, event_id, ev))
+                (self._tools if act.kind in _TOOL_KINDS else self._turns).append((self._order, facts, index))
 
     def evidence(self, after: float | None = None) -> list[tuple[str, Evidence]]:
         """The prompt, then what followed in file order; without what lies at or before `after` (a glance
         already handed it over, and older activity must not follow newer)."""
-        found = [self._prompt] if self._prompt is not None else []
-        found += [(event_id, ev) for _, event_id, ev in sorted([*self._tools, *self._turns], key=lambda i: i[0])]
+        kept = [self._prompt] if self._prompt is not None else []
+        kept += [(facts, index) for _, facts, index in sorted([*self._tools, *self._turns], key=lambda i: i[0])]
+        found = [_evidence(self.session_id, facts, index) for facts, index in kept]
         if after is None:
             return found
         return [(event_id, ev) for event_id, ev in found if ev.at > after]

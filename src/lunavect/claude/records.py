@@ -30,13 +30,15 @@ from lunavect.claude.record_shapes import (
     block_text,
     compact_decoder,
     decode_raw,
-    message_decoder,
+    message_of,
+    names_work,
     origin_decoder,
     present,
     record_decoder,
     result_decoder,
     short_str,
     text_decoder,
+    typed_record_decoder,
 )
 from lunavect.claude.usage import MessageUsage, message_usage
 from lunavect.core.commands import is_long_lived_service
@@ -44,10 +46,14 @@ from lunavect.core.times import epoch
 from lunavect.shim.notifications import only_notifications, task_notifications
 
 # Only lines holding one of these strings can matter; every other line is skipped without being decoded.
-# They are the record types' values (quoted, so a key such as "userType" does not match), in any spacing.
+# They are the record types' values (quoted, so a key such as "userType" does not match), in any spacing:
+# "user", "assistant", "system", "summary", "custom-title", "ai-title", "agent-name", "queue-operation" and
+# "queued_command", written with their shared beginnings factored out (the same strings, a faster search).
 _INTERESTING = re.compile(
-    rb'"(?:user|assistant|system|summary|custom-title|ai-title|agent-name|queue-operation|queued_command)"'
+    rb'"(?:user|a(?:ssistant|i-title|gent-name)|s(?:ystem|ummary)|custom-title|queue(?:-operation|d_command))"'
 )
+# The cheap test itself, for loops that run it on every line (fold.py): None for a line that cannot matter.
+might_matter_search = _INTERESTING.search
 # Final stop reasons: the reply is over. `tool_use` means a tool runs next; None is an older client's
 # partial record, which proves neither.
 _FINAL_STOPS = frozenset({"end_turn", "stop_sequence", "max_tokens", "refusal", "model_context_window_exceeded"})
@@ -121,6 +127,25 @@ def read_record(line: bytes, place: int = 0) -> RecordFacts | None:
     """
     if not might_matter(line):
         return None
+    return read_matching(line, place)
+
+
+def read_matching(line: bytes, place: int = 0) -> RecordFacts | None:
+    """`read_record` for a line that passed the cheap test: one pass over its bytes (`TypedRecord`), or, for a
+    line of rarer shape, `read_plain`'s field by field reading."""
+    try:
+        record = typed_record_decoder.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return read_plain(line, place)
+    if names_work(record.toolUseResult):
+        return read_plain(line, place)
+    return _facts_of(record, place)
+
+
+def read_plain(line: bytes, place: int = 0) -> RecordFacts | None:
+    """The facts of one line decoded field by field (each nested field on its own): what `read_matching`
+    gives, the slower way; it reads the lines the one-pass shape refuses, and tests hold the two side by side.
+    Applies no byte test."""
     try:
         record = record_decoder.decode(line)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -130,11 +155,42 @@ def read_record(line: bytes, place: int = 0) -> RecordFacts | None:
             record = record_decoder.decode(line.decode("utf-8", "replace").encode("utf-8"))
         except (msgspec.DecodeError, msgspec.ValidationError):
             raise Unreadable from None
+    return _facts_of(record, place)
+
+
+def _facts_of(record: Record, place: int) -> RecordFacts | None:
     try:
         return _facts(record, place)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError):
         # A field of a type no client version wrote: this record is skipped and counted, never its file.
         raise Unreadable from None
+
+
+_Metadata = tuple[str | None, str | None, str | None, str | None, str | None]
+# The checked metadata of the last few records: every record of a session repeats the same few values.
+_metadata_seen: dict[tuple[object, ...], _Metadata] = {}
+
+
+def _metadata(cwd: object, branch: object, version: object, entrypoint: object, kind: object) -> _Metadata:
+    key = (cwd, branch, version, entrypoint, kind)
+    try:
+        return _metadata_seen[key]
+    except (KeyError, TypeError):  # TypeError: a value that cannot be a key (a list where a string belongs)
+        pass
+    found = (
+        short_str(cwd, 4096),
+        short_str(branch, 500),
+        short_str(version, 100),
+        short_str(entrypoint, 100),
+        short_str(kind, 100),
+    )
+    if len(_metadata_seen) >= 64:
+        _metadata_seen.clear()
+    try:
+        _metadata_seen[key] = found
+    except TypeError:
+        pass
+    return found
 
 
 def _facts(record: Record, place: int) -> RecordFacts | None:
@@ -152,15 +208,13 @@ def _facts(record: Record, place: int) -> RecordFacts | None:
         # A subagent's own lines (older clients wrote them inline): they are not the session's, but their
         # tokens count (as the sub-agent's) in the session's usage.
         if kind == "assistant" and record.isApiErrorMessage is not True:
-            message = decode_raw(message_decoder, record.message)
+            message = message_of(record)
             if message is not None:
                 facts.usage = message_usage(message.id, message.model, message.usage, subagent=True)
         return facts
-    facts.cwd = short_str(record.cwd, 4096)
-    facts.branch = short_str(record.gitBranch, 500)
-    facts.version = short_str(record.version, 100)
-    facts.entrypoint = short_str(record.entrypoint, 100)
-    facts.session_kind = short_str(record.sessionKind, 100)
+    facts.cwd, facts.branch, facts.version, facts.entrypoint, facts.session_kind = _metadata(
+        record.cwd, record.gitBranch, record.version, record.entrypoint, record.sessionKind
+    )
     if kind == "user":
         _read_user(record, facts)
     elif kind == "assistant":
@@ -198,7 +252,7 @@ def _notes(text: object, facts: RecordFacts, stamped: bool) -> None:
 
 
 def _read_user(record: Record, facts: RecordFacts) -> None:
-    message = decode_raw(message_decoder, record.message)
+    message = message_of(record)
     content = message.content if message is not None else None
     results = [b for b in content if b.type == "tool_result"] if isinstance(content, list) else []
     if results:
@@ -243,7 +297,8 @@ def _read_user(record: Record, facts: RecordFacts) -> None:
 
 def _read_tool_results(record: Record, results: list[Block], facts: RecordFacts) -> None:
     native = None
-    if present(record.toolUseResult):
+    # A `TypedRecord`'s result names no work (names_work): nothing to read in it.
+    if isinstance(record.toolUseResult, msgspec.Raw) and present(record.toolUseResult):
         raw = bytes(record.toolUseResult)
         if b"agentId" in raw or b"isAsync" in raw or b"backgroundTaskId" in raw or b"resumedAgentId" in raw:
             native = decode_raw(result_decoder, record.toolUseResult)
@@ -290,7 +345,7 @@ def _read_assistant(record: Record, facts: RecordFacts) -> None:
         status = record.apiErrorStatus if isinstance(record.apiErrorStatus, int) else None
         facts.activity.append(Activity("TranscriptApiError", error=facts.response_error, http_status=status))
         return
-    message = decode_raw(message_decoder, record.message)
+    message = message_of(record)
     if message is None:
         return
     facts.response = "response"

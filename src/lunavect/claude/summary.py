@@ -75,33 +75,37 @@ class TranscriptSummary(msgspec.Struct, omit_defaults=True):
 
 
 def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
-    """Fold one record's facts into the file's summary (in file order)."""
+    """Fold one record's facts into the file's summary (in file order). Written out field by field: it runs
+    for every record of a whole read, so it is on the path that decides the read's throughput."""
     at = facts.at
     if at is not None:
         if summary.first_at is None or at < summary.first_at:
             summary.first_at = at
         if summary.last_at is None or at > summary.last_at:
             summary.last_at = at
-    for name in (
-        "cwd",
-        "branch",
-        "version",
-        "entrypoint",
-        "session_kind",
-        "custom_title",
-        "agent_name",
-        "ai_title",
-        "summary",
-    ):
-        value = getattr(facts, name)
-        if value:
-            setattr(summary, name, value)
+    if facts.cwd:
+        summary.cwd = facts.cwd
+    if facts.branch:
+        summary.branch = facts.branch
+    if facts.version:
+        summary.version = facts.version
+    if facts.entrypoint:
+        summary.entrypoint = facts.entrypoint
+    if facts.session_kind:
+        summary.session_kind = facts.session_kind
+    if facts.custom_title:
+        summary.custom_title = facts.custom_title
+    if facts.agent_name:
+        summary.agent_name = facts.agent_name
+    if facts.ai_title:
+        summary.ai_title = facts.ai_title
+    if facts.summary:
+        summary.summary = facts.summary
     if facts.human_prompt:
         summary.prompts += 1
         summary.last_prompt_at = at if at is not None else summary.last_prompt_at
     if summary.first_prompt is None and facts.prompt_title:
         summary.first_prompt = facts.prompt_title  # a prompt's first line, or a slash command with its arguments
-    summary.responses += sum(1 for activity in facts.activity if activity.kind == "TranscriptResponse")
     if facts.response is not None:
         own = facts.session_id is None or facts.session_id == summary.session_id
         if summary.first_response is None and own:
@@ -113,7 +117,9 @@ def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
         summary.last_api_error_status = facts.retry_status or None
         summary.last_api_error_at = at
     for activity in facts.activity:
-        if activity.kind == "TranscriptApiError":
+        if activity.kind == "TranscriptResponse":
+            summary.responses += 1
+        elif activity.kind == "TranscriptApiError":
             summary.api_errors += 1
             summary.last_api_error_status = activity.http_status
             summary.last_api_error_at = at
@@ -123,7 +129,8 @@ def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
         summary.last_compaction_trigger = facts.compaction
     if facts.interrupt:
         summary.interrupts += 1
-    summary.observations += len(facts.observations)
+    if facts.observations:
+        summary.observations += len(facts.observations)
 
 
 def take_usage(summary: TranscriptSummary, facts: RecordFacts) -> Tokens | None:

@@ -13,10 +13,10 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from lunavect.claude import agents
+from lunavect.claude.fold import fold_lines
 from lunavect.claude.latest import PROVIDER, Latest
-from lunavect.claude.records import Unreadable, read_record
 from lunavect.claude.subagent_usage import read_agents
-from lunavect.claude.summary import TranscriptSummary, take, take_usage
+from lunavect.claude.summary import TranscriptSummary
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.claude.transcript_rows import load_observations, stored_summary
 from lunavect.core.model import Evidence
@@ -75,33 +75,12 @@ def read_transcript(
     if known is None and glanced_at is not None:
         summary.glanced_at = glanced_at
     latest = Latest(session_id)
-    observations: list[agents.Observation] = []
-    skipped = 0
-    usage = ledger.Deltas()
     with AppendedLines(path, cursor, budget) as lines:
         if lines.restarted:
             summary = TranscriptSummary(session_id=session_id)
         untimed = summary.first_at is None and not lines.restarted
-        for offset, line in lines:
-            if line is None:
-                summary.too_long += 1
-                skipped += 1
-                continue
-            try:
-                facts = read_record(line, offset)
-            except Unreadable:
-                summary.unreadable += 1
-                skipped += 1
-                continue
-            if facts is None:
-                continue
-            take(summary, facts)
-            added = take_usage(summary, facts)
-            if added is not None:
-                assert facts.usage is not None
-                usage.add(ledger.hour_of(facts.at, now), facts.usage.model, facts.usage.subagent, added)
-            observations.extend(facts.observations)
-            latest.add(facts)
+        folded = fold_lines(lines, summary, latest, now)
+        observations, usage = folded.observations, folded.usage
         new_cursor = lines.cursor()
         read_agents(path, summary.agents, now, usage)
         read = FileRead(
@@ -113,7 +92,7 @@ def read_transcript(
             first_timed=untimed and summary.first_at is not None,
             observations=observations,
             bytes_read=lines.end - lines.start,
-            skipped=skipped,
+            skipped=folded.skipped,
             usage=usage,
         )
     read.evidence.extend(latest.evidence(after=summary.glanced_at))

@@ -10,27 +10,24 @@ message's content.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import msgspec
 
 from lunavect.usage.tokens import Tokens
 
 
-class _Usage(msgspec.Struct):
+class Usage(msgspec.Struct):
     input_tokens: object = None
     output_tokens: object = None
     cache_read_input_tokens: object = None
     cache_creation_input_tokens: object = None
 
 
-_usage_decoder = msgspec.json.Decoder(_Usage)
+_usage_decoder = msgspec.json.Decoder(Usage)
 # A count no real message reaches; a larger value is a corrupt field, not usage.
 _MAX_COUNT = 1 << 40
 
 
-@dataclass(frozen=True)
-class MessageUsage:
+class MessageUsage(msgspec.Struct, frozen=True):
     """One record's view of an API message's usage: which message, which model, its counts, and whether a
     sub-agent (a sidechain record, or a sub-agent's own transcript) sent it."""
 
@@ -44,19 +41,27 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_COUNT else 0
 
 
-def message_usage(message_id: object, model: object, usage: msgspec.Raw, subagent: bool) -> MessageUsage | None:
-    """The usage an assistant record carries, or None when it carries none (an API error, an old client)."""
-    if len(usage) == 0 or bytes(usage) == b"null":
+def message_usage(
+    message_id: object, model: object, usage: msgspec.Raw | Usage | None, subagent: bool
+) -> MessageUsage | None:
+    """The usage an assistant record carries, raw or already decoded with its record, or None when it carries
+    none (an API error, an old client)."""
+    if usage is None:
         return None
-    try:
-        decoded = _usage_decoder.decode(usage)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    if isinstance(usage, Usage):
+        decoded = usage
+    elif len(usage) == 0 or bytes(usage) == b"null":
         return None
+    else:
+        try:
+            decoded = _usage_decoder.decode(usage)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
     tokens = Tokens(
-        input=_count(decoded.input_tokens),
-        output=_count(decoded.output_tokens),
-        cache_read=_count(decoded.cache_read_input_tokens),
-        cache_write=_count(decoded.cache_creation_input_tokens),
+        _count(decoded.input_tokens),
+        _count(decoded.output_tokens),
+        _count(decoded.cache_read_input_tokens),
+        _count(decoded.cache_creation_input_tokens),
     )
     name = model if isinstance(model, str) and 0 < len(model) <= 200 and model != "<synthetic>" else None
     ident = message_id if isinstance(message_id, str) and 0 < len(message_id) <= 200 else None
