@@ -121,3 +121,17 @@ def test_the_person_s_bytes_come_back_whichever_was_installed_first(tmp_path: Pa
     assert settings.read_bytes() == hooks_only
     assert claude_install.uninstall(settings)
     assert settings.read_bytes() == original
+
+
+def test_a_large_input_and_a_command_that_stops_reading_are_passed_as_without_lunavect(tmp_path: Path, env) -> None:
+    """An input larger than a pipe holds is fed by a writer while the person's command reads it; a command
+    that reads only a little (or nothing) still ends as it would, and gets SIGPIPE at its default."""
+    big = json.dumps({**PAYLOAD, "padding": "x" * 300_000}).encode()
+    for person in (PERSON, "head -c 10; echo", "grep SigIgn /proc/self/status || true"):
+        without = run(person, big, env)
+        wrapped = run(statusline.wrapper_command(person), big, env)
+        assert (wrapped.stdout, wrapped.stderr, wrapped.returncode) == (
+            without.stdout,
+            without.stderr,
+            without.returncode,
+        ), person

@@ -7,23 +7,29 @@ own status-line command with the very same stdin, its stdout and stderr passed s
 read), and exits with its exit code: what the person sees is byte for byte what their command prints.
 Recording never fails the status line: any error there is swallowed. Started like the hook shim, without
 `site`, stdlib only.
+
+It runs at every redraw, so it costs what the hook shim costs and no more (bench/statusline.py): no `json`
+(its `re` import), no `tempfile`, no `subprocess`. It becomes the person's command (`exec /bin/sh -c`) with
+the input waiting in a pipe, so no process of lunavect's stays between the client and that command.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
+from lunavect.shim.jsoncodec import json_dumps, json_loads
 from lunavect.shim.spoolfile import data_dir
 
 LIMITS_DIR = "limits"
 _WINDOWS = ("five_hour", "seven_day")
 # The windows' lengths, which the input does not state.
 _MINUTES = {"five_hour": 300, "seven_day": 10080}
+# A pipe holds at least this much everywhere lunavect runs (Linux 64 KiB, macOS 16 KiB): an input this size is
+# left whole in the pipe before the person's command starts; a larger one is fed by a writer process.
+_PIPE_HOLDS = 16 * 1024
+SHELL = "/bin/sh"
 
 
 def _number(value: object) -> float | None:
@@ -35,7 +41,7 @@ def _number(value: object) -> float | None:
 def limits_of(data: bytes, now: float) -> dict | None:
     """The rate-limit windows of one status-line input, in `usage.limits.Limits` form; None when absent."""
     try:
-        payload = json.loads(data)
+        payload = json_loads(data.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
     limits = payload.get("rate_limits") if isinstance(payload, dict) else None
@@ -55,6 +61,12 @@ def limits_of(data: bytes, now: float) -> dict | None:
     return found if len(found) > 1 else None
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def record(data: bytes, now: float, folder: str | None = None) -> None:
     """Keep the input's windows, replacing the file in one rename (a reader never sees half of it)."""
     limits = limits_of(data, now)
@@ -62,10 +74,13 @@ def record(data: bytes, now: float, folder: str | None = None) -> None:
         return
     folder = folder or os.path.join(data_dir(), LIMITS_DIR)
     os.makedirs(folder, mode=0o700, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".claude.", dir=folder)
+    tmp = os.path.join(folder, f".claude.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(limits, f)
+        try:
+            _write_all(fd, json_dumps(limits).encode())
+        finally:
+            os.close(fd)
         os.replace(tmp, os.path.join(folder, "claude.json"))
     except BaseException:
         try:
@@ -75,8 +90,41 @@ def record(data: bytes, now: float, folder: str | None = None) -> None:
         raise
 
 
+def _default_signals() -> None:
+    """Python ignores SIGPIPE and SIGXFSZ, and an ignored signal stays ignored across exec: the person's
+    command gets them back at their default, as it would without lunavect."""
+    try:
+        import _signal  # type: ignore[import-not-found]  # `signal` itself imports enum: several ms
+    except ImportError:
+        return
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        number = getattr(_signal, name, None)
+        if number is not None:
+            _signal.signal(number, _signal.SIG_DFL)
+
+
+def become(command: str, data: bytes) -> None:
+    """Replace this process by `/bin/sh -c command` reading `data` on its stdin; stdout, stderr and the exit
+    code are the command's own."""
+    read_end, write_end = os.pipe()
+    if len(data) <= _PIPE_HOLDS:
+        _write_all(write_end, data)
+    elif os.fork() == 0:  # the writer: feeds the pipe while the command reads, then goes
+        os.close(read_end)
+        try:
+            _write_all(write_end, data)
+        except OSError:
+            pass  # the command stopped reading
+        os._exit(0)
+    os.close(write_end)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    _default_signals()
+    os.execv(SHELL, [SHELL, "-c", command])
+
+
 def main(argv: list[str] | None = None) -> None:
-    """`statusline [COMMAND]`: record, then run COMMAND (the person's own) with the same stdin."""
+    """`statusline [COMMAND]`: record, then become COMMAND (the person's own) with the same stdin."""
     args = sys.argv[1:] if argv is None else argv
     data = sys.stdin.buffer.read()
     try:
@@ -85,6 +133,4 @@ def main(argv: list[str] | None = None) -> None:
         pass
     if not args or not args[0]:
         sys.exit(0)
-    sys.stdout.flush()
-    completed = subprocess.run(args[0], shell=True, input=data, check=False)  # noqa: S602 - the person's command
-    sys.exit(completed.returncode if completed.returncode >= 0 else 1)
+    become(args[0], data)
