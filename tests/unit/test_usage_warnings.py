@@ -140,3 +140,17 @@ def test_the_person_s_threshold_and_off_switch_are_obeyed(conn, tmp_path: Path) 
     finally:
         notifier.close()
     assert _deliveries(out)[0]["limit"]["used_percent"] == 96.0
+
+
+def test_the_threshold_is_set_and_turned_off_on_the_command_line(iso_env) -> None:
+    done = iso_env.cli("notifications", "set", "--usage-percent", "85")
+    assert done.returncode == 0 and "usage warnings: when a rate-limit window reaches 85 %" in done.stdout
+    assert settings.load(iso_env.connect()).usage_percent == 85.0
+    done = iso_env.cli("notifications", "set", "--usage-percent", "off")
+    assert "usage warnings: off" in done.stdout
+    assert settings.load(iso_env.connect()).usage_percent is None
+    for bad in ("0", "101", "lots"):
+        done = iso_env.cli("notifications", "set", "--usage-percent", bad)
+        assert done.returncode != 0 and "Traceback" not in done.stderr + done.stdout
+        assert len((done.stderr + done.stdout).strip().splitlines()) == 1, done.stderr
+    assert settings.load(iso_env.connect()).usage_percent is None  # nothing changed
