@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_claude_files_source import S1, World
+from test_claude_files_source import S1, world  # noqa: F401 - the fixture
 from test_codex_source import A, B, Home, T
 
 from lunavect import quarantine, store
@@ -37,20 +37,11 @@ for line in sys.stdin:
 """
 
 
-@pytest.fixture
-def world(tmp_path):
-    w = World(tmp_path / "claude-world")
-    try:
-        yield w
-    finally:
-        w.close()
-
-
 def _catalog_entries(conn, source: str) -> dict[str, str]:
     return {e.path: e.error for e in quarantine.entries(conn) if e.source == source}
 
 
-def test_unusable_claude_catalog_files_are_set_aside_until_fixed_or_gone(world):
+def test_unusable_claude_catalog_files_are_set_aside_until_fixed_or_gone(world):  # noqa: F811 - the fixture
     pid = world.runtime()
     world.catalog(pid, S1, "busy", time.time())
     sessions = world.config / "sessions"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_claude_files_source import S1, World, prompt, reply
+from test_claude_files_source import S1, prompt, reply, world  # noqa: F401 - the fixture
 from test_codex_source import A
 
 from lunavect import paths
@@ -21,16 +21,7 @@ from lunavect.conversation.source import Source, find_source
 HOSTILE = ["bbbbbbbb-1111-2222-3333-444444444444\n", "../../../../x", "id\x1b]0;pwned\x07x", "*", ""]
 
 
-@pytest.fixture
-def world(tmp_path):
-    w = World(tmp_path / "claude-world")
-    try:
-        yield w
-    finally:
-        w.close()
-
-
-def test_a_transcript_whose_name_is_no_id_is_not_read(world):
+def test_a_transcript_whose_name_is_no_id_is_not_read(world):  # noqa: F811 - the fixture
     t = time.time() - 30
     world.transcript(S1, [prompt(t, 1), reply(t + 1, 2)])
     newline = "bbbbbbbb-1111-2222-3333-444444444444\n"
