@@ -7,6 +7,7 @@ conversation reader that finds a session's file by its id.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -14,6 +15,7 @@ from test_claude_files_source import S1, prompt, reply, world  # noqa: F401 - th
 from test_codex_source import A
 
 from lunavect import paths
+from lunavect.claude.records import Unreadable, read_record
 from lunavect.codex.catalog import thread_from
 from lunavect.codex.rollout import header_from_record, parse_name
 from lunavect.conversation.source import Source, find_source
@@ -49,3 +51,12 @@ def test_the_conversation_reader_builds_no_path_from_an_id_that_is_no_id(iso_env
     assert find_source("claude", bad) is None and find_source("codex", bad) is None
     with pytest.raises(ValueError):
         Source(projects / "p" / f"{S1}.jsonl", "claude").agent_source("../../p2/victim")
+
+
+@pytest.mark.parametrize("bad", ["../../x", "s1\nrow", "caf\udce9", 7])
+def test_a_claude_record_naming_no_session_is_skipped(bad) -> None:
+    record = {"type": "user", "timestamp": "2026-11-30T12:00:00Z", "sessionId": bad, "cwd": "/w"}
+    record["message"] = {"role": "user", "content": "hello"}
+    with pytest.raises(Unreadable):
+        read_record(json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+    assert read_record(json.dumps(dict(record, sessionId=S1)).encode()) is not None

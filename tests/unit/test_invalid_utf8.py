@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_claude_files_source import S1, S2, world  # noqa: F401 - the fixture
 from test_codex_source import Home
 from unit_support import shared_data_dir
 
@@ -75,3 +76,41 @@ def test_a_stray_byte_in_a_codex_folder_drops_the_folder_not_the_header() -> Non
     header = header_from_record(*lenient_json.loads(line))
     assert header is not None and header.thread_id == THREAD and header.cwd is None
     assert header.originator == "codex_exec"
+
+
+TRANSCRIPT = shared_data_dir() / "claude" / "spotter" / "short.jsonl"
+REAL_SESSION = "55604662-cf2a-4331-851a-ec234028f8ca"
+
+
+def _claude_lines(session: str, corrupt: bool) -> bytes:
+    """The real transcript as session `session`, and with `corrupt` a stray byte in its first prompt (the
+    title), in a tool call's input (free text) and in the folder of its last record."""
+    records = [json.loads(raw) for raw in TRANSCRIPT.read_bytes().splitlines()]
+    prompted = False
+    for n, record in enumerate(records):
+        if record.get("sessionId") == REAL_SESSION:
+            record["sessionId"] = session
+        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        if corrupt and record["type"] == "user" and isinstance(message.get("content"), str) and not prompted:
+            message["content"] = "Caf" + BAD + " " + message["content"]
+            prompted = True
+        elif corrupt and record["type"] == "assistant" and isinstance(message.get("content"), list):
+            for block in message["content"]:
+                if block.get("type") == "tool_use":
+                    block["input"] = {key: BAD + str(value) for key, value in block["input"].items()}
+        if corrupt and n == len(records) - 1:
+            record["cwd"] = record["cwd"] + BAD
+    return b"".join(_line(record) for record in records)
+
+
+def test_a_stray_byte_in_a_claude_transcript_costs_only_a_character_of_its_title(world) -> None:  # noqa: F811
+    if not TRANSCRIPT.is_file():
+        pytest.skip(f"the real transcripts of shared/data are missing ({TRANSCRIPT})")
+    (world.project / f"{S1}.jsonl").write_bytes(_claude_lines(S1, corrupt=False))
+    (world.project / f"{S2}.jsonl").write_bytes(_claude_lines(S2, corrupt=True))
+    world.tick()
+    pristine, corrupt = world.sessions()[S1], world.sessions()[S2]
+    for field in ("state", "since", "cwd", "project", "basis", "activity"):
+        assert getattr(corrupt, field) == getattr(pristine, field), field
+    assert pristine.cwd == "/home/marco/projects/spotter"  # the last record's folder, unreadable, is not taken
+    assert corrupt.title == "Caf\ufffd " + pristine.title

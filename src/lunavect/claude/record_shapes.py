@@ -152,12 +152,23 @@ def present(raw: msgspec.Raw) -> bool:
 
 
 def decode_raw(decoder: msgspec.json.Decoder, raw: msgspec.Raw):  # noqa: ANN202 - the decoder's type
+    """A raw field decoded, or None when it is not the shape. A raw field is kept unchecked by the line's
+    decode, so a stray invalid UTF-8 byte in it (a prompt, the title's source, cut mid-character) is replaced
+    here, field by field, rather than costing the field."""
     if not present(raw):
         return None
     try:
         return decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except msgspec.ValidationError:
         return None
+    except msgspec.DecodeError:
+        text = bytes(raw).decode("utf-8", "replace").encode("utf-8")
+        if text == bytes(raw):
+            return None  # valid UTF-8: not the encoding, the JSON is wrong
+        try:
+            return decoder.decode(text)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
 
 
 def message_of(record: Record) -> Message | None:

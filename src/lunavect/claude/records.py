@@ -42,6 +42,8 @@ from lunavect.claude.record_shapes import (
 )
 from lunavect.claude.usage import MessageUsage, message_usage
 from lunavect.core.commands import is_long_lived_service
+from lunavect.core.ids import is_session_id
+from lunavect.core.lenient_json import exact
 from lunavect.core.times import epoch
 from lunavect.shim.notifications import only_notifications, task_notifications
 
@@ -146,21 +148,24 @@ def read_plain(line: bytes, place: int = 0) -> RecordFacts | None:
     """The facts of one line decoded field by field (each nested field on its own): what `read_matching`
     gives, the slower way; it reads the lines the one-pass shape refuses, and tests hold the two side by side.
     Applies no byte test."""
+    replaced = False
     try:
         record = record_decoder.decode(line)
     except (msgspec.DecodeError, msgspec.ValidationError):
         # One invalid UTF-8 byte (a title cut mid-character by another tool) must not cost the whole record:
-        # read it again with that byte replaced; a line that is not JSON stays unreadable.
+        # read it again with that byte replaced (a title gets one odd character; an id or a folder holding a
+        # replaced byte names nothing real, and is dropped); a line that is not JSON stays unreadable.
         try:
             record = record_decoder.decode(line.decode("utf-8", "replace").encode("utf-8"))
         except (msgspec.DecodeError, msgspec.ValidationError):
             raise Unreadable from None
-    return _facts_of(record, place)
+        replaced = True
+    return _facts_of(record, place, replaced)
 
 
-def _facts_of(record: Record, place: int) -> RecordFacts | None:
+def _facts_of(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
     try:
-        return _facts(record, place)
+        return _facts(record, place, replaced)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError):
         # A field of a type no client version wrote: this record is skipped and counted, never its file.
         raise Unreadable from None
@@ -193,16 +198,28 @@ def _metadata(cwd: object, branch: object, version: object, entrypoint: object, 
     return found
 
 
-def _facts(record: Record, place: int) -> RecordFacts | None:
+# The last session id found valid (see _facts).
+_valid_id: list[object] = [None]
+
+
+def _facts(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
     kind = record.type
     if not isinstance(kind, str):
         return None
+    session_id = record.sessionId
+    if session_id is not None and session_id != _valid_id[0]:
+        # A record naming a session that is no session id (`../x`, a newline, a replaced byte) is no record of
+        # this session's: skipped and counted, like a line cut short. (A transcript names one session in
+        # every record: the last valid id is remembered, so the check costs a comparison per record.)
+        if not is_session_id(session_id):
+            raise Unreadable
+        _valid_id[0] = session_id
     facts = RecordFacts(
         kind=kind,
         place=place,
         at=epoch(record.timestamp),
-        uuid=short_str(record.uuid, 200),
-        session_id=short_str(record.sessionId, 200),
+        uuid=short_str(exact(record.uuid, True) if replaced else record.uuid, 200),
+        session_id=short_str(session_id, 200),
     )
     if record.isSidechain is True:
         # A subagent's own lines (older clients wrote them inline): they are not the session's, but their
@@ -212,8 +229,11 @@ def _facts(record: Record, place: int) -> RecordFacts | None:
             if message is not None:
                 facts.usage = message_usage(message.id, message.model, message.usage, subagent=True)
         return facts
+    cwd, branch = record.cwd, record.gitBranch
+    if replaced:  # a folder or branch holding a replaced byte names none
+        cwd, branch = exact(cwd, replaced), exact(branch, replaced)
     facts.cwd, facts.branch, facts.version, facts.entrypoint, facts.session_kind = _metadata(
-        record.cwd, record.gitBranch, record.version, record.entrypoint, record.sessionKind
+        cwd, branch, record.version, record.entrypoint, record.sessionKind
     )
     if kind == "user":
         _read_user(record, facts)
