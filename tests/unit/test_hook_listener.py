@@ -197,3 +197,15 @@ def test_not_json_is_counted_as_a_rejection(listener):
     (line,) = wait_lines(spool, 1)
     assert line["rejected"] == "not-json"
     assert hook_listener.MAX_BODY_BYTES < 50 * 1024 * 1024
+
+
+@pytest.mark.parametrize("bad", ["../../../../x", "id\nrow", "id\x1b]0;pwned\x07", "x" * 129])
+def test_a_session_id_that_is_no_id_is_dropped_where_it_enters(listener, bad):
+    """The listener keeps what the shim keeps: a record naming no session, which the collector counts unusable."""
+    from lunavect.spool_record import decode, evidence
+
+    server, spool = listener
+    assert request(server.port, post(body=json.dumps(dict(EVENT, session_id=bad)).encode())) == "HTTP/1.1 200 OK"
+    (line,) = wait_lines(spool, 1)
+    assert "session" not in line and bad not in spool.read_text()
+    assert evidence(decode(spool.read_bytes().splitlines()[0])) is None
