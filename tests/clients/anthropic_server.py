@@ -575,7 +575,7 @@ class _Handler(ScriptedHandler):
         if req.body.get("stream"):
             self._stream(step, model, req)
         else:
-            self._send_json(200, self._message(step, model, req))
+            self._send_json(200, self._message(step, model, req), step.headers)
 
     def _send_error(self, step: Step) -> None:
         headers = dict(step.headers)
@@ -617,7 +617,7 @@ class _Handler(ScriptedHandler):
         }
 
     def _stream(self, step: Step, model: str, req: RecordedRequest) -> None:
-        self._start_stream("text/event-stream; charset=utf-8", [("request-id", _new_id("req"))])
+        self._start_stream("text/event-stream; charset=utf-8", [("request-id", _new_id("req")), *step.headers.items()])
         msg = self._message(step, model, req)
         start = dict(msg, content=[], stop_reason=None)
         start["usage"] = dict(msg["usage"], output_tokens=1)

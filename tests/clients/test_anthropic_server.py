@@ -104,6 +104,16 @@ def test_stream_text_and_tool_use(server):
     assert "x-api-key" not in reqs[0].headers
 
 
+def test_a_step_s_headers_come_with_its_stream_and_its_json(server):
+    """Rate-limit headers (`anthropic-ratelimit-unified-*`) reach the client on a streamed answer too."""
+    for stream in (True, False):
+        step = text("hi")
+        step.headers = {"anthropic-ratelimit-unified-5h-utilization": "0.42"}
+        server.script(step)
+        _status, headers, _raw = post(server.url, body(stream=stream))
+        assert headers["anthropic-ratelimit-unified-5h-utilization"] == "0.42", stream
+
+
 def test_side_requests_do_not_consume_the_script(server):
     server.script(text("main reply"))
     _, _, raw = post(server.url, body(stream=False, tools=None))

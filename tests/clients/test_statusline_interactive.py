@@ -1,15 +1,14 @@
 """The status-line wrapper under the real interactive Claude Code 2.1.328 (the only mode that runs a status
-line), in tmux, against the scripted model server.
+line), in tmux, against the scripted model server answering with `anthropic-ratelimit-unified-5h-*` and
+`-7d-*` headers.
 
 The person's own status line (a script that prints something distinctive from its stdin JSON, in colour)
-shows on the screen byte for byte as it does without lunavect; the wrapper hands it the very input the client
-gave; `hooks uninstall --statusline` and `hooks uninstall` put the person's settings back byte for byte.
-
-What the client passes: with an API key, Claude Code gives the status line no `rate_limits` even when the
-server answers with `anthropic-ratelimit-unified-5h-*` / `-7d-*` headers (its code reads them only when
-signed in with a claude.ai subscription or a Claude gateway login, neither of which a local server can
-stand in for); it passes the session, model, version, cost and context_window, and the wrapper then records
-nothing. The recording of windows that do come is proven with their shape in tests/unit/test_usage_statusline.py.
+shows on the screen byte for byte as it does without lunavect, the wrapper handing it the very input the
+client gave; `hooks uninstall --statusline` and `hooks uninstall` put the person's settings back byte for
+byte. What the client passes depends on the sign-in: with an API key, no `rate_limits` (the client reads
+those headers only for a claude.ai subscription), and the wrapper records nothing; signed in with a
+subscription's token (`CLAUDE_CODE_OAUTH_TOKEN`, what `claude setup-token` makes), `rate_limits` with the
+headers' figures, which lunavect then shows exactly.
 """
 
 from __future__ import annotations
@@ -49,27 +48,46 @@ PERSON_SETTINGS = """{
 """
 
 
-def _headers() -> dict[str, str]:
-    now = int(time.time())
+# A subscription sign-in without a browser: the long-lived token `claude setup-token` prints, in the
+# environment (the API key the harness sets is emptied, else the key would win).
+SUBSCRIPTION = {"ANTHROPIC_API_KEY": "", "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-lunavect-test-not-a-token"}
+
+
+def _headers(five_hour_resets: int, seven_day_resets: int) -> dict[str, str]:
     return {
         "anthropic-ratelimit-unified-status": "allowed",
         "anthropic-ratelimit-unified-5h-status": "allowed",
         "anthropic-ratelimit-unified-5h-utilization": "0.42",
-        "anthropic-ratelimit-unified-5h-reset": str(now + 3600),
+        "anthropic-ratelimit-unified-5h-reset": str(five_hour_resets),
         "anthropic-ratelimit-unified-7d-status": "allowed",
         "anthropic-ratelimit-unified-7d-utilization": "0.08",
-        "anthropic-ratelimit-unified-7d-reset": str(now + 5 * 86400),
+        "anthropic-ratelimit-unified-7d-reset": str(seven_day_resets),
     }
 
 
-def _person_line(claude, timeout: float = 30) -> str:
+def _write_person_s_settings(iso_home) -> tuple[Path, bytes]:
+    """The person's status line and settings; returns where it keeps its inputs, and the settings' bytes."""
+    script = iso_home.root / "my-status.py"
+    script.write_text(PERSON_LINE)
+    inputs = iso_home.root / "status-inputs.jsonl"
+    command = f"{sys.executable} {script} {inputs} {MARK}"
+    iso_home.claude_settings.parent.mkdir(parents=True, exist_ok=True)
+    iso_home.claude_settings.write_text(PERSON_SETTINGS % json.dumps(command))
+    return inputs, iso_home.claude_settings.read_bytes()
+
+
+def _plain(line: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", line)
+
+
+def _person_line(claude, expect: str, timeout: float = 30) -> str:
     """The screen's line that holds the person's status line, with its colours (`capture-pane -e`), once the
     client has redrawn it after the reply."""
     claude.wait_for_screen("Answered[.]", timeout=timeout)
     deadline = time.monotonic() + timeout
     while True:
         lines = [line for line in claude.capture(escapes=True).splitlines() if MARK in line]
-        if len(lines) == 1 and "tokens" in lines[0]:
+        if len(lines) == 1 and expect in lines[0]:
             return lines[0]
         assert time.monotonic() < deadline, claude.capture()
         time.sleep(0.1)
@@ -79,13 +97,20 @@ def _inputs(kept: Path) -> list[dict]:
     return [json.loads(line) for line in kept.read_bytes().splitlines() if line.strip()]
 
 
-def _session(claude_tmux, server: AnthropicServer) -> str:
+def _session(
+    claude_tmux,
+    server: AnthropicServer,
+    headers: dict[str, str],
+    env: dict[str, str] | None = None,
+    expect: str = "limits",
+) -> str:
+    """One interactive session, one reply: the person's line once it shows `expect`."""
     step = text("Answered.")
-    step.headers = _headers()
+    step.headers = headers
     server.script(step)
-    claude = claude_tmux()
+    claude = claude_tmux(env=env)
     claude.send_text("say something")
-    line = _person_line(claude)
+    line = _person_line(claude, expect)
     claude.exit()
     return line
 
@@ -93,16 +118,13 @@ def _session(claude_tmux, server: AnthropicServer) -> str:
 def test_the_person_s_status_line_is_the_same_on_screen_with_the_wrapper(
     claude_tmux, model_server: AnthropicServer, iso_home
 ):
+    """An API key: the person's line unchanged, no rate limits passed, none recorded, the settings back."""
     env = dict(iso_home.env)
-    script = iso_home.root / "my-status.py"
-    script.write_text(PERSON_LINE)
-    inputs = iso_home.root / "status-inputs.jsonl"
-    command = f"{sys.executable} {script} {inputs} {MARK}"
-    iso_home.claude_settings.parent.mkdir(parents=True, exist_ok=True)
-    iso_home.claude_settings.write_text(PERSON_SETTINGS % json.dumps(command))
-    original = iso_home.claude_settings.read_bytes()
+    inputs, original = _write_person_s_settings(iso_home)
+    now = int(time.time())
+    headers = _headers(now + 3600, now + 5 * 86400)
 
-    without = _session(claude_tmux, model_server)
+    without = _session(claude_tmux, model_server, headers)
     seen_without = _inputs(inputs)
 
     assert lunavect(env, "hooks", "install").returncode == 0
@@ -112,17 +134,16 @@ def test_the_person_s_status_line_is_the_same_on_screen_with_the_wrapper(
     wrapped = json.loads(iso_home.claude_settings.read_text())["statusLine"]
     assert "lunavect.shim.statusline" in wrapped["command"] and wrapped["padding"] == 1
 
-    with_lunavect = _session(claude_tmux, model_server)
+    with_lunavect = _session(claude_tmux, model_server, headers)
     assert with_lunavect == without  # byte for byte, colours included
-    assert re.search(r"limits none$", re.sub(r"\x1b\[[0-9;]*m", "", without)), without
+    assert _plain(without).endswith("limits none"), without
 
-    # What the client passed the status line: no rate limits for an API key, even with the headers.
+    # What the client passed the status line: no rate limits for an API key, though the server sent them.
     payloads = _inputs(inputs)
     assert len(payloads) > len(seen_without)
     assert all("rate_limits" not in p for p in payloads)
     assert {"session_id", "model", "cost", "context_window", "version"} <= set(payloads[-1])
-    limits_file = Path(env["LUNAVECT_HOME"]) / "limits" / "claude.json"
-    assert not limits_file.exists()
+    assert not (Path(env["LUNAVECT_HOME"]) / "limits" / "claude.json").exists()
     report = json.loads(lunavect(env, "usage", "--json").stdout)
     assert [a for a in report["limits"] if a["client"] == "claude"] == []
 
@@ -130,5 +151,39 @@ def test_the_person_s_status_line_is_the_same_on_screen_with_the_wrapper(
     done = lunavect(env, "hooks", "uninstall", "--statusline")
     assert done.returncode == 0, done.stderr
     assert iso_home.claude_settings.read_bytes() == hooks_only
+    assert lunavect(env, "hooks", "uninstall").returncode == 0
+    assert iso_home.claude_settings.read_bytes() == original
+
+
+def test_a_subscription_s_rate_limits_are_recorded_exactly(claude_tmux, model_server: AnthropicServer, iso_home):
+    """Signed in with a subscription's token: the client passes the headers' windows, the person's line shows
+    them the same with and without the wrapper, and lunavect shows exactly those numbers."""
+    env = dict(iso_home.env)
+    inputs, original = _write_person_s_settings(iso_home)
+    now = int(time.time())
+    five_hour, seven_day = now + 3600, now + 5 * 86400
+    headers = _headers(five_hour, seven_day)
+
+    without = _session(claude_tmux, model_server, headers, SUBSCRIPTION, expect="five_hour")
+    passed = {
+        "five_hour": {"resets_at": five_hour, "used_percentage": 42},
+        "seven_day": {"resets_at": seven_day, "used_percentage": 8},
+    }
+    assert _plain(without).endswith("limits " + json.dumps(passed, sort_keys=True)), without
+    assert lunavect(env, "hooks", "install", "--statusline").returncode == 0
+    with_lunavect = _session(claude_tmux, model_server, headers, SUBSCRIPTION, expect="five_hour")
+    assert with_lunavect == without
+    assert _inputs(inputs)[-1]["rate_limits"] == passed
+
+    report = json.loads(lunavect(env, "usage", "--json").stdout)
+    [claude] = [a for a in report["limits"] if a["client"] == "claude"]
+    assert [
+        (w["name"], w["used_percent"], w["window_minutes"], w["resets_at"], w["stale"]) for w in claude["windows"]
+    ] == [
+        ("five_hour", 42.0, 300, five_hour, False),
+        ("seven_day", 8.0, 10080, seven_day, False),
+    ]
+    status = lunavect(env, "status")
+    assert "claude 5 h 42 %" in status.stdout, status.stdout
     assert lunavect(env, "hooks", "uninstall").returncode == 0
     assert iso_home.claude_settings.read_bytes() == original
