@@ -6,7 +6,7 @@ status line, and what the notifier's look at the rate-limit windows costs.
    bare and wrapped by lunavect's wrapper (which records the input's `rate_limits`, then runs the person's
    command with the same stdin), interleaved round-robin: wall time from spawn to exit and the CPU time of
    the whole process tree.
-2. `notify.usage.due` as the collector's notifier calls it after each batch and every minute: one Codex
+2. `notify.usage.due` as the collector's notifier calls it after each batch and every 15 s: one Codex
    account in the store and Claude Code's windows in the wrapper's file, every window past the threshold
    already warned (the usual look that finds nothing to say).
 

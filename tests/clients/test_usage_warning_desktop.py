@@ -1,6 +1,7 @@
 """Usage warnings on a real desktop: real Codex 0.169.0 reports the rate-limit headers the scripted server
 chose, the collector (`lunavect daemon`) stores them, and its notifier warns through a real D-Bus session bus
-and dunst under Xvfb, once per window.
+and dunst under Xvfb, once per window. Real Claude Code, signed in with a subscription's token, hands its
+windows to the status-line wrapper, and they warn the same way.
 
 "No warning" is proven by a warning of the same check arriving alone: the 5 h and 7 d windows of one report
 are looked at together, so the 7 d window's warning proves the 5 h window's figure was looked at too.
@@ -15,6 +16,7 @@ import pytest
 from codex_harness import codex_env, lunavect, run_exec, write_config
 from responses_server import ResponsesServer, message
 from test_notifications import Collector, desktop  # noqa: F401 - `desktop` is a fixture
+from test_statusline_interactive import SUBSCRIPTION
 
 FIVE_H = 300
 SEVEN_D = 10080
@@ -85,5 +87,34 @@ def test_a_window_past_90_percent_warns_once_per_window(client_paths, iso_home, 
             "Codex: 7 d window at 95 %",
             "Codex: 5 h window at 92 %",
         ]
+    finally:
+        running.kill()
+
+
+def test_claude_code_s_window_past_90_percent_warns(claude_tmux, model_server, iso_home, desktop):  # noqa: F811
+    """Claude Code's figure comes through the status-line wrapper's file, after the reply's own transitions:
+    the notifier's regular look finds it."""
+    from anthropic_server import text
+
+    env = {**iso_home.env, **desktop.env}
+    assert lunavect(env, "hooks", "install", "--statusline").returncode == 0
+    now = int(time.time())
+    step = text("Answered.")
+    step.headers = {
+        "anthropic-ratelimit-unified-status": "allowed",
+        "anthropic-ratelimit-unified-5h-status": "allowed_warning",
+        "anthropic-ratelimit-unified-5h-utilization": "0.91",
+        "anthropic-ratelimit-unified-5h-reset": str(now + 3600),
+        "anthropic-ratelimit-unified-7d-status": "allowed",
+        "anthropic-ratelimit-unified-7d-utilization": "0.3",
+        "anthropic-ratelimit-unified-7d-reset": str(now + 5 * 86400),
+    }
+    model_server.script(step)
+    running = Collector(env).start()
+    try:
+        claude = claude_tmux(env=SUBSCRIPTION)
+        claude.send_text("say something")
+        desktop.wait(lambda: len(_warnings(desktop.shown())) == 1, timeout=60, what="Claude Code's warning")
+        assert _warnings(desktop.shown()) == ["Claude Code: 5 h window at 91 %"]
     finally:
         running.kill()
