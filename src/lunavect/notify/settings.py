@@ -2,8 +2,8 @@
 on every delivery (so `lunavect notifications off` and the panel's settings take effect without a restart).
 
 A new installation notifies for ready, permission, input and errors (the kinds whose `default_on` is true),
-warns when an account's rate-limit window reaches 90 %, suppresses notifications for the session the person is looking at, plays the platform's default sound, and
-runs no command.
+warns when an account's rate-limit window reaches 90 %, suppresses notifications for the session the person
+is looking at, plays the platform's default sound, and runs no command.
 """
 
 from __future__ import annotations
