@@ -96,6 +96,11 @@ class Facts(msgspec.Struct, omit_defaults=True):
     input_reason: str | None = None
     # The time of a closing question that later evidence superseded: it may never come back.
     superseded_question_at: float | None = None
+    # A dialog of the client's own that opened while a permission prompt was shown (and ignored for it): the
+    # transcript may prove later that the prompt had been answered first (its HTTP hook lost), and then the
+    # dialog is what waits. Any change of phase forgets it.
+    held_input: str | None = None
+    held_input_at: float | None = None
     compaction_trigger: str | None = None
     compaction_started: float | None = None
     error: str | None = None
@@ -159,6 +164,7 @@ def set_phase(facts: Facts, phase: State, at: float) -> None:
     if phase != State.COMPACTING:
         facts.compaction_trigger = facts.compaction_started = None
     facts.retry_error = None
+    facts.held_input = facts.held_input_at = None
     facts.phase, facts.phase_at, facts.confirmed_at = phase, at, at
 
 
@@ -245,3 +251,18 @@ def wake_for_notification(facts: Facts, ev: Evidence) -> None:
         open_turn(facts, ev.at)
         facts.task_reply = True
         set_phase(facts, State.WORKING, ev.at)
+
+
+def note_tool_running(facts: Facts, ev: Evidence) -> None:
+    """A tool call began (its PreToolUse, or its use in the transcript): kept once, to match a permission."""
+    if ev.tool_use_id and ev.tool and all(t[0] != ev.tool_use_id for t in facts.tools_running):
+        facts.tools_running = (*facts.tools_running, (ev.tool_use_id, ev.tool))[-32:]
+
+
+def answers_permission(facts: Facts, ev: Evidence) -> bool:
+    """Only progress of the tool that asked clears a permission prompt."""
+    if facts.permission_tool_use_id and ev.tool_use_id:
+        return ev.tool_use_id == facts.permission_tool_use_id
+    if facts.permission_tool and ev.tool:
+        return ev.tool == facts.permission_tool
+    return True

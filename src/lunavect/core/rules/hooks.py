@@ -14,10 +14,12 @@ from lunavect.core.rules.facts import (
     LIVE_PHASES,
     Facts,
     after_stop,
+    answers_permission,
     close_turn,
     confirm,
     end_turn,
     error_reason,
+    note_tool_running,
     open_turn,
     running_tasks,
     set_phase,
@@ -72,8 +74,7 @@ def _subagent_event(facts: Facts, ev: Evidence) -> None:
 
 
 def _pre_tool(facts: Facts, ev: Evidence) -> None:
-    if ev.tool_use_id and ev.tool:
-        facts.tools_running = (*facts.tools_running, (ev.tool_use_id, ev.tool))[-32:]
+    note_tool_running(facts, ev)
     if facts.phase == State.PERMISSION:
         confirm(facts, ev.at)  # a racing PreToolUse does not answer a permission prompt
         return
@@ -102,7 +103,7 @@ def _post_tool(facts: Facts, ev: Evidence) -> None:
     if ev.interrupt:
         end_turn(facts, State.IDLE, ev.at)  # Esc during a tool: the turn ends without a Stop
         return
-    if facts.phase == State.PERMISSION and not _answers_permission(facts, ev):
+    if facts.phase == State.PERMISSION and not answers_permission(facts, ev):
         confirm(facts, ev.at)
         return
     if facts.tool_use_id is None or ev.tool_use_id in (None, facts.tool_use_id):
@@ -200,15 +201,6 @@ def enter_permission(facts: Facts, ev: Evidence) -> None:
     facts.permission_tool_use_id = tool_use_id or (facts.tool_use_id if ev.tool in (None, facts.tool) else None)
 
 
-def _answers_permission(facts: Facts, ev: Evidence) -> bool:
-    """Only progress of the tool that asked clears a permission prompt."""
-    if facts.permission_tool_use_id and ev.tool_use_id:
-        return ev.tool_use_id == facts.permission_tool_use_id
-    if facts.permission_tool and ev.tool:
-        return ev.tool == facts.permission_tool
-    return True
-
-
 # -- notifications: what the client tells its person, by notification type --------------------------------
 
 
@@ -225,7 +217,10 @@ def _permission_prompt(facts: Facts, ev: Evidence) -> None:
 
 def _input_dialog(facts: Facts, ev: Evidence) -> None:
     if facts.phase == State.PERMISSION:
-        return  # structured permission events keep their priority
+        # Structured permission events keep their priority. Kept aside: if the prompt was in fact answered
+        # before this (its tool's result, read from the transcript later), this dialog is what waits now.
+        facts.held_input, facts.held_input_at = INPUT_REASONS[ev.notification or ""], ev.at
+        return
     if ev.notification == "agent_needs_input" and not facts.turn_open:
         return  # a late notice of a dialog whose turn already ended
     reason = INPUT_REASONS[ev.notification or ""]
@@ -234,6 +229,10 @@ def _input_dialog(facts: Facts, ev: Evidence) -> None:
         facts.turn_open = True
         set_phase(facts, State.INPUT, ev.at)
         facts.turn_started = turn_started
+    elif facts.phase_at is None or ev.at > facts.phase_at:
+        # Another dialog of the same kind (or its repeat): only a tool result after it answers it.
+        facts.phase_at = ev.at
+        confirm(facts, ev.at)
     facts.input_reason = reason
 
 
