@@ -23,12 +23,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lunavect.claude.http_hooks import HOOK_PATH
+from lunavect.claude.http_hooks import SECRET_HEADER as _SECRET_HEADER
 from lunavect.shim.jsoncodec import json_dumps, json_loads
 from lunavect.shim.payload import extract
 from lunavect.shim.spoolfile import SPOOL_FORMAT, append_line, new_id
 
-HOOK_PATH = "/lunavect/hook/claude"
-SECRET_HEADER = "x-lunavect-secret"
+__all__ = ["HOOK_PATH", "SECRET_HEADER", "HookListener"]
+SECRET_HEADER = _SECRET_HEADER.lower()  # header names are compared lower-cased
 # Tells `hooks status` that what answers at the port is this listener and not another program.
 SERVER_HEADER = "Server: lunavect-hooks"
 # Claude's hook payloads are a few KB; a PostToolUse carries the tool's output, kept whole up to this size.
@@ -85,8 +87,12 @@ def peer_uid(peer: tuple[str, int], local: tuple[str, int], table: str = "/proc/
     return -1  # readable, yet no such socket: refuse rather than guess
 
 
-def _record(body: bytes, received: float) -> dict:
-    """The spool line for one accepted body: the shim's own filter, or a counted rejection."""
+ProcessOf = Callable[[str], "dict | None"]
+
+
+def _record(body: bytes, received: float, process_of: ProcessOf | None = None) -> dict:
+    """The spool line for one accepted body: the shim's own filter, or a counted rejection. The request names
+    no process, so `process_of` (the live catalog, by session id) gives the facts the shim reads from /proc."""
     base = {"v": SPOOL_FORMAT, "id": new_id(), "client": "claude", "t": round(received, 6), "via": "http"}
     try:
         payload = json_loads(body.decode("utf-8", errors="replace"))
@@ -98,6 +104,12 @@ def _record(body: bytes, received: float) -> dict:
     if record is None:
         return dict(base, rejected="no-event-name")
     record.update(base)
+    session_id = record.get("session")
+    if process_of is not None and "pid" not in record and isinstance(session_id, str):
+        try:
+            record.update(process_of(session_id) or {})
+        except Exception:  # noqa: BLE001 - without process facts the event still counts
+            pass
     return record
 
 
@@ -113,12 +125,14 @@ class HookListener:
         owner_uid: int | None = None,
         uid_of: Callable[[tuple[str, int], tuple[str, int]], int | None] = peer_uid,
         deadline_s: float = REQUEST_DEADLINE_S,
+        process_of: ProcessOf | None = None,
     ) -> None:
         self._spool_file = spool_file
         self._secret = secret.encode("ascii")
         self._owner_uid = os.getuid() if owner_uid is None else owner_uid
         self._uid_of = uid_of
         self._deadline_s = deadline_s
+        self._process_of = process_of
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._sock = socket.create_server(("127.0.0.1", port))
         self._sock.settimeout(0.5)
@@ -165,7 +179,7 @@ class HookListener:
                 return
             self._answer(conn, None)  # the agent goes on now; storing is the collector's time, not its
             conn.close()
-            if append_line(self._spool_file, json_dumps(_record(outcome, received))):
+            if append_line(self._spool_file, json_dumps(_record(outcome, received, self._process_of))):
                 self.accepted += 1
         except Exception:  # noqa: BLE001 - one bad connection must never stop the listener
             pass

@@ -1,16 +1,22 @@
 """When the HTTP hook listener runs: inside the one collector, and only when HTTP hooks were set up.
 
-Claude's settings name a fixed URL, so the port is chosen once and kept in `http-hooks.json` in the data
-folder beside the secret; the collector that holds the lock opens the listener there. No file, no
-listener: a machine with command hooks only keeps nothing listening. A port that another program took
-is logged and left alone (the collector goes on; `hooks status` says the listener does not answer).
+Claude's settings name a fixed URL, so the port is chosen once (`hooks install --http`, `configure`) and kept
+in `http-hooks.json` in the data folder beside the secret; the collector that holds the lock opens the
+listener there, and follows the file while it runs (set up, changed or removed by `hooks install` or
+`uninstall`, it opens, moves or closes the listener within a second, so a running collector never misses
+HTTP hooks installed after it started). No file, no listener: a machine with command hooks only keeps
+nothing listening. A port that another program took is logged and left alone (the collector goes on; `hooks
+status` says the listener does not answer).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
+import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,13 +44,46 @@ def configured_port(data_dir: Path) -> int | None:
     return port if isinstance(port, int) and 0 < port < 65536 else None
 
 
+def configure(data_dir: Path) -> int:
+    """Set HTTP hooks up: the port already chosen, or a free one now, written (0600) with the secret made."""
+    hook_secret.load_or_create(data_dir)
+    port = configured_port(data_dir)
+    if port is not None:
+        return port
+    with socket.socket() as probe_sock:
+        probe_sock.bind(("127.0.0.1", 0))
+        port = int(probe_sock.getsockname()[1])
+    fd, tmp = tempfile.mkstemp(prefix=".http-hooks.", dir=data_dir)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"port": port}, f)
+    os.replace(tmp, config_path(data_dir))
+    return port
+
+
+def unconfigure(data_dir: Path) -> bool:
+    """HTTP hooks no longer set up: the running collector closes its listener. True when they were."""
+    try:
+        config_path(data_dir).unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _process_of(session_id: str) -> dict | None:
+    from lunavect import paths
+    from lunavect.claude.live_process import process_facts
+
+    return process_facts(session_id, paths.claude_config_dir())
+
+
 def start(data_dir: Path) -> HookListener | None:
     port = configured_port(data_dir)
     if port is None:
         return None
     spool_file = data_dir / "spool" / "events.jsonl"
     try:
-        return HookListener(str(spool_file), hook_secret.load_or_create(data_dir), port=port).start()
+        secret = hook_secret.load_or_create(data_dir)
+        return HookListener(str(spool_file), secret, port=port, process_of=_process_of).start()
     except OSError as exc:
         log.warning("HTTP hooks: cannot listen on 127.0.0.1:%s (%s); their events are lost until it can", port, exc)
         return None
@@ -57,19 +96,56 @@ class WithListener:
     stops: exactly the lifetime the listener needs, so a second collector that exits at once never binds
     the port."""
 
-    def __init__(self, inner: TransitionObserver | None, listener: HookListener | None) -> None:
+    def __init__(
+        self, inner: TransitionObserver | None, listener: HookListener | None, follow: Path | None = None
+    ) -> None:
         self._inner = inner
         self.listener = listener
+        self._stop = threading.Event()
+        self._follower: threading.Thread | None = None
+        if follow is not None:
+            self._follower = threading.Thread(target=self._follow, args=(follow,), name="lunavect-hook-config")
+            self._follower.daemon = True
+            self._follower.start()
+
+    def _follow(self, data_dir: Path) -> None:
+        """Open, move or close the listener as `http-hooks.json` comes, changes or goes (one stat a second)."""
+        seen = _stamp(data_dir)
+        while not self._stop.wait(FOLLOW_S):
+            stamp = _stamp(data_dir)
+            if stamp == seen:
+                continue
+            seen = stamp
+            wanted = configured_port(data_dir)
+            if self.listener is not None and self.listener.port != wanted:
+                self.listener.close()
+                self.listener = None
+            if wanted is not None and self.listener is None:
+                self.listener = start(data_dir)  # also a listener that could not bind before: tried again
 
     def __call__(self, moved: list[Transition]) -> None:
         if self._inner is not None:
             self._inner(moved)
 
     def close(self) -> None:
+        self._stop.set()
+        if self._follower is not None:
+            self._follower.join(timeout=5)
         if self.listener is not None:
             self.listener.close()
         if self._inner is not None:
             self._inner.close()
+
+
+FOLLOW_S = 1.0
+
+
+def _stamp(data_dir: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(config_path(data_dir))
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_ino
 
 
 def probe(data_dir: Path, timeout_s: float = 1.0) -> dict | None:

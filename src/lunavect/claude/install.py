@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lunavect import paths
+from lunavect.claude import http_hooks
 from lunavect.install.command import hook_command
 from lunavect.install.hooks_file import HooksFileError, describe, entries, install_hooks, is_ours, load, uninstall_hooks
 
@@ -39,6 +40,7 @@ SettingsError = HooksFileError
 
 __all__ = [
     "EVENTS",
+    "Http",
     "SettingsError",
     "Status",
     "hook_command",
@@ -64,26 +66,62 @@ class Status:
     missing: list[str] = field(default_factory=list)
     stale_commands: list[str] = field(default_factory=list)
     detail: str = ""
+    # The events whose lunavect handler is an HTTP hook (the rest run the command shim).
+    http_events: list[str] = field(default_factory=list)
 
 
-def status(path: Path | None = None) -> Status:
+@dataclass(frozen=True)
+class Http:
+    """Where this installation's HTTP hooks go: the listener's port and the per-install secret."""
+
+    port: int
+    secret: str
+
+
+def status(path: Path | None = None, http: Http | None = None) -> Status:
+    """What the settings hold, checked against what `install(http=...)` would write (`http=None`: the
+    command shim for every event)."""
     path = path or settings_path()
     try:
         settings = load(path)
     except HooksFileError as exc:
         return Status(path, "unreadable", detail=str(exc))
-    found = entries(settings, EVENTS, hook_command())
-    return Status(path, found.state, found.events, found.missing, found.stale_commands, found.detail)
+    expected = http_hooks.handlers(http.port, http.secret) if http is not None else None
+    found = entries(settings, EVENTS, hook_command(), expected)
+    return Status(
+        path, found.state, found.events, found.missing, found.stale_commands, found.detail, _http_events(settings)
+    )
 
 
-def install(path: Path | None = None) -> bool:
-    """Install or repair lunavect's hooks; True when the file changed."""
-    return install_hooks(path or settings_path(), hook_command(), EVENTS)
+def _http_events(settings: dict) -> list[str]:
+    hooks = settings.get("hooks", {})
+    return [
+        event
+        for event in EVENTS
+        for group in hooks.get(event, [])
+        if isinstance(group, dict)
+        for handler in group.get("hooks", []) or []
+        if is_ours(handler) and handler.get("type") == "http"
+    ]
+
+
+def install(path: Path | None = None, http: Http | None = None) -> bool:
+    """Install or repair lunavect's hooks; True when the file changed. With `http`, the events of
+    `http_hooks.HTTP_EVENTS` go to the collector's listener and the rest keep the command shim."""
+    handlers = http_hooks.handlers(http.port, http.secret) if http is not None else None
+    return install_hooks(
+        path or settings_path(),
+        hook_command(),
+        EVENTS,
+        handlers=handlers,
+        also=http_hooks.allowing(http.port if http is not None else None),
+    )
 
 
 def uninstall(path: Path | None = None) -> bool:
-    """Remove lunavect's hooks and nothing else; True when the file changed."""
-    return uninstall_hooks(path or settings_path())
+    """Remove lunavect's hooks (and its URL from the person's HTTP allow-list) and nothing else; True when the
+    file changed."""
+    return uninstall_hooks(path or settings_path(), also=http_hooks.allowing(None))
 
 
 def describe_install(changed: bool, path: Path | None = None) -> str:

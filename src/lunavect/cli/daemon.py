@@ -37,7 +37,8 @@ def _notifier() -> TransitionObserver:
     from lunavect import hook_service, paths
     from lunavect.notify.notifier import Notifier
 
-    return hook_service.WithListener(Notifier(), hook_service.start(paths.data_dir()))
+    data_dir = paths.data_dir()
+    return hook_service.WithListener(Notifier(), hook_service.start(data_dir), follow=data_dir)
 
 
 COMMANDS: tuple[click.Command, ...] = (daemon,)

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store
 from lunavect.core.times import elapsed
+
+if TYPE_CHECKING:
+    from lunavect.claude.install import Http
 
 
 @click.command("hook")
@@ -36,24 +40,80 @@ def hooks() -> None:
     is_flag=True,
     help="Also wrap Claude Code's status line to record its rate limits (your own status line runs unchanged).",
 )
-def hooks_install(statusline: bool) -> None:
+@click.option(
+    "--http",
+    is_flag=True,
+    help="Send Claude Code's tool events to the collector as HTTP hooks (needs the collector running).",
+)
+def hooks_install(statusline: bool, http: bool) -> None:
     """Add lunavect's hooks to Claude Code and Codex, keeping every other setting as it is."""
+    from lunavect import hook_service, paths
     from lunavect.claude import install
     from lunavect.codex import install as codex_install
     from lunavect.install.command import describe_target
 
     if statusline:
         _install_statusline(install.settings_path())
-    try:
-        changed = install.install()
-    except (install.SettingsError, OSError) as exc:
-        raise Failure(str(exc)) from None
-    click.echo(install.describe_install(changed))
+    if http:
+        _install_http(paths.data_dir())
+    else:
+        try:
+            changed = install.install()
+        except (install.SettingsError, OSError) as exc:
+            raise Failure(str(exc)) from None
+        click.echo(install.describe_install(changed))
+        if hook_service.unconfigure(paths.data_dir()):
+            click.echo("claude: HTTP hooks replaced by the command shim")
     try:
         click.echo(codex_install.describe_install(codex_install.install()))
     except (codex_install.SettingsError, OSError) as exc:
         raise Failure(f"codex: {exc}") from None
     click.echo(describe_target())
+
+
+# How long `hooks install --http` waits for the collector's listener to answer.
+ANSWER_WAIT_S = 5.0
+
+
+def _install_http(data_dir: Path) -> None:
+    """Claude's tool events as HTTP hooks (claude/http_hooks.py), the rest by the shim; says whether the
+    collector's listener answers, because an HTTP hook's event is lost while nothing listens."""
+    from lunavect import collector_process, hook_secret, hook_service
+    from lunavect.claude import http_hooks, install
+
+    try:
+        port = hook_service.configure(data_dir)
+        http = install.Http(port, hook_secret.load_or_create(data_dir))
+        changed = install.install(http=http)
+    except (install.SettingsError, OSError) as exc:
+        raise Failure(str(exc)) from None
+    click.echo(install.describe_install(changed))
+    click.echo(
+        f"claude: {', '.join(http_hooks.HTTP_EVENTS)} as HTTP hooks to 127.0.0.1:{port}; the other events run the "
+        "command shim"
+    )
+    collector_process.ensure_running()
+    deadline = time.monotonic() + ANSWER_WAIT_S
+    while not (answers := (hook_service.probe(data_dir) or {}).get("answers")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if answers:
+        click.echo(f"  HTTP hooks: the collector's listener on 127.0.0.1:{port} answers")
+    else:
+        click.echo(
+            f"  HTTP hooks: nothing answers on 127.0.0.1:{port} yet: tool events are lost until the collector runs "
+            "(lunavect daemon, or lunavect service install)"
+        )
+
+
+def _expected_http(data_dir: Path) -> Http | None:
+    """What `hooks status` checks Claude's settings against: this setup's HTTP handlers, or none."""
+    from lunavect import hook_secret, hook_service
+    from lunavect.claude import install
+
+    port = hook_service.configured_port(data_dir)
+    if port is None or not hook_secret.secret_path(data_dir).exists():
+        return None
+    return install.Http(port, hook_secret.load_or_create(data_dir))
 
 
 def _install_statusline(path: Path) -> None:
@@ -88,7 +148,10 @@ def hooks_uninstall(only_statusline: bool) -> None:
     except (install.SettingsError, OSError) as exc:
         raise Failure(str(exc)) from None
     click.echo(f"claude: {'removed' if changed else 'nothing to remove'} in {install.settings_path()}")
+    from lunavect import hook_service, paths
     from lunavect.codex import install as codex_install
+
+    hook_service.unconfigure(paths.data_dir())
 
     try:
         removed = codex_install.uninstall()
@@ -101,11 +164,11 @@ def hooks_uninstall(only_statusline: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def hooks_status(as_json: bool) -> None:
     """Tell, per client, whether the hooks are installed and whether events arrive."""
-    from lunavect import store
+    from lunavect import hook_service, paths, store
     from lunavect.claude import install
     from lunavect.codex import install as codex_install
 
-    status = install.status()
+    status = install.status(http=_expected_http(paths.data_dir()))
     codex_status = codex_install.status()
     conn = fresh_store()
     last = store.latest_event_time(conn, "claude")
@@ -116,12 +179,11 @@ def hooks_status(as_json: bool) -> None:
             "missing_events": status.missing,
             "stale_commands": status.stale_commands,
             "detail": status.detail,
+            "http_events": status.http_events,
             "last_event_age_s": round(time.time() - last, 1) if last else None,
         },
         "codex": codex_install.report(codex_status),
     }
-    from lunavect import hook_service, paths
-
     report["claude"]["http_listener"] = hook_service.probe(paths.data_dir())
     codex_last = store.latest_event_time(conn, "codex")
     report["codex"]["last_event_age_s"] = round(time.time() - codex_last, 1) if codex_last else None
@@ -133,6 +195,8 @@ def hooks_status(as_json: bool) -> None:
     age = claude["last_event_age_s"]
     click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
     listener = claude["http_listener"]
+    if status.http_events:
+        click.echo(f"  by HTTP: {', '.join(status.http_events)}; the other events by the command shim")
     if listener is not None:
         answer = "answers" if listener["answers"] else "does not answer (is the collector running?)"
         click.echo(f"  HTTP hooks: the collector's listener on 127.0.0.1:{listener['port']} {answer}")

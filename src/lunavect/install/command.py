@@ -25,6 +25,9 @@ MARKERS = tuple(
         (SHIM_MODULE, SHIM_MODULE.replace(".", "/") + ".py", "lunavect.hook", "lunavect/hook.py", "lunavect hook ")
     )
 )
+# The path of lunavect's HTTP hook listener, below which each client has its own (`/lunavect/hook/claude`):
+# an `"type": "http"` handler whose URL holds it is lunavect's, whatever port it names.
+HTTP_PATH_PREFIX = "/lunavect/hook/"
 # The interpreter imports the shim from its cached bytecode, from the folder that holds this installation's
 # package (passed as an argument, so `status` can check it still exists).
 LAUNCHER = f"import sys;sys.path.insert(0,sys.argv.pop(1));import {SHIM_MODULE} as h;h.main()"

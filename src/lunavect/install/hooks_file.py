@@ -14,10 +14,11 @@ import os
 import secrets
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lunavect.install.command import MARKERS, still_runs
+from lunavect.install.command import HTTP_PATH_PREFIX, MARKERS, still_runs
 
 # The shim returns in milliseconds; this only bounds a pathological machine.
 HOOK_TIMEOUT_S = 10
@@ -44,7 +45,12 @@ class WrittenNumber(float):
 
 
 def is_ours(handler: object) -> bool:
-    return isinstance(handler, dict) and any(m in str(handler.get("command", "")) for m in MARKERS)
+    """lunavect's own handler: a command running its shim, or an HTTP hook to its listener's path."""
+    if not isinstance(handler, dict):
+        return False
+    if handler.get("type") == "http":
+        return HTTP_PATH_PREFIX in str(handler.get("url", ""))
+    return any(m in str(handler.get("command", "")) for m in MARKERS)
 
 
 def load(path: Path) -> dict:
@@ -186,13 +192,21 @@ def _without_ours(groups: list) -> list:
     return kept
 
 
-def with_hooks(settings: dict, command: str, events: tuple[str, ...], timeouts: dict[str, int] | None = None) -> dict:
-    """The settings with exactly one lunavect entry per event, all pointing at `command`."""
+def with_hooks(
+    settings: dict,
+    command: str,
+    events: tuple[str, ...],
+    timeouts: dict[str, int] | None = None,
+    handlers: dict[str, dict] | None = None,
+) -> dict:
+    """The settings with exactly one lunavect entry per event: the handler `handlers` names for it (an HTTP
+    hook), else `command`."""
     hooks = dict(settings.get("hooks", {}))
     for event in events:
         timeout = (timeouts or {}).get(event, HOOK_TIMEOUT_S)
+        handler = (handlers or {}).get(event) or {"type": "command", "command": command, "timeout": timeout}
         groups = _without_ours(list(hooks.get(event, [])))
-        groups.append({"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": timeout}]})
+        groups.append({"matcher": "", "hooks": [handler]})
         hooks[event] = groups
     return {**settings, "hooks": hooks}
 
@@ -213,19 +227,28 @@ def without_hooks(settings: dict) -> dict:
     return result
 
 
-def our_entries(settings: dict, events: tuple[str, ...], expected: str) -> tuple[list[str], set[str]]:
-    """The events that have a lunavect handler (once per handler), and the commands of those handlers that
-    are not `expected`."""
+def our_entries(
+    settings: dict, events: tuple[str, ...], expected: str, expected_http: dict[str, dict] | None = None
+) -> tuple[list[str], set[str]]:
+    """The events that have a lunavect handler (once per handler), and the commands (or HTTP URLs) of those
+    handlers that are not what this installation wrote: `expected`, or for the events `expected_http` names,
+    exactly that HTTP handler (its URL, secret and timeout)."""
     present: list[str] = []
     stale: set[str] = set()
     for event in events:
         for group in settings.get("hooks", {}).get(event, []):
             for handler in group.get("hooks", []) if isinstance(group, dict) else []:
-                if is_ours(handler):
-                    present.append(event)
-                    command = str(handler.get("command", ""))
-                    if command != expected:
-                        stale.add(command)
+                if not is_ours(handler):
+                    continue
+                present.append(event)
+                wanted = (expected_http or {}).get(event)
+                if handler.get("type") == "http" or wanted is not None:
+                    if handler != wanted:
+                        stale.add(str(handler.get("url") or handler.get("command", "")))
+                    continue
+                command = str(handler.get("command", ""))
+                if command != expected:
+                    stale.add(command)
     return present, stale
 
 
@@ -245,26 +268,38 @@ class Entries:
     detail: str = ""
 
 
-def entries(settings: dict, events: tuple[str, ...], expected: str) -> Entries:
+def entries(
+    settings: dict, events: tuple[str, ...], expected: str, expected_http: dict[str, dict] | None = None
+) -> Entries:
     """Whether every event has lunavect's entry and each entry runs this installation's command. A command
     that no longer runs the shim (its interpreter or package folder is gone) is stale just like another
     installation's, and says so, because the shim's failures never reach the person."""
-    present, stale = our_entries(settings, events, expected)
+    present, stale = our_entries(settings, events, expected, expected_http)
     missing = [e for e in events if e not in present]
     if not present:
         return Entries("missing", missing=missing)
     if stale:
-        broken = any(not still_runs(c) for c in stale)
+        broken = any(not c.startswith("http") and not still_runs(c) for c in stale)
         return Entries("stale", present, missing, sorted(stale), NO_LONGER_RUNS if broken else ANOTHER_INSTALLATION)
     if missing:
         return Entries("partial", present, missing)
     return Entries("installed", present)
 
 
-def install_hooks(path: Path, command: str, events: tuple[str, ...], timeouts: dict[str, int] | None = None) -> bool:
-    """Write exactly one lunavect entry per event into the hooks file at `path`; True when the file changed."""
+def install_hooks(
+    path: Path,
+    command: str,
+    events: tuple[str, ...],
+    timeouts: dict[str, int] | None = None,
+    handlers: dict[str, dict] | None = None,
+    also: Callable[[dict], dict] | None = None,
+) -> bool:
+    """Write exactly one lunavect entry per event into the hooks file at `path` (and what `also` changes in the
+    settings besides); True when the file changed."""
     settings = load(path)
-    updated = with_hooks(settings, command, events, timeouts)
+    updated = with_hooks(settings, command, events, timeouts, handlers)
+    if also is not None:
+        updated = also(updated)
     if updated == settings and path.exists():
         return False
     refuse_read_only(path)
@@ -273,12 +308,15 @@ def install_hooks(path: Path, command: str, events: tuple[str, ...], timeouts: d
     return True
 
 
-def uninstall_hooks(path: Path) -> bool:
-    """Remove lunavect's entries from the hooks file at `path` and nothing else; True when the file changed."""
+def uninstall_hooks(path: Path, also: Callable[[dict], dict] | None = None) -> bool:
+    """Remove lunavect's entries from the hooks file at `path` (and what `also` takes out besides) and nothing
+    else; True when the file changed."""
     if not path.exists():
         return False
     settings = load(path)
     updated = without_hooks(settings)
+    if also is not None:
+        updated = also(updated)
     if updated == settings:
         return False
     refuse_read_only(path)
