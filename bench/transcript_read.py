@@ -8,10 +8,15 @@ own source (ClaudeFilesSource) and a real store:
    baseline child that imports the same code, opens a store and polls an empty folder (target: < 100 MB);
 2. the wall time of one refresh (a collector poll) after a 1 KB append, on the 2 GB file and on the 1 MB
    file, interleaved round-robin with a rotating start (target: ratio within 1.5x);
-3. cold-read throughput in MB/s, side by side with `wc -l` on the same file.
+3. cold-read throughput in MB/s, side by side with `wc -l` on the same file;
+4. where a whole read's time goes (issue 20's goal of 1 GB/s through the fold): the same file read in process,
+   stage by stage, each stage doing what the one before did and one thing more (best of --stage-rounds, wall
+   and CPU time): the lines only, the cheap byte test, decoding the lines that pass it (one pass each), and the
+   whole fold (facts, summary, usage, latest activity), beside `wc -l`.
 
     .venv/bin/python bench/transcript_read.py               # 2048 MB, 21 refresh rounds
     .venv/bin/python bench/transcript_read.py --size-mb 256 # quicker
+    .venv/bin/python bench/transcript_read.py --size-mb 256 --rounds 0 --stage-rounds 5  # throughput only
 
 Not a test: it asserts nothing and prints Markdown for docs/performance.md. The folder is deleted at the
 end (disk: it needs the file's size plus a few hundred MB free).
@@ -122,13 +127,89 @@ def timed(argv: list[str]) -> float:
     return time.perf_counter() - started
 
 
+# -- where a whole read's time goes ----------------------------------------------------------------------------
+
+
+def _lines_only(path: Path) -> int:
+    from lunavect.claude.transcript import AppendedLines
+
+    with AppendedLines(path, None, 1 << 62) as lines:
+        return sum(1 for _ in lines)
+
+
+def _byte_test(path: Path) -> int:
+    from lunavect.claude.records import might_matter_search
+    from lunavect.claude.transcript import AppendedLines
+
+    with AppendedLines(path, None, 1 << 62) as lines:
+        return sum(1 for _, line in lines if line is not None and might_matter_search(line) is not None)
+
+
+def _decode(path: Path) -> int:
+    import msgspec
+
+    from lunavect.claude.record_shapes import typed_record_decoder
+    from lunavect.claude.records import might_matter_search
+    from lunavect.claude.transcript import AppendedLines
+
+    decoded = 0
+    with AppendedLines(path, None, 1 << 62) as lines:
+        for _, line in lines:
+            if line is not None and might_matter_search(line) is not None:
+                try:
+                    typed_record_decoder.decode(line)
+                    decoded += 1
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    pass
+    return decoded
+
+
+def _fold(path: Path) -> int:
+    from lunavect.claude.fold import fold_lines
+    from lunavect.claude.latest import Latest
+    from lunavect.claude.summary import TranscriptSummary
+    from lunavect.claude.transcript import AppendedLines
+
+    summary = TranscriptSummary(session_id=SESSION_BIG)
+    latest = Latest(SESSION_BIG)
+    with AppendedLines(path, None, 1 << 62) as lines:
+        fold_lines(lines, summary, latest, time.time())
+        latest.evidence()
+    return summary.responses
+
+
+def stages(path: Path, rounds: int) -> list[tuple[str, float, float | None]]:
+    """(stage, best wall seconds, best CPU seconds) for `wc -l` and each in-process stage, interleaved."""
+    steps = {
+        "`wc -l` (baseline)": None,
+        "lines only (`AppendedLines`)": _lines_only,
+        "+ the cheap byte test": _byte_test,
+        "+ one-pass decode of the lines that pass": _decode,
+        "the whole fold (`fold_lines`)": _fold,
+    }
+    best = {name: (float("inf"), float("inf")) for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            wall, cpu = time.perf_counter(), time.process_time()
+            if step is None:
+                subprocess.run(["wc", "-l", str(path)], stdout=subprocess.DEVNULL, check=True)
+                cpu_used = float("inf")  # another process: its CPU time is not ours to read
+            else:
+                step(path)
+                cpu_used = time.process_time() - cpu
+            wall_used = time.perf_counter() - wall
+            best[name] = (min(best[name][0], wall_used), min(best[name][1], cpu_used))
+    return [(name, wall, cpu if cpu != float("inf") else None) for name, (wall, cpu) in best.items()]
+
+
 # -- the measurements ----------------------------------------------------------------------------------------
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=int, default=2048)
-    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--rounds", type=int, default=21, help="refresh rounds; 0 skips the refresh measurement")
+    parser.add_argument("--stage-rounds", type=int, default=3, help="rounds of the stage by stage reads; 0 skips")
     parser.add_argument("--child", nargs=4, metavar=("MODE", "CONFIG", "STORE", "PATH"))
     args = parser.parse_args()
     if args.child:
@@ -193,6 +274,20 @@ def main() -> None:
             f"\npeak RSS over baseline: {(cold['maxrss_kb'] - base['maxrss_kb']) / 1024:.1f} MB; "
             f"cold read / wc -l time: {cold['seconds'] / wc:.1f}x\n"
         )
+
+        # 4: stage by stage, in this process, interleaved with wc -l.
+        if args.stage_rounds:
+            rows = []
+            found = stages(big, args.stage_rounds)
+            wc_best = found[0][1]
+            for name, wall, cpu in found:
+                cpu_text = "-" if cpu is None else f"{cpu:.3f} ({mb / cpu:.0f} MB/s)"
+                rows.append([name, f"{wall:.3f}", f"{mb / wall:.0f}", f"{100 * wc_best / wall:.1f} %", cpu_text])
+            print(f"stage by stage, best of {args.stage_rounds} ({machine_line()}):\n")
+            print(md_table(["stage", "wall s", "MB/s", "of `wc -l`", "CPU s (MB/s)"], rows))
+            print()
+        if not args.rounds:
+            return
 
         # 2: a refresh after a 1 KB append, big and small, round-robin in this process.
         from lunavect import store

@@ -139,7 +139,7 @@ def read_matching(line: bytes, place: int = 0) -> RecordFacts | None:
         record = typed_record_decoder.decode(line)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return read_plain(line, place)
-    if names_work(record.toolUseResult):
+    if record.toolUseResult is not None and names_work(record.toolUseResult):
         return read_plain(line, place)
     return _facts_of(record, place)
 

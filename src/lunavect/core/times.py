@@ -41,9 +41,10 @@ def epoch(value: object) -> float | None:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=_dt.UTC)
     try:
-        return bounded(parsed.timestamp())
+        seconds = parsed.timestamp()  # always a finite float: `bounded` need only check the range
     except (OverflowError, ValueError):  # year 1 with a positive offset, and the like
         return None
+    return seconds if EARLIEST <= seconds <= LATEST else None
 
 
 def iso(ts: float | None) -> str | None:
