@@ -16,7 +16,14 @@ they are). They all run at the same time, so load on the machine hits them alike
   commit the script reads the pane (`tmux capture-pane`) until the row shows the new state. `10 sessions` is the baseline for
   `1000 sessions`; the changes alternate between the two panels.
 
-Usage: .venv/bin/python bench/panel.py [--window 15] [--rounds 3] [--changes 30]
+- Scale (issue "thousands of past sessions"): `100` is the baseline for `3000` (finished sessions, each home with
+  its running collector): the first paint (from starting the panel to its newest row on the pane, the first
+  start of each home left out since it also starts the collector), the filters (from the key to the pane showing
+  the filtered list: Awaiting input on and off, a search that matches nothing and its removal), and
+  `lunavect list --json` and `counts --json` (wall time of the command); the idle CPU of the panel with 3,000
+  sessions joins the CPU table.
+
+Usage: .venv/bin/python bench/panel.py [--window 15] [--rounds 3] [--changes 30] [--starts 5] [--commands 7]
 """
 
 from __future__ import annotations
@@ -240,6 +247,82 @@ def measure_latency(tmux: Tmux, panels: dict[str, Path], changes: int) -> dict[s
     return results
 
 
+def wait_screen(tmux: Tmux, name: str, predicate, since: float, timeout: float = 30, what: str = "") -> float:
+    """Seconds from `since` (a perf_counter reading) until the pane's text satisfies `predicate`."""
+    while True:
+        if predicate(tmux.screen(name)):
+            return time.perf_counter() - since
+        if time.perf_counter() - since > timeout:
+            raise TimeoutError(f"{name}: {what} not on screen in {timeout} s:\n{tmux.screen(name)}")
+        time.sleep(0.002)
+
+
+NEWEST_ROW = "Benchmark session s0 "
+
+
+def measure_first_paint(tmux: Tmux, homes: dict[str, Path], starts: int) -> dict[str, list[float]]:
+    """Seconds from starting a panel to its newest row on the pane, alternating homes; the first start of each
+    home (which also starts its collector) is left out."""
+    results: dict[str, list[float]] = {name: [] for name in homes}
+    for number in range(starts + 1):
+        order = list(homes) if number % 2 == 0 else list(reversed(homes))
+        for name in order:
+            pane = f"paint-{name}-{number}"
+            began = time.perf_counter()
+            tmux.start(pane, homes[name], PANEL_APP)
+            took = wait_screen(tmux, pane, lambda text: NEWEST_ROW in text, began, timeout=120)
+            if number:
+                results[name].append(took)
+            tmux.run("kill-session", "-t", pane)
+            time.sleep(0.5)
+    return results
+
+
+def measure_filters(tmux: Tmux, panes: dict[str, str], rounds: int) -> dict[str, list[float]]:
+    """Seconds from a filter's key to the pane showing its result: Awaiting input on, off; a search that matches
+    nothing, and its removal. Alternating panes."""
+    # (keys sent first, untimed: the search field takes the focus before the typed keys arrive), timed keys, result.
+    steps = (
+        ([], ["a"], lambda text: "No session is awaiting input" in text),
+        ([], ["a"], lambda text: NEWEST_ROW in text),
+        (["/"], ["z", "z", "z"], lambda text: "No session is matching" in text),
+        ([], ["BSpace", "BSpace", "BSpace"], lambda text: NEWEST_ROW in text),
+    )
+    results: dict[str, list[float]] = {name: [] for name in panes}
+    for number in range(rounds):
+        order = list(panes) if number % 2 == 0 else list(reversed(panes))
+        for name in order:
+            for before, keys, shown in steps:
+                if before:
+                    tmux.run("send-keys", "-t", f"{panes[name]}:0.0", *before)
+                    time.sleep(0.3)
+                began = time.perf_counter()
+                tmux.run("send-keys", "-t", f"{panes[name]}:0.0", *keys)
+                results[name].append(wait_screen(tmux, panes[name], shown, began, what=" ".join(keys)))
+                time.sleep(random.uniform(0.2, 0.4))
+            tmux.run("send-keys", "-t", f"{panes[name]}:0.0", "Down")  # leave the search field for the next round
+            time.sleep(0.3)
+    return results
+
+
+def measure_commands(homes: dict[str, Path], env: dict[str, str], runs: int) -> dict[str, list[float]]:
+    """Wall seconds of `lunavect list --json` and `counts --json` in each home (its collector runs)."""
+    results: dict[str, list[float]] = {}
+    for number in range(runs):
+        order = list(homes) if number % 2 == 0 else list(reversed(homes))
+        for name in order:
+            for command in ("list", "counts"):
+                began = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "lunavect", command, "--json"],
+                    env={**env, "LUNAVECT_HOME": str(homes[name]), "PYTHONPATH": os.path.join(REPO, "src")},
+                    stdout=subprocess.DEVNULL,
+                    check=True,
+                )
+                results.setdefault(f"{command} {name}", []).append(time.perf_counter() - began)
+    return results
+
+
 def summary(values: list[float]) -> tuple[float, float]:
     return statistics.median(values), p90(values)
 
@@ -253,38 +336,47 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=15.0, help="seconds per CPU window")
     parser.add_argument("--rounds", type=int, default=3, help="CPU windows")
     parser.add_argument("--changes", type=int, default=30, help="state changes per panel")
+    parser.add_argument("--starts", type=int, default=5, help="panel starts per home for the first paint")
+    parser.add_argument("--commands", type=int, default=7, help="runs of list/counts per home")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("bench/panel.py needs tmux")
 
     with isolated_home("lunavect-bench-panel-") as env:
         root = Path(env["HOME"]).parent
-        homes = {name: root / name for name in ("empty", "finished", "working", "small")}
+        homes = {name: root / name for name in ("empty", "finished", "working", "small", "h100", "h3000")}
         seed(homes["empty"], 0, 0, probe=False)
         seed(homes["finished"], 1000, 0, probe=False)
         seed(homes["working"], 1000, 100, probe=True)
         seed(homes["small"], 10, 1, probe=True)
+        seed(homes["h100"], 100, 0, probe=False)
+        seed(homes["h3000"], 3000, 0, probe=False)
         tmux = Tmux(root, env)
         collectors: dict[str, int] = {}
         try:
             pids = {"baseline": tmux.start("baseline", homes["empty"], BASELINE_APP)}
-            for name in ("empty", "finished", "working", "small"):
+            panels = ("empty", "finished", "working", "small", "h100", "h3000")
+            for name in panels:
                 pids[name] = tmux.start(name, homes[name], PANEL_APP)
             tmux.wait_for("baseline", "baseline: an idle Textual app")
-            for name in ("empty", "finished", "working", "small"):
+            for name in panels:
                 tmux.wait_for(name, "awaiting input")
-            for name in ("empty", "finished", "working", "small"):
+            for name in panels:
                 collectors[name] = wait_for_collector(homes[name])
             time.sleep(3)  # let every app finish starting
             cpu = measure_cpu(
                 {
-                    **{k: pids[k] for k in ("baseline", "empty", "finished", "working")},
+                    **{k: pids[k] for k in ("baseline", "empty", "finished", "working", "h3000")},
                     "collector": collectors["empty"],
                 },
                 args.window,
                 args.rounds,
             )
             latency = measure_latency(tmux, {"small": homes["small"], "working": homes["working"]}, args.changes)
+            scale = {"h100": homes["h100"], "h3000": homes["h3000"]}
+            filtering = measure_filters(tmux, {"h100": "h100", "h3000": "h3000"}, args.starts)
+            commands = measure_commands(scale, env, args.commands)
+            paint = measure_first_paint(tmux, scale, args.starts)
         finally:
             tmux.kill()
             for pid in collectors.values():
@@ -302,6 +394,7 @@ def main() -> None:
         "empty": "panel, no session",
         "finished": "panel, 1,000 sessions, none working",
         "working": "panel, 1,000 sessions, 100 working (timers tick)",
+        "h3000": "panel, 3,000 sessions, none working",
         "collector": "the empty panel's collector",
     }
     rows = []
@@ -328,6 +421,19 @@ def main() -> None:
         )
     print("\nStore change to redrawn row on the terminal (ms):\n")
     print(md_table(["panel", "median", "p90", "p95", "max", "vs baseline"], rows))
+    rows = []
+    for what, small, large in (
+        ("first paint (start to newest row)", paint["h100"], paint["h3000"]),
+        ("filters (key to filtered list)", filtering["h100"], filtering["h3000"]),
+        ("`list --json`", commands["list h100"], commands["list h3000"]),
+        ("`counts --json`", commands["counts h100"], commands["counts h3000"]),
+    ):
+        base_median, large_median = statistics.median(small), statistics.median(large)
+        rows.append(
+            [what, f"{base_median * 1000:.0f}", f"{large_median * 1000:.0f}", f"{large_median / base_median:.2f}x"]
+        )
+    print("\n100 against 3,000 finished sessions (median ms):\n")
+    print(md_table(["what", "100 sessions", "3,000 sessions", "ratio"], rows))
 
 
 if __name__ == "__main__":

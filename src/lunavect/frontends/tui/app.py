@@ -114,6 +114,7 @@ class PanelApp(RowActions):
         self.message = ""
         self._feed: changes.Feed | None = None
         self._last_reload = 0.0
+        self._clock_matters = True
         # Rows decoded by the last reload: a change decodes only the rows that moved.
         self._memo = RowMemo()
 
@@ -197,7 +198,7 @@ class PanelApp(RowActions):
             return None
 
     def _tick(self) -> None:
-        if self.clock() - self._last_reload >= CLOCK_RELOAD_S:
+        if self._clock_matters and self.clock() - self._last_reload >= CLOCK_RELOAD_S:
             self.reload()
         for session_list in self.screen.query(SessionList):
             session_list.tick()
@@ -213,7 +214,16 @@ class PanelApp(RowActions):
             self.show_message(f"The store cannot be read: {exc}")
             return
         self._last_reload = now
+        self._clock_matters = self._clock_changes_the_list()
         self._redraw()
+
+    def _clock_changes_the_list(self) -> bool:
+        """Whether time alone can change the list, so that it must be read again on the clock: automatic hiding
+        is on, a row is hidden (it leaves the hidden list in time), or another host's row is shown (its host
+        falls silent). Otherwise an idle panel reads nothing until the collector announces a change."""
+        if self.conn is not None and auto_hide_after(self.conn) is not None:
+            return True
+        return any(s.hidden or s.heard is not None for s in self.sessions)
 
     @property
     def current(self) -> list[Session]:
