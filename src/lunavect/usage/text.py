@@ -37,3 +37,18 @@ def usage_line(usage: SessionUsage | None) -> str:
     if usage.model:
         parts.append(usage.model)
     return " · ".join(parts)
+
+
+def usage_brief(usage: SessionUsage | None) -> str:
+    """A row's usage column: `12.1M · 53 %` (all tokens, and how full the context window is), `12.1M · ctx 106.1k`
+    when the window is unknown; empty when the session's files hold no usage. The same counts as `usage_line`."""
+    if usage is None:
+        return ""
+    t = usage.tokens
+    parts = [count(t.input + t.output + t.cache_read + t.cache_write)]
+    percent = usage.context_percent
+    if percent is not None:
+        parts.append(f"{percent:.0f} %")
+    elif usage.context is not None:
+        parts.append(f"ctx {count(usage.context)}")
+    return " · ".join(parts)

@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
 
 from lunavect import arrangement, changes, setup_report
@@ -39,6 +40,8 @@ from lunavect.terminal_text import clean_lines
 
 # Where the search and filters are kept between openings of the panel.
 FILTER_SETTING = "panel.filter"
+# "1" while the person wants the usage column (tokens and context fill), kept beside the filters.
+USAGE_COLUMN_SETTING = "panel.usage_column"
 POLL_INTERVAL_S = 0.25
 TICK_INTERVAL_S = 1.0
 # Automatic hiding depends on the clock, not only on the store: read the list again this often.
@@ -78,6 +81,7 @@ class PanelApp(RowActions):
         Binding("c", "cycle_provider", "Client", show=False),
         Binding("h", "hidden", "Hidden"),
         Binding("s", "settings", "Settings"),
+        Binding("t", "toggle_usage", "Usage column", show=False),
         Binding("ctrl+z", "undo", "Undo"),
         Binding("down", "first_row", "First row", show=False),
         Binding("space", "peek", "Peek"),
@@ -109,6 +113,7 @@ class PanelApp(RowActions):
         self.tick_interval = tick_interval
         self.conn: sqlite3.Connection | None = None
         self.filter = Filter()
+        self.usage_column = False
         self.history = arrangement.HideHistory()
         self.sessions = []
         self.message = ""
@@ -146,6 +151,7 @@ class PanelApp(RowActions):
     def on_mount(self) -> None:
         self.conn = self._connect()
         self.filter = filters.loads(arrangement.get_setting(self.conn, FILTER_SETTING))
+        self.usage_column = arrangement.get_setting(self.conn, USAGE_COLUMN_SETTING) == "1"
         self.query_one(SearchInput).value = self.filter.search
         self._feed = changes.Feed(version=self._data_version, fallback_s=self.poll_interval)
         self.reload()
@@ -250,6 +256,7 @@ class PanelApp(RowActions):
         # With sync on and its server unreachable: since when the other machines' rows are not current.
         note = not_current_note(self.conn) if self.conn is not None else None
         for screen in (main, *hidden_screens):
+            self._set_usage_column(screen)
             view = "Hidden sessions" if isinstance(screen, HiddenScreen) else ""
             view = " · ".join(part for part in (view, note) if part)
             screen.query_one(PanelHeader).show(totals["working"], totals["awaiting_input"], self.filter.awaiting, view)
@@ -314,6 +321,23 @@ class PanelApp(RowActions):
                 arrangement.set_setting(self.conn, FILTER_SETTING, filters.dumps(value))
             except sqlite3.Error as exc:
                 self.show_message(f"The filter could not be saved: {exc}")
+        self._redraw()
+
+    def _set_usage_column(self, screen: Screen[object]) -> None:
+        """Show or leave out the usage column on a screen's list and its header (one setting for both)."""
+        for widget in (*screen.query(SessionList), *screen.query(ColumnHeader)):
+            if widget.usage_column != self.usage_column:
+                widget.usage_column = self.usage_column
+                widget.refresh()
+
+    def action_toggle_usage(self) -> None:
+        """`t`: the usage column on or off, kept for the next time the panel opens."""
+        self.usage_column = not self.usage_column
+        if self.conn is not None:
+            try:
+                arrangement.set_setting(self.conn, USAGE_COLUMN_SETTING, "1" if self.usage_column else None)
+            except sqlite3.Error as exc:
+                self.show_message(f"The setting could not be saved: {exc}")
         self._redraw()
 
     def action_peek(self) -> None:

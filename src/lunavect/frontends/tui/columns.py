@@ -18,6 +18,7 @@ from textual.widget import Widget
 from lunavect.core.model import Session
 from lunavect.frontends import rows
 from lunavect.terminal_text import clean
+from lunavect.usage.text import usage_brief
 
 PIN_MARK = "⚑"
 
@@ -30,15 +31,21 @@ class Column:
     align: str = "left"
 
 
+# The optional usage column (`t` in the panel): wide enough for "999.9k · 100 %".
+USAGE_WIDTH = 14
+
+
 @functools.lru_cache(maxsize=8)
-def layout(width: int) -> tuple[Column, ...]:
-    """The columns at a given width: the title takes what the others leave."""
+def layout(width: int, usage: bool = False) -> tuple[Column, ...]:
+    """The columns at a given width, with the usage column when the person turned it on: the title takes what
+    the others leave."""
     project, state = (16, 26) if width >= 100 else (12, 22)
     fixed = [
         Column("project", "PROJECT", project),
         Column("provider", "CLIENT", 6),
         Column("state", "STATE", state),
         Column("capsule", "", 5, "right"),
+        *([Column("usage", "USAGE", USAGE_WIDTH, "right")] if usage else []),
         Column("timer", "TIMER", 8, "right"),
     ]
     if width < 64:
@@ -63,6 +70,9 @@ def fit(text: str, width: int, align: str = "left") -> str:
 class ColumnHeader(Widget):
     """The column titles above a session list, laid out by the same rule as its rows."""
 
+    # Whether the usage column shows (the panel sets it here and on the list below, from one setting).
+    usage_column = False
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         style = self.rich_style
@@ -70,7 +80,7 @@ class ColumnHeader(Widget):
             return Strip.blank(width, style)
         title_style = style + Style(bold=True)
         segments: list[Segment] = []
-        for number, column in enumerate(layout(width)):
+        for number, column in enumerate(layout(width, self.usage_column)):
             cell = fit(column.title, column.width, column.align)
             word = cell.strip()
             if number:
@@ -106,4 +116,6 @@ def cell(session: Session, column: Column, now: float) -> tuple[str, str | None]
         return f" {count if count < 100 else '99+'} ", "session-list--capsule"
     if name == "timer":
         return rows.timer(session, now), "session-list--timer"
+    if name == "usage":
+        return usage_brief(session.usage), "session-list--dim"
     return "", None

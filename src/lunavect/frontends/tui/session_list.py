@@ -98,6 +98,8 @@ class SessionList(ScrollView, can_focus=True):
         self.clock = clock
         self.hidden_view = hidden_view
         self.sessions: list[Session] = []
+        # The optional usage column (the panel sets it from the person's setting).
+        self.usage_column = False
         self._drag_from: int | None = None
         self._drag_to: int | None = None
         self._hover: int | None = None
@@ -192,7 +194,7 @@ class SessionList(ScrollView, can_focus=True):
             row_style = base + self._fill("session-list--cursor" if self.has_focus else "session-list--cursor-blurred")
         now = self.clock()
         segments: list[Segment] = []
-        for number, column in enumerate(layout(width)):
+        for number, column in enumerate(layout(width, self.usage_column)):
             text, style = self._cell(session, column, now)
             if number:
                 segments.append(Segment(" ", row_style))
