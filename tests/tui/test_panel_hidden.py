@@ -8,7 +8,7 @@ from tui_support import ids, pilot_test, wait_for
 
 from lunavect import arrangement
 from lunavect.core.hiding import DAY_S
-from lunavect.frontends.tui.app import FILTER_SETTING
+from lunavect.frontends.tui.list_view import FILTER_SETTING
 from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.sessions import auto_hide_after, counts, read_hidden, read_sessions

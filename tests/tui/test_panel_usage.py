@@ -7,8 +7,8 @@ import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
 from lunavect import arrangement
-from lunavect.frontends.tui.app import USAGE_COLUMN_SETTING
 from lunavect.frontends.tui.columns import ColumnHeader
+from lunavect.frontends.tui.list_view import USAGE_COLUMN_SETTING
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.usage import ledger
 from lunavect.usage.tokens import Tokens
