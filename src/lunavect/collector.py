@@ -20,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect import arrangement, paths, setup_probe, setup_report, spool, spool_record, store
+from lunavect import arrangement, evidence_rows, paths, setup_probe, setup_report, spool, spool_record, store
 from lunavect.codex.hooks import evidence_from_record as codex_evidence
 from lunavect.collector_errors import Errors
 
@@ -48,6 +48,9 @@ from lunavect.sources import Source
 
 log = logging.getLogger("lunavect.collector")
 
+# At rest, the tick time is committed at most this often (`tick(beat=False)`): `lunavect doctor` reads its age
+# (a collector silent for 30 s is behind), and a front end that waits for a tick pokes, which asks for a beat.
+BEAT_EVERY_S = 5.0
 # How often the events table is pruned of what is past the de-duplication window (`store.prune_events`).
 PRUNE_EVERY_S = 60.0
 
@@ -85,6 +88,7 @@ class Collector:
         self.notify: Callable[[], None] = _nobody
         self._host: str | None = None
         self._decided_at = 0.0
+        self._beat_at: float | None = None
         # Called after each snapshot commit with the rows it changed (the notifier's feed: committed
         # transitions, never raw events). It must not block: the notifier queues them for its own thread.
         self.transitions: Callable[[list[Transition]], None] = _nobody_listens
@@ -99,7 +103,9 @@ class Collector:
             self._states[key] = State(state)
         self.internal = {row[0] for row in conn.execute("SELECT id FROM internal")}
         self._unsettled = set(self._facts)
-        view = _View(self._facts)
+        # Some source's last poll left sessions unlisted (`Known.listing`).
+        self._listing = False
+        view = _View(self._facts, lambda: self._listing)
         for source in self.sources:
             source.attach(view)
 
@@ -129,69 +135,48 @@ class Collector:
         return stored
 
     def _ingest_chunk(self, chunk: spool.Chunk, now: float) -> int:
-        stored = 0
         changed: dict[str, Facts] = {}
         with store.transaction(self.conn):
-            for line in chunk.lines:
-                stored += self._ingest_line(line, changed, now)
-            self._save_facts(changed, now)
+            found = [item for line in chunk.lines if (item := self._ingest_line(line)) is not None]
+            stored = self._store(found, changed, now)
             spool.commit_cursor(self.conn, chunk, now)
         # Only now, with the transaction committed, does the in-memory view move on.
         self._learn(changed)
         return stored
 
-    def _ingest_line(self, line: bytes, changed: dict[str, Facts], now: float) -> int:
+    def _ingest_line(self, line: bytes) -> tuple[str, Evidence] | None:
         if not line.strip():
-            return 0
+            return None
         try:
             record = spool_record.decode(line)
         except msgspec.DecodeError:
             store.bump_counter(self.conn, "spool.malformed")
-            return 0
+            return None
         if record.rejected is not None:
             store.bump_counter(self.conn, f"hook.rejected.{record.rejected}")
-            return 0
+            return None
         event_id = record.id
         evidence = codex_evidence(record) if record.client == "codex" else spool_record.evidence(record)
         if evidence is None or event_id is None:
             store.bump_counter(self.conn, "spool.unusable")
-            return 0
-        return self._store_evidence(event_id, evidence, changed, now)
+            return None
+        return event_id, evidence
 
-    def _store_evidence(self, event_id: str, evidence: Evidence, changed: dict[str, Facts], now: float) -> int:
-        """Store one piece of evidence unless it is already stored, and fold it into its session."""
-        cursor = self.conn.execute(
-            "INSERT OR IGNORE INTO events (event_id, provider, session_id, kind, at, data, stored_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                event_id,
-                evidence.provider,
-                evidence.session_id,
-                evidence.kind,
-                evidence.at,
-                msgspec.json.encode(evidence).decode(),
-                now,
-            ),
-        )
-        if cursor.rowcount == 0:
-            return 0  # already stored: a replay after a crash, or a fact read again
-        key = session_key(evidence.provider, evidence.session_id)
-        facts = changed.get(key) or self._facts.get(key) or Facts(evidence.provider, evidence.session_id)
-        changed[key] = fold(facts, evidence)
-        return 1
+    def _store(self, items: list[tuple[str, Evidence]], changed: dict[str, Facts], now: float) -> int:
+        """Store the evidence not stored yet, fold it into its sessions' facts and save those; returns how
+        many pieces were new."""
+        new = evidence_rows.store_new(self.conn, items, now)
+        for evidence in new:
+            key = session_key(evidence.provider, evidence.session_id)
+            facts = changed.get(key) or self._facts.get(key) or Facts(evidence.provider, evidence.session_id)
+            changed[key] = fold(facts, evidence)
+        evidence_rows.save_facts(self.conn, changed, now)
+        return len(new)
 
     def _learn(self, changed: dict[str, Facts]) -> None:
         """Take committed facts into the in-memory view; their sessions are decided again."""
         self._facts.update(changed)
         self._unsettled.update(changed)
-
-    def _save_facts(self, changed: dict[str, Facts], now: float) -> None:
-        for key, facts in changed.items():
-            self.conn.execute(
-                "INSERT INTO facts (id, provider, session_id, data, updated) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated = excluded.updated",
-                (key, facts.provider, facts.session_id, _facts_encoder.encode(facts).decode(), now),
-            )
 
     def poll_sources(self, now: float | None = None) -> int:
         """Poll every file and catalog source once; store what they found with their cursors."""
@@ -210,9 +195,7 @@ class Collector:
                 backlogs.add(batch.backlog)
             changed: dict[str, Facts] = {}
             with store.transaction(self.conn):
-                for event_id, evidence in batch.evidence:
-                    stored += self._store_evidence(event_id, evidence, changed, now)
-                self._save_facts(changed, now)
+                stored += self._store(batch.evidence, changed, now)
                 batch.commit(self.conn)
                 if batch.complete_listing is not None:
                     provider, keys = batch.complete_listing
@@ -228,6 +211,7 @@ class Collector:
         if listed:
             self.notify()  # a complete catalog listing may move sessions off the hidden list
         self.backlog = "listing" if "listing" in backlogs else "reading" if backlogs else None
+        self._listing = "listing" in backlogs
         return stored
 
     # -- snapshot ----------------------------------------------------------------------------------------
@@ -307,14 +291,23 @@ class Collector:
         with store.transaction(self.conn):
             return store.prune_events(self.conn, now)
 
-    def tick(self, now: float | None = None) -> str | None:
+    @property
+    def at_rest(self) -> bool:
+        """True when no row can change without new evidence (every session `settled`) and the sources owe
+        nothing: then only a notification, or the slow safety sweep, needs a tick (collector_loop.py)."""
+        return not self._unsettled and self.backlog is None
+
+    def tick(self, now: float | None = None, beat: bool = True) -> str | None:
         """One tick; returns what the sources left for the next ones (`backlog`): the caller ticks again soon.
+
+        `beat` commits the tick's start (what `wait_caught_up` and `lunavect doctor` read); without it the
+        start is committed only when BEAT_EVERY_S has passed since the last one.
 
         A store on a full disk fails the tick's commits: each rolled back whole, and the in-memory view moves
         only after a commit, so nothing is lost; the tick is noted and retried, never a crash (a collector that
         exited would be restarted by the next front end into the same failure, a crash loop)."""
         try:
-            return self._tick(now)
+            return self._tick(now, beat)
         except sqlite3.OperationalError as exc:
             if getattr(exc, "sqlite_errorname", None) != "SQLITE_FULL":
                 raise
@@ -322,7 +315,7 @@ class Collector:
             self.errors.note(self.conn, "the store (its disk is full)", exc, now)
             return None
 
-    def _tick(self, now: float | None) -> str | None:
+    def _tick(self, now: float | None, beat: bool) -> str | None:
         started = time.time()
         self.ingest(now)
         # Hook events and freshness are published before any source is read (the guide, "How state is
@@ -333,7 +326,9 @@ class Collector:
         self.probe_setup()
         self.prune(now)
         # A front end that asked at time T sees its events once a tick that started after T has finished.
-        store.set_collector_value(self.conn, "tick_started", repr(started))
+        if beat or self._beat_at is None or not 0 <= started - self._beat_at < BEAT_EVERY_S:
+            store.set_collector_value(self.conn, "tick_started", repr(started))
+            self._beat_at = started
         return self.backlog
 
 
@@ -348,8 +343,9 @@ def _nobody_listens(_moved: list[Transition]) -> None:
 class _View:
     """The sources' read-only view of what the collector knows (`sources.Known`)."""
 
-    def __init__(self, facts: dict[str, Facts]) -> None:
+    def __init__(self, facts: dict[str, Facts], listing: Callable[[], bool]) -> None:
         self._facts = facts
+        self.listing = listing
 
     def facts(self, provider: str) -> Mapping[str, Facts]:
         return {key: f for key, f in self._facts.items() if f.provider == provider}

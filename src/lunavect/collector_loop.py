@@ -18,6 +18,7 @@ from lunavect import changes, paths, store
 from lunavect.collector import Collector
 from lunavect.collector_pace import catch_up
 from lunavect.collector_process import collector_pid, holds_lock_file, try_lock
+from lunavect.collector_wake import ACTIVE_STEP_MS, REST_STEP_MS, Wake
 from lunavect.notify.decide import Transition
 from lunavect.sources import Source
 from lunavect.sync.link import SyncLink
@@ -26,6 +27,10 @@ from lunavect.tmux_status.publish import Publishing as TmuxPublishing
 log = logging.getLogger("lunavect.collector")
 
 TICK_S = 1.0
+# At rest, the slow safety sweep: a tick at least this often whatever wakes it (process ends the catalog does
+# not show, a rollout the operating system did not tell of; `lunavect doctor` calls a collector silent for 30 s
+# behind).
+REST_S = 20.0
 
 
 def default_sources() -> list[Source]:
@@ -51,9 +56,11 @@ def run(
 ) -> int:
     """Be the collector until stopped or the data folder disappears; returns an exit code.
 
-    One watch wakes it: a change in the spool folder ticks now (else one tick a second), and a change of the
-    store's WAL that it did not cause (another process committed: an arrangement, a setting) is passed on to
-    the change feed's subscribers.
+    While some session is live (`Collector.at_rest` is false) it ticks every `tick_s`, and at once for each
+    hook event. At rest nothing it shows can change by the passage of time, so it sleeps until something
+    wakes it: a hook event or a front end's poke (the spool), another process's commit (the WAL: passed on to
+    the change feed's subscribers, then a tick, since it may be a setting), a source's files (transcripts,
+    rollouts, the live catalog; at most one tick per `tick_s`), or the slow safety sweep every REST_S.
     """
     fd = try_lock()
     if fd is None:
@@ -64,7 +71,6 @@ def run(
     collector = Collector(conn, sources=default_sources())
     spool_dir = paths.ensure_private_dir(paths.spool_dir())
     data_dir = paths.data_dir()
-    wal = str(paths.store_path()) + "-wal"
     publisher = changes.Publisher()
     # The change feed's subscribers, then tmux's options (when the person's tmux.conf asks for them).
     notify = TmuxPublishing(store.connect, after=publisher.publish).notify
@@ -72,10 +78,10 @@ def run(
     external = changes.ExternalCommits(conn)
     link = SyncLink(paths.store_path())
 
-    def tick() -> str | None:
+    def tick(beat: bool = True) -> str | None:
         link.refresh(conn)
         collector.host = link.host
-        backlog = collector.tick()
+        backlog = collector.tick(beat=beat)
         link.after_tick(conn, collector.transitions)
         return backlog
 
@@ -83,38 +89,43 @@ def run(
     watcher = observer() if observer is not None else None
     if watcher is not None:
         collector.transitions = watcher
+    wake: Wake | None = None
     try:
-        import watchfiles
-
+        wake = Wake(data_dir, spool_dir, Path(str(paths.store_path()) + "-wal"), stop)
+        for source in collector.sources:
+            source.wake_with(wake.set)
         backlog = tick()
         ticked = time.monotonic()
-        for found in watchfiles.watch(
-            data_dir,
-            watch_filter=lambda _change, path: path == wal or Path(path).parent == spool_dir,
-            debounce=10,
-            step=10,
-            rust_timeout=int(tick_s * 1000),
-            yield_on_timeout=True,
-            stop_event=stop,
-            raise_interrupt=False,
-        ):
+        files_waiting = False  # a source's files changed, and the tick for them waits for `tick_s` to pass
+        while not stop.is_set():
+            # Other hosts' rows follow their heartbeats (sync): a collector with sync on does not rest.
+            resting = collector.at_rest and link.config is None and not files_waiting
+            since = time.monotonic() - ticked
+            timeout = (REST_S if resting else tick_s) - since
+            woken = wake.wait(max(timeout, 0.0), REST_STEP_MS if resting else ACTIVE_STEP_MS)
+            if woken.stopped:
+                break
             if not data_dir.exists() or not holds_lock_file(fd):
                 log.info("the data folder %s is gone; stopping", data_dir)
                 break
-            if external.changed():
+            committed = woken.committed and external.changed()
+            if committed:
                 notify()
-            spooled = any(path != wal for _change, path in found)
-            if spooled or not found or time.monotonic() - ticked >= tick_s:
-                backlog = tick()
+            files_waiting = files_waiting or woken.files
+            due = time.monotonic() - ticked >= (REST_S if resting else tick_s)
+            if woken.spooled or committed or due or (files_waiting and time.monotonic() - ticked >= tick_s):
+                # A timed tick at rest or while live commits its start only as a heartbeat (BEAT_EVERY_S).
+                backlog = tick(beat=woken.spooled or committed)
                 ticked = time.monotonic()
+                files_waiting = False
             while backlog is not None and not stop.is_set() and data_dir.exists():
                 backlog = catch_up(tick, external, publisher, stop)
                 ticked = time.monotonic()
-            if stop.is_set():
-                break
     except FileNotFoundError:
         log.info("the spool folder disappeared; stopping")
     finally:
+        if wake is not None:
+            wake.close()
         link.close()
         for source in collector.sources:
             source.close()

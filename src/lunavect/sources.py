@@ -52,6 +52,11 @@ class Known(Protocol):
         """True for a session whose facts say it runs now (the rules' judgement, not the source's)."""
         ...
 
+    def listing(self) -> bool:
+        """True while some source still has sessions to list (its last `Batch.backlog` said "listing"): a
+        source's whole reads wait for every source's list, not only its own."""
+        ...
+
 
 class NothingKnown:
     """The view of a source no collector has attached."""
@@ -60,6 +65,9 @@ class NothingKnown:
         return {}
 
     def live(self, key: str) -> bool:
+        return False
+
+    def listing(self) -> bool:
         return False
 
 
@@ -81,6 +89,11 @@ class Source(Protocol):
 
     def attach(self, known: Known) -> None:
         """Called once, before the first poll, with the collector's read-only view of what it knows."""
+        return None
+
+    def wake_with(self, wake: Callable[[], None]) -> None:
+        """Called once by the running collector with what wakes it: a source that watches its files calls
+        `wake` (from any thread) when they change, so a collector at rest need not poll it on a timer."""
         return None
 
     def close(self) -> None:

@@ -44,14 +44,14 @@ from lunavect.claude.transcript_rows import background_tasks, forget, save, stor
 from lunavect.core.model import Evidence, session_key
 from lunavect.host.processes import Proc, process, process_table
 from lunavect.quarantine import Quarantine
-from lunavect.sources import Batch, Source
+from lunavect.sources import Batch, Known, NothingKnown, Source
 
 log = logging.getLogger("lunavect.claude.files")
 
 # Bytes of transcript read per tick, across files: a cold start over years of history is spread over
 # ticks, so the collector keeps applying the rules (and freshness keeps expiring) meanwhile.
 TICK_BUDGET_BYTES = 32 << 20
-# Seconds of first looks (glances, whole reads of small files) per tick: a cold start lists every session in
+# Seconds of first looks (glances, whole reads of new small files) per tick: a cold start lists every session in
 # a few ticks, which the collector runs back to back, each starting with the hook spool.
 FIRST_LOOK_S = 0.25
 
@@ -74,6 +74,10 @@ class ClaudeFilesSource(Source):
         self._launches = LaunchTracker(processes)
         self._finder = TranscriptFinder()
         self._changes: ChangedFiles | None = None
+        # The live catalog's folder, watched only to wake a collector at rest when a session starts or ends.
+        self._catalog_changes: ChangedFiles | None = None
+        self._wake: Callable[[], None] | None = None
+        self._known: Known = NothingKnown()
         # Every stored cursor, read from the store once and kept up to date by each commit.
         self._cursors: dict[str, tuple[str, Cursor]] | None = None
         # Files not read to their end yet (path -> session id): looked at again each tick until they are.
@@ -105,7 +109,9 @@ class ClaudeFilesSource(Source):
         catalogued = {entry.session_id for entry, _ in live}
 
         if self._changes is None or self._changes.root != root / "projects":
-            self._changes = ChangedFiles(root / "projects")
+            self._changes, self._catalog_changes = self._watches(root)
+        assert self._catalog_changes is not None
+        self._catalog_changes.take()  # the catalog is read whole at every poll: its changes only wake
         look = self._finder.find(
             root,
             [(entry.cwd or "", entry.session_id) for entry, _ in live],
@@ -135,8 +141,8 @@ class ClaudeFilesSource(Source):
         deadline = time.monotonic() + FIRST_LOOK_S
         deep: list[tuple[str, str, tuple[str, Cursor] | None]] = []
         unlisted = False
-        # First what lists a session or follows one that grows (glances, small files, appended lines), newest
-        # first; whole reads of old files only once every session is listed, within the byte budget.
+        # First what lists a session or follows one that grows (glances, new small files, appended lines),
+        # newest first; whole reads of old files only once every session is listed, within the byte budget.
         for path, session_id, st in files:
             known = stored.get(path)
             if known is not None and known[1].unchanged(st):
@@ -152,13 +158,17 @@ class ClaudeFilesSource(Source):
             if time.monotonic() > deadline:
                 unlisted = True
                 continue
-            if known is None and st.st_size > WHOLE_BYTES:
+            if known is None and (st.st_size > WHOLE_BYTES or now - st.st_mtime >= HOT_S):
+                # A file never read lists its session from a glance (a small old one too: its whole read
+                # decodes every record); the whole read follows from the next poll on, once nothing is
+                # unlisted. A small file written lately may be a live session's: it is read whole at once.
                 self._glance(path, session_id, evidence, internal, catalogued, now)
                 continue
             budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
             if session_id not in catalogued and reads and reads[-1].path == path and self._by_tool(reads[-1]):
                 internal.add(session_key(PROVIDER, session_id))
-        for path, session_id, known in deep if not unlisted else []:
+        # Whole reads wait while any source still lists (the collector's view): the list comes first.
+        for path, session_id, known in deep if not unlisted and not self._known.listing() else []:
             if budget <= 0:
                 break
             budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
@@ -180,9 +190,27 @@ class ClaudeFilesSource(Source):
         backlog = "listing" if unlisted else "reading" if self._owed else None
         return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog)
 
+    def attach(self, known: Known) -> None:
+        self._known = known
+
+    def wake_with(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        for watch in (self._changes, self._catalog_changes):
+            if watch is not None:
+                watch.listen(wake)
+
+    def _watches(self, root: Path) -> tuple[ChangedFiles, ChangedFiles]:
+        self.close()
+        watches = ChangedFiles(root / "projects"), ChangedFiles(root / "sessions")
+        if self._wake is not None:
+            for watch in watches:
+                watch.listen(self._wake)
+        return watches
+
     def close(self) -> None:
-        if self._changes is not None:
-            self._changes.close()
+        for watch in (self._changes, self._catalog_changes):
+            if watch is not None:
+                watch.close()
 
     def _take(
         self,

@@ -5,11 +5,16 @@ before listing it kept the list incomplete for minutes. The head holds what a se
 version, first prompt, often its generated title) and the tail how it ended (its last records, a later
 title); reading only those lists every session in seconds. The whole read (background work, counts, a title
 named in the middle) follows later, behind, and corrects what the glance could not see.
+
+Decoding records is what a first look costs (tens of microseconds each), so a glance decodes only what it
+uses: the head until it knows the session's start, folder and first prompt, the tail backwards until its
+last prompt (what came before is superseded, `latest.py`), and elsewhere only the lines that name a title.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from lunavect.claude.records import RecordFacts, Unreadable, read_record
@@ -18,8 +23,11 @@ from lunavect.tail import open_regular
 
 HEAD_BYTES = 32 << 10
 TAIL_BYTES = 64 << 10
-# A file no larger than this is simply read whole: a glance would read most of it anyway.
+# A file no larger than this is simply read whole once its glance listed it (the same poll, unless other
+# sessions are still unlisted): a glance reads most of it anyway.
 WHOLE_BYTES = 2 * (HEAD_BYTES + TAIL_BYTES)
+# The records that name a session (summary.py's title order), found by bytes wherever a glance reads.
+_TITLES = re.compile(rb'"(?:custom-title|ai-title|agent-name|summary)"')
 
 
 @dataclass
@@ -45,16 +53,44 @@ def _lines(data: bytes, offset: int) -> list[tuple[int, bytes]]:
     return found
 
 
-def _facts(lines: list[tuple[int, bytes]]) -> list[RecordFacts]:
-    found = []
+def _read(place: int, line: bytes) -> RecordFacts | None:
+    try:
+        return read_record(line, place)
+    except Unreadable:
+        return None
+
+
+def _head(lines: list[tuple[int, bytes]], summary: TranscriptSummary) -> None:
+    """Take the head's records until the session's start, folder and first prompt are known, then only
+    its titles."""
     for place, line in lines:
-        try:
-            facts = read_record(line, place)
-        except Unreadable:
+        known = summary.first_at is not None and summary.cwd is not None and summary.first_prompt is not None
+        if known and _TITLES.search(line) is None:
             continue
+        facts = _read(place, line)
         if facts is not None:
-            found.append(facts)
-    return found
+            take(summary, facts)
+
+
+def _is_prompt(facts: RecordFacts) -> bool:
+    return any(a.kind == "TranscriptPrompt" and not a.notification_only for a in facts.activity)
+
+
+def _tail(lines: list[tuple[int, bytes]]) -> tuple[list[RecordFacts], list[RecordFacts]]:
+    """The tail's records from its last prompt on, in file order, and the titles named before that prompt."""
+    last: list[RecordFacts] = []
+    index = len(lines)
+    while index > 0:
+        index -= 1
+        facts = _read(*lines[index])
+        if facts is None:
+            continue
+        last.append(facts)
+        if _is_prompt(facts):
+            break
+    last.reverse()
+    titles = [facts for place, line in lines[:index] if _TITLES.search(line) and (facts := _read(place, line))]
+    return last, titles
 
 
 def glance(path: str, session_id: str) -> Glance:
@@ -63,15 +99,15 @@ def glance(path: str, session_id: str) -> Glance:
     try:
         size = os.fstat(fd).st_size
         head = os.pread(fd, HEAD_BYTES, 0)
-        tail_at = max(len(head), size - TAIL_BYTES)
-        tail = os.pread(fd, size - tail_at, tail_at) if size > tail_at else b""
+        # The tail overlaps the head in a small file (which may be all head): its records are what lists it.
+        tail_at = max(0, size - TAIL_BYTES)
+        tail = head[tail_at:] if size <= len(head) else os.pread(fd, size - tail_at, tail_at)
     finally:
         os.close(fd)
     summary = TranscriptSummary(session_id=session_id)
-    seen = Glance(summary, bytes_read=len(head) + len(tail))
-    for facts in _facts(_lines(head, 0)):
-        take(summary, facts)
-    seen.tail = _facts(_lines(tail, tail_at))
-    for facts in seen.tail:
+    seen = Glance(summary, bytes_read=len(head) + (len(tail) if size > len(head) else 0))
+    _head(_lines(head, 0), summary)
+    seen.tail, titles = _tail(_lines(tail, tail_at))
+    for facts in [*titles, *seen.tail]:
         take(summary, facts)
     return seen

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from lunavect import paths
@@ -148,6 +148,9 @@ class CodexSource(Source):
     def writer_proofs(self, facts_by_key: Mapping[str, Facts], now: float) -> dict[str, bool | None]:
         """Writer proofs for the Codex sessions that need one now (the collector passes them to `decide`)."""
         return self.proof.proofs(facts_by_key, now)
+
+    def wake_with(self, wake: Callable[[], None]) -> None:
+        self.changes.listen(wake)
 
     def close(self) -> None:
         self.catalog.close()

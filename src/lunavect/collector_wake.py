@@ -1,0 +1,92 @@
+"""What wakes the collector: a notification, never the clock alone, when nothing it shows can change by itself.
+
+One watch on the data folder (the hook spool and the store's WAL) through watchfiles' documented Rust backend,
+whose `watch` takes its polling step and timeout per call: 10 ms steps while a session is live (a hook event
+shows within a few steps), coarser steps at rest. The step is what a watch costs: each step wakes a thread
+(about 25 µs), so a 10 ms step alone is a quarter of a percent of a core whether anything happens or not.
+The sources' own watches (transcripts, rollouts, the live catalog, `changed_files.py`) wake it through `set`,
+from their threads; the watch checks that flag at each step, as it checks the stop event.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+# Polling steps of the watch: while any session is live, and at rest (a hook event then shows within two steps).
+ACTIVE_STEP_MS = 10
+REST_STEP_MS = 50
+
+
+@dataclass
+class Woken:
+    """Why one wait ended: several at once, or none (the timeout)."""
+
+    spooled: bool = False  # something arrived in the hook spool (a hook event, a front end's poke)
+    committed: bool = False  # the store's WAL changed: perhaps another process committed
+    files: bool = False  # a source's watch saw its files change
+    stopped: bool = False
+
+
+class _Flags:
+    """The watch's stop event: set by a stop, or by a source's watch asking for a tick."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+        self.files = threading.Event()
+
+    def is_set(self) -> bool:
+        return self.stop.is_set() or self.files.is_set()
+
+
+class Wake:
+    """Waits for the next reason to tick: a change in the spool or the WAL, a source's files, or a timeout."""
+
+    def __init__(self, data_dir: Path, spool_dir: Path, wal: Path, stop: threading.Event) -> None:
+        from watchfiles._rust_notify import RustNotify
+
+        self._spool, self._wal = str(spool_dir), str(wal)
+        self._flags = _Flags(stop)
+        # Arguments: paths, debug, force_polling, poll_delay_ms, recursive, ignore_permission_denied.
+        self._notify = RustNotify([str(data_dir)], False, False, 300, True, True)
+
+    def set(self) -> None:
+        """Ask for a tick (from any thread): a source's watch saw its files change."""
+        self._flags.files.set()
+
+    def wait(self, timeout_s: float, step_ms: int) -> Woken:
+        """Wait up to `timeout_s` for a change that matters; what arrives during a tick is kept for the next
+        wait (the watch's thread collects it meanwhile)."""
+        woken = Woken()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self._flags.files.is_set():
+                self._flags.files.clear()
+                woken.files = True
+            if self._flags.stop.is_set():
+                woken.stopped = True
+            if woken.files or woken.stopped:
+                return woken
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return woken
+            found = self._notify.watch(step_ms, step_ms, max(1, int(left * 1000)), self._flags)
+            if found in ("stop", "signal"):
+                woken.stopped = found == "signal"
+                continue  # the flags say which
+            if found == "timeout":
+                return woken
+            assert isinstance(found, set)
+            for _change, path in found:
+                if path == self._wal:
+                    woken.committed = True
+                elif str(Path(path).parent) == self._spool:
+                    woken.spooled = True
+            if woken.spooled or woken.committed:
+                return woken
+            # Only files nobody ticks for (the log): wait for the rest of the time.
+
+    def close(self) -> None:
+        self._notify.close()

@@ -1,0 +1,66 @@
+"""A collector at rest does no tick work until something wakes it; a hook event still wakes it at once.
+
+At rest (every session settled, the sources owing nothing) no row can change by the passage of time, so the
+collector sleeps on its watches instead of ticking every second. The safety sweep is pushed out of reach
+here: only a notification can have woken it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from lunavect import collector_loop, store
+from lunavect.collector import Collector
+
+PROMPT = {"session_id": "rest-1", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/p", "prompt": "x"}
+STOP = {"session_id": "rest-1", "hook_event_name": "Stop", "cwd": "/tmp/p"}
+
+
+def _state(conn) -> str | None:
+    row = conn.execute("SELECT data FROM snapshot WHERE id = 'claude:rest-1'").fetchone()
+    return json.loads(row[0])["state"] if row else None
+
+
+def _wait(condition, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_env, monkeypatch):
+    monkeypatch.setattr(collector_loop, "REST_S", 1e6)  # the slow safety sweep is not due in this test
+    ticks: list[Collector] = []
+    real_tick = Collector.tick
+
+    def counting(self: Collector, now: float | None = None, beat: bool = True) -> str | None:
+        ticks.append(self)
+        return real_tick(self, now, beat)
+
+    monkeypatch.setattr(Collector, "tick", counting)
+    assert iso_env.hook(PROMPT).returncode == 0
+    assert iso_env.hook(STOP).returncode == 0
+    stop = threading.Event()
+    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop}, daemon=True)
+    thread.start()
+    conn = store.connect()
+    try:
+        assert _wait(lambda: _state(conn) == "ready"), "the spooled events were never ingested"
+        assert _wait(lambda: bool(ticks) and ticks[-1].at_rest), "the collector never came to rest"
+        at_rest = len(ticks)
+        # A collector ticking on a timer would tick about three times in this window.
+        time.sleep(3 * collector_loop.TICK_S)
+        assert len(ticks) == at_rest, "the collector ticked at rest"
+
+        assert iso_env.hook(PROMPT).returncode == 0  # the person types again in the ready session
+        assert _wait(lambda: _state(conn) == "working", timeout=10), "the hook event did not wake the collector"
+        assert len(ticks) > at_rest
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        conn.close()
+    assert not thread.is_alive()
