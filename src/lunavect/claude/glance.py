@@ -53,21 +53,29 @@ def _lines(data: bytes, offset: int) -> list[tuple[int, bytes]]:
     return found
 
 
-def _read(place: int, line: bytes) -> RecordFacts | None:
-    try:
-        return read_record(line, place)
-    except Unreadable:
-        return None
+class _Records:
+    """Each line's record decoded once, though a small file's head and tail overlap."""
+
+    def __init__(self) -> None:
+        self._found: dict[int, RecordFacts | None] = {}
+
+    def read(self, place: int, line: bytes) -> RecordFacts | None:
+        if place not in self._found:
+            try:
+                self._found[place] = read_record(line, place)
+            except Unreadable:
+                self._found[place] = None
+        return self._found[place]
 
 
-def _head(lines: list[tuple[int, bytes]], summary: TranscriptSummary) -> None:
+def _head(lines: list[tuple[int, bytes]], summary: TranscriptSummary, records: _Records) -> None:
     """Take the head's records until the session's start, folder and first prompt are known, then only
     its titles."""
     for place, line in lines:
         known = summary.first_at is not None and summary.cwd is not None and summary.first_prompt is not None
         if known and _TITLES.search(line) is None:
             continue
-        facts = _read(place, line)
+        facts = records.read(place, line)
         if facts is not None:
             take(summary, facts)
 
@@ -76,20 +84,20 @@ def _is_prompt(facts: RecordFacts) -> bool:
     return any(a.kind == "TranscriptPrompt" and not a.notification_only for a in facts.activity)
 
 
-def _tail(lines: list[tuple[int, bytes]]) -> tuple[list[RecordFacts], list[RecordFacts]]:
+def _tail(lines: list[tuple[int, bytes]], records: _Records) -> tuple[list[RecordFacts], list[RecordFacts]]:
     """The tail's records from its last prompt on, in file order, and the titles named before that prompt."""
     last: list[RecordFacts] = []
     index = len(lines)
     while index > 0:
         index -= 1
-        facts = _read(*lines[index])
+        facts = records.read(*lines[index])
         if facts is None:
             continue
         last.append(facts)
         if _is_prompt(facts):
             break
     last.reverse()
-    titles = [facts for place, line in lines[:index] if _TITLES.search(line) and (facts := _read(place, line))]
+    titles = [f for place, line in lines[:index] if _TITLES.search(line) and (f := records.read(place, line))]
     return last, titles
 
 
@@ -106,8 +114,9 @@ def glance(path: str, session_id: str) -> Glance:
         os.close(fd)
     summary = TranscriptSummary(session_id=session_id)
     seen = Glance(summary, bytes_read=len(head) + (len(tail) if size > len(head) else 0))
-    _head(_lines(head, 0), summary)
-    seen.tail, titles = _tail(_lines(tail, tail_at))
+    records = _Records()
+    _head(_lines(head, 0), summary, records)
+    seen.tail, titles = _tail(_lines(tail, tail_at), records)
     for facts in [*titles, *seen.tail]:
         take(summary, facts)
     return seen
