@@ -9,7 +9,7 @@ connections at once is bounded. An accepted event is appended to the spool with 
 code, after the answer, so normal ingestion stores it exactly once, the same as a command hook's line.
 
 Who may speak: 127.0.0.1 only, the per-install secret (lunavect/hook_secret.py) in a header, and on Linux
-only a connection whose other end belongs to this user (the kernel's socket table names its owner).
+only a connection whose other end belongs to this user (the kernel names its owner: host/loopback_peer.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import hmac
 import os
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -25,11 +24,12 @@ from dataclasses import dataclass
 
 from lunavect.claude.http_hooks import HOOK_PATH
 from lunavect.claude.http_hooks import SECRET_HEADER as _SECRET_HEADER
+from lunavect.host.loopback_peer import peer_uid
 from lunavect.shim.jsoncodec import json_dumps, json_loads
 from lunavect.shim.payload import extract
 from lunavect.shim.spoolfile import SPOOL_FORMAT, append_line, new_id
 
-__all__ = ["HOOK_PATH", "SECRET_HEADER", "HookListener"]
+__all__ = ["HOOK_PATH", "SECRET_HEADER", "HookListener", "peer_uid"]
 SECRET_HEADER = _SECRET_HEADER.lower()  # header names are compared lower-cased
 # Tells `hooks status` that what answers at the port is this listener and not another program.
 SERVER_HEADER = "Server: lunavect-hooks"
@@ -61,30 +61,6 @@ _REASONS = {
     413: "Content Too Large",
     503: "Service Unavailable",
 }
-
-
-def _proc_net_address(host: str, port: int) -> str:
-    """An IPv4 address as /proc/net/tcp writes it: the address's bytes in host order, in hex, then the port."""
-    packed = socket.inet_aton(host)
-    return f"{int.from_bytes(packed, 'little' if sys.byteorder == 'little' else 'big'):08X}:{port:04X}"
-
-
-def peer_uid(peer: tuple[str, int], local: tuple[str, int], table: str = "/proc/net/tcp") -> int | None:
-    """The uid owning the other end of a loopback connection (Linux), or None when the table is unreadable.
-
-    The other end is a socket of this same machine whose local address is our peer and whose remote
-    address is us; its row in the kernel's table carries its owner's uid."""
-    want_local, want_remote = _proc_net_address(*peer), _proc_net_address(*local)
-    try:
-        with open(table, encoding="ascii") as f:
-            next(f, None)
-            for line in f:
-                cols = line.split()
-                if len(cols) > 7 and cols[1] == want_local and cols[2] == want_remote:
-                    return int(cols[7])
-    except (OSError, ValueError):
-        return None
-    return -1  # readable, yet no such socket: refuse rather than guess
 
 
 ProcessOf = Callable[[str], "dict | None"]
