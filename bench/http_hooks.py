@@ -2,12 +2,14 @@
 
 The real client (tests/clients finds it) runs `claude -p` against the scripted model server: one turn of
 50 tool calls in a row (Read of a small file), so 50 PreToolUse and 50 PostToolUse events plus the turn's
-own. Each round runs, in rotating order:
+own. Each home has its own collector running (`lunavect daemon`, as on a person's machine), and each round
+runs, in rotating order:
 
-- none:  no hooks at all: the baseline;
-- shim:  `lunavect hooks install` (the command shim for every event);
-- http:  every event as an HTTP hook to lunavect's loopback listener (lunavect/hook_listener.py) running in
-         this process, with the per-install secret as a literal header.
+- none:     no hooks at all: the baseline;
+- shim:     `lunavect hooks install` (the command shim for every event);
+- http:     `lunavect hooks install --http` (the tool events as HTTP hooks to the collector's listener, the
+            turn's other events by the shim);
+- all-http: (with --all-http) every event as an HTTP hook to the collector's listener: what HTTP alone costs.
 
     .venv/bin/python bench/http_hooks.py --runs 5
 
@@ -33,25 +35,46 @@ from anthropic_server import AnthropicServer, text, tool_use  # noqa: E402
 from claude_tmux import IsoHome, ensure_clients, run_print  # noqa: E402
 
 from _benchlib import machine_line, md_table, ms, p90  # noqa: E402
+from lunavect.claude import http_hooks  # noqa: E402
 from lunavect.claude.install import EVENTS  # noqa: E402
-from lunavect.hook_listener import HOOK_PATH, SECRET_HEADER, HookListener  # noqa: E402
 
 TOOL_CALLS = 50
-SECRET = "b" * 64
 
 
-def install_shim(iso: IsoHome) -> None:
-    subprocess.run([sys.executable, "-m", "lunavect", "hooks", "install"], env=iso.env, check=True, capture_output=True)
+def lunavect(iso: IsoHome, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "lunavect", *args], env=iso.env, check=True, capture_output=True)
+    return done.stdout.decode()
 
 
-def install_http(iso: IsoHome, port: int) -> None:
-    handler = {
-        "type": "http",
-        "url": f"http://127.0.0.1:{port}{HOOK_PATH}",
-        "headers": {SECRET_HEADER: SECRET},
-        "timeout": 1,
-    }
-    iso.write_claude_settings({"hooks": {event: [{"hooks": [handler]}] for event in EVENTS}})
+def install(iso: IsoHome, name: str) -> None:
+    """Set the home up as `name` says, and leave its collector running."""
+    if name == "none":
+        lunavect(iso, "list")  # starts the collector
+        return
+    if name == "shim":
+        lunavect(iso, "hooks", "install")
+        lunavect(iso, "list")
+        return
+    out = lunavect(iso, "hooks", "install", "--http")
+    if "answers" not in out:
+        raise SystemExit(f"the collector's listener does not answer: {out}")
+    if name == "all-http":  # every event by HTTP, to the same listener with the same secret
+        handler = next(h for g in iso.read_claude_settings()["hooks"]["PreToolUse"] for h in g["hooks"])
+        iso.write_claude_settings({"hooks": {event: [{"hooks": [handler]}] for event in EVENTS}})
+
+
+def http_events(iso: IsoHome) -> dict[str, int]:
+    """How many events of each kind came by HTTP, from the spool (the listener marks its lines)."""
+    counts: dict[str, int] = {}
+    for path in (iso.lunavect_home / "spool").glob("*.jsonl*"):
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if record.get("via") == "http":
+                counts[record.get("event", "?")] = counts.get(record.get("event", "?"), 0) + 1
+    return counts
 
 
 def one_turn(claude: Path, iso: IsoHome, server: AnthropicServer, target: Path) -> float:
@@ -69,17 +92,18 @@ def one_turn(claude: Path, iso: IsoHome, server: AnthropicServer, target: Path) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--all-http", action="store_true", help="also every event as an HTTP hook")
     args = parser.parse_args()
     claude = ensure_clients().claude
-    homes = {name: IsoHome.create(prefix=f"lvb-{name}-") for name in ("none", "shim", "http")}
+    names = ("none", "shim", "http", "all-http") if args.all_http else ("none", "shim", "http")
+    homes = {name: IsoHome.create(prefix=f"lvb-{name}-") for name in names}
     times: dict[str, list[float]] = {name: [] for name in homes}
-    listener = HookListener(str(homes["http"].lunavect_home / "spool" / "events.jsonl"), SECRET).start()
+    counts: dict[str, dict[str, int]] = {}
     try:
-        install_shim(homes["shim"])
-        install_http(homes["http"], listener.port)
         targets = {}
         for name, iso in homes.items():
             iso.prepare_claude(cwds=[iso.work])
+            install(iso, name)
             targets[name] = iso.work / "small.txt"
             targets[name].write_text("hello\n")
         with AnthropicServer() as server:
@@ -90,13 +114,10 @@ def main() -> None:
                     if run > 0:  # the first round warms the page cache and the client's own caches
                         times[name].append(took)
                 order = order[1:] + order[:1]
-        spooled = homes["http"].lunavect_home / "spool" / "events.jsonl"
-        lines = [json.loads(line) for line in spooled.read_text().splitlines()] if spooled.exists() else []
-        tool_events = sum(1 for line in lines if line.get("event") in ("PreToolUse", "PostToolUse"))
+        counts = {name: http_events(iso) for name, iso in homes.items() if "http" in name}
     finally:
-        listener.close()
         for iso in homes.values():
-            iso.cleanup()
+            iso.cleanup()  # stops its collector too
     base = statistics.median(times["none"])
     rows = [
         [name, ms(statistics.median(v)), ms(p90(v)), f"{statistics.median(v) / base:.3f}×"] for name, v in times.items()
@@ -104,9 +125,9 @@ def main() -> None:
     print(machine_line())
     print(f"One `claude -p` turn with {TOOL_CALLS} Read calls in a row, {args.runs} runs each (interleaved).\n")
     print(md_table(["hooks", "median", "p90", "ratio to none"], rows))
-    print(
-        f"\nHTTP listener: {listener.accepted} events accepted ({tool_events} tool events), refused {listener.refused}"
-    )
+    for name, by_kind in counts.items():
+        print(f"\n{name}: events that came by HTTP: {dict(sorted(by_kind.items()))}")
+    print(f"HTTP events of `hooks install --http`: {', '.join(http_hooks.HTTP_EVENTS)}")
 
 
 if __name__ == "__main__":
