@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -61,6 +62,29 @@ def install(iso: IsoHome, name: str) -> None:
     if name == "all-http":  # every event by HTTP, to the same listener with the same secret
         handler = next(h for g in iso.read_claude_settings()["hooks"]["PreToolUse"] for h in g["hooks"])
         iso.write_claude_settings({"hooks": {event: [{"hooks": [handler]}] for event in EVENTS}})
+
+
+def round_trips(iso: IsoHome, count: int) -> list[float]:
+    """Seconds each of `count` PreToolUse POSTs takes to be answered by the collector's listener (one at a
+    time, 20 ms apart, as a turn's tool calls come), each followed by the collector ingesting it."""
+    data = iso.lunavect_home
+    port = json.loads((data / "http-hooks.json").read_text())["port"]
+    secret = (data / "hook-secret").read_text().strip()
+    body = json.dumps(
+        {"hook_event_name": "PreToolUse", "session_id": "3fd75c2e-f60a-47a1-9b70-087f2037adbf", "tool_name": "Read"}
+    ).encode()
+    head = f"POST {http_hooks.HOOK_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n{http_hooks.SECRET_HEADER}: {secret}\r\n"
+    request = (head + f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+    took = []
+    for _ in range(count):
+        start = time.perf_counter()
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(request)
+            if not sock.recv(100).startswith(b"HTTP/1.1 200"):
+                raise SystemExit("the listener refused the bench's event")
+        took.append(time.perf_counter() - start)
+        time.sleep(0.02)
+    return took
 
 
 def http_events(iso: IsoHome) -> dict[str, int]:
@@ -115,6 +139,7 @@ def main() -> None:
                         times[name].append(took)
                 order = order[1:] + order[:1]
         counts = {name: http_events(iso) for name, iso in homes.items() if "http" in name}
+        trips = round_trips(homes["http"], 200)
     finally:
         for iso in homes.values():
             iso.cleanup()  # stops its collector too
@@ -125,6 +150,10 @@ def main() -> None:
     print(machine_line())
     print(f"One `claude -p` turn with {TOOL_CALLS} Read calls in a row, {args.runs} runs each (interleaved).\n")
     print(md_table(["hooks", "median", "p90", "ratio to none"], rows))
+    print(
+        f"\nOne HTTP hook answered by the collector's listener (200 PreToolUse, 20 ms apart): median "
+        f"{ms(statistics.median(trips))} ms, p90 {ms(p90(trips))} ms"
+    )
     for name, by_kind in counts.items():
         print(f"\n{name}: events that came by HTTP: {dict(sorted(by_kind.items()))}")
     print(f"HTTP events of `hooks install --http`: {', '.join(http_hooks.HTTP_EVENTS)}")
