@@ -17,10 +17,14 @@ import time
 from pathlib import Path
 
 from lunavect import paths, store
+from lunavect.core.times import elapsed
 
 POKE_FILE_NAME = "poke"
 # How long a front end waits for a collector it started, or for the collector to catch up with the spool.
 CATCH_UP_TIMEOUT_S = 5.0
+# A running collector records when each tick starts (its heartbeat, about every second); one whose last tick
+# started longer ago than this is behind, and what the store says may be out of date.
+BEHIND_AFTER_S = 30.0
 
 
 def lock_path() -> Path:
@@ -99,12 +103,37 @@ def wait_caught_up(conn: sqlite3.Connection, timeout: float = CATCH_UP_TIMEOUT_S
     poke()
     deadline = time.monotonic() + timeout
     while True:
-        tick = store.collector_values(conn).get("tick_started")
-        if tick is not None and float(tick) >= started:
+        tick = last_tick(conn)
+        if tick is not None and tick >= started:
             return True
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.01)
+
+
+def last_tick(conn: sqlite3.Connection) -> float | None:
+    """When the collector's last tick started (its heartbeat in the store), or None before its first."""
+    value = store.collector_values(conn).get("tick_started")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def staleness(conn: sqlite3.Connection, now: float | None = None) -> str | None:
+    """Why what the store holds may be out of date, in a few words, or None while a collector runs and ticked
+    within `BEHIND_AFTER_S`: the one judgement behind every front end's "not current" warning (the CLI waits
+    for a tick instead, `wait_caught_up`, and warns when none comes). Raises `sqlite3.Error` when the store
+    cannot be read, which is a reason of its own for the caller to say."""
+    now = time.time() if now is None else now
+    tick = last_tick(conn)
+    if not is_running():
+        return "the collector is not running" + (f" (last tick {elapsed(now - tick)} ago)" if tick else "")
+    if tick is None:
+        return "the collector has not ticked yet"
+    if now - tick > BEHIND_AFTER_S:
+        return f"the collector is behind (last tick {elapsed(now - tick)} ago)"
+    return None
 
 
 def poke() -> None:

@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field
 from lunavect import collector_errors, collector_process, paths, quarantine, store
 from lunavect.core.times import elapsed
 
-# A collector whose last tick started longer ago than this is behind (it ticks every second or so).
-LAG_WARNING_S = 30.0
+# A collector whose last tick started longer ago than this is behind (the front ends' judgement too).
+LAG_WARNING_S = collector_process.BEHIND_AFTER_S
 
 
 @dataclass
@@ -111,9 +111,8 @@ def _store(report: Report, now: float) -> sqlite3.Connection | None:
 
 def _collector(report: Report, conn: sqlite3.Connection | None, now: float) -> None:
     pid = collector_process.collector_pid() if collector_process.is_running() else None
-    values = store.collector_values(conn) if conn is not None else {}
-    tick = values.get("tick_started")
-    lag = round(max(0.0, now - float(tick)), 1) if tick is not None else None
+    tick = collector_process.last_tick(conn) if conn is not None else None
+    lag = round(max(0.0, now - tick), 1) if tick is not None else None
     last_error = collector_errors.last(conn) if conn is not None else None
     report.collector = {"running": pid is not None, "pid": pid, "last_tick_age_s": lag, "last_error": last_error}
     log = paths.data_dir() / paths.LOG_FILE_NAME

@@ -10,6 +10,7 @@ on data and a time of their choosing.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Button, Footer, Input, Static
 
 from lunavect import arrangement, changes, setup_report
@@ -30,12 +32,15 @@ from lunavect.frontends.tui.list_view import FILTER_SETTING, USAGE_COLUMN_SETTIN
 from lunavect.frontends.tui.peek import PeekPane
 from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
-from lunavect.frontends.tui.widgets import Counter, PanelHeader
+from lunavect.frontends.tui.widgets import Counter, PanelHeader, StaleNote
 from lunavect.sessions import RowMemo, auto_hide_after
 from lunavect.terminal_text import clean_lines
 
 POLL_INTERVAL_S = 0.25
 TICK_INTERVAL_S = 1.0
+# How often the panel asks whether its data is current (the collector's heartbeat): cheap, and seconds matter
+# little against the heartbeat's own limit.
+STALE_CHECK_S = 5.0
 # Automatic hiding depends on the clock, not only on the store: read the list again this often.
 CLOCK_RELOAD_S = 15.0
 
@@ -90,6 +95,8 @@ class PanelApp(ListView):
         setup: Callable[[], setup_report.SetupReport | None] | None = None,
         poll_interval: float = POLL_INTERVAL_S,
         tick_interval: float = TICK_INTERVAL_S,
+        staleness: Callable[[sqlite3.Connection], str | None] | None = None,
+        stale_check_interval: float = STALE_CHECK_S,
     ) -> None:
         super().__init__()
         if connect is None:
@@ -103,6 +110,14 @@ class PanelApp(ListView):
         self.setup = setup or self._stored_setup
         self.poll_interval = poll_interval
         self.tick_interval = tick_interval
+        # How stale the list may be: judged by the one owner of that fact when the panel runs with a collector
+        # (tests without one give their own, or none).
+        if staleness is None and start_collector:
+            from lunavect import collector_process
+
+            staleness = collector_process.staleness
+        self.staleness = staleness
+        self.stale_check_interval = stale_check_interval
         self.conn: sqlite3.Connection | None = None
         self.filter = Filter()
         self.usage_column = False
@@ -119,6 +134,7 @@ class PanelApp(ListView):
 
     def compose(self) -> ComposeResult:
         yield PanelHeader(id="header", limits=lambda: self.conn, clock=self.clock)
+        yield StaleNote("", id="stale", markup=False)
         yield Static("", id="message", markup=False)
         with Horizontal(id="toolbar"):
             yield SearchInput(placeholder="Search title or project (Ctrl+F)", id="search", compact=True)
@@ -150,6 +166,8 @@ class PanelApp(ListView):
         self.query_one("#sessions", SessionList).focus()
         self.run_worker(self._follow_changes(), group="changes")
         self.set_interval(self.tick_interval, self._tick)
+        if self.staleness is not None:
+            self.set_interval(self.stale_check_interval, self._judge_freshness)
         if self.start_collector:
             self.run_worker(self._start_collector, thread=True, exclusive=True, group="collector")
 
@@ -175,6 +193,21 @@ class PanelApp(ListView):
                     conn.close()
         except Exception as exc:  # noqa: BLE001 - shown to the person, the panel goes on with what is stored
             self.call_from_thread(self.show_message, f"The collector could not start: {exc}")
+        with contextlib.suppress(RuntimeError):  # the panel closed meanwhile
+            self.call_from_thread(self._judge_freshness)
+
+    def _judge_freshness(self) -> None:
+        """Say whether what the panel shows may be out of date, as `collector_process.staleness` judges it."""
+        if self.staleness is None or self.conn is None:
+            return
+        try:
+            reason = self.staleness(self.conn)
+        except sqlite3.Error as exc:
+            reason = f"the store cannot be read ({exc})"
+        try:
+            self.screen_stack[0].query_one(StaleNote).show(reason)
+        except (NoMatches, IndexError):
+            pass  # the panel is closing
 
     def _data_version(self) -> int:
         if self.conn is None:

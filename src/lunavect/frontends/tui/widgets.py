@@ -92,3 +92,17 @@ class PanelHeader(Horizontal):
             else "Show only sessions that need a reply or permission"
         )
         self.query_one("#view-name", Static).update(view)
+
+
+class StaleNote(Static):
+    """The warning line under the header while what the panel shows may be out of date (the collector is not
+    running or is behind, the store cannot be read); hidden otherwise."""
+
+    _shown = ""
+
+    def show(self, reason: str | None) -> None:
+        text = f"Not current: {reason}. `lunavect doctor` says why and what to run." if reason else ""
+        if text != self._shown:
+            self._shown = text
+            self.update(text)
+            self.set_class(bool(text), "-shown")
