@@ -34,6 +34,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "clients"))
 from anthropic_server import AnthropicServer, text, tool_use  # noqa: E402
 from claude_tmux import IsoHome, ensure_clients, run_print  # noqa: E402
+from lunavect_probe import http_spool_lines  # noqa: E402
 
 from _benchlib import machine_line, md_table, ms, p90  # noqa: E402
 from lunavect.claude import http_hooks  # noqa: E402
@@ -90,14 +91,8 @@ def round_trips(iso: IsoHome, count: int) -> list[float]:
 def http_events(iso: IsoHome) -> dict[str, int]:
     """How many events of each kind came by HTTP, from the spool (the listener marks its lines)."""
     counts: dict[str, int] = {}
-    for path in (iso.lunavect_home / "spool").glob("*.jsonl*"):
-        for line in path.read_text(errors="replace").splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if record.get("via") == "http":
-                counts[record.get("event", "?")] = counts.get(record.get("event", "?"), 0) + 1
+    for record in http_spool_lines(iso.lunavect_home):
+        counts[record.get("event", "?")] = counts.get(record.get("event", "?"), 0) + 1
     return counts
 
 

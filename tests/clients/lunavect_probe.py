@@ -106,3 +106,17 @@ def store_events(env: dict[str, str]) -> list[tuple[str, str]]:
 
 def files_under(root: str | os.PathLike) -> list[Path]:
     return [p for p in Path(root).rglob("*") if p.is_file()]
+
+
+def http_spool_lines(data_dir: Path) -> list[dict]:
+    """The spool's lines that came by HTTP hooks (the collector's listener marks each `"via": "http"`)."""
+    lines = []
+    for path in (data_dir / "spool").glob("*.jsonl*"):
+        for raw in path.read_text(errors="replace").splitlines():
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("via") == "http":
+                lines.append(record)
+    return lines

@@ -26,7 +26,7 @@ import pytest
 import test_claude_states as states
 from anthropic_server import text, tool_use
 from claude_tmux import IsoHome
-from lunavect_probe import Timeline, list_sessions, wait_for, wait_state
+from lunavect_probe import Timeline, http_spool_lines, list_sessions, wait_for, wait_state
 
 PERMISSION_DIALOG = states.PERMISSION_DIALOG
 
@@ -98,17 +98,7 @@ def _answers(iso: IsoHome) -> bool:
 
 
 def _http_lines(iso: IsoHome) -> list[dict]:
-    """The spool's lines that came by HTTP (the listener marks them)."""
-    lines = []
-    for path in (_data(iso) / "spool").glob("*.jsonl*"):
-        for raw in path.read_text(errors="replace").splitlines():
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                continue
-            if record.get("via") == "http":
-                lines.append(record)
-    return lines
+    return http_spool_lines(_data(iso))
 
 
 def test_tool_events_arrive_by_http_and_the_rest_by_the_shim(claude_tmux, model_server, iso_home):
