@@ -64,3 +64,27 @@ async def test_a_row_whose_activity_is_newer_moves_to_the_top_and_filters_hold(c
         # The search still narrows the list: r03 does not match it.
         assert ids(app) == ["claude:r11", "claude:r10"]
         assert [s.id for s in app.sessions] == [s.id for s in read_sessions(conn, include_hidden=True, now=clock())]
+
+
+@pilot_test
+async def test_the_tick_rests_while_no_timer_shows_and_wakes_with_one(conn, make_app, clock, monkeypatch):
+    seed.write(conn, rows(3))
+    drawn: list[str] = []
+    original = SessionList.render_line
+
+    def spy(self, y):
+        strip = original(self, y)
+        drawn.append(strip.text)
+        return strip
+
+    monkeypatch.setattr(SessionList, "render_line", spy)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(ids(app)) == 3)
+        # No running timer and no clock rule (automatic hiding off, nothing hidden): the one-second tick pauses.
+        await wait_for(pilot, lambda: app._ticker is not None and not app._ticker._active.is_set(), timeout=30)
+        seed.write(conn, [seed.session("r01", "working", activity="Bash", since=5, updated=0)])
+        await wait_for(pilot, lambda: any(line.rstrip().endswith("5s") for line in drawn), timeout=60)
+        assert app._ticker._active.is_set()  # drawing the timer woke it
+        clock.advance(3)  # nothing changes in the store: only the tick can redraw the timer
+        await wait_for(pilot, lambda: any(line.rstrip().endswith("8s") for line in drawn), timeout=30)

@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Static
 
 from lunavect import arrangement, changes, setup_report
@@ -127,6 +128,7 @@ class PanelApp(ListView):
         self._feed: changes.Feed | None = None
         self._last_reload = 0.0
         self._clock_matters = True
+        self._ticker: Timer | None = None
         # Rows decoded by the last reload: a change decodes only the rows that moved.
         self._memo = RowMemo()
 
@@ -165,7 +167,7 @@ class PanelApp(ListView):
         self.reload()
         self.query_one("#sessions", SessionList).focus()
         self.run_worker(self._follow_changes(), group="changes")
-        self.set_interval(self.tick_interval, self._tick)
+        self._ticker = self.set_interval(self.tick_interval, self._tick)
         if self.staleness is not None:
             self.set_interval(self.stale_check_interval, self._judge_freshness)
         if self.start_collector:
@@ -229,10 +231,20 @@ class PanelApp(ListView):
             return None
 
     def _tick(self) -> None:
+        """Each second: the timers on screen, and the list read again when time alone can change it. With
+        neither, the timer pauses until a timer row is drawn or a reload finds the clock matters again: an idle
+        panel does nothing at all between changes."""
         if self._clock_matters and self.clock() - self._last_reload >= CLOCK_RELOAD_S:
             self.reload()
+        ticking = False
         for session_list in self.screen.query(SessionList):
-            session_list.tick()
+            ticking = session_list.tick() or ticking
+        if not ticking and not self._clock_matters and self._ticker is not None:
+            self._ticker.pause()
+
+    def _wake_ticker(self) -> None:
+        if self._ticker is not None:
+            self._ticker.resume()
 
     def action_peek(self) -> None:
         """Open the peek on the focused row, or close it."""

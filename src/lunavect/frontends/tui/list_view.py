@@ -54,6 +54,8 @@ class ListView(RowActions):
             return
         self._last_reload = now
         self._clock_matters = self._clock_changes_the_list()
+        if self._clock_matters:
+            self._wake_ticker()
         self._redraw()
 
     def _clock_changes_the_list(self) -> bool:
@@ -89,7 +91,7 @@ class ListView(RowActions):
         # With sync on and its server unreachable: since when the other machines' rows are not current.
         note = not_current_note(self.conn) if self.conn is not None else None
         for screen in (main, *hidden_screens):
-            self._set_usage_column(screen)
+            self._prepare_lists(screen)
             view = "Hidden sessions" if isinstance(screen, HiddenScreen) else ""
             view = " · ".join(part for part in (view, note) if part)
             screen.query_one(PanelHeader).show(totals["working"], totals["awaiting_input"], self.filter.awaiting, view)
@@ -156,8 +158,14 @@ class ListView(RowActions):
                 self.show_message(f"The filter could not be saved: {exc}")
         self._redraw()
 
-    def _set_usage_column(self, screen: Screen[object]) -> None:
-        """Show or leave out the usage column on a screen's list and its header (one setting for both)."""
+    def _wake_ticker(self) -> None:
+        raise NotImplementedError
+
+    def _prepare_lists(self, screen: Screen[object]) -> None:
+        """Show or leave out the usage column on a screen's list and its header (one setting for both); a list
+        that draws a running timer wakes the panel's one-second tick."""
+        for session_list in screen.query(SessionList):
+            session_list.timer_shown = self._wake_ticker
         for widget in (*screen.query(SessionList), *screen.query(ColumnHeader)):
             if widget.usage_column != self.usage_column:
                 widget.usage_column = self.usage_column

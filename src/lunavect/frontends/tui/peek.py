@@ -87,17 +87,20 @@ class PeekPane(Vertical):
         yield ReplyInput(placeholder="Reply (Enter sends, only while the session waits)", id="peek-reply")
 
     def on_mount(self) -> None:
-        self.set_interval(POLL_S, self.refresh_peek)
+        # Polls only while open: a closed peek costs an idle panel nothing.
+        self._poll = self.set_interval(POLL_S, self.refresh_peek, pause=True)
 
     # -- what is shown ------------------------------------------------------------------------------------
 
     def open(self) -> None:
         self.display = True
+        self._poll.resume()
         self.refresh_peek()
         self.query_one(PeekLog).focus()
 
     def close(self) -> None:
         self.display = False
+        self._poll.pause()
         self.session = self.source = self.follower = None
         self._clear()
         self.app.query_one("#sessions").focus()

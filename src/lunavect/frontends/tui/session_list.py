@@ -100,6 +100,8 @@ class SessionList(ScrollView, can_focus=True):
         self.sessions: list[Session] = []
         # The optional usage column (the panel sets it from the person's setting).
         self.usage_column = False
+        # Called when a line with a running timer is drawn: the panel's tick, paused while none shows, resumes.
+        self.timer_shown: Callable[[], None] = lambda: None
         self._drag_from: int | None = None
         self._drag_to: int | None = None
         self._hover: int | None = None
@@ -154,10 +156,12 @@ class SessionList(ScrollView, can_focus=True):
         top = int(self.scroll_offset.y)
         return [top + offset for offset, s in enumerate(self.sessions[top : top + self.size.height]) if s.since]
 
-    def tick(self) -> None:
-        """Redraw the running timers on screen, and nothing else: an idle panel costs next to nothing."""
-        for index in self.timer_rows():
+    def tick(self) -> bool:
+        """Redraw the running timers on screen, and nothing else; False when none is on screen."""
+        rows = self.timer_rows()
+        for index in rows:
             self.refresh_line(index)
+        return bool(rows)
 
     # -- drawing ------------------------------------------------------------------------------------------
 
@@ -187,6 +191,8 @@ class SessionList(ScrollView, can_focus=True):
         if not (0 <= index < len(self.sessions)):
             return Strip.blank(width, base)
         session = self.sessions[index]
+        if session.since:
+            self.timer_shown()
         row_style = base
         if index == self._drag_to and self._drag_from is not None and self._drag_to != self._drag_from:
             row_style = base + self._fill("session-list--drop")
