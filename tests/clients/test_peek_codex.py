@@ -45,7 +45,9 @@ def test_show_reply_and_answer_a_codex_tui(codex, codex_server: ResponsesServer)
     install_hooks(env)
     marker = iso.work / "marker.txt"
     codex_server.script(message("Codex reply ZETA-31"), match=_asked("first codex prompt"), route="first")
-    codex_server.script(message("Answered ETA-22", delay=4), match=_asked("codex reply ETA-22"), route="reply")
+    # The reply is held long enough that "working" is still true when the refused reply is tried, on a loaded
+    # machine too (4 s was not: the turn had ended before the second `lunavect reply` started).
+    codex_server.script(message("Answered ETA-22", delay=12), match=_asked("codex reply ETA-22"), route="reply")
     codex_server.script(
         exec_command(f"echo permitted > {marker}", sandbox_permissions="require_escalated", justification="Marker?"),
         match=_asked("write the marker THETA"),
