@@ -89,16 +89,21 @@ class Quarantine:
 
     def note(self, failures: dict[str, str], now: float) -> None:
         """For what is no file (an answer of a server, by where it came from): hold exactly `failures` (where ->
-        what failed), each recorded when it first fails or its error changes, and release the rest."""
+        what failed), each recorded when it first fails or its error changes, and release the rest.
+
+        Logged once when a place starts failing, not again while it keeps failing: a server that answers a
+        varying number of bad threads changes the error ("... (and N more)") at every refresh, and the log
+        would grow by a line per refresh for as long as it does. `doctor` shows the newest error."""
         for where in [w for w in self._held if w not in failures]:
             self.release(where)
         for where, error in failures.items():
             if where in self._held and self._error_of.get(where) == error:
                 continue
+            if where not in self._held:
+                log.warning("%s: ignored what %s answered (%s)", self.source, where, error[:ERROR_CHARS])
             self._held[where] = None
             self._error_of[where] = error
             self._new.append(Entry(self.source, where, error[:ERROR_CHARS], now))
-            log.warning("%s: ignored what %s answered (%s)", self.source, where, error[:ERROR_CHARS])
 
     def save(self, conn: sqlite3.Connection) -> None:
         """Record what changed since the last save; call inside the source's commit."""

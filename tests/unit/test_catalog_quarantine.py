@@ -73,6 +73,13 @@ def _scripted_home(tmp_path: Path, replies: dict) -> tuple[Home, Path]:
     return home, replies_file
 
 
+def _replace(replies: Path, content: dict) -> None:
+    """New replies in one step: a refresh runs meanwhile, and must never read a file half written."""
+    partial = replies.with_suffix(".new")
+    partial.write_text(json.dumps(content))
+    os.replace(partial, replies)
+
+
 @pytest.fixture(autouse=True)
 def refresh_at_every_tick(monkeypatch):
     from lunavect.codex import source
@@ -95,7 +102,7 @@ def test_codex_app_server_replies_no_reader_takes_are_recorded_and_the_rest_take
         found = _catalog_entries(home.conn, "codex.catalog")
         assert found == {"app-server thread/list": "a thread whose id is no thread id (and 1 more)"}
         assert home.source.threads.titles == {A: "Fix the build"}
-        replies.write_text(json.dumps({"thread/list": {"data": [good, dict(good, id=B)]}}))
+        _replace(replies, {"thread/list": {"data": [good, dict(good, id=B)]}})
         home.source.catalog.wait()  # the refresh the last tick started, with the old replies
         _refresh(home, T + 10)
         assert _catalog_entries(home.conn, "codex.catalog") == {}
@@ -149,3 +156,36 @@ def test_a_new_collector_drops_what_an_earlier_one_set_aside_and_it_does_not_fin
     with store.transaction(conn):
         later.save(conn)
     assert [e.path for e in quarantine.entries(conn)] == [str(broken)]
+
+
+def test_a_varying_number_of_bad_codex_threads_is_logged_once_while_it_lasts(tmp_path: Path, caplog):
+    """The "(and N more)" count changes with every reply: doctor shows the newest, the log says it once."""
+    good = {"id": A, "name": "Fix the build", "cwd": "/w", "updatedAt": int(T), "source": "cli"}
+
+    def bad_threads(count: int) -> dict:
+        return {"thread/list": {"data": [good] + [{"id": f"../{n}", "name": "n"} for n in range(count)]}}
+
+    home, replies = _scripted_home(tmp_path, bad_threads(2))
+    caplog.set_level("WARNING", logger="lunavect.quarantine")
+    try:
+        _refresh(home, T)
+        assert caplog.records  # the first failure is logged
+        for step, count in enumerate((3, 5, 4), start=1):
+            _replace(replies, bad_threads(count))
+            home.source.catalog.wait()  # the refresh the last tick started, with the old replies
+            _refresh(home, T + 10 * step)
+        found = _catalog_entries(home.conn, "codex.catalog")
+        assert found["app-server thread/list"].endswith("(and 3 more)")
+        ignored = [r for r in caplog.records if "ignored what app-server thread/list answered" in r.getMessage()]
+        assert len(ignored) == 1
+        _replace(replies, {"thread/list": {"data": [good]}})
+        home.source.catalog.wait()
+        _refresh(home, T + 100)
+        assert _catalog_entries(home.conn, "codex.catalog") == {}
+        _replace(replies, bad_threads(1))
+        home.source.catalog.wait()
+        _refresh(home, T + 110)
+        ignored = [r for r in caplog.records if "ignored what app-server thread/list answered" in r.getMessage()]
+        assert len(ignored) == 2  # failing again after a healthy answer is news
+    finally:
+        home.close()
