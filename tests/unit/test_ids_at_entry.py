@@ -60,3 +60,22 @@ def test_a_claude_record_naming_no_session_is_skipped(bad) -> None:
     with pytest.raises(Unreadable):
         read_record(json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogateescape"))
     assert read_record(json.dumps(dict(record, sessionId=S1)).encode()) is not None
+
+
+@pytest.mark.parametrize("bad", HOSTILE + ["z" * 131072, 7], ids=lambda value: repr(value)[:24])
+def test_a_codex_parent_thread_id_that_is_no_id_is_no_parent(bad):
+    """A parent id only marks a thread internal: one that is no id marks nothing, and is not kept."""
+    thread = thread_from({"id": A, "name": "t", "cwd": "/w", "parentThreadId": bad}, None)
+    assert thread is not None and thread.parent_thread_id is None and not thread.internal
+    source = {"subagent": {"thread_spawn": {"parent_thread_id": bad}}}
+    for payload in ({"id": A, "cwd": "/w", "parent_thread_id": bad}, {"id": A, "cwd": "/w", "source": source}):
+        header = header_from_record({"type": "session_meta", "payload": payload})
+        assert header is not None and header.parent_thread_id is None
+
+
+def test_a_codex_parent_thread_id_that_is_an_id_marks_the_thread_internal():
+    parent = "bbbbbbbb-1111-2222-3333-444444444444"
+    thread = thread_from({"id": A, "name": "t", "cwd": "/w", "parentThreadId": parent}, None)
+    assert thread is not None and thread.parent_thread_id == parent and thread.internal
+    header = header_from_record({"type": "session_meta", "payload": {"id": A, "cwd": "/w", "parent_thread_id": parent}})
+    assert header is not None and header.parent_thread_id == parent

@@ -8,6 +8,7 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure, open_store
+from lunavect.terminal_text import clean
 
 
 @click.group("sync")
@@ -48,7 +49,10 @@ def sync_set(
         raise Failure("--password-file goes with --user")
     host = host_name or config.default_host_name()
     if not keys.valid_host(host):
-        raise Failure(f"the host name {host!r} may hold only letters, digits, '-' and '_' (at most 64)")
+        raise Failure(
+            f"the host name {host[:80]!r} must start with a letter or digit and hold only letters, digits, '-' "
+            "and '_' (at most 64)"
+        )
     servers = tuple(part.strip() for part in url.split(",") if part.strip())
     if not servers:
         raise Failure("give the NATS server's URL, e.g. nats://sync.example.net:4222")
@@ -175,11 +179,11 @@ def sync_status(as_json: bool) -> None:
     elif status.connected_since:
         click.echo(f"connected since {status.connected_since}")
     if status.error:
-        click.echo(f"last problem: {status.error}")
-    click.echo(f"notifications for other hosts' sessions: from {status.notifying_host}")
+        click.echo(f"last problem: {clean(status.error, 400)}")
+    click.echo(f"notifications for other hosts' sessions: from {clean(status.notifying_host)}")
     for host in status.hosts:
         word = "silent" if host.silent else "heard"
-        click.echo(f"  {host.host}: {host.sessions} sessions, {word} {host.heard}")
+        click.echo(f"  {clean(host.host)}: {host.sessions} sessions, {word} {host.heard}")
 
 
 COMMANDS: tuple[click.Command, ...] = (sync_group,)

@@ -35,6 +35,7 @@ from lunavect.codex.rollout import (
     is_within,
     short_title,
 )
+from lunavect.core.ids import is_session_id
 from lunavect.core.times import bounded
 
 log = logging.getLogger("lunavect.codex.catalog")
@@ -140,7 +141,9 @@ def read_thread(raw: object, memories: Path | None) -> Thread | str:
     if not isinstance(ident, str) or not UUID_RE.match(ident):
         return "a thread whose id is no thread id"
     source = raw.get("source")
-    parent = raw.get("parentThreadId") if isinstance(raw.get("parentThreadId"), str) else None
+    # A parent that is no id is no parent: it never marks a thread internal (nor is it kept to name one).
+    parent = raw.get("parentThreadId")
+    parent = parent if isinstance(parent, str) and is_session_id(parent) else None
     cwd = raw.get("cwd") if isinstance(raw.get("cwd"), str) else None
     thread_source = raw.get("threadSource")
     internal = (

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lunavect.core import lenient_json
+from lunavect.core.ids import is_session_id
 from lunavect.core.times import epoch
 from lunavect.tail import open_regular
 
@@ -108,7 +109,7 @@ def header_from_record(record: object, replaced: bool = False) -> Header | None:
         source=payload.get("source"),
         thread_source=_str(payload.get("thread_source")),
         cli_version=_str(payload.get("cli_version")),
-        parent_thread_id=_str(payload.get("parent_thread_id")) or _spawn_parent(payload.get("source")),
+        parent_thread_id=_parent(payload.get("parent_thread_id")) or _spawn_parent(payload.get("source")),
         started=epoch(payload.get("timestamp")) or epoch(record.get("timestamp")),
     )
 
@@ -119,7 +120,12 @@ def _spawn_parent(source: object) -> str | None:
         return None
     agent = source.get("subagent") or source.get("subAgent")
     spawn = agent.get("thread_spawn") if isinstance(agent, dict) else None
-    return _str(spawn.get("parent_thread_id")) if isinstance(spawn, dict) else None
+    return _parent(spawn.get("parent_thread_id")) if isinstance(spawn, dict) else None
+
+
+def _parent(value: object) -> str | None:
+    """A parent thread's id, checked where it enters like every id: one that is no id is no parent."""
+    return value if isinstance(value, str) and is_session_id(value) else None
 
 
 def read_header(path: Path | str, max_bytes: int = HEADER_MAX_BYTES) -> Header | None:

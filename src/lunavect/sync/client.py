@@ -37,7 +37,6 @@ log = logging.getLogger("lunavect.sync")
 KV_OP = "KV-Operation"
 MARKER_REASON = "Nats-Marker-Reason"
 _beat_encoder = msgspec.json.Encoder()
-_beat_decoder = msgspec.json.Decoder(remote.Beat)
 
 
 class NameTaken(Exception):
@@ -81,9 +80,8 @@ def check_name(entries: dict[str, bytes], host: str, machine: str) -> None:
     data = entries.get(keys.beat_key(host))
     if not data:
         return
-    try:
-        beat = _beat_decoder.decode(data)
-    except msgspec.DecodeError:
+    beat = remote.decode_beat(data)
+    if beat is None:
         return
     if beat.machine != machine:
         heard = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(beat.at))
@@ -110,6 +108,8 @@ class SyncClient:
         self._inbox: list[remote.Entry] = []
         self._resubscribe = False
         self.stats: dict[str, int] = {}
+        # Other machines' entries refused where they entered (their keys or values are not valid).
+        self.drops = remote.Drops()
 
     # -- the collector's side (any thread) ---------------------------------------------------------------
 
@@ -355,7 +355,7 @@ class SyncClient:
             assert entry.value is not None
             check_name({entry.key: entry.value}, self.config.host, self.machine)
         try:
-            remote.apply(conn, self.config.host, batch)
+            remote.apply(conn, self.config.host, batch, self.drops)
         except sqlite3.Error:
             # Nothing of the batch was stored: watching again from the revision stored brings it back.
             log.exception("sync: cannot store other hosts' rows; watching again from the last stored revision")

@@ -40,7 +40,7 @@ _decoder = msgspec.json.Decoder(SyncConfig)
 def default_host_name() -> str:
     """The machine's short host name, with anything a bucket key cannot hold replaced by `-`."""
     short = socket.gethostname().split(".")[0] or "host"
-    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "-" for ch in short)
+    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "-" for ch in short).lstrip("-_")
     return cleaned[:64] or "host"
 
 

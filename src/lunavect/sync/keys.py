@@ -5,6 +5,11 @@
 host is always the first token, so a NATS server can let each host write `$KV.lunavect.<host>.>` only
 (README, "Many machines"). A session id made only of letters, digits, `-` and `_` is its own token; any
 other is `=` followed by its unpadded base64url, which NATS keys also allow.
+
+Keys are written by other machines, and what `parse` takes from one becomes a SQL key, a `ssh` argument (to
+resume a session there), a terminal line and a NATS subject: a host name and a session id are checked here,
+where they enter, by the same rules as this machine's own (`core.ids`; each pattern ends at the very end of
+the text, since `$` would let a trailing newline through), and a key that fails is no key of lunavect's.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import base64
 import re
 from typing import NamedTuple
 
+from lunavect.core.ids import is_session_id
+
 BUCKET = "lunavect"
 STREAM = f"KV_{BUCKET}"
 SUBJECT_PREFIX = f"$KV.{BUCKET}."
@@ -20,8 +27,12 @@ BEAT = "beat"
 SESSION = "s"
 ARRANGEMENT = "arr"
 
-HOST_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_PLAIN = re.compile(r"^[A-Za-z0-9_-]+$")
+# A host name starts with a letter or digit: it is passed to `ssh` as an argument, never as an option.
+HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
+PROVIDER_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}\Z")
+_PLAIN = re.compile(r"[A-Za-z0-9_-]+\Z")
+# Longer than any key lunavect writes (a host, a provider and a 128-character id in base64).
+MAX_KEY_CHARS = 512
 
 
 class Key(NamedTuple):
@@ -30,8 +41,8 @@ class Key(NamedTuple):
     session: str | None  # `claude:<id>` / `codex:<id>` for session and arrangement keys
 
 
-def valid_host(name: str) -> bool:
-    return bool(HOST_NAME.match(name))
+def valid_host(name: object) -> bool:
+    return isinstance(name, str) and HOST_NAME.match(name) is not None
 
 
 def _token(session_id: str) -> str:
@@ -40,11 +51,15 @@ def _token(session_id: str) -> str:
     return "=" + base64.urlsafe_b64encode(session_id.encode()).decode().rstrip("=")
 
 
-def _untoken(token: str) -> str:
-    if not token.startswith("="):
-        return token
-    body = token[1:]
-    return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode()
+def _untoken(token: str) -> str | None:
+    """The session id a key's last token holds, or None when it holds no valid one."""
+    if token.startswith("="):
+        body = token[1:]
+        try:
+            token = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode()
+        except ValueError:  # not base64, or not UTF-8
+            return None
+    return token if is_session_id(token) else None
 
 
 def beat_key(host: str) -> str:
@@ -62,16 +77,18 @@ def arrangement_key(host: str, session: str) -> str:
 
 
 def parse(key: str) -> Key | None:
-    """The parts of a bucket key, or None for a key lunavect does not write (ignored, never fatal)."""
+    """The parts of a bucket key, or None for a key lunavect does not write, or one whose host name or session
+    id is not valid (ignored, never fatal)."""
+    if len(key) > MAX_KEY_CHARS:
+        return None
     parts = key.split(".")
-    if not parts or not valid_host(parts[0]):
+    if not valid_host(parts[0]):
         return None
     if len(parts) == 2 and parts[1] == BEAT:
         return Key(parts[0], BEAT, None)
-    if len(parts) == 4 and parts[1] in (SESSION, ARRANGEMENT) and _PLAIN.match(parts[2]):
-        try:
-            session_id = _untoken(parts[3])
-        except (ValueError, UnicodeDecodeError):
+    if len(parts) == 4 and parts[1] in (SESSION, ARRANGEMENT) and PROVIDER_NAME.match(parts[2]):
+        session_id = _untoken(parts[3])
+        if session_id is None:
             return None
         return Key(parts[0], parts[1], f"{parts[2]}:{session_id}")
     return None

@@ -6,10 +6,17 @@ revision, so an entry is never lost and never applied twice (each row also keeps
 older one never overwrites a newer). Whether a host is silent is decided by the reader's clock, like the
 hiding rules: a row whose host has not beaten for `config.silent_after` seconds reads as `offline`, with
 the time its host was last heard, whatever it said before.
+
+Everything here comes from other machines, so it is checked where it enters: a key whose host name or
+session id is not valid (`keys.parse`), a value no reader takes, a heartbeat with a time or period that is
+no time, is dropped, counted and logged at a bounded rate, never a traceback; a row's identity (host,
+provider, session id) is always its key's, never what its value claims.
 """
 
 from __future__ import annotations
 
+import logging
+import math
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -17,8 +24,13 @@ from dataclasses import dataclass
 import msgspec
 
 from lunavect import store
+from lunavect.core.ids import is_session_id
 from lunavect.core.model import Session, State
+from lunavect.core.times import bounded
 from lunavect.sync import arrange, config, keys
+from lunavect.terminal_text import clean
+
+log = logging.getLogger("lunavect.sync")
 
 # The collector table's keys for the sync client's own state.
 REVISION = "sync.revision"
@@ -44,6 +56,50 @@ class Beat(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 _beat_decoder = msgspec.json.Decoder(Beat)
+# The longest heartbeat period a host may announce: a longer (or a negative, or a NaN) one would keep its
+# sessions from ever reading as `offline`.
+MAX_BEAT_S = 3600.0
+# A refused entry is logged at most this often (with how many were refused since).
+DROP_LOG_S = 600.0
+# What of a refused key is logged: enough to find it in the bucket.
+DROP_KEY_CHARS = 120
+
+
+def decode_beat(data: bytes) -> Beat | None:
+    """A heartbeat whose times are times and whose period is a period, or None."""
+    try:
+        beat = _beat_decoder.decode(data)
+    except msgspec.DecodeError:
+        return None
+    if bounded(beat.at) is None or not (math.isfinite(beat.every) and 0 < beat.every <= MAX_BEAT_S):
+        return None
+    if not is_session_id(beat.machine) or (beat.person_at is not None and bounded(beat.person_at) is None):
+        return None
+    return beat
+
+
+class Drops:
+    """The entries of other machines refused where they entered: counted, and logged at most once every
+    `DROP_LOG_S` (a host that keeps writing bad keys must not fill the collector's log)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._unlogged = 0
+        self._logged_at: float | None = None
+
+    def note(self, key: str, why: str, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        self.count += 1
+        self._unlogged += 1
+        if self._logged_at is None or now - self._logged_at >= DROP_LOG_S:
+            log.warning(
+                "sync: ignored %d entr%s from other machines (the last: %s, key %s)",
+                self._unlogged,
+                "y" if self._unlogged == 1 else "ies",
+                why,
+                clean(key, DROP_KEY_CHARS),
+            )
+            self._logged_at, self._unlogged = now, 0
 
 
 @dataclass(frozen=True)
@@ -60,10 +116,12 @@ def revision(conn: sqlite3.Connection) -> int:
     return int(store.collector_values(conn).get(REVISION) or 0)
 
 
-def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry]) -> int:
-    """Apply watched entries (other hosts' only) and the revision reached; returns how many rows changed."""
+def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: Drops | None = None) -> int:
+    """Apply watched entries (other hosts' only) and the revision reached; returns how many rows changed.
+    Entries that are not valid are skipped and noted in `drops`."""
     if not entries:
         return 0
+    drops = drops if drops is not None else Drops()
     changed = 0
     with store.transaction(conn):
         reached = start = revision(conn)
@@ -73,30 +131,37 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry]) -> int:
             reached = max(reached, entry.revision)
             parsed = keys.parse(entry.key)
             if parsed is None:
+                drops.note(entry.key, "no valid host name or session id")
                 continue
             if parsed.kind == keys.ARRANGEMENT and parsed.session is not None:
                 # Every host's arrangement records, this one's included (a new store learns its own back).
                 record = arrange.decode(entry.value) if entry.value is not None else None
+                if entry.value is not None and record is None:
+                    drops.note(entry.key, "an arrangement no reader takes")
+                    continue
                 arrange.store_record(conn, parsed.host, parsed.session, entry.revision, record)
                 changed += 1
             elif parsed.host != own_host:
-                changed += _apply_one(conn, parsed, entry)
+                applied = _apply_one(conn, parsed, entry)
+                if applied is None:
+                    drops.note(entry.key, f"a {'heartbeat' if parsed.kind == keys.BEAT else 'row'} no reader takes")
+                changed += applied or 0
         store.set_collector_value(conn, REVISION, str(reached))
     return changed
 
 
-def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry) -> int:
+def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry) -> int | None:
+    """How many rows the entry changed, or None when its value is not valid."""
     if key.kind == keys.BEAT:
         if entry.value is None:  # the host turned sync off: its sessions leave with it
             conn.execute("DELETE FROM remote_session WHERE host = ?", (key.host,))
             return conn.execute("DELETE FROM remote_host WHERE host = ?", (key.host,)).rowcount
-        try:
-            beat = _beat_decoder.decode(entry.value)
-        except msgspec.DecodeError:
-            return 0
+        beat = decode_beat(entry.value)
+        if beat is None:
+            return None
         # Heard at the server's time of the beat, never later than now: a beat caught up after an outage
         # does not make a host look alive that stopped long ago.
-        heard = min(entry.created, time.time())
+        heard = min(bounded(entry.created) or 0.0, time.time())
         conn.execute(
             "INSERT INTO remote_host (host, heard, beat_s, revision, machine, person_at) VALUES (?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (host) DO UPDATE SET heard = excluded.heard, beat_s = excluded.beat_s, "
@@ -114,10 +179,12 @@ def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry) -> int:
         try:
             session = _session_decoder.decode(entry.value)
         except msgspec.DecodeError:
-            return 0
-        # The key says which host and session a row is: a row claiming another's is taken as its key says.
+            return None
+        # The key says which host and session a row is: a row claiming another's is taken as its key says
+        # (its provider and session id too: they name a client's files and commands).
         session.host = key.host
         session.id = key.session
+        session.provider, _, session.session_id = key.session.partition(":")
         conn.execute(
             "INSERT INTO remote_session (host, id, data, revision) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (host, id) DO UPDATE SET data = excluded.data, revision = excluded.revision "
