@@ -3,7 +3,10 @@
 One refresh (the guide, "Codex catalog discovery"):
 
 0. Codex's managed app-server daemon, when its socket exists, gives the live status of the threads it runs
-   (`daemon.py`): never started, never kept open, bounded; its word wins for those threads;
+   (`daemon.py`): never started, never kept open, bounded; its word wins for those threads. It is read on its
+   own, more often and in its own thread (`start_live_refresh`), never behind the stdio server's steps below:
+   a permission prompt must show within a tick or two, not once a slow `thread/list` (or a server still
+   starting) has finished;
 1. known active tasks are read first (`thread/read`, `includeTurns: false`), within their own budget: a task
    the server positively does not know is reported unconfirmed (its identity stays; its runtime evidence is
    downgraded); a slow or absent server confirms and denies nothing;
@@ -185,6 +188,12 @@ class Catalog:
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
         self._result: Listing | None = None
+        self._live_worker: threading.Thread | None = None
+        self._live_result: Listing | None = None
+        # The threads the daemon ran at its last read: the stdio server does not read them (it would call
+        # them not loaded), and a complete list counts them as listed.
+        self.live_ids: frozenset[str] = frozenset()
+        self.live_listed: frozenset[str] = frozenset()  # of those, the ones that are no internal agent
 
     # -- in the background ------------------------------------------------------------------------------
 
@@ -205,10 +214,43 @@ class Catalog:
             result, self._result = self._result, None
             return result
 
+    def start_live_refresh(self) -> bool:
+        """Start reading the daemon unless a read runs; True when started."""
+        with self._lock:
+            if self._live_worker is not None and self._live_worker.is_alive():
+                return False
+            self._live_worker = threading.Thread(target=self._run_live, name="codex-daemon", daemon=True)
+            self._live_worker.start()
+            return True
+
+    def take_live_result(self) -> Listing | None:
+        """The finished daemon read (a listing of the daemon's threads only), once."""
+        with self._lock:
+            result, self._live_result = self._live_result, None
+            return result
+
     def wait(self, timeout: float = 30.0) -> None:
-        worker = self._worker
+        for worker in (self._worker, self._live_worker):
+            if worker is not None:
+                worker.join(timeout)
+
+    def wait_live(self, timeout: float = 30.0) -> None:
+        worker = self._live_worker
         if worker is not None:
             worker.join(timeout)
+
+    def _run_live(self) -> None:
+        listing = Listing()
+        try:
+            self._read_daemon(listing)
+        except Exception as exc:  # noqa: BLE001 - a broken daemon read must never stop the collector
+            log.exception("reading Codex's app-server daemon failed")
+            listing.reject("app-server daemon", f"{type(exc).__name__}: {exc}"[:200])
+        listing.finished_at = time.time()
+        with self._lock:
+            self._live_result = listing
+            self.live_ids = frozenset(listing.threads)
+            self.live_listed = frozenset(t.id for t in listing.threads.values() if not t.internal)
 
     def _run(self, active: list[str], candidates: list[str]) -> None:
         try:
@@ -253,7 +295,6 @@ class Catalog:
 
     def refresh(self, active: list[str], candidates: list[str]) -> Listing:
         listing = Listing()
-        self._read_daemon(listing)
         server = self._server()
         if server is None:
             listing.finished_at = time.time()
@@ -298,7 +339,7 @@ class Catalog:
     def _read_active(self, server: appserver.AppServer, active: list[str], listing: Listing) -> None:
         deadline = time.monotonic() + ACTIVE_BUDGET_S
         for thread_id in active[:ACTIVE_READS]:
-            if thread_id in listing.threads:
+            if thread_id in listing.threads or thread_id in self.live_ids:
                 continue  # the daemon runs it and said how it is
             left = deadline - time.monotonic()
             if left <= 0:
@@ -354,7 +395,7 @@ class Catalog:
         deadline = time.monotonic() + EXTRA_BUDGET_S
         reads = 0
         for thread_id in candidates:
-            if thread_id in listing.threads:
+            if thread_id in listing.threads or thread_id in self.live_ids:
                 continue
             left = deadline - time.monotonic()
             if reads >= EXTRA_READS or left <= 0:

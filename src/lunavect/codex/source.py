@@ -48,6 +48,9 @@ from lunavect.sources import Batch, Known, NothingKnown, Source
 
 DISCOVERY_INTERVAL_S = 5.0
 CATALOG_INTERVAL_S = 10.0
+# Codex's app-server daemon (live statuses: a permission prompt) is read this often, on its own: never behind
+# the catalog's slower refresh.
+LIVE_INTERVAL_S = 2.0
 # Reading rollouts stops for this poll after this long; the rest is read on the next ones.
 READ_BUDGET_S = 0.5
 # A session whose hooks or rollout spoke this recently has its rollout stat'ed at every poll.
@@ -77,10 +80,12 @@ class CodexSource(Source):
         self.known: Known = NothingKnown()
         self._discovered_at: float | None = None
         self._catalog_at: float | None = None
+        self._live_at: float | None = None
         # Rollouts this reader failed on, skipped until they change (and named by `lunavect doctor`).
         self.quarantine = Quarantine("codex.rollouts")
         # What Codex's app-server answered in a shape no reader takes (named by `doctor` while it lasts).
         self.catalog_quarantine = Quarantine("codex.catalog")
+        self.daemon_quarantine = Quarantine("codex.daemon")
 
     # -- the poll ----------------------------------------------------------------------------------------
 
@@ -120,6 +125,13 @@ class CodexSource(Source):
             if rollout is not None and rollout.summary.internal and rollout.thread_id == session.session_id:
                 batch.internal.add(key)  # a hook-only observation whose own rollout says it is a sub-agent
 
+        live = self.catalog.take_live_result()
+        if live is not None:
+            self.daemon_quarantine.note(live.rejected, now)
+            self.threads.apply(live, facts, self.rollouts, batch, now)
+        if self._live_at is None or clock - self._live_at >= LIVE_INTERVAL_S:
+            self._live_at = clock
+            self.catalog.start_live_refresh()
         listing = self.catalog.take_result()
         if listing is not None:
             self.catalog_quarantine.note(listing.rejected, now)
@@ -134,6 +146,7 @@ class CodexSource(Source):
         def commit(conn: sqlite3.Connection) -> None:
             self.quarantine.save(conn)
             self.catalog_quarantine.save(conn)
+            self.daemon_quarantine.save(conn)
             for rollout in dirty:
                 save_rollout(conn, rollout, now)
 
@@ -238,4 +251,6 @@ class CodexSource(Source):
     def _complete_keys(self, listing: Listing | None, batch: Batch) -> list[str] | None:
         if listing is None or not listing.complete:
             return None
-        return [session_key(PROVIDER, t.id) for t in listing.threads.values() if not t.internal]
+        # The daemon's threads count as listed: the stdio server leaves them to it.
+        listed = [session_key(PROVIDER, t.id) for t in listing.threads.values() if not t.internal]
+        return listed + [session_key(PROVIDER, i) for i in self.catalog.live_listed if i not in listing.threads]

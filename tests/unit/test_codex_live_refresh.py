@@ -1,0 +1,73 @@
+"""The daemon's live statuses are read on their own, never behind the catalog's slower stdio refresh.
+
+A permission prompt in a Codex thread the managed daemon runs showed only once the stdio app-server had
+answered `thread/list` (and started, and read the extra candidates): seconds to tens of seconds under load.
+Here the stdio server is scripted to hang on `thread/list` until the test releases it, and the daemon (a
+real WebSocket server on a unix socket) says the thread waits on an approval: the row must say so at once.
+"""
+
+from __future__ import annotations
+
+import shutil
+import stat
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from test_codex_daemon import _serve
+from test_codex_source import A, Home, meta, started
+
+HANGING_APP_SERVER = """#!{python}
+import json, os, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["method"] == "thread/list":
+        while not os.path.exists(os.environ["RELEASE"]):
+            time.sleep(0.02)
+    result = {{"data": []}} if message["method"] == "thread/list" else {{}}
+    sys.stdout.write(json.dumps({{"id": message["id"], "result": result}}) + "\\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.fixture
+def short_root():
+    """A short folder: the daemon's socket path must fit in about 100 bytes."""
+    folder = Path(tempfile.mkdtemp(prefix="lvl-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_daemons_permission_shows_while_the_stdio_refresh_still_runs(short_root: Path):
+    home = Home(short_root)
+    script = short_root / "codex"
+    script.write_text(HANGING_APP_SERVER.format(python=sys.executable))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    release = short_root / "release"
+    home.source.catalog.env = dict(home.env, LUNAVECT_CODEX=str(script), RELEASE=str(release))
+    asking = {"id": A, "status": {"type": "active", "activeFlags": ["waitingOnApproval"]}, "preview": "write it"}
+    answers = {
+        "initialize": {"result": {"userAgent": "codex/0.169.0"}},
+        "thread/loaded/list": {"result": {"data": [A]}},
+        "thread/read": {"result": {"thread": asking}},
+    }
+    daemon = _serve(home.codex, lambda request: answers.get(request.get("method")))
+    now = time.time()
+    home.rollout(A, meta(A, now - 5) + started("turn-1", now - 4))
+    try:
+        home.tick(now)  # starts the daemon read, and the catalog refresh whose `thread/list` hangs
+        home.source.catalog.wait_live()
+        rows = home.tick(now + 0.5)
+        assert rows[f"codex:{A}"]["state"] == "permission"
+        assert "catalog" in rows[f"codex:{A}"]["basis"]
+        worker = home.source.catalog._worker
+        assert worker is not None and worker.is_alive()  # the stdio refresh is still waiting on its list
+    finally:
+        release.touch()
+        daemon.shutdown()
+        home.source.catalog.wait()
+        home.close()
