@@ -71,3 +71,31 @@ def test_the_daemons_permission_shows_while_the_stdio_refresh_still_runs(short_r
         daemon.shutdown()
         home.source.catalog.wait()
         home.close()
+
+
+def test_a_collector_at_rest_is_woken_when_the_daemons_statuses_change_and_only_then(short_root: Path):
+    home = Home(short_root)
+    woken: list[bool] = []
+    home.source.wake_with(lambda: woken.append(True))
+    status = {"type": "active", "activeFlags": []}
+
+    def answer(request: dict) -> dict | None:
+        thread = {"id": A, "status": status, "preview": "x"}
+        return {
+            "initialize": {"result": {}},
+            "thread/loaded/list": {"result": {"data": [A]}},
+            "thread/read": {"result": {"thread": thread}},
+        }.get(request.get("method"))
+
+    daemon = _serve(home.codex, answer)
+    catalog = home.source.catalog
+    try:
+        for flags, wakes in ((["waitingOnApproval"], 1), (["waitingOnApproval"], 1), ([], 2)):
+            status["activeFlags"] = flags
+            catalog.start_live_refresh()
+            catalog.wait_live()
+            assert len(woken) == wakes, flags
+        assert catalog.take_live_result() is not None
+    finally:
+        daemon.shutdown()
+        home.close()

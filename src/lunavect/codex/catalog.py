@@ -24,7 +24,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -194,6 +194,10 @@ class Catalog:
         # them not loaded), and a complete list counts them as listed.
         self.live_ids: frozenset[str] = frozenset()
         self.live_listed: frozenset[str] = frozenset()  # of those, the ones that are no internal agent
+        # Called (from the reading thread) when a daemon read found other statuses than the last: a collector
+        # at rest then takes them at once rather than at its next sweep.
+        self.on_live_change: Callable[[], None] | None = None
+        self._live_seen: frozenset[tuple[str, str | None, str | None]] = frozenset()
 
     # -- in the background ------------------------------------------------------------------------------
 
@@ -247,10 +251,14 @@ class Catalog:
             log.exception("reading Codex's app-server daemon failed")
             listing.reject("app-server daemon", f"{type(exc).__name__}: {exc}"[:200])
         listing.finished_at = time.time()
+        seen = frozenset((t.id, t.status, t.waiting_for) for t in listing.threads.values())
         with self._lock:
             self._live_result = listing
             self.live_ids = frozenset(listing.threads)
             self.live_listed = frozenset(t.id for t in listing.threads.values() if not t.internal)
+            changed, self._live_seen = seen != self._live_seen, seen
+        if changed and self.on_live_change is not None:
+            self.on_live_change()
 
     def _run(self, active: list[str], candidates: list[str]) -> None:
         try:

@@ -164,6 +164,7 @@ class CodexSource(Source):
 
     def wake_with(self, wake: Callable[[], None]) -> None:
         self.changes.listen(wake)
+        self.catalog.on_live_change = wake
 
     def close(self) -> None:
         self.catalog.close()
