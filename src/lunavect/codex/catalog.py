@@ -198,6 +198,7 @@ class Catalog:
         # at rest then takes them at once rather than at its next sweep.
         self.on_live_change: Callable[[], None] | None = None
         self._live_seen: frozenset[tuple[str, str | None, str | None]] = frozenset()
+        self._live_reason: str | None = None
 
     # -- in the background ------------------------------------------------------------------------------
 
@@ -327,8 +328,10 @@ class Catalog:
         listing.live_at = time.time()
         live = daemon.read_live(self.codex_home)
         listing.live, listing.live_reason = live.available, live.reason
-        if live.reason not in (None, "absent"):
+        if live.reason not in (None, "absent") and live.reason != self._live_reason:
+            # Said when it becomes so: it is read every few seconds, and a stale socket stays refused for good.
             log.info("Codex's app-server daemon is unavailable: %s", live.reason)
+        self._live_reason = live.reason
         for raw in live.threads.values():
             thread = read_thread(raw, self.memories)
             if isinstance(thread, str):
