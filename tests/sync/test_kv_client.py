@@ -168,6 +168,31 @@ def test_a_host_cannot_overwrite_another_hosts_key(tmp_path, pair, nats_server):
     conn.close()
 
 
+def test_keys_another_machine_writes_with_no_valid_id_are_dropped_where_they_enter(pair, nats_server):
+    """A host may write any key under its own name: one whose session id is no id (a path, an escape
+    sequence, a newline) is counted and dropped by every other host, never stored or shown."""
+    import base64
+
+    gamma, gamma_db = pair("gamma", "pw-gamma")
+    hostile = ["../../../../x", "id\x1b]0;pwned\x07", "s1\nforged"]
+    tokens = ["=" + base64.urlsafe_b64encode(h.encode()).decode().rstrip("=") for h in hostile]
+
+    async def write() -> None:
+        nc = await nats.connect(servers=[nats_server.url], user="alpha", password="pw-alpha")
+        try:
+            kv = await nc.jetstream(timeout=2.0).key_value("lunavect")
+            for token in tokens:
+                await kv.put(f"alpha.s.claude.{token}", row("x", "alpha"))
+            await kv.put("alpha.s.claude.a1", row("a1", "alpha"))
+        finally:
+            await nc.close()
+
+    asyncio.run(write())
+    wait_until(lambda: "claude:a1" in states(gamma_db), what="alpha's valid row on gamma")
+    assert remote_rows(gamma_db) == [("alpha", "claude:a1")]
+    assert gamma.drops.count == len(hostile)
+
+
 def test_two_machines_cannot_share_a_host_name(tmp_path, pair, nats_server):
     alpha, _ = pair("alpha", "pw-alpha")
     alpha.offer({})
