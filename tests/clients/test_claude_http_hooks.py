@@ -5,8 +5,9 @@ keep the command shim. A representative set of test_claude_states.py's scenarios
 with this module's `iso_home` (HTTP hooks installed, the collector running): background work, a permission
 approved and denied, auto mode's own dialog, Esc and kill -9 during a tool. Then what HTTP hooks add: the
 collector stopped mid-session (the tool events of that time are lost) and started again shows no stuck state
-and the tool the transcript names; and while a 50 MB upload, a never-ending request, a wrong secret and
-another user's request hit the collector's listener, the real client's events still arrive.
+and the tool the transcript names; while a 50 MB upload, a never-ending request, a wrong secret and
+another user's request hit the collector's listener, the real client's events still arrive; and a person's
+own `allowedHttpHookUrls` keeps working with lunavect's URL added to it.
 """
 
 from __future__ import annotations
@@ -205,3 +206,25 @@ def test_bad_requests_are_refused_and_never_block_the_clients_events(claude_tmux
     # Nothing of the refused requests was stored: the only HTTP events are the client's own.
     assert {line["event"] for line in _http_lines(iso_home)} == {"PreToolUse", "PostToolUse"}
     assert len(_http_lines(iso_home)) == 2
+
+
+def test_a_persons_allow_list_keeps_working_with_lunavects_url_in_it(claude_print, model_server, iso_home):
+    # The person allows HTTP hooks to one host of theirs only; installing again adds lunavect's exact URL.
+    settings = iso_home.read_claude_settings()
+    iso_home.write_claude_settings({**settings, "allowedHttpHookUrls": ["https://hooks.example.com/*"]})
+    done = _lunavect(iso_home.env, "hooks", "install", "--http")
+    assert done.returncode == 0, done.stderr
+    allowed = iso_home.read_claude_settings()["allowedHttpHookUrls"]
+    assert allowed == ["https://hooks.example.com/*", f"http://127.0.0.1:{_port(iso_home)}/lunavect/hook/claude"]
+    model_server.script(tool_use("Bash", {"command": "ls", "description": "list"}), text("done"))
+    proc = claude_print("list files", "--allowedTools", "Bash")
+    assert proc.returncode == 0, proc.stderr
+    assert "blocked" not in proc.stderr, proc.stderr
+    assert wait_for_lines(iso_home, 2) == {"PreToolUse", "PostToolUse"}
+
+
+def wait_for_lines(iso: IsoHome, count: int, timeout: float = 20) -> set[str]:
+    deadline = time.monotonic() + timeout
+    while len(_http_lines(iso)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return {line["event"] for line in _http_lines(iso)}
