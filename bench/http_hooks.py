@@ -9,7 +9,11 @@ runs, in rotating order:
 - shim:     `lunavect hooks install` (the command shim for every event);
 - http:     `lunavect hooks install --http` (the tool events as HTTP hooks to the collector's listener, the
             turn's other events by the shim);
-- all-http: (with --all-http) every event as an HTTP hook to the collector's listener: what HTTP alone costs.
+- all-http: (with --all-http) every event as an HTTP hook to the collector's listener: what HTTP alone costs;
+- bare:     (with --bare) the tool events as HTTP hooks to a listener in this process, other events by the shim,
+            no collector reading what it spools: what the collector's own work costs the turn;
+- true:     (with --bare) the tool events as the command `true`, other events by the shim: the cheapest hook
+            Claude Code can run, for the floor of its own cost per hook.
 
     .venv/bin/python bench/http_hooks.py --runs 5
 
@@ -39,8 +43,10 @@ from lunavect_probe import http_spool_lines  # noqa: E402
 from _benchlib import machine_line, md_table, ms, p90  # noqa: E402
 from lunavect.claude import http_hooks  # noqa: E402
 from lunavect.claude.install import EVENTS  # noqa: E402
+from lunavect.hook_listener import HookListener  # noqa: E402
 
 TOOL_CALLS = 50
+BARE_SECRET = "b" * 64
 
 
 def lunavect(iso: IsoHome, *args: str) -> str:
@@ -48,8 +54,22 @@ def lunavect(iso: IsoHome, *args: str) -> str:
     return done.stdout.decode()
 
 
-def install(iso: IsoHome, name: str) -> None:
-    """Set the home up as `name` says, and leave its collector running."""
+def install(iso: IsoHome, name: str, bare: HookListener | None = None) -> None:
+    """Set the home up as `name` says, and leave its collector running (but for `bare`)."""
+    if name == "bare" and bare is not None:
+        lunavect(iso, "hooks", "install")  # the shim everywhere, then the tool events to the bare listener
+        settings = iso.read_claude_settings()
+        for event in http_hooks.HTTP_EVENTS:
+            settings["hooks"][event] = [{"hooks": [http_hooks.handler(bare.port, BARE_SECRET)]}]
+        iso.write_claude_settings(settings)
+        return
+    if name == "true":
+        lunavect(iso, "hooks", "install")
+        settings = iso.read_claude_settings()
+        for event in http_hooks.HTTP_EVENTS:
+            settings["hooks"][event] = [{"hooks": [{"type": "command", "command": "true", "timeout": 1}]}]
+        iso.write_claude_settings(settings)
+        return
     if name == "none":
         lunavect(iso, "list")  # starts the collector
         return
@@ -112,17 +132,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--all-http", action="store_true", help="also every event as an HTTP hook")
+    parser.add_argument("--bare", action="store_true", help="also the tool events to a listener with no collector")
     args = parser.parse_args()
     claude = ensure_clients().claude
-    names = ("none", "shim", "http", "all-http") if args.all_http else ("none", "shim", "http")
+    names = ["none", "shim", "http"] + ["all-http"] * args.all_http + ["bare", "true"] * args.bare
     homes = {name: IsoHome.create(prefix=f"lvb-{name}-") for name in names}
+    bare = HookListener(str(homes["bare"].tmp / "bare.jsonl"), BARE_SECRET).start() if args.bare else None
     times: dict[str, list[float]] = {name: [] for name in homes}
     counts: dict[str, dict[str, int]] = {}
     try:
         targets = {}
         for name, iso in homes.items():
             iso.prepare_claude(cwds=[iso.work])
-            install(iso, name)
+            install(iso, name, bare)
             targets[name] = iso.work / "small.txt"
             targets[name].write_text("hello\n")
         with AnthropicServer() as server:
@@ -136,6 +158,8 @@ def main() -> None:
         counts = {name: http_events(iso) for name, iso in homes.items() if "http" in name}
         trips = round_trips(homes["http"], 200)
     finally:
+        if bare is not None:
+            bare.close()
         for iso in homes.values():
             iso.cleanup()  # stops its collector too
     base = statistics.median(times["none"])
@@ -151,6 +175,8 @@ def main() -> None:
     )
     for name, by_kind in counts.items():
         print(f"\n{name}: events that came by HTTP: {dict(sorted(by_kind.items()))}")
+    if bare is not None:
+        print(f"bare: the listener accepted {bare.accepted} events")
     print(f"HTTP events of `hooks install --http`: {', '.join(http_hooks.HTTP_EVENTS)}")
 
 
