@@ -189,3 +189,19 @@ def test_the_default_host_name_is_a_valid_one(monkeypatch):
     for name, expected in (("-laptop.local", "laptop"), ("_x", "x"), ("---", "host"), ("été", "t-")):
         monkeypatch.setattr(socket, "gethostname", lambda name=name: name)
         assert config.default_host_name() == expected and keys.valid_host(expected)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"hidden": [True, 0, 0, 1e300]},
+        {"hidden": [True, 0, 0, -5]},
+        {"shown_at": [1e300]},
+        {"shown_at": [True]},
+    ],
+    ids=["hidden-at-1e300", "hidden-at-negative", "shown-at-1e300", "shown-at-a-boolean"],
+)
+def test_an_arrangement_whose_times_are_no_times_is_refused(bucket, record):
+    bucket.put((f"beta.arr.claude.{GOOD}", msgspec.json.encode(record)))
+    assert stored(bucket.conn)[2] == set()
+    assert bucket.drops.count == 1

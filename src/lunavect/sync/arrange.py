@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import msgspec
 
 from lunavect import store
+from lunavect.core.times import bounded
 
 FIELDS = ("pinned", "hidden", "position", "shown_at")
 # What a session without any record has.
@@ -48,10 +49,17 @@ _decoder = msgspec.json.Decoder(Record)
 
 
 def decode(data: bytes | str) -> Record | None:
+    """A record as another machine wrote it, or None when it holds no valid one: a time out of range (a hide
+    at 1e300 would never expire, a shown time at 1e300 would keep its session from ever hiding) is refused."""
     try:
-        return _decoder.decode(data)
+        record = _decoder.decode(data)
     except msgspec.DecodeError:
         return None
+    times = [record.hidden.at if record.hidden is not None else None]
+    times.append(record.shown_at.value if record.shown_at is not None else None)
+    if any(t is not None and (isinstance(t, bool) or bounded(t) is None) for t in times):
+        return None
+    return record
 
 
 def encode(record: Record) -> bytes:
