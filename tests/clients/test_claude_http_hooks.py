@@ -2,8 +2,9 @@
 
 The tool events (PreToolUse, PostToolUse, PostToolUseFailure) go by HTTP to the collector's listener; the rest
 keep the command shim. A representative set of test_claude_states.py's scenarios runs again here unchanged,
-with this module's `iso_home` (HTTP hooks installed, the collector running): background work, a permission
-approved and denied, auto mode's own dialog, Esc and kill -9 during a tool. Then what HTTP hooks add: the
+with this module's `iso_home` (HTTP hooks installed, the collector running): background work (a shell, and
+an agent whose own tool calls come by HTTP), a permission approved and denied, auto mode's own dialog, Esc and
+kill -9 during a tool, two sessions in one folder, closing questions. Then what HTTP hooks add: the
 collector stopped mid-session (the tool events of that time are lost) and started again shows no stuck state
 and the tool the transcript names; while a 50 MB upload, a never-ending request, a wrong secret and
 another user's request hit the collector's listener, the real client's events still arrive; and a person's
@@ -40,6 +41,9 @@ test_permission_prompt_denied_does_not_stay_waiting = states.test_permission_pro
 test_auto_modes_own_dialog_needs_input_then_ends = states.test_auto_modes_own_dialog_needs_input_then_ends
 test_esc_during_a_tool_does_not_leave_it_working = states.test_esc_during_a_tool_does_not_leave_it_working
 test_kill_9_during_a_tool_does_not_leave_it_working = states.test_kill_9_during_a_tool_does_not_leave_it_working
+test_background_agent_holds_the_session_until_it_ends = states.test_background_agent_holds_the_session_until_it_ends
+test_two_sessions_in_one_folder_keep_their_own_states = states.test_two_sessions_in_one_folder_keep_their_own_states
+test_closing_questions = states.test_closing_questions
 
 
 def _lunavect(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
