@@ -22,9 +22,10 @@ from lunavect.core.times import elapsed
 POKE_FILE_NAME = "poke"
 # How long a front end waits for a collector it started, or for the collector to catch up with the spool.
 CATCH_UP_TIMEOUT_S = 5.0
-# A running collector records when each tick starts (its heartbeat, about every second); one whose last tick
-# started longer ago than this is behind, and what the store says may be out of date.
-BEHIND_AFTER_S = 30.0
+# A running collector commits when a tick starts as its heartbeat: at most every 5 s, and at rest it ticks at
+# least every 20 s (its safety sweep). One whose last tick started longer ago than this is behind, and what the
+# store says may be out of date. (Kept here, not read from the collector: front ends never import it.)
+BEHIND_AFTER_S = 60.0
 
 
 def lock_path() -> Path:
