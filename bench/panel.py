@@ -38,6 +38,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -48,7 +49,7 @@ sys.path.insert(0, os.path.join(REPO, "src"))
 import msgspec  # noqa: E402
 import psutil  # noqa: E402
 
-from lunavect import arrangement, store  # noqa: E402
+from lunavect import arrangement, changes, store  # noqa: E402
 from lunavect.core.model import Session  # noqa: E402
 
 WIDTH, HEIGHT = 120, 40
@@ -226,25 +227,62 @@ def wait_for_row(tmux: Tmux, name: str, label: str, committed: float) -> float:
         time.sleep(0.002)
 
 
-def measure_latency(tmux: Tmux, panels: dict[str, Path], changes: int) -> dict[str, list[float]]:
-    """Seconds from a committed state change to the row showing it on the pane, alternating panels."""
+class Notices:
+    """A subscriber of one home's change feed beside its panel: when the collector's notifications arrive."""
+
+    def __init__(self, data: Path) -> None:
+        self.feed = changes.Feed(path=changes.socket_path(data), version=lambda: 0, stop=threading.Event())
+        self.times: list[float] = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        for _ in self.feed:
+            self.times.append(time.perf_counter())
+
+    def first_after(self, moment: float) -> float | None:
+        return next((t for t in self.times if t >= moment), None)
+
+    def close(self) -> None:
+        self.feed.stop.set()
+        self.thread.join(timeout=2)
+        self.feed.close()
+
+
+def measure_latency(
+    tmux: Tmux, panels: dict[str, Path], changes_count: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Seconds from a committed state change to the row showing it on the pane, alternating panels; and of
+    that, the collector's part (commit to its notification reaching a subscriber beside the panel)."""
     conns = {}
+    notices = {}
     for name, data in panels.items():
         os.environ["LUNAVECT_HOME"] = str(data)
         conns[name] = store.connect()
+        notices[name] = Notices(data)
+    time.sleep(0.5)
     results: dict[str, list[float]] = {name: [] for name in panels}
+    noticed: dict[str, list[float]] = {name: [] for name in panels}
+    after: dict[str, list[float]] = {name: [] for name in panels}
     state = "ready"
-    for number in range(changes):
+    for number in range(changes_count):
         state = "working" if state == "ready" else "ready"
         label = "Working: Bash" if state == "working" else "Response ready"
         order = list(panels) if number % 2 == 0 else list(reversed(panels))
         for name in order:
             write(conns[name], [session("probe", state, time.time(), 1)])
-            results[name].append(wait_for_row(tmux, name, label, time.perf_counter()))
+            committed = time.perf_counter()
+            total = wait_for_row(tmux, name, label, committed)
+            results[name].append(total)
+            notice = notices[name].first_after(committed)
+            if notice is not None:
+                noticed[name].append(notice - committed)
+                after[name].append(total - (notice - committed))
             time.sleep(random.uniform(0.3, 0.6))  # never in step with a 250 ms poll or the collector's tick
-    for conn in conns.values():
+    for name, conn in conns.items():
         conn.close()
-    return results
+        notices[name].close()
+    return results, {**{f"notice {k}": v for k, v in noticed.items()}, **{f"after {k}": v for k, v in after.items()}}
 
 
 def wait_screen(tmux: Tmux, name: str, predicate, since: float, timeout: float = 30, what: str = "") -> float:
@@ -372,7 +410,9 @@ def main() -> None:
                 args.window,
                 args.rounds,
             )
-            latency = measure_latency(tmux, {"small": homes["small"], "working": homes["working"]}, args.changes)
+            latency, noticed = measure_latency(
+                tmux, {"small": homes["small"], "working": homes["working"]}, args.changes
+            )
             scale = {"h100": homes["h100"], "h3000": homes["h3000"]}
             filtering = measure_filters(tmux, {"h100": "h100", "h3000": "h3000"}, args.starts)
             commands = measure_commands(scale, env, args.commands)
@@ -386,7 +426,7 @@ def main() -> None:
     print(f"Machine: {machine_line()}")
     print(
         f"Command: .venv/bin/python bench/panel.py --window {args.window:g} --rounds {args.rounds} "
-        f"--changes {args.changes}\n"
+        f"--changes {args.changes} --starts {args.starts} --commands {args.commands}\n"
     )
     base = statistics.median(cpu["baseline"])
     labels = {
@@ -421,6 +461,22 @@ def main() -> None:
         )
     print("\nStore change to redrawn row on the terminal (ms):\n")
     print(md_table(["panel", "median", "p90", "p95", "max", "vs baseline"], rows))
+    rows = []
+    for name, label in (("small", "panel, 10 sessions"), ("working", "panel, 1,000 sessions")):
+        notice, panel_part = noticed[f"notice {name}"], noticed[f"after {name}"]
+        if len(notice) < 2:
+            continue
+        rows.append(
+            [
+                label,
+                f"{statistics.median(notice) * 1000:.0f}",
+                f"{p95(notice) * 1000:.0f}",
+                f"{statistics.median(panel_part) * 1000:.0f}",
+                f"{p95(panel_part) * 1000:.0f}",
+            ]
+        )
+    print("\nOf which the collector's notification (commit to a subscriber beside the panel) and the rest (ms):\n")
+    print(md_table(["panel", "notification median", "p95", "notification to row median", "p95"], rows))
     rows = []
     for what, small, large in (
         ("first paint (start to newest row)", paint["h100"], paint["h3000"]),

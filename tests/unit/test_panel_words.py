@@ -103,7 +103,13 @@ def test_filters():
         make("ready", id="codex:3", provider="codex", title="Docs", project="website"),
         make("input", id="codex:4", provider="codex", title="Question", project="lunavect"),
     ]
-    keep = lambda f: [s.id for s in f.apply(sessions)]  # noqa: E731
+    keys = filters.SearchKeys()  # the panel keeps each row's search key; the result is the same either way
+
+    def keep(value: Filter) -> list[str]:
+        kept = [s.id for s in value.apply(sessions)]
+        assert [s.id for s in value.apply(sessions, keys)] == kept
+        return kept
+
     assert keep(Filter()) == ["claude:1", "claude:2", "codex:3", "codex:4"]
     assert keep(Filter(search="LUNAVECT")) == ["claude:1", "codex:4"]  # project, any case
     assert keep(Filter(search="parser lunavect")) == ["claude:1"]  # every word

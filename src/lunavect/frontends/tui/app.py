@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
+import weakref
 from collections.abc import Callable
 from importlib import resources
 
@@ -28,7 +29,7 @@ from textual.widgets import Button, Footer, Input, Static
 from lunavect import arrangement, changes, setup_report
 from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.columns import ColumnHeader
-from lunavect.frontends.tui.filters import Filter
+from lunavect.frontends.tui.filters import Filter, SearchKeys
 from lunavect.frontends.tui.list_view import FILTER_SETTING, USAGE_COLUMN_SETTING, ListView
 from lunavect.frontends.tui.peek import PeekPane
 from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
@@ -131,6 +132,8 @@ class PanelApp(ListView):
         self._ticker: Timer | None = None
         # Rows decoded by the last reload: a change decodes only the rows that moved.
         self._memo = RowMemo()
+        self._search_keys = SearchKeys()
+        self._prepared = weakref.WeakKeyDictionary()
 
     # -- layout -------------------------------------------------------------------------------------------
 

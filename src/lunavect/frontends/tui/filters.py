@@ -24,25 +24,55 @@ class Filter(msgspec.Struct, frozen=True, omit_defaults=True):
     # Set by selecting the awaiting-input counter: only sessions that need a reply or a permission.
     awaiting: bool = False
 
-    def matches(self, session: Session) -> bool:
+    def matches(self, session: Session, words: list[str] | None = None, key: str | None = None) -> bool:
+        """`words`: the search's words, when the caller split them once for a whole list; `key`: the session's
+        search key (`search_key`), when the caller keeps it."""
         if self.provider != "all" and session.provider != self.provider:
             return False
         if self.awaiting and session.state not in AWAITING_STATES:
             return False
         if self.active and session.state not in ACTIVE_STATES:
             return False
-        needle = self.search.strip().casefold()
-        if needle:
-            haystack = f"{session.title or ''}\n{session.project or ''}".casefold()
-            return all(word in haystack for word in needle.split())
+        words = self.search.strip().casefold().split() if words is None else words
+        if words:
+            haystack = search_key(session) if key is None else key
+            return all(word in haystack for word in words)
         return True
 
-    def apply(self, sessions: Iterable[Session]) -> list[Session]:
-        return [s for s in sessions if self.matches(s)]
+    def apply(self, sessions: Iterable[Session], keys: SearchKeys | None = None) -> list[Session]:
+        """The sessions this filter shows, in their order; `keys` keeps each session's search key between
+        calls (typing a search filters the whole list at each key)."""
+        if not self.narrows:
+            return list(sessions)
+        words = self.search.strip().casefold().split()
+        if keys is None:
+            return [s for s in sessions if self.matches(s, words)]
+        return [s for s in sessions if self.matches(s, words, keys.of(s) if words else "")]
 
     @property
     def narrows(self) -> bool:
         return bool(self.search.strip()) or self.provider != "all" or self.active or self.awaiting
+
+
+def search_key(session: Session) -> str:
+    """What the search looks in: the title and the project, case-folded."""
+    return f"{session.title or ''}\n{session.project or ''}".casefold()
+
+
+class SearchKeys:
+    """Each session's search key, kept while the session is the same object (`sessions.RowMemo` keeps an
+    unchanged row's session), so a search over thousands of rows folds no text again."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, tuple[Session, str]] = {}
+
+    def of(self, session: Session) -> str:
+        kept = self._keys.get(session.id)
+        if kept is not None and kept[0] is session:
+            return kept[1]
+        key = search_key(session)
+        self._keys[session.id] = (session, key)
+        return key
 
 
 _encoder = msgspec.json.Encoder()

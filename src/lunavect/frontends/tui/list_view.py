@@ -8,6 +8,7 @@ Kept apart from the panel's layout, feed and keys (app.py); the panel inherits i
 from __future__ import annotations
 
 import sqlite3
+import weakref
 from collections.abc import Callable
 
 from textual.css.query import NoMatches
@@ -18,7 +19,7 @@ from lunavect import arrangement, setup_report
 from lunavect.core.model import Session
 from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.columns import ColumnHeader
-from lunavect.frontends.tui.filters import Filter
+from lunavect.frontends.tui.filters import Filter, SearchKeys
 from lunavect.frontends.tui.row_actions import RowActions
 from lunavect.frontends.tui.screens import HiddenScreen
 from lunavect.frontends.tui.session_list import SessionList
@@ -41,6 +42,11 @@ class ListView(RowActions):
     _memo: RowMemo
     _last_reload: float
     _clock_matters: bool
+    _split_of: list[Session] | None = None
+    _split_lists: tuple[list[Session], list[Session]] = ([], [])
+    _search_keys: SearchKeys
+    # The screens whose lists are set up, with the usage column setting they have.
+    _prepared: weakref.WeakKeyDictionary[Screen[object], bool]
 
     def reload(self) -> None:
         """Read the list again and redraw what changed."""
@@ -66,17 +72,27 @@ class ListView(RowActions):
             return True
         return any(s.hidden or s.heard is not None for s in self.sessions)
 
+    def _split(self) -> tuple[list[Session], list[Session]]:
+        """The list's current and hidden sessions, split once per read (each change redraws from them)."""
+        if self._split_of is not self.sessions:
+            current: list[Session] = []
+            hidden: list[Session] = []
+            for session in self.sessions:
+                (hidden if session.hidden else current).append(session)
+            self._split_lists, self._split_of = (current, hidden), self.sessions
+        return self._split_lists
+
     @property
     def current(self) -> list[Session]:
-        return [s for s in self.sessions if not s.hidden]
+        return self._split()[0]
 
     @property
     def hidden(self) -> list[Session]:
-        return [s for s in self.sessions if s.hidden]
+        return self._split()[1]
 
     @property
     def visible_sessions(self) -> list[Session]:
-        return self.filter.apply(self.current)
+        return self.filter.apply(self.current, self._search_keys)
 
     def _redraw(self) -> None:
         try:
@@ -163,7 +179,11 @@ class ListView(RowActions):
 
     def _prepare_lists(self, screen: Screen[object]) -> None:
         """Show or leave out the usage column on a screen's list and its header (one setting for both); a list
-        that draws a running timer wakes the panel's one-second tick."""
+        that draws a running timer wakes the panel's one-second tick. Done once per screen and setting: walking
+        the screen's widgets at every change cost more than the change."""
+        if self._prepared.get(screen) == self.usage_column:
+            return
+        self._prepared[screen] = self.usage_column
         for session_list in screen.query(SessionList):
             session_list.timer_shown = self._wake_ticker
         for widget in (*screen.query(SessionList), *screen.query(ColumnHeader)):
