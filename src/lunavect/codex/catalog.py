@@ -174,6 +174,17 @@ def read_thread(raw: object, memories: Path | None) -> Thread | str:
     )
 
 
+def _running(
+    worker: threading.Thread | None, target: Callable[..., None], name: str, args: tuple = ()
+) -> tuple[threading.Thread, bool]:
+    """`worker` while it still runs (and False), else a new thread running `target`, started (and True)."""
+    if worker is not None and worker.is_alive():
+        return worker, False
+    thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+    thread.start()
+    return thread, True
+
+
 class Catalog:
     """Refreshes the catalog through one long-lived `codex app-server` child, in a background thread, so that
     a slow server never delays the collector's tick."""
@@ -205,13 +216,8 @@ class Catalog:
     def start_refresh(self, active: list[str], candidates: list[str]) -> bool:
         """Start a refresh unless one runs; True when started."""
         with self._lock:
-            if self._worker is not None and self._worker.is_alive():
-                return False
-            self._worker = threading.Thread(
-                target=self._run, args=(list(active), list(candidates)), name="codex-catalog", daemon=True
-            )
-            self._worker.start()
-            return True
+            self._worker, started = _running(self._worker, self._run, "codex-catalog", (list(active), list(candidates)))
+            return started
 
     def take_result(self) -> Listing | None:
         """The finished refresh's listing, once."""
@@ -222,11 +228,8 @@ class Catalog:
     def start_live_refresh(self) -> bool:
         """Start reading the daemon unless a read runs; True when started."""
         with self._lock:
-            if self._live_worker is not None and self._live_worker.is_alive():
-                return False
-            self._live_worker = threading.Thread(target=self._run_live, name="codex-daemon", daemon=True)
-            self._live_worker.start()
-            return True
+            self._live_worker, started = _running(self._live_worker, self._run_live, "codex-daemon")
+            return started
 
     def take_live_result(self) -> Listing | None:
         """The finished daemon read (a listing of the daemon's threads only), once."""
