@@ -185,11 +185,12 @@ def is_within(path: str | None, folder: Path) -> bool:
     if not path:
         return False
     try:
-        resolved = Path(os.path.realpath(path))
-        root = Path(os.path.realpath(folder))
+        resolved = os.path.realpath(path)
+        root = os.path.realpath(folder)
     except (OSError, ValueError):
         return False
-    return resolved == root or root in resolved.parents
+    # Both normalised by realpath: a string prefix up to a separator is the folder relation, without pathlib.
+    return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def client_of(originator: str | None, source: object = None) -> str | None:

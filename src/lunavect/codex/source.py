@@ -177,7 +177,8 @@ class CodexSource(Source):
         leaves the current list."""
         for session in facts.values():
             path = session.transcript
-            if session.archived or not path or is_archived(path, self.codex_home) or os.path.exists(path):
+            # A stat first: the rollout is there for nearly every session, and resolving paths costs more.
+            if session.archived or not path or os.path.exists(path) or is_archived(path, self.codex_home):
                 continue
             if (self.codex_home / ARCHIVED_DIR / os.path.basename(path)).exists():
                 evidence = Evidence(
