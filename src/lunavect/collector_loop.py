@@ -31,6 +31,9 @@ TICK_S = 1.0
 # not show, a rollout the operating system did not tell of; `lunavect doctor` calls a collector silent for 30 s
 # behind).
 REST_S = 20.0
+# However long it rests, it looks this often whether its data folder and lock file are still there (two stats, no
+# tick): a data folder deleted takes the watch with it, so no notification would ever say so.
+ALIVE_S = 1.0
 
 
 def default_sources() -> list[Source]:
@@ -102,7 +105,7 @@ def run(
             resting = collector.at_rest and link.config is None and not files_waiting
             since = time.monotonic() - ticked
             timeout = (REST_S if resting else tick_s) - since
-            woken = wake.wait(max(timeout, 0.0), REST_STEP_MS if resting else ACTIVE_STEP_MS)
+            woken = wake.wait(min(max(timeout, 0.0), ALIVE_S), REST_STEP_MS if resting else ACTIVE_STEP_MS)
             if woken.stopped:
                 break
             if not data_dir.exists() or not holds_lock_file(fd):
