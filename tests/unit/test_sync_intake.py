@@ -205,3 +205,16 @@ def test_an_arrangement_whose_times_are_no_times_is_refused(bucket, record):
     bucket.put((f"beta.arr.claude.{GOOD}", msgspec.json.encode(record)))
     assert stored(bucket.conn)[2] == set()
     assert bucket.drops.count == 1
+
+
+def test_sync_status_counts_what_was_refused(bucket, iso_env):
+    config.save(bucket.conn, config.SyncConfig(servers=("nats://127.0.0.1:9",), host="alpha"))
+    bucket.conn.commit()
+    bucket.put(("beta.beat", beat()), (f"beta.s.claude.{token('../x')}", row()), ("beta\n.beat", beat()))
+    bucket.drops = remote.Drops()  # a restarted client: the count in the store goes on
+    bucket.put(("beta.beat", beat(every=-1)))
+    status = msgspec.json.decode(iso_env.cli("sync", "status", "--json").stdout)
+    assert status["refused"] == 3
+    assert "ignored 3 entries from other machines" in iso_env.cli("sync", "status").stdout
+    remote.forget_all(bucket.conn)  # sync turned off: the count starts again
+    assert msgspec.json.decode(iso_env.cli("sync", "status", "--json").stdout)["refused"] == 0

@@ -130,6 +130,8 @@ class Status(msgspec.Struct):
     error: str | None = None
     notifying_host: str | None = None
     hosts: list[HostStatus] = []
+    # Entries of other machines refused where they entered (a key or value that is not valid).
+    refused: int = 0
 
 
 def read_status() -> Status:
@@ -155,6 +157,7 @@ def read_status() -> Status:
         not_current_since=iso(remote.not_current_since(conn)),
         error=values.get(remote.ERROR),
         notifying_host=presence.notifying_host(conn, now),
+        refused=int(refused) if (refused := values.get(remote.REFUSED)) and refused.isdigit() else 0,
         hosts=[
             HostStatus(name, counts.get(name, 0), iso(host.heard), host.silent(now))
             for name, host in sorted(remote.hosts(conn).items())
@@ -181,6 +184,8 @@ def sync_status(as_json: bool) -> None:
     if status.error:
         click.echo(f"last problem: {clean(status.error, 400)}")
     click.echo(f"notifications for other hosts' sessions: from {clean(status.notifying_host)}")
+    if status.refused:
+        click.echo(f"ignored {status.refused} entries from other machines (not valid; the collector's log names them)")
     for host in status.hosts:
         word = "silent" if host.silent else "heard"
         click.echo(f"  {clean(host.host)}: {host.sessions} sessions, {word} {host.heard}")

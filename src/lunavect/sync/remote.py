@@ -38,6 +38,8 @@ CONNECTED_SINCE = "sync.connected_since"
 DISCONNECTED_SINCE = "sync.disconnected_since"
 ERROR = "sync.error"
 STARTED = "sync.started"
+# How many entries of other machines were refused where they entered, since sync was turned on (`sync status`).
+REFUSED = "sync.refused"
 # A row decided by its host's missing heartbeat says so in its basis.
 HEARTBEAT_BASIS = "heartbeat"
 
@@ -122,6 +124,7 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: 
     if not entries:
         return 0
     drops = drops if drops is not None else Drops()
+    refused_before = drops.count
     changed = 0
     with store.transaction(conn):
         reached = start = revision(conn)
@@ -147,6 +150,10 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: 
                     drops.note(entry.key, f"a {'heartbeat' if parsed.kind == keys.BEAT else 'row'} no reader takes")
                 changed += applied or 0
         store.set_collector_value(conn, REVISION, str(reached))
+        if drops.count > refused_before:
+            stored = store.collector_values(conn).get(REFUSED)
+            total = (int(stored) if stored and stored.isdigit() else 0) + drops.count - refused_before
+            store.set_collector_value(conn, REFUSED, str(total))
     return changed
 
 
@@ -203,8 +210,8 @@ def forget_all(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM sync_arrangement")
         conn.execute("DELETE FROM sync_agreed")
         conn.execute(
-            "DELETE FROM collector WHERE key IN (?, ?, ?, ?, ?)",
-            (REVISION, CONNECTED_SINCE, DISCONNECTED_SINCE, ERROR, STARTED),
+            "DELETE FROM collector WHERE key IN (?, ?, ?, ?, ?, ?)",
+            (REVISION, CONNECTED_SINCE, DISCONNECTED_SINCE, ERROR, STARTED, REFUSED),
         )
 
 
