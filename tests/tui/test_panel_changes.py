@@ -4,7 +4,7 @@ whole list when a row moves; the list stays in the order and filter a fresh read
 from __future__ import annotations
 
 import tui_seed as seed
-from tui_support import ids, lines, pilot_test, wait_for
+from tui_support import ids, lines, pilot_test, record_drawn_lines, wait_for
 
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.sessions import read_sessions
@@ -19,15 +19,7 @@ def rows(count: int) -> list:
 @pilot_test
 async def test_a_state_change_in_place_redraws_that_line_alone(conn, make_app, monkeypatch):
     seed.write(conn, rows(20))
-    drawn: list[str] = []
-    original = SessionList.render_line
-
-    def spy(self, y):
-        strip = original(self, y)
-        drawn.append(strip.text)
-        return strip
-
-    monkeypatch.setattr(SessionList, "render_line", spy)
+    drawn = record_drawn_lines(monkeypatch)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(ids(app)) == 20)
@@ -69,15 +61,7 @@ async def test_a_row_whose_activity_is_newer_moves_to_the_top_and_filters_hold(c
 @pilot_test
 async def test_the_tick_rests_while_no_timer_shows_and_wakes_with_one(conn, make_app, clock, monkeypatch):
     seed.write(conn, rows(3))
-    drawn: list[str] = []
-    original = SessionList.render_line
-
-    def spy(self, y):
-        strip = original(self, y)
-        drawn.append(strip.text)
-        return strip
-
-    monkeypatch.setattr(SessionList, "render_line", spy)
+    drawn = record_drawn_lines(monkeypatch)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(ids(app)) == 3)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tui_seed as seed
-from tui_support import lines, pilot_test, wait_for
+from tui_support import lines, pilot_test, record_drawn_lines, wait_for
 
 from lunavect.frontends.tui.session_list import SessionList
 
@@ -84,15 +84,7 @@ async def test_a_state_change_in_the_store_shows_on_the_open_panel(conn, make_ap
 @pilot_test
 async def test_timers_tick_while_the_panel_is_visible(conn, make_app, clock, monkeypatch):
     seed.write(conn, [seed.session("t", "working", activity="thinking", since=42)])
-    drawn: list[str] = []
-    original = SessionList.render_line
-
-    def spy(self, y):
-        strip = original(self, y)
-        drawn.append(strip.text)
-        return strip
-
-    monkeypatch.setattr(SessionList, "render_line", spy)
+    drawn = record_drawn_lines(monkeypatch)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: any(line.rstrip().endswith("42s") for line in drawn))

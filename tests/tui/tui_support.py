@@ -64,3 +64,20 @@ def pilot_test(function: Callable) -> Callable:
         asyncio.run(function(*args, **kwargs))
 
     return run
+
+
+def record_drawn_lines(monkeypatch) -> list[str]:
+    """Every session-list line Textual draws from now on, as text, in order (what reached the screen, not what
+    a test reads back with `lines`)."""
+    from lunavect.frontends.tui.session_list import SessionList
+
+    drawn: list[str] = []
+    original = SessionList.render_line
+
+    def spy(self, y):
+        strip = original(self, y)
+        drawn.append(strip.text)
+        return strip
+
+    monkeypatch.setattr(SessionList, "render_line", spy)
+    return drawn
