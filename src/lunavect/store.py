@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -236,7 +237,7 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         check_ownership(conn)  # before anything is changed in a file that may not be ours
-        conn.execute("PRAGMA journal_mode = WAL")
+        _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         migrate(conn)
     except (sqlite3.DatabaseError, StoreError) as exc:
@@ -249,6 +250,25 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
             except OSError:
                 pass
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Put the store in WAL mode, waiting for a process that opens a new store at the same moment.
+
+    Switching a new file's journal mode needs an exclusive lock for which SQLite does not call its busy
+    handler, so two processes opening a new store together (the collector a front end just started, and the
+    front end) saw "database is locked" at once in about one start in ten. Retrying within the busy timeout
+    gives the same patience as every other statement.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def migrate(conn: sqlite3.Connection) -> None:
