@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import socket
 import time
 
 import msgspec
@@ -93,6 +94,14 @@ def test_a_host_name_that_is_no_name_is_refused(bucket, bad):
     )
     assert stored(bucket.conn) == (set(), set(), set())
     assert bucket.drops.count == 3
+
+
+def test_another_machine_may_not_call_itself_this_one(bucket, monkeypatch):
+    # A row named as this machine would be opened here with its pid, tty and folder as if it were local.
+    monkeypatch.setattr(socket, "gethostname", lambda: "here")
+    bucket.put(("here.beat", beat()), (f"here.s.claude.{GOOD}", row(host="here")), ("beta.beat", beat()))
+    assert stored(bucket.conn) == ({"beta"}, set(), set())
+    assert bucket.drops.count == 2
 
 
 def test_the_provider_part_is_checked_too(bucket):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+import socket
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -144,6 +145,10 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: 
                     continue
                 arrange.store_record(conn, parsed.host, parsed.session, entry.revision, record)
                 changed += 1
+            elif parsed.host == socket.gethostname():
+                # Rows named as this machine are opened with this machine's pids, ttys and folders
+                # (`navigation.remote_host.is_elsewhere`): another machine may not take that name.
+                drops.note(entry.key, "another machine named as this one")
             elif parsed.host != own_host:
                 applied = _apply_one(conn, parsed, entry)
                 if applied is None:
