@@ -108,6 +108,26 @@ class Publisher:
         with self._lock:
             return len(self._subscribers)
 
+    def listened(self) -> bool:
+        """True while some front end subscribes (the collector then watches in fine steps, so that a change
+        reaches it quickly); subscribers that went away are dropped here rather than at the next publish,
+        which may not come for a long time at rest."""
+        with self._lock:
+            kept = []
+            for sock in self._subscribers:
+                try:
+                    gone = sock.recv(1, socket.MSG_PEEK) == b""
+                except BlockingIOError:
+                    gone = False  # open, nothing sent: a subscriber never writes
+                except OSError:
+                    gone = True
+                if gone:
+                    sock.close()
+                else:
+                    kept.append(sock)
+            self._subscribers = kept
+            return bool(kept)
+
     def publish(self) -> None:
         """Tell every subscriber that the store changed."""
         with self._lock:

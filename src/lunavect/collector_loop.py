@@ -105,7 +105,10 @@ def run(
             resting = collector.at_rest and link.config is None and not files_waiting
             since = time.monotonic() - ticked
             timeout = (REST_S if resting else tick_s) - since
-            woken = wake.wait(min(max(timeout, 0.0), ALIVE_S), REST_STEP_MS if resting else ACTIVE_STEP_MS)
+            # Fine steps while live, or while a front end is open (a panel shows another process's commit, or a
+            # hook event, within a step or two); coarse steps at rest with nobody watching.
+            step = REST_STEP_MS if resting and not publisher.listened() else ACTIVE_STEP_MS
+            woken = wake.wait(min(max(timeout, 0.0), ALIVE_S), step)
             if woken.stopped:
                 break
             if not data_dir.exists() or not holds_lock_file(fd):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 from unit_support import stop_collector
 
@@ -133,6 +134,31 @@ def test_a_long_data_folder_path_still_gets_a_socket(iso_env, monkeypatch):
             feed.wait(timeout=0.01)
         publisher.publish()
         assert feed.wait(timeout=10)
+    finally:
+        feed.close()
+        publisher.close()
+
+
+def test_the_publisher_knows_while_a_front_end_listens_and_forgets_one_that_closed(iso_env):
+    """The collector watches in fine steps only while someone listens: a closed front end must not keep it so
+    until the next publish, which may not come for a long time at rest."""
+    paths.ensure_private_dir(paths.data_dir())
+    publisher = changes.Publisher()
+    feed = changes.Feed(fallback_s=0.02, version=lambda: 0)
+    try:
+        assert not publisher.listened()
+        feed.wait(timeout=0)
+        deadline = time.monotonic() + 10
+        while publisher.subscribers == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert publisher.listened()
+        feed.close()
+        deadline = time.monotonic() + 10
+        while publisher.listened():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert publisher.subscribers == 0
     finally:
         feed.close()
         publisher.close()
