@@ -5,11 +5,15 @@ whose `watch` takes its polling step and timeout per call: 10 ms steps while a s
 shows within a few steps), coarser steps at rest. The step is what a watch costs: each step wakes a thread
 (about 25 µs), so a 10 ms step alone is a quarter of a percent of a core whether anything happens or not.
 The sources' own watches (transcripts, rollouts, the live catalog, `changed_files.py`) wake it through `set`,
-from their threads; the watch checks that flag at each step, as it checks the stop event.
+from their threads, by writing a marker file in the watched folder: their request arrives in the same change
+set as the spool's and the WAL's. (Ending the watch through its stop event instead made watchfiles forget every
+change gathered in that step: a poke that came with a source's request was lost, and `lunavect list` waited in
+vain for its tick.)
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -18,6 +22,8 @@ from pathlib import Path
 # Polling steps of the watch: while any session is live, and at rest (a hook event then shows within two steps).
 ACTIVE_STEP_MS = 10
 REST_STEP_MS = 50
+# Written in the data folder by a source's request for a tick (`Wake.set`).
+WAKE_FILE_NAME = "collector-wake"
 
 
 @dataclass
@@ -30,17 +36,6 @@ class Woken:
     stopped: bool = False
 
 
-class _Flags:
-    """The watch's stop event: set by a stop, or by a source's watch asking for a tick."""
-
-    def __init__(self, stop: threading.Event) -> None:
-        self.stop = stop
-        self.files = threading.Event()
-
-    def is_set(self) -> bool:
-        return self.stop.is_set() or self.files.is_set()
-
-
 class Wake:
     """Waits for the next reason to tick: a change in the spool or the WAL, a source's files, or a timeout."""
 
@@ -48,13 +43,25 @@ class Wake:
         from watchfiles._rust_notify import RustNotify
 
         self._spool, self._wal = str(spool_dir), str(wal)
-        self._flags = _Flags(stop)
+        self._marker = str(data_dir / WAKE_FILE_NAME)
+        self._stop = stop
+        self._files = threading.Event()  # a request not yet seen by `wait`, also when the marker cannot be written
         # Arguments: paths, debug, force_polling, poll_delay_ms, recursive, ignore_permission_denied.
         self._notify = RustNotify([str(data_dir)], False, False, 300, True, True)
 
     def set(self) -> None:
         """Ask for a tick (from any thread): a source's watch saw its files change."""
-        self._flags.files.set()
+        self._files.set()
+        try:
+            fd = os.open(self._marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            return  # the flag alone is seen when the current wait times out
+        try:
+            os.write(fd, b"1")
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
     def wait(self, timeout_s: float, step_ms: int) -> Woken:
         """Wait up to `timeout_s` for a change that matters; what arrives during a tick is kept for the next
@@ -62,29 +69,33 @@ class Wake:
         woken = Woken()
         deadline = time.monotonic() + timeout_s
         while True:
-            if self._flags.files.is_set():
-                self._flags.files.clear()
+            if self._files.is_set():
+                self._files.clear()
                 woken.files = True
-            if self._flags.stop.is_set():
+            if self._stop.is_set():
                 woken.stopped = True
             if woken.files or woken.stopped:
                 return woken
             left = deadline - time.monotonic()
             if left <= 0:
                 return woken
-            found = self._notify.watch(step_ms, step_ms, max(1, int(left * 1000)), self._flags)
+            found = self._notify.watch(step_ms, step_ms, max(1, int(left * 1000)), self._stop)
             if found in ("stop", "signal"):
-                woken.stopped = found == "signal"
-                continue  # the flags say which
+                woken.stopped = True
+                return woken
             if found == "timeout":
                 return woken
             assert isinstance(found, set)
             for _change, path in found:
                 if path == self._wal:
                     woken.committed = True
+                elif path == self._marker:
+                    woken.files = True
                 elif str(Path(path).parent) == self._spool:
                     woken.spooled = True
-            if woken.spooled or woken.committed:
+            if woken.files:
+                self._files.clear()
+            if woken.spooled or woken.committed or woken.files:
                 return woken
             # Only files nobody ticks for (the log): wait for the rest of the time.
 

@@ -1,0 +1,45 @@
+"""A source asking for a tick must not make the collector miss a hook event or a front end's poke.
+
+watchfiles' watch forgets every change it gathered when its stop event ends the call, so a source's request
+that interrupted the watch that way dropped a poke that had arrived in the same step: `lunavect list` then
+waited in vain for a tick that committed its start, and warned that the collector had not caught up.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from lunavect.collector_wake import ACTIVE_STEP_MS, Wake, Woken
+
+
+def test_a_poke_arriving_with_a_sources_request_is_not_lost(tmp_path):
+    data = tmp_path / "data"
+    spool = data / "spool"
+    spool.mkdir(parents=True)
+    stop = threading.Event()
+    wake = Wake(data, spool, data / "store.sqlite3-wal", stop)
+    try:
+        missed = 0
+        for round_ in range(10):
+            seen = Woken()
+            first: list[Woken] = []
+
+            def wait_once(into: list[Woken] = first) -> None:
+                into.append(wake.wait(5.0, ACTIVE_STEP_MS))
+
+            waiting = threading.Thread(target=wait_once)
+            waiting.start()
+            time.sleep(0.05)  # the watch is running
+            (spool / "poke").write_text(str(round_))  # a front end pokes ...
+            wake.set()  # ... while a source's watch asks for a tick
+            waiting.join()
+            seen.spooled = first[0].spooled
+            deadline = time.monotonic() + 5.0
+            while not seen.spooled and time.monotonic() < deadline:
+                seen.spooled = wake.wait(0.2, ACTIVE_STEP_MS).spooled
+            missed += not seen.spooled
+        assert missed == 0, f"{missed} of 10 pokes were never seen"
+    finally:
+        stop.set()
+        wake.close()
