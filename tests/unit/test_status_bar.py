@@ -4,19 +4,22 @@ runs the documented block."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import select
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from unit_support import LUNAVECT_BIN, stop_collector
 
-from lunavect import arrangement
+from lunavect import arrangement, changes
+from lunavect.frontends.bar import follow as follow_module
 
 WORKING = "aaaaaaaa-1111-4111-8111-111111111111"
 WAITING = "bbbbbbbb-2222-4222-8222-222222222222"
@@ -137,6 +140,32 @@ def test_follow_prints_one_line_per_change_and_nothing_in_between(iso_env):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_follow_with_no_collector_keeps_looking_for_one(iso_env, monkeypatch):
+    # The feed lost a collector that was still going away, so starting another found it running: with no
+    # collector and nothing committed, the follower must look again rather than wait for ever.
+    monkeypatch.setattr(follow_module, "COLLECTOR_LOOK_S", 0.05)
+    stop = threading.Event()
+    looks: list[float] = []
+
+    def ensure_collector() -> None:
+        looks.append(time.monotonic())
+        if len(looks) >= 3:
+            stop.set()
+
+    def run() -> None:
+        conn = iso_env.connect()  # in the follower's thread, as the command opens it
+        feed = changes.Feed(version=lambda: int(conn.execute("PRAGMA data_version").fetchone()[0]), stop=stop)
+        follow_module.follow(
+            conn, lambda summary: "line", out=io.StringIO(), feed=feed, ensure_collector=ensure_collector
+        )
+
+    following = threading.Thread(target=run, daemon=True)
+    following.start()
+    following.join(timeout=30)
+    stop.set()
+    assert len(looks) >= 3, "the follower stopped looking for a collector"
 
 
 I3BLOCKS_BLOCK = """\

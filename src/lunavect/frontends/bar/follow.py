@@ -15,6 +15,9 @@ from typing import TextIO
 from lunavect import changes
 from lunavect.attention import Summary, summarize
 
+# How often a follower with no collector to listen to looks whether one runs, and starts one if not.
+COLLECTOR_LOOK_S = 2.0
+
 
 def follow(
     conn: sqlite3.Connection,
@@ -43,7 +46,10 @@ def follow(
                 printed += 1
                 if lines is not None and printed >= lines:
                     return
-            if not feed.wait():
+            # Unsubscribed, the wait is bounded: a collector that was still going away when the feed lost it (so
+            # `ensure_collector` saw it running) is replaced at the next look, not never.
+            changed = feed.wait(timeout=None if feed.subscribed else COLLECTOR_LOOK_S)
+            if not changed and feed.stop.is_set():
                 return
             if not feed.subscribed:
                 ensure_collector()
