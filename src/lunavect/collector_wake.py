@@ -45,21 +45,24 @@ class Wake:
         self._spool, self._wal = str(spool_dir), str(wal)
         self._marker = str(data_dir / WAKE_FILE_NAME)
         self._stop = stop
-        self._files = threading.Event()  # a request not yet seen by `wait`, also when the marker cannot be written
+        self._files = threading.Event()  # a request whose marker could not be written
         # Arguments: paths, debug, force_polling, poll_delay_ms, recursive, ignore_permission_denied.
         self._notify = RustNotify([str(data_dir)], False, False, 300, True, True)
 
     def set(self) -> None:
-        """Ask for a tick (from any thread): a source's watch saw its files change."""
-        self._files.set()
+        """Ask for a tick (from any thread): a source's watch saw its files change.
+
+        The marker's change is the request: one request is seen once, also when it comes during a tick. Only
+        when the marker cannot be written does the flag stand in (seen when the current wait times out)."""
         try:
             fd = os.open(self._marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         except OSError:
-            return  # the flag alone is seen when the current wait times out
+            self._files.set()
+            return
         try:
             os.write(fd, b"1")
         except OSError:
-            pass
+            self._files.set()
         finally:
             os.close(fd)
 
@@ -93,8 +96,6 @@ class Wake:
                     woken.files = True
                 elif str(Path(path).parent) == self._spool:
                     woken.spooled = True
-            if woken.files:
-                self._files.clear()
             if woken.spooled or woken.committed or woken.files:
                 return woken
             # Only files nobody ticks for (the log): wait for the rest of the time.
