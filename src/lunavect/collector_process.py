@@ -141,11 +141,9 @@ def poke() -> None:
     """Wake the collector now rather than at its next timed tick (it watches the spool folder)."""
     try:
         target = paths.ensure_private_dir(paths.spool_dir()) / POKE_FILE_NAME
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        os.write(fd, repr(time.time()).encode())
-        os.close(fd)
     except OSError:
-        pass
+        return
+    paths.write_marker(target, repr(time.time()).encode())
 
 
 def holds_lock_file(fd: int) -> bool:

@@ -13,11 +13,12 @@ vain for its tick.)
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from lunavect.paths import write_marker
 
 # Polling steps of the watch: while any session is live, and at rest (a hook event then shows within two steps).
 ACTIVE_STEP_MS = 10
@@ -54,17 +55,8 @@ class Wake:
 
         The marker's change is the request: one request is seen once, also when it comes during a tick. Only
         when the marker cannot be written does the flag stand in (seen when the current wait times out)."""
-        try:
-            fd = os.open(self._marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        except OSError:
+        if not write_marker(self._marker, b"1"):
             self._files.set()
-            return
-        try:
-            os.write(fd, b"1")
-        except OSError:
-            self._files.set()
-        finally:
-            os.close(fd)
 
     def wait(self, timeout_s: float, step_ms: int) -> Woken:
         """Wait up to `timeout_s` for a change that matters; what arrives during a tick is kept for the next

@@ -68,3 +68,19 @@ def ensure_private_dir(path: Path) -> Path:
             f"make it so (chmod 700) or set $LUNAVECT_HOME"
         )
     return path
+
+
+def write_marker(path: str | Path, data: bytes) -> bool:
+    """Replace a small file of lunavect's own whose change is a signal (the poke, the collector's wake marker):
+    mode 0600, never through a link. False when it cannot be written; a signal lost is never an error."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return False
+    try:
+        os.write(fd, data)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
