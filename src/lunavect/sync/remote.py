@@ -127,6 +127,7 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: 
     drops = drops if drops is not None else Drops()
     refused_before = drops.count
     changed = 0
+    here = socket.gethostname()  # this machine's name: no other may take it
     with store.transaction(conn):
         reached = start = revision(conn)
         for entry in entries:
@@ -145,7 +146,7 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: 
                     continue
                 arrange.store_record(conn, parsed.host, parsed.session, entry.revision, record)
                 changed += 1
-            elif parsed.host == socket.gethostname():
+            elif parsed.host == here:
                 # Rows named as this machine are opened with this machine's pids, ttys and folders
                 # (`navigation.remote_host.is_elsewhere`): another machine may not take that name.
                 drops.note(entry.key, "another machine named as this one")
