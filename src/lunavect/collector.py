@@ -22,7 +22,6 @@ import msgspec
 
 from lunavect import arrangement, evidence_rows, paths, setup_probe, setup_report, spool, spool_record, store
 from lunavect.codex.hooks import evidence_from_record as codex_evidence
-from lunavect.collector_errors import Errors
 
 # The collector process's outside face lives in collector_process (front ends use it without importing the
 # collector); these names stay reachable here for the command line.
@@ -40,6 +39,7 @@ from lunavect.collector_process import (  # noqa: F401
 )
 from lunavect.core.model import Evidence, State, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold, settled
+from lunavect.faults import Errors
 from lunavect.host.network import NetworkWatch, has_network
 from lunavect.host.processes import is_alive
 from lunavect.notify.decide import Transition

@@ -1,6 +1,6 @@
 """The collector's log: rotated, so it stays a few megabytes however long the collector runs.
 
-`collector_errors` bounds how often one failure is logged; this bounds the file itself, since many distinct
+`faults` bounds how often one failure is logged; this bounds the file itself, since many distinct
 failures (one per bad file, say) or a library that writes to stderr would still grow it without end. A
 collector started in the background (by a front end, or by launchd) has its stdout and stderr appended to
 `collector.log`, so a crash before logging is set up still leaves its traceback there. When stderr is that

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from lunavect import changes, paths, store
+from lunavect import changes, faults, paths, store
 from lunavect.collector import Collector
 from lunavect.collector_pace import catch_up
 from lunavect.collector_process import collector_pid, holds_lock_file, try_lock
@@ -71,6 +71,7 @@ def run(
         return 0
     stop = stop or threading.Event()
     conn = store.connect()
+    faults.forget_loops(conn)  # what failed in the serving loops of the collector before is no longer news
     collector = Collector(conn, sources=default_sources())
     spool_dir = paths.ensure_private_dir(paths.spool_dir())
     data_dir = paths.data_dir()

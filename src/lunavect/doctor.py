@@ -14,7 +14,7 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 
-from lunavect import collector_errors, collector_process, paths, quarantine, store
+from lunavect import collector_process, faults, paths, quarantine, store
 from lunavect.core.times import elapsed
 
 # A collector whose last tick started longer ago than this is behind (the front ends' judgement too).
@@ -113,10 +113,24 @@ def _collector(report: Report, conn: sqlite3.Connection | None, now: float) -> N
     pid = collector_process.collector_pid() if collector_process.is_running() else None
     tick = collector_process.last_tick(conn) if conn is not None else None
     lag = round(max(0.0, now - tick), 1) if tick is not None else None
-    last_error = collector_errors.last(conn) if conn is not None else None
-    report.collector = {"running": pid is not None, "pid": pid, "last_tick_age_s": lag, "last_error": last_error}
+    last_error = faults.last(conn) if conn is not None else None
+    loops = faults.loop_failures(conn) if conn is not None else []
+    report.collector = {
+        "running": pid is not None,
+        "pid": pid,
+        "last_tick_age_s": lag,
+        "last_error": last_error,
+        "loop_failures": [asdict(failure) for failure in loops],
+    }
     log = paths.data_dir() / paths.LOG_FILE_NAME
     report.collector["log"] = str(log) if log.exists() else None
+    for failure in loops:
+        report.problems.append(
+            Problem(
+                f"collector: its {failure.loop} failed {failure.count} time(s), last: {failure.error}",
+                f"it went on; see its log {log}, and report it",
+            )
+        )
     if pid is None:
         report.problems.append(
             Problem("collector: not running", "lunavect list (starts it), or lunavect daemon to see why it stops")
@@ -187,6 +201,10 @@ def lines(report: Report) -> list[str]:
     if c.get("last_error"):
         err = c["last_error"]
         out.append(f"  last error: {err['where']}: {err['error']} ({_age(time.time() - err['at'])})")
+    for failure in c.get("loop_failures", []):
+        out.append(
+            f"  {failure['loop']}: failed {failure['count']} time(s), went on; last {_age(time.time() - failure['at'])}"
+        )
     s = report.store
     if s.get("ok"):
         out.append(f"store: ok, schema {s['schema']}, {s['size_bytes'] // 1024} KB ({s['path']})")

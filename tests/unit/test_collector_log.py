@@ -21,7 +21,7 @@ FLOOD = textwrap.dedent(
     import logging, sqlite3, sys
     from pathlib import Path
     from lunavect import collector_log, paths
-    from lunavect.collector_errors import Errors
+    from lunavect.faults import Errors
 
     collector_log.configure(logging.WARNING, paths.data_dir() / paths.LOG_FILE_NAME)
     errors = Errors(logging.getLogger("lunavect.collector"))
