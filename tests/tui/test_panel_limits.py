@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
+import subprocess
 
+import pytest
 import tui_seed as seed
 from tui_support import pilot_test
 
+from lunavect.install.statusline import wrapper_command
 from lunavect.usage import limits
 from lunavect.usage.limits import Limits, LimitWindow
 
@@ -40,3 +45,20 @@ async def test_no_window_no_note(conn, make_app):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert not app.query_one("#limits").display
+
+
+@pytest.mark.parametrize(
+    "five_hour",
+    [{"used_percentage": 95, "resets_at": 1e300}, {"used_percentage": 95, "resets_at": 1.8e12}],
+    ids=["1e300", "milliseconds"],
+)
+@pilot_test
+async def test_a_hostile_status_line_through_the_wrapper_leaves_the_panel_starting(conn, make_app, five_hour):
+    """The figures as Claude Code would pipe them into the real wrapper: the reset is no time, the rest holds."""
+    data = json.dumps({"rate_limits": {"five_hour": five_hour, "seven_day": {"used_percentage": 1e308}}}).encode()
+    done = subprocess.run(["/bin/sh", "-c", wrapper_command(None)], input=data, env=dict(os.environ), check=False)
+    assert done.returncode == 0
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert str(app.query_one("#limits").render()) == "claude 5 h 95 %"

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import msgspec
 
+from lunavect.core.bounds import bounded, real
 from lunavect.core.ids import is_session_id
-from lunavect.core.times import bounded
 from lunavect.host.processes import Proc, parse_proc_start, proc_start_matches
 from lunavect.quarantine import Quarantine
 from lunavect.tail import open_regular
@@ -97,9 +97,8 @@ def _text(value: object, limit: int = 4096) -> str | None:
 
 
 def _millis(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return bounded(value / 1000.0)
+    number = real(value)  # an int too large for a float would raise in the division
+    return None if number is None else bounded(number / 1000.0)
 
 
 class Unusable(ValueError):

@@ -41,6 +41,7 @@ from lunavect.claude.record_shapes import (
     typed_record_decoder,
 )
 from lunavect.claude.usage import MessageUsage, message_usage
+from lunavect.core.bounds import http_status
 from lunavect.core.commands import is_long_lived_service
 from lunavect.core.ids import is_session_id
 from lunavect.core.lenient_json import exact
@@ -401,7 +402,7 @@ def _read_system(record: Record, facts: RecordFacts) -> None:
     subtype = record.subtype
     if subtype == "api_error":
         error = decode_raw(api_error_decoder, record.error)
-        status = error.status if error is not None and isinstance(error.status, int) else None
+        status = http_status(error.status) if error is not None else None
         facts.retry_status = status if status is not None else 0
         # The client retries this failed request: the reason shows while it does (no status: no connection).
         kind = "connection_error" if status is None or (error is not None and error.connection) else None

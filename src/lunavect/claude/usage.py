@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
+from lunavect.core.bounds import count as _count
 from lunavect.usage.tokens import Tokens
 
 
@@ -23,8 +24,6 @@ class Usage(msgspec.Struct):
 
 
 _usage_decoder = msgspec.json.Decoder(Usage)
-# A count no real message reaches; a larger value is a corrupt field, not usage.
-_MAX_COUNT = 1 << 40
 
 
 class MessageUsage(msgspec.Struct, frozen=True):
@@ -35,10 +34,6 @@ class MessageUsage(msgspec.Struct, frozen=True):
     model: str | None
     tokens: Tokens
     subagent: bool = False
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_COUNT else 0
 
 
 def message_usage(

@@ -28,6 +28,7 @@ import msgspec
 
 from lunavect.codex.usage import RolloutUsage, UsageScan
 from lunavect.core import lenient_json
+from lunavect.core.bounds import http_status
 from lunavect.core.times import bounded, epoch
 from lunavect.tail import TailFile, open_regular
 
@@ -183,7 +184,7 @@ def _error_of(error: object) -> tuple[str | None, int | None]:
     if isinstance(info, dict) and len(info) == 1:
         kind, detail = next(iter(info.items()))
         status = detail.get("http_status_code") if isinstance(detail, dict) else None
-        return str(kind)[:64], status if isinstance(status, int) else None
+        return str(kind)[:64], http_status(status)
     return "other", None
 
 

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from lunavect.core.times import bounded, epoch
+from lunavect.core.bounds import bounded, percent, window_minutes
+from lunavect.core.bounds import count as _count
+from lunavect.core.times import epoch
 from lunavect.usage import ledger
 from lunavect.usage import limits as limit_store
 from lunavect.usage.limits import Limits, LimitWindow
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
 
 _TOKEN_COUNT = b'"token_count"'
 _TURN_CONTEXT = b'"turn_context"'
-_MAX_COUNT = 1 << 40
 
 
 class _Counts(msgspec.Struct):
@@ -93,10 +94,6 @@ class RolloutUsage(msgspec.Struct, frozen=True, omit_defaults=True):
     limits: Limits | None = None
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_COUNT else 0
-
-
 def _tokens(counts: _Counts) -> Tokens:
     total_input, cached = _count(counts.input_tokens), _count(counts.cached_input_tokens)
     # Codex's input count includes the cached part: the two are made disjoint as Claude's are.
@@ -104,10 +101,12 @@ def _tokens(counts: _Counts) -> Tokens:
 
 
 def _window(window: _Window | None) -> LimitWindow | None:
-    if window is None or not isinstance(window.used_percent, int | float) or isinstance(window.used_percent, bool):
+    """A window as it enters from the rollout, each figure checked once (`core.bounds`): no percent from 0 to
+    100, no window; a length or reset time out of range is left out."""
+    used = percent(window.used_percent) if window is not None else None
+    if window is None or used is None:
         return None
-    minutes = window.window_minutes if isinstance(window.window_minutes, int) else None
-    return LimitWindow(float(window.used_percent), minutes, bounded(window.resets_at))
+    return LimitWindow(used, window_minutes(window.window_minutes), bounded(window.resets_at))
 
 
 def _str(value: object) -> str | None:

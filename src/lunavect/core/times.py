@@ -10,23 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 
-# The times lunavect believes: from the epoch to 2100. A file or event may carry any number (1e300, -5, NaN);
-# outside this range it is no time at all, because a stored 1e300 made every later conversion raise, at every
-# start of the collector, long after the file that said it was gone.
-EARLIEST = 0.0
-LATEST = 4102444800.0  # 2100-01-01T00:00:00Z
-
-
-def bounded(value: object) -> float | None:
-    """`value` as seconds since the epoch when it is a number within [EARLIEST, LATEST], else None. Every
-    time that enters from outside goes through here (or through `epoch`, which does)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        seconds = float(value)
-    except OverflowError:  # an int too large for a float
-        return None
-    return seconds if math.isfinite(seconds) and EARLIEST <= seconds <= LATEST else None
+from lunavect.core.bounds import EARLIEST, LATEST, bounded
 
 
 def epoch(value: object) -> float | None:
@@ -47,18 +31,37 @@ def epoch(value: object) -> float | None:
     return seconds if EARLIEST <= seconds <= LATEST else None
 
 
-def iso(ts: float | None) -> str | None:
+def local(ts: object) -> _dt.datetime | None:
+    """`ts` as a local date and time, or None when it is no time `bounded` believes. The one way lunavect turns
+    seconds into a date: `datetime.fromtimestamp` raises on 1e300, NaN or an int of a thousand digits, and a
+    stored value of any of these used to end every front end that showed it."""
+    seconds = bounded(ts)
+    return None if seconds is None else _dt.datetime.fromtimestamp(seconds)
+
+
+def utc(ts: object) -> _dt.datetime | None:
+    """`ts` as an aware UTC date and time, or None when it is no time `bounded` believes (see `local`)."""
+    seconds = bounded(ts)
+    return None if seconds is None else _dt.datetime.fromtimestamp(seconds, _dt.UTC)
+
+
+def local_text(ts: object, fmt: str, missing: str = "") -> str:
+    """`ts` as local time in `fmt` (strftime), or `missing` when it is no time."""
+    when = local(ts)
+    return missing if when is None else when.strftime(fmt)
+
+
+def iso(ts: object, timespec: str = "milliseconds") -> str | None:
     """The snapshot's time: UTC to the millisecond, with a `Z`; None for a time outside `bounded`'s range
     (already stored before times were bounded), never an exception."""
-    if bounded(ts) is None:
-        return None
-    assert ts is not None
-    return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    when = utc(ts)
+    return None if when is None else when.isoformat(timespec=timespec).replace("+00:00", "Z")
 
 
 def elapsed(seconds: float) -> str:
-    """A duration as every front end shows it: 45s, 3m 05s, 2h 07m, 3d 04h (never negative)."""
-    seconds = max(0, int(seconds))
+    """A duration as every front end shows it: 45s, 3m 05s, 2h 07m, 3d 04h (never negative; a duration that
+    is no number, NaN or infinite from a time that slipped past `bounded`, shows as 0s rather than raising)."""
+    seconds = max(0, int(seconds)) if isinstance(seconds, int | float) and math.isfinite(seconds) else 0
     if seconds < 60:
         return f"{seconds}s"
     if seconds < 3600:

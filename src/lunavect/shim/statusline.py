@@ -19,6 +19,7 @@ import os
 import sys
 import time
 
+from lunavect.core.bounds import bounded, percent
 from lunavect.shim.jsoncodec import json_dumps, json_loads
 from lunavect.shim.spoolfile import data_dir
 
@@ -32,14 +33,13 @@ _PIPE_HOLDS = 16 * 1024
 SHELL = "/bin/sh"
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
 def limits_of(data: bytes, now: float) -> dict | None:
-    """The rate-limit windows of one status-line input, in `usage.limits.Limits` form; None when absent."""
+    """The rate-limit windows of one status-line input, in `usage.limits.Limits` form; None when absent.
+
+    This is where the figures enter lunavect, so each is checked here once (`core.bounds`): a window whose
+    `used_percentage` is no percent from 0 to 100 is not kept, and a `resets_at` that is no time in seconds
+    within the believed range (1e300, or a millisecond value such as 1.8e12) is left out, keeping the window
+    without its reset."""
     try:
         payload = json_loads(data.decode("utf-8"))
     except (ValueError, RecursionError):
@@ -50,11 +50,11 @@ def limits_of(data: bytes, now: float) -> dict | None:
     found: dict = {"at": now}
     for name, side in zip(_WINDOWS, ("primary", "secondary"), strict=True):
         window = limits.get(name)
-        used = _number(window.get("used_percentage")) if isinstance(window, dict) else None
+        used = percent(window.get("used_percentage")) if isinstance(window, dict) else None
         if used is None or not isinstance(window, dict):
             continue
         entry: dict = {"used_percent": used, "window_minutes": _MINUTES[name]}
-        resets = _number(window.get("resets_at"))
+        resets = bounded(window.get("resets_at"))
         if resets is not None:
             entry["resets_at"] = resets
         found[side] = entry

@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from lunavect import paths
+from lunavect.core import bounds
 from lunavect.tail import open_regular
 
 
@@ -72,6 +73,18 @@ def record(conn: sqlite3.Connection, client: str, limits: Limits) -> None:
     )
 
 
+def _checked(window: LimitWindow | None) -> LimitWindow | None:
+    """A kept window as the entry check would have let it in (`core.bounds`): the wrapper's file and the store
+    may hold what an older version kept unchecked (a reset at 1e300, a percent of 1e308), or what another
+    program wrote into the file, and one such figure must not end every reader."""
+    if window is None:
+        return None
+    used = bounds.percent(window.used_percent)
+    if used is None:
+        return None
+    return LimitWindow(used, bounds.window_minutes(window.window_minutes), bounds.bounded(window.resets_at))
+
+
 def _stale(window: LimitWindow, at: float, now: float) -> bool:
     if window.resets_at is not None and window.resets_at <= now:
         return True
@@ -99,10 +112,14 @@ def read(conn: sqlite3.Connection, now: float | None = None, folder: Path | None
             limits = _decoder.decode(data)
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue
+        if bounds.bounded(limits.at) is None:
+            continue  # a report of no believable moment: neither fresh nor stale can be said of it
         windows = [
             Window(name, w.used_percent, w.window_minutes, w.resets_at, _stale(w, limits.at, now))
             for name, w in zip(
-                _NAMES.get(client, ("primary", "secondary")), (limits.primary, limits.secondary), strict=True
+                _NAMES.get(client, ("primary", "secondary")),
+                (_checked(limits.primary), _checked(limits.secondary)),
+                strict=True,
             )
             if w is not None
         ]
