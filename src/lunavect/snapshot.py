@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import socket
 
 from lunavect.core.model import Session, session_key
 from lunavect.core.rules import Decision, Facts
-from lunavect.core.times import bounded, iso
+from lunavect.core.times import iso, local_text
 from lunavect.resume_command import display_command
 
 
 def fallback_title(project: str | None, started: float | None) -> str:
     """What names a session that its client did not name (yet): its project and local start time, so that no
     row is an empty cell."""
-    start = bounded(started)
-    when = _dt.datetime.fromtimestamp(start).strftime("%Y-%m-%d %H:%M") if start is not None else None
+    when = local_text(started, "%Y-%m-%d %H:%M") or None
     return " · ".join(part for part in (project or "no project", when) if part)
 
 

@@ -98,11 +98,11 @@ def off_command(kinds: tuple[str, ...]) -> None:
 @notifications.command("status")
 def status_command() -> None:
     """The settings, whether a collector runs to send them, and the latest notifications sent."""
-    import datetime as dt
-
     from lunavect import collector_process
+    from lunavect.core.times import local_text
     from lunavect.notify import sent
     from lunavect.notify import settings as ns
+    from lunavect.terminal_text import clean
 
     conn = open_store()
     click.echo(_describe(ns.load(conn)))
@@ -117,7 +117,7 @@ def status_command() -> None:
     )
     click.echo(f"service: {service.status(dict(os.environ)).message}")
     for key, kind, at in sent.recent(conn, 5):
-        click.echo(f"sent {dt.datetime.fromtimestamp(at):%Y-%m-%d %H:%M:%S} {kind} {key}")
+        click.echo(f"sent {local_text(at, '%Y-%m-%d %H:%M:%S', missing='?')} {clean(kind)} {clean(key)}")
 
 
 @notifications.command("set")

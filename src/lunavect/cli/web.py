@@ -6,13 +6,13 @@ link once (with a QR code for a phone), and turns every failure into one line.
 
 from __future__ import annotations
 
-import datetime as _dt
 import sys
 
 import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store, open_store
+from lunavect.core.times import local_text
 
 WEB_MISSING = "the web panel needs its extra: pip install 'lunavect[web]'"
 
@@ -137,7 +137,7 @@ def tokens_list(as_json: bool) -> None:
     if not found:
         click.echo("no tokens: `lunavect web` or `lunavect web tokens new` makes one")
     for token in found:
-        made = _dt.datetime.fromtimestamp(token.created).strftime("%Y-%m-%d %H:%M")
+        made = local_text(token.created, "%Y-%m-%d %H:%M", missing="?")
         click.echo(f"{token.id}  {token.role:<7}  {made}  {token.label}".rstrip())
 
 

@@ -15,11 +15,11 @@ and off.
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from lunavect.core.model import Session, State
+from lunavect.core.times import epoch, iso, local_text
 from lunavect.notify.kinds import BY_NAME, Kind, kind_of
 
 # Several sessions changing within this window make one notification.
@@ -122,24 +122,11 @@ class Notification:
 
 
 def _iso(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _epoch(iso: str | None) -> float | None:
-    if not iso:
-        return None
-    try:
-        return _dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+    return iso(ts, timespec="seconds")
 
 
 def _clock_time(ts: float | None) -> str:
-    if ts is None:
-        return ""
-    return _dt.datetime.fromtimestamp(ts).strftime("%H:%M")
+    return local_text(ts, "%H:%M")
 
 
 def client_name(provider: str, client: str | None) -> str:
@@ -148,7 +135,7 @@ def client_name(provider: str, client: str | None) -> str:
 
 
 def item_of(kind: Kind, session: Session) -> Item:
-    since = _epoch(session.updated)
+    since = epoch(session.updated)
     return Item(
         key=session.id,
         kind=kind.name,

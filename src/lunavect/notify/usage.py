@@ -8,9 +8,9 @@ warns once (`usage.warnings` keeps the marks in the store). The text is numbers 
 
 from __future__ import annotations
 
-import datetime as _dt
 import sqlite3
 
+from lunavect.core.times import local_text
 from lunavect.notify.decide import Notification, client_name
 from lunavect.notify.settings import NotifySettings
 from lunavect.usage import warnings
@@ -25,8 +25,9 @@ def note_of(warning: warnings.Warning) -> Notification:
     """`Codex: 5 h window at 91 %`, with when it resets and, when the client names several, which account."""
     title = f"{client_name(warning.client, None)}: {warning.window} window at {warning.used_percent:.0f} %"
     parts = []
-    if warning.resets_at is not None:
-        parts.append(f"resets {_dt.datetime.fromtimestamp(warning.resets_at).strftime('%a %H:%M')}")
+    resets = local_text(warning.resets_at, "%a %H:%M")
+    if resets:
+        parts.append(f"resets {resets}")
     if warning.account not in ("default", warning.client):
         parts.append(f"account {warning.account}")
     limit: dict[str, object] = {

@@ -6,10 +6,10 @@ One short fragment for every bar: the rate-limit window closest to its limit acr
 
 from __future__ import annotations
 
-import datetime as dt
 import sqlite3
 import time
 
+from lunavect.core.times import local_text
 from lunavect.usage import limits
 
 
@@ -21,8 +21,8 @@ def limits_note(conn: sqlite3.Connection, now: float | None = None) -> str | Non
             text = f"{account.client} {limits.window_label(window)} {window.used_percent:.0f} %"
             if window.stale:
                 text += " (old)"
-            elif window.resets_at is not None:
-                text += f" · resets {dt.datetime.fromtimestamp(window.resets_at).strftime('%H:%M')}"
+            elif (resets := local_text(window.resets_at, "%H:%M")) != "":
+                text += f" · resets {resets}"
             rank = window.used_percent - (1000.0 if window.stale else 0.0)
             if best is None or rank > best[0]:
                 best = (rank, text)

@@ -13,10 +13,15 @@ import time
 
 import msgspec
 
+from lunavect.core.bounds import EARLIEST
+from lunavect.core.times import local, local_text
+from lunavect.terminal_text import clean
 from lunavect.usage import ledger, limits, prices
 from lunavect.usage.text import count
 from lunavect.usage.tokens import Tokens
 
+# A project's name or a session's title as the table's first column shows it (the JSON keeps it whole).
+KEY_CHARS = 80
 GROUPINGS = ("day", "project", "model", "session")
 _SINCE_RE = re.compile(r"^(\d{1,5})([hdw])$")
 _UNIT_S = {"h": 3600, "d": 86400, "w": 7 * 86400}
@@ -50,8 +55,12 @@ def parse_since(text: str, now: float) -> float | None:
     if unit == "h":
         return now - count * 3600
     days = count * (7 if unit == "w" else 1)
-    midnight = dt.datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
-    return (midnight - dt.timedelta(days=days - 1)).timestamp()
+    today = local(now)
+    if today is None:
+        return None
+    midnight = today.replace(hour=0, minute=0, second=0, microsecond=0)
+    # Before the epoch nothing was recorded: 99999w reaches no further back than that.
+    return max(EARLIEST, (midnight - dt.timedelta(days=days - 1)).timestamp())
 
 
 def _names(conn: sqlite3.Connection) -> dict[str, tuple[str | None, str | None]]:
@@ -79,7 +88,7 @@ def build(conn: sqlite3.Connection, since: float, by: str, now: float | None = N
     sums: dict[str, dict[str, Tokens]] = {}  # key -> model -> tokens
     for row in history:
         if by == "day":
-            key = dt.datetime.fromtimestamp(row.hour).strftime("%Y-%m-%d")
+            key = local_text(row.hour, "%Y-%m-%d", missing="(unknown day)")
         elif by == "project":
             key = names.get(row.id, (None, None))[0] or "(no project)"
         elif by == "model":
@@ -99,13 +108,18 @@ def build(conn: sqlite3.Connection, since: float, by: str, now: float | None = N
         for model, tokens in models.items():
             everything[model] = everything.get(model, Tokens()).plus(tokens)
     return Report(
-        since=dt.datetime.fromtimestamp(since).astimezone().isoformat(timespec="seconds"),
+        since=_since_text(since),
         by=by,
         rows=rows,
         total=_row("total", everything, costs),
         limits=limits.read(conn, now),
         prices=prices.about() if costs else None,
     )
+
+
+def _since_text(since: float) -> str:
+    when = local(since)
+    return "(the beginning)" if when is None else when.astimezone().isoformat(timespec="seconds")
 
 
 def _total(tokens: Tokens) -> int:
@@ -129,9 +143,9 @@ def _row(key: str, models: dict[str, Tokens], costs: bool) -> UsageRow:
 
 
 def _reset(at: float | None, now: float) -> str:
-    if at is None:
+    when = local(at)
+    if at is None or when is None:
         return ""
-    when = dt.datetime.fromtimestamp(at)
     fmt = "%H:%M" if at - now < 86400 else "%a %H:%M"
     return f" · resets {when.strftime(fmt)}"
 
@@ -145,13 +159,12 @@ def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
             length = limits.window_label(w)
             figure = f"{length} {w.used_percent:.0f} %"
             if w.stale:
-                figure += f" (as of {dt.datetime.fromtimestamp(account.at).strftime('%Y-%m-%d %H:%M')}, may be old)"
+                figure += f" (as of {local_text(account.at, '%Y-%m-%d %H:%M', missing='?')}, may be old)"
             else:
                 figure += _reset(w.resets_at, now)
             parts.append(figure)
-        label = (
-            account.client if account.account in ("default", account.client) else f"{account.client}/{account.account}"
-        )
+        name = clean(account.account, limit=64)
+        label = account.client if account.account in ("default", account.client) else f"{account.client}/{name}"
         lines.append(f"{label}: " + " | ".join(parts))
     return lines
 
@@ -164,7 +177,7 @@ def render(report: Report, now: float | None = None) -> str:
     table = [header]
     for row in [*report.rows, report.total]:
         cells = [
-            row.key,
+            clean(row.key, limit=KEY_CHARS),
             *(
                 count(v)
                 for v in (
