@@ -76,3 +76,49 @@ def test_a_failing_command_is_one_line_never_an_exception(tmp_path: Path) -> Non
     slow = shlex.join([sys.executable, "-c", "import time; time.sleep(5)"])
     assert "did not finish" in (run_command(slow, note, timeout=0.2) or "")
     assert "cannot be split" in (run_command("'unclosed", note) or "")
+
+
+class _FailsOnce:
+    """A desktop that raises what no delivery expects on its first notification, then shows the rest."""
+
+    def __init__(self, _on_open) -> None:
+        self.shown: list[str] = []
+        self.calls = 0
+
+    def send(self, note, sound: str) -> str:
+        self.calls += 1
+        if self.calls == 1:
+            raise RuntimeError("a notification server's odd answer")
+        self.shown.append(note.title)
+        return str(self.calls)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_batch_that_raises_costs_that_batch_and_the_next_one_is_delivered(db: Path) -> None:
+    from lunavect import faults
+
+    conn = store.connect()
+    chosen = settings.load(conn)
+    chosen.focus = False
+    chosen.coalesce_s = 0.0
+    chosen.usage_percent = None
+    settings.save(conn, chosen)
+    made: list[_FailsOnce] = []
+
+    def desktop(on_open) -> _FailsOnce:
+        made.append(_FailsOnce(on_open))
+        return made[0]
+
+    notifier = Notifier(desktop=desktop)
+    try:
+        notifier([Transition(State.WORKING, row(1, at=time.time()))])
+        _wait(lambda: bool(made) and made[0].calls == 1)
+        notifier([Transition(State.WORKING, row(2, at=time.time()))])
+        _wait(lambda: made[0].shown == ["task 2"])
+    finally:
+        notifier.close()
+    [failure] = faults.loop_failures(conn)
+    conn.close()
+    assert (failure.loop, failure.count) == ("notifier", 1) and "odd answer" in failure.error

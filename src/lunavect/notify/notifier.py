@@ -19,12 +19,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import msgspec
 
 from lunavect import store
 from lunavect.core.model import Session
+from lunavect.faults import Loop
 from lunavect.notify import sent, usage
 from lunavect.notify.command import run_command
 from lunavect.notify.decide import Decider, Notification, Transition
@@ -44,6 +46,20 @@ class Shower(Protocol):
 
 
 _STOP = object()
+# The notifier's name among the serving loops (`faults.Loop`, as `lunavect doctor` shows it).
+LOOP_NAME = "notifier"
+
+
+@dataclass
+class _State:
+    """What the notifier's thread keeps from one batch to the next."""
+
+    conn: sqlite3.Connection
+    decider: Decider
+    desktop: Shower | None = None
+    desktop_failed: bool = False
+    usage_at: float = 0.0
+    stopped: bool = False
 
 
 def this_host(_session: Session) -> bool:
@@ -106,58 +122,65 @@ class Notifier:
     # -- the notifier's thread ------------------------------------------------------------------------------
 
     def _run(self) -> None:
-        conn = self._connect()
-        decider = Decider(already_sent=lambda key, mark: sent.was_sent(conn, key, mark), ours=self._ours)
-        desktop: Shower | None = None
-        desktop_failed = False
-        usage_at = self._clock()  # the rate-limit windows are looked at first at once, then every usage_every
         try:
-            while True:
-                due_at = decider.next_due()
-                wake = usage_at if due_at is None else min(due_at, usage_at)
-                timeout = max(0.0, wake - self._clock())
-                try:
-                    item = self._queue.get(timeout=timeout)
-                except queue.Empty:
-                    item = None
-                if item is _STOP:
-                    return
-                try:
-                    settings = load(conn)
-                    decider.policy = settings.policy()
-                    if isinstance(item, list):
-                        self._offer(conn, decider, item)
-                    notes = decider.due(
-                        self._clock(), self._looking(conn, settings), lambda key: stored_title(conn, key)
-                    )
-                    for note in notes:
-                        sent.record(conn, note.items, self._clock())
-                except sqlite3.Error as exc:  # a busy or damaged store costs this batch, not the notifier
-                    log.warning("notifications skipped: %s", exc)
-                    continue
-                now = self._clock()
-                if isinstance(item, list) or now >= usage_at:
-                    usage_at = now + self._usage_every
-                    try:
-                        notes += usage.due(conn, settings, now)
-                    except sqlite3.Error as exc:
-                        log.warning("usage warnings skipped: %s", exc)
-                for note in notes:
-                    if settings.desktop and not desktop_failed:
-                        if desktop is None:
-                            desktop, desktop_failed = self._make_desktop()
-                        if desktop is not None:
-                            self._show(desktop, note, settings)
-                    if settings.command:
-                        failure = run_command(settings.command, note)
-                        if failure:
-                            log.warning("%s", failure)
+            conn = self._connect()
         except Exception:  # noqa: BLE001 - the notifier failing must never take the collector down
-            log.exception("the notifier stopped")
+            log.exception("the notifier could not open the store")
+            return
+        state = _State(conn, Decider(already_sent=lambda key, mark: sent.was_sent(conn, key, mark), ours=self._ours))
+        state.usage_at = self._clock()  # the rate-limit windows are looked at first at once, then every usage_every
+        # One batch that raises (a figure no formatter expected, a notification server's odd answer) costs that
+        # batch: it is logged, counted and shown by `doctor`, and the next batch is notified as usual.
+        guard = Loop(LOOP_NAME, log, connect=self._connect)
+        try:
+            while not state.stopped:
+                guard.step(lambda: self._batch(state))
         finally:
-            if desktop is not None:
-                desktop.close()
+            if state.desktop is not None:
+                state.desktop.close()
             conn.close()
+
+    def _batch(self, state: _State) -> None:
+        """Wait for the next transitions (or the next due time), then decide and deliver what is due."""
+        conn, decider = state.conn, state.decider
+        due_at = decider.next_due()
+        wake = state.usage_at if due_at is None else min(due_at, state.usage_at)
+        timeout = max(0.0, wake - self._clock())
+        try:
+            item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            item = None
+        if item is _STOP:
+            state.stopped = True
+            return
+        try:
+            settings = load(conn)
+            decider.policy = settings.policy()
+            if isinstance(item, list):
+                self._offer(conn, decider, item)
+            notes = decider.due(self._clock(), self._looking(conn, settings), lambda key: stored_title(conn, key))
+            for note in notes:
+                sent.record(conn, note.items, self._clock())
+        except sqlite3.Error as exc:  # a busy or damaged store costs this batch, not the notifier
+            log.warning("notifications skipped: %s", exc)
+            return
+        now = self._clock()
+        if isinstance(item, list) or now >= state.usage_at:
+            state.usage_at = now + self._usage_every
+            try:
+                notes += usage.due(conn, settings, now)
+            except sqlite3.Error as exc:
+                log.warning("usage warnings skipped: %s", exc)
+        for note in notes:
+            if settings.desktop and not state.desktop_failed:
+                if state.desktop is None:
+                    state.desktop, state.desktop_failed = self._make_desktop()
+                if state.desktop is not None:
+                    self._show(state.desktop, note, settings)
+            if settings.command:
+                failure = run_command(settings.command, note)
+                if failure:
+                    log.warning("%s", failure)
 
     def _offer(self, conn: sqlite3.Connection, decider: Decider, moved: list[Transition]) -> None:
         hidden = hidden_ids(conn) if moved else set()
