@@ -116,15 +116,16 @@ class DesktopBus:
         return int(done.stdout.strip() or 0) if done.returncode == 0 else 0
 
     def shown(self) -> list[dict[str, str]]:
-        """Every notification dunst received so far (summary, body, appname), oldest first: the displayed ones
-        are moved to the history (closed) first, so that the history holds them all."""
+        """Every notification dunst received so far (summary, body, appname, and `message`: the markup dunst
+        draws, its format with the summary escaped and the body as received), oldest first: the displayed
+        ones are moved to the history (closed) first, so that the history holds them all."""
         self.ctl("close-all")
         done = self.ctl("history")
         if done.returncode != 0:
             raise AssertionError(done.stderr)
         data = json.loads(done.stdout)["data"][0]
         out = [
-            {key: str(entry[key]["data"]) for key in ("summary", "body", "appname", "id") if key in entry}
+            {key: str(entry[key]["data"]) for key in ("summary", "body", "message", "appname", "id") if key in entry}
             for entry in data
         ]
         return sorted(out, key=lambda e: int(e.get("id", 0)))

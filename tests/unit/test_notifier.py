@@ -122,3 +122,18 @@ def test_a_batch_that_raises_costs_that_batch_and_the_next_one_is_delivered(db: 
     [failure] = faults.loop_failures(conn)
     conn.close()
     assert (failure.loop, failure.count) == ("notifier", 1) and "odd answer" in failure.error
+
+
+def test_outside_text_reaches_the_command_as_data_never_as_shell(tmp_path: Path) -> None:
+    """`notify.command` is split once, from the person's own setting, and run without a shell: a title or a
+    folder holding shell syntax arrives in the JSON on stdin, written as it was, and runs nothing."""
+    marker = tmp_path / "ran"
+    out = tmp_path / "got.json"
+    hostile = f"$(touch {marker}) `touch {marker}`; touch {marker} | x && y\n<b>&amp;"
+    note = compose([item_of(BY_NAME["ready"], row(title=hostile, project=hostile))])
+    script = f"import sys, json; open({str(out)!r}, 'w').write(json.dumps([sys.argv[1:], sys.stdin.read()]))"
+    assert run_command(shlex.join([sys.executable, "-c", script, "plain"]), note) is None
+    argv, stdin = json.loads(out.read_text())
+    assert argv == ["plain"] and not marker.exists()
+    payload = json.loads(stdin)
+    assert payload["title"] == hostile and payload["sessions"][0]["project"] == hostile

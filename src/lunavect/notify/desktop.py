@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 
 from lunavect.notify.decide import Notification
+from lunavect.notify.markup import body_text, title_text
 
 log = logging.getLogger("lunavect.notify")
 
@@ -89,8 +90,8 @@ class Desktop:
         urgency = dn.Urgency.Critical if {"permission", "input"} & set(note.kinds) else dn.Urgency.Normal
         _failures.last = None
         identifier = await self._notifier.send(
-            title=note.title,
-            message=note.body,
+            title=title_text(note.title),
+            message=body_text(note.body),
             urgency=urgency,
             buttons=[dn.Button(title="Open", on_pressed=open_it)] if key is not None else [],
             on_clicked=open_it if key is not None else None,
