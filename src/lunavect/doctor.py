@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from lunavect import collector_process, faults, paths, quarantine, store
-from lunavect.core.times import elapsed
+from lunavect.core.times import bounded, elapsed
 
 # A collector whose last tick started longer ago than this is behind (the front ends' judgement too).
 LAG_WARNING_S = collector_process.BEHIND_AFTER_S
@@ -186,6 +186,13 @@ def _age(seconds: float | None) -> str:
     return "never" if seconds is None else f"{elapsed(seconds)} ago"
 
 
+def _since(at: object) -> str:
+    """How long ago a recorded moment was; "never" for a record whose time is no time (a damaged record must
+    not take the whole report down)."""
+    moment = bounded(at)
+    return _age(None if moment is None else time.time() - moment)
+
+
 def lines(report: Report) -> list[str]:
     """The report as text, one fact a line, problems last with their fixes."""
     out = []
@@ -200,11 +207,9 @@ def lines(report: Report) -> list[str]:
     out.append(f"collector: {state}, last tick {_age(c['last_tick_age_s'])}")
     if c.get("last_error"):
         err = c["last_error"]
-        out.append(f"  last error: {err['where']}: {err['error']} ({_age(time.time() - err['at'])})")
+        out.append(f"  last error: {err.get('where')}: {err.get('error')} ({_since(err.get('at'))})")
     for failure in c.get("loop_failures", []):
-        out.append(
-            f"  {failure['loop']}: failed {failure['count']} time(s), went on; last {_age(time.time() - failure['at'])}"
-        )
+        out.append(f"  {failure['loop']}: failed {failure['count']} time(s), went on; last {_since(failure['at'])}")
     s = report.store
     if s.get("ok"):
         out.append(f"store: ok, schema {s['schema']}, {s['size_bytes'] // 1024} KB ({s['path']})")

@@ -8,9 +8,8 @@ times.
 from __future__ import annotations
 
 import datetime as _dt
-import math
 
-from lunavect.core.bounds import EARLIEST, LATEST, bounded
+from lunavect.core.bounds import EARLIEST, LATEST, bounded, real
 
 
 def epoch(value: object) -> float | None:
@@ -61,7 +60,8 @@ def iso(ts: object, timespec: str = "milliseconds") -> str | None:
 def elapsed(seconds: float) -> str:
     """A duration as every front end shows it: 45s, 3m 05s, 2h 07m, 3d 04h (never negative; a duration that
     is no number, NaN or infinite from a time that slipped past `bounded`, shows as 0s rather than raising)."""
-    seconds = max(0, int(seconds)) if isinstance(seconds, int | float) and math.isfinite(seconds) else 0
+    finite = real(seconds)
+    seconds = max(0, int(finite)) if finite is not None else 0
     if seconds < 60:
         return f"{seconds}s"
     if seconds < 3600:

@@ -128,7 +128,7 @@ def tooltip(session: Session, now: float) -> str:
     lines.append(clean(state_label(session)))
     count = background_count(session)
     if count:
-        lines.append(f"Background: {background_detail(session)}")
+        lines.append(clean(f"Background: {background_detail(session)}"))
     spent = usage_line(session.usage)
     if spent:
         lines.append(clean(spent))

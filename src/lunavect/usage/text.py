@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from lunavect.usage.tokens import SessionUsage
 
+# Far past any real count (core.bounds.MAX_COUNT is 2**40), yet small enough to divide into a float.
+_MOST = 10**15
+
 
 def count(n: int) -> str:
-    """A token count as people read it: 912, 28.8k, 11.6M."""
+    """A token count as people read it: 912, 28.8k, 11.6M; `?` for a count no session reaches (a row from
+    another machine may carry any int, and a 400-digit one would not even divide into a float)."""
+    if not -_MOST < n < _MOST:
+        return "?"
     for size, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
         if n >= size:
             return f"{n / size:.1f}{suffix}"

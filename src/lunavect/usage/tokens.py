@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import msgspec
 
+# A context fuller than ten windows is no figure at all (a corrupt or hostile row), not one to show.
+_MOST_PERCENT = 1000.0
+
 
 class Tokens(msgspec.Struct, omit_defaults=False):
     """Four disjoint token counts. Adding and subtracting them is how deltas reach the history."""
@@ -63,6 +66,12 @@ class SessionUsage(msgspec.Struct, omit_defaults=False):
 
     @property
     def context_percent(self) -> float | None:
+        """How full the context window is, in percent; None when unknown, or when the figures make no believable
+        percent (a row from another machine may carry any int: a negative window, a 400-digit context)."""
         if self.context is None or not self.context_window:
             return None
-        return 100.0 * self.context / self.context_window
+        try:
+            percent = 100.0 * (self.context / self.context_window)
+        except OverflowError:
+            return None
+        return percent if 0.0 <= percent <= _MOST_PERCENT else None
