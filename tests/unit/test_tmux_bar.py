@@ -168,3 +168,39 @@ def test_without_any_tmux_server_nothing_fails(iso_env, tmux_dir):
 def test_the_readme_shows_the_block_install_writes():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert f"```tmux\n{conf.block('lunavect')}```" in readme
+
+
+def test_the_block_runs_a_python_whose_path_holds_quotes_and_formats_and_nothing_else(iso_env, tmux_dir):
+    """The block names the installing Python: under a folder such as `proj#1` or `it's`, tmux must still run
+    that Python (its `run-shell` expands `#`, its parser reads quotes), and nothing the path holds."""
+    home = Path(iso_env.env["HOME"])
+    x, y = home / "X", home / "Y"
+    folder = home / f'py#(touch {x}) it\'s "$(touch {y})" `touch {y}` #{{pane_id}} #[fg=red] ~ a;b'
+    folder.mkdir(parents=True)
+    record = home / "record"
+    python = folder / "python"
+    python.write_text(f"#!/bin/sh\nprintf '%s ' \"$@\" >> {record}\n")
+    python.chmod(0o755)
+    block = home / "block.conf"
+    block.write_text(conf.block(conf.lunavect_command(str(python))))
+    start_server(iso_env, tmux_dir, "one")
+    tmux(iso_env.env, "one", "source-file", str(block))
+
+    def recorded() -> str:
+        return record.read_text() if record.exists() else ""
+
+    deadline = time.monotonic() + 15
+    while "-m lunavect tmux publish " not in recorded():
+        assert time.monotonic() < deadline, f"run-shell did not run the Python: {recorded()!r}"
+        time.sleep(0.05)
+    # The popup's key, pressed by a real client: one attached from a pane of a second server.
+    start_server(iso_env, tmux_dir, "outer")
+    tmux(iso_env.env, "outer", "respawn-pane", "-k", "-t", "main", "env -u TMUX tmux -L one attach -t main")
+    while not tmux(iso_env.env, "one", "list-clients"):
+        assert time.monotonic() < deadline + 15, "no client attached"
+        time.sleep(0.05)
+    tmux(iso_env.env, "outer", "send-keys", "-t", "main", "C-b", "a")
+    while "-m lunavect tmux popup " not in recorded():
+        assert time.monotonic() < deadline + 30, f"the popup did not run the Python: {recorded()!r}"
+        time.sleep(0.05)
+    assert not x.exists() and not y.exists()

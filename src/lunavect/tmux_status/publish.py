@@ -16,6 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 
+from lunavect import tmux_text
 from lunavect.attention import summarize
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import Reply, run
@@ -65,7 +66,7 @@ class Servers:
         commands: list[str] = []
         for name, value in values.items():
             if last.get(name) != value:
-                commands += ["set-option", "-g", name, value, ";"]
+                commands += ["set-option", "-g", name, tmux_text.argument(value), ";"]
         listing = self.runner(tmux.argv(socket, "list-panes", "-a", "-F", _PANES))
         if not listing.ok:
             self._published.pop(socket, None)  # not running (a stale socket): start afresh if it comes back
@@ -75,9 +76,10 @@ class Servers:
             if len(parts) != 4:
                 continue
             pane_id, device, dead, shown = parts
-            state = states.get(device, "") if dead != "1" else ""
+            # A pane border draws the value: it is set (and so read back) with every `#` doubled.
+            state = tmux_text.drawn(states.get(device, "")) if dead != "1" else ""
             if state != shown:
-                commands += ["set-option", "-p", "-t", pane_id, PANE_OPTION, state, ";"] if state else [
+                commands += ["set-option", "-p", "-t", pane_id, PANE_OPTION, tmux_text.argument(state), ";"] if state else [
                     "set-option", "-pu", "-t", pane_id, PANE_OPTION, ";",
                 ]  # fmt: skip
         if not commands:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from lunavect import tmux_text
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import run
 from lunavect.tmux_status.conf import POPUP_KEY, STATUS_FRAGMENT, block
@@ -39,4 +40,4 @@ def remove_from(sockets: list[str]) -> None:
         right = run(tmux.argv(socket, "show-options", "-gv", "status-right"))
         if right.ok and STATUS_FRAGMENT in right.stdout:
             value = right.stdout.rstrip("\n").replace(STATUS_FRAGMENT, "")
-            run(tmux.argv(socket, "set-option", "-g", "status-right", value))
+            run(tmux.argv(socket, "set-option", "-g", "status-right", tmux_text.argument(value)))
