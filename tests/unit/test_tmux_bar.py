@@ -170,6 +170,45 @@ def test_the_readme_shows_the_block_install_writes():
     assert f"```tmux\n{conf.block('lunavect')}```" in readme
 
 
+def _wait_block_publishers(iso_env) -> None:
+    """The block's own `run-shell 'lunavect tmux publish'` has finished (one that lands after an uninstall would
+    set the options again)."""
+    deadline = time.monotonic() + 15
+    while _block_publishers(iso_env.env["LUNAVECT_HOME"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def test_install_adds_the_state_to_the_persons_border_format_and_uninstall_gives_theirs_back(iso_env, tmux_dir):
+    theirs = "#{?pane_active,#[bold],}#{pane_index}: mine ##1 #{pane_current_command}"
+    path = Path(iso_env.env["HOME"]) / ".tmux.conf"
+    own = f"{USER_CONF}\nset -g pane-border-format '{theirs}'\n"
+    path.write_text(own)
+    # One server that read the person's file before the install, one with tmux's own default border format.
+    tmux(iso_env.env, "one", "-f", str(path), "new-session", "-d", "-s", "main", "sh")
+    tmux_dir[1].append("one")
+    start_server(iso_env, tmux_dir, "plain")
+    default = tmux(iso_env.env, "plain", "show-options", "-gv", "pane-border-format")
+    # And one that an older block gave lunavect's own border format, in place of the person's.
+    start_server(iso_env, tmux_dir, "older")
+    tmux(iso_env.env, "older", "set-option", "-g", "pane-border-format", conf.OLD_BORDER_FORMAT)
+    assert tmux(iso_env.env, "one", "show-options", "-gv", "pane-border-format") == theirs
+
+    assert iso_env.cli("tmux", "install").returncode == 0
+    # A server started after the install reads the person's format, then the block adds to it.
+    tmux(iso_env.env, "later", "-f", str(path), "new-session", "-d", "-s", "main", "sh")
+    tmux_dir[1].append("later")
+    for name, before in (("one", theirs), ("plain", default), ("later", theirs)):
+        assert tmux(iso_env.env, name, "show-options", "-gv", "pane-border-format") == before + conf.BORDER_FRAGMENT
+    tmux(iso_env.env, "later", "source-file", str(path))  # sourcing again adds nothing twice
+    assert tmux(iso_env.env, "later", "show-options", "-gv", "pane-border-format") == theirs + conf.BORDER_FRAGMENT
+
+    _wait_block_publishers(iso_env)
+    assert iso_env.cli("tmux", "uninstall").returncode == 0
+    for name, before in (("one", theirs), ("plain", default), ("later", theirs), ("older", default)):
+        assert tmux(iso_env.env, name, "show-options", "-gv", "pane-border-format") == before
+    assert path.read_text() == own
+
+
 def test_the_block_runs_a_python_whose_path_holds_quotes_and_formats_and_nothing_else(iso_env, tmux_dir):
     """The block names the installing Python: under a folder such as `proj#1` or `it's`, tmux must still run
     that Python (its `run-shell` expands `#`, its parser reads quotes), and nothing the path holds."""

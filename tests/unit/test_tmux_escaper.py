@@ -91,7 +91,16 @@ def test_too_long_a_value_is_refused_by_tmux_without_a_traceback(server):
 
 
 def test_a_conf_word_reads_back_as_its_text(server):
-    texts = [*hostile(server.folder), "", " lead and trail ", "new\n  indented\n# not a comment", "~/x", "{a}", "%if", "A=b"]
+    texts = [
+        *hostile(server.folder),
+        "",
+        " lead and trail ",
+        "new\n  indented\n# not a comment",
+        "~/x",
+        "{a}",
+        "%if",
+        "A=b",
+    ]
     conf = server.folder / "words.conf"
     conf.write_text("".join(f"set -g @w{i} {tmux_text.conf_word(t)}\n" for i, t in enumerate(texts)))
     server("source-file", str(conf))

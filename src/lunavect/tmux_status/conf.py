@@ -21,6 +21,10 @@ END = "# <<< lunavect <<<"
 BACKUP_SUFFIX = ".lunavect-backup"
 POPUP_KEY = "a"
 STATUS_FRAGMENT = " #{@lunavect_status}"
+# Added to the person's own pane-border-format (tmux's default one when they have none), and taken back out.
+BORDER_FRAGMENT = "#{?@lunavect_state, [#{@lunavect_state}],}"
+# What blocks before this one set pane-border-format to, in place of the person's own.
+OLD_BORDER_FORMAT = " #{pane_index} #{?@lunavect_state,[#{@lunavect_state}] ,}#{pane_title} "
 
 
 def conf_path(environ: dict[str, str] | None = None) -> Path:
@@ -44,7 +48,8 @@ def block(command: str | None = None) -> str:
 
     tmux parses each line, and `run-shell` expands its command as a format: the command is quoted for tmux's
     parser, and its `#` doubled where tmux expands it, so a Python under `~/src/proj#1/.venv` (or one named
-    with quotes or `$(...)`) runs as itself.
+    with quotes or `$(...)`) runs as itself. The person's own `status-right` and `pane-border-format` keep
+    what they hold: lunavect's fragment is added to each only when it holds none of lunavect's options yet.
     """
     command = command or lunavect_command()
     popup = tmux_text.conf_word(f"{command} tmux popup")
@@ -54,7 +59,7 @@ def block(command: str | None = None) -> str:
         f"if -F '#{{m:*@lunavect_status*,#{{status-right}}}}' '' \"set -ag status-right '{STATUS_FRAGMENT}'\"",
         # tmux's default status-right already fills its default 40 columns: make room for the counts.
         "if -F '#{e|<|:#{status-right-length},80}' 'set -g status-right-length 80'",
-        "set -g pane-border-format ' #{pane_index} #{?@lunavect_state,[#{@lunavect_state}] ,}#{pane_title} '",
+        f"if -F '#{{m:*@lunavect_state*,#{{pane-border-format}}}}' '' \"set -ag pane-border-format '{BORDER_FRAGMENT}'\"",
         f"bind-key {POPUP_KEY} display-popup -E -w 80% -h 50% {popup}",
         f"run-shell -b {publish}",
         END,
