@@ -243,3 +243,35 @@ def test_the_block_runs_a_python_whose_path_holds_quotes_and_formats_and_nothing
         assert time.monotonic() < deadline + 30, f"the popup did not run the Python: {recorded()!r}"
         time.sleep(0.05)
     assert not x.exists() and not y.exists()
+
+
+def test_the_publisher_survives_a_failed_step_and_publishes_the_next_change(iso_env, tmux_dir):
+    from unit_support import a_session, seed_snapshot
+
+    from lunavect import arrangement, faults
+    from lunavect.core.model import State
+
+    start_server(iso_env, tmux_dir, "one")
+    conn = store.connect()
+    arrangement.set_setting(conn, publish.SETTING, "1")
+    injected = [RuntimeError("injected into one publish")]
+
+    def failing_once(argv: list[str]) -> Reply:
+        if injected and "set-option" in argv:
+            raise injected.pop()
+        return run(argv)
+
+    publishing = publish.Publishing(store.connect, servers=publish.Servers(runner=failing_once))
+    try:
+        deadline = time.monotonic() + 15
+        while not faults.loop_failures(conn):  # the first publish (at the thread's start) failed, and is noted
+            assert time.monotonic() < deadline, "the failed publish was never recorded"
+            time.sleep(0.05)
+        [failure] = faults.loop_failures(conn)
+        assert failure.loop == publish.LOOP_NAME and "injected" in failure.error
+        seed_snapshot(conn, a_session("asks", state=State.PERMISSION))
+        publishing.notify()
+        wait_option(iso_env.env, "one", "@lunavect_awaiting", "1", timeout=15)
+    finally:
+        publishing.close()
+        conn.close()

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 
-from lunavect import tmux_text
+from lunavect import faults, tmux_text
 from lunavect.attention import summarize
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import Reply, run
@@ -26,6 +26,7 @@ from lunavect.tmux_status.options import global_values, pane_states
 log = logging.getLogger(__name__)
 
 SETTING = "tmux_publish"
+LOOP_NAME = "tmux publisher"
 PANE_OPTION = "@lunavect_state"
 _PANES = "#{pane_id}\t#{pane_tty}\t#{pane_dead}\t#{@lunavect_state}"
 
@@ -105,7 +106,8 @@ class Servers:
 class Publishing:
     """The thread: `notify()` after each change the collector announces (it calls `after`, the change feed's
     own publish, then wakes the thread); never blocks the collector. It publishes once at its start, and ends
-    with the collector's process (a daemon thread: it holds nothing that needs closing)."""
+    with the collector's process (a daemon thread: it holds nothing that needs closing). A publish that fails is
+    noted by `faults.Loop` (logged, counted, shown by `lunavect doctor`), and the next change is published."""
 
     def __init__(
         self,
@@ -116,6 +118,7 @@ class Publishing:
         self._connect = connect
         self._after = after
         self.servers = servers or Servers()
+        self.guard = faults.Loop(LOOP_NAME, log, connect)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="lunavect-tmux", daemon=True)
@@ -127,20 +130,29 @@ class Publishing:
         self._wake.set()
 
     def _run(self) -> None:
-        conn = self._connect()
+        """Publish after each wake. A step that fails (the store, tmux, a bug a session's data triggers) is noted
+        by the loop's guard and the next change is published as usual: the thread never ends before `close`."""
+        conn: sqlite3.Connection | None = None
+
+        def step() -> None:
+            nonlocal conn
+            if conn is None:
+                conn = self._connect()
+            if enabled(conn):
+                self.servers.publish(conn)
+
         try:
             while True:
                 self._wake.wait()
                 if self._stop.is_set():
                     return
                 self._wake.clear()
-                try:
-                    if enabled(conn):
-                        self.servers.publish(conn)
-                except (sqlite3.Error, OSError) as exc:
-                    log.info("tmux publishing: %s", exc)
+                if not self.guard.step(step) and conn is not None:
+                    conn.close()  # the connection may be what failed: the next step opens a new one
+                    conn = None
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
 
     def close(self) -> None:
         self._stop.set()
