@@ -159,8 +159,9 @@ def test_a_drawn_value_shows_as_its_text_on_a_real_status_line(iso_env, server):
 def test_the_probe_server_expands_what_is_not_escaped(server):
     """The check above is worth something only if the same server runs `#(...)` given raw: it does."""
     target = server.folder / "ran"
-    server("new-window", "-d", "-c", f"{server.folder}#(touch {target})", "true")
-    wait_until(target.exists, "tmux did not run #(...) given raw", timeout=5)
+    # A `#(...)` job belongs to the tmux client that asked: `run-shell` keeps this one until the job has run.
+    server("new-window", "-d", "-c", f"{server.folder}#(touch {target})", "true", ";", "run-shell", "sleep 2")
+    wait_until(target.exists, "tmux did not run #(...) given raw")
 
 
 def test_text_typed_into_a_pane_keeps_a_final_semicolon(server):
@@ -168,14 +169,16 @@ def test_text_typed_into_a_pane_keeps_a_final_semicolon(server):
     from lunavect.navigation.pane_io import TmuxPane
     from lunavect.navigation.terminals import tmux
 
-    pane_id = server("new-window", "-P", "-F", "#{pane_id}", "cat")
+    # No echo: each line shows once, as `cat` writes it back, in the order typed.
+    pane_id = server("new-window", "-P", "-F", "#{pane_id}", "stty -echo; exec cat")
     pane = TmuxPane(tmux.Pane(server.socket, pane_id, "", None, False, "main", ""))
-    for text in ("go on;", ";", "a\\;", "#(touch X) $(touch Y);"):
+    wait_until(lambda: pane.current_command() == "cat", "cat did not start")
+    texts = ["go on;", ";", "a\\;", "#(touch X) $(touch Y);"]
+    for text in texts:
         assert pane.type(text)
         assert pane.key("Enter")
-    expected = ["go on;", ";", "a\\;", "#(touch X) $(touch Y);"]
     wait_until(
-        lambda: server("capture-pane", "-p", "-t", pane_id).split("\n")[: 2 * len(expected)][::2] == expected,
+        lambda: server("capture-pane", "-p", "-t", pane_id).split("\n")[: len(texts)] == texts,
         f"typed text changed: {server('capture-pane', '-p', '-t', pane_id)!r}",
     )
     nothing_ran(server)
