@@ -1,20 +1,33 @@
 """The command that resumes a session, as a person types it: `cd <folder> && claude --resume <id>`.
 
 Pure text, apart from any terminal: the snapshot stores it as each session's `resume` field, and returning to a
-task (`lunavect.navigation.resume`) runs it.
+task (`lunavect.navigation.resume`) runs it. The folder and the id come from files other programs wrote, and
+the line is run by `sh -c` or pasted into a shell: this module is the one place a command line is made of
+words (`shell_words`, `in_folder`), so a folder named `$(touch x)` or `a; rm -r b` is only ever a folder.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 
 CLI_NAMES = {"claude": "claude", "codex": "codex"}
 # What follows the CLI's name to resume a session: `claude --resume <id>`, `codex resume <id>`.
 _RESUME_ARGS = {"claude": ("--resume",), "codex": ("resume",)}
 
 
+def shell_words(words: Sequence[str]) -> str:
+    """Words as one POSIX shell command line that runs exactly these words (each quoted where it needs it)."""
+    return shlex.join(words)
+
+
 def in_folder(command: str, cwd: str | None) -> str:
-    return f"cd {shlex.quote(cwd)} && {command}" if cwd else command
+    """`command` run in the folder `cwd`. A folder that is not absolute is written `./folder`: `cd` would take
+    `-`, `-P` or `-L` as an option (or go back to `$OLDPWD`) and look a bare name up in `$CDPATH`."""
+    if not cwd:
+        return command
+    folder = cwd if cwd.startswith("/") else f"./{cwd}"
+    return f"cd {shlex.quote(folder)} && {command}"
 
 
 def resume_args(provider: str, session_id: str) -> tuple[str, ...] | None:
@@ -29,4 +42,4 @@ def display_command(provider: str, session_id: str, cwd: str | None) -> str | No
     args = resume_args(provider, session_id)
     if args is None:
         return None
-    return in_folder(shlex.join([CLI_NAMES[provider], *args]), cwd)
+    return in_folder(shell_words([CLI_NAMES[provider], *args]), cwd)

@@ -3,6 +3,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
@@ -51,3 +59,48 @@ async def test_a_click_focuses_a_row_and_a_click_on_the_focused_row_opens_it(con
         await pilot.pause(0.6)  # not a double click
         await pilot.click("#sessions", offset=(10, 0))
         await wait_for(pilot, lambda: expected in app.message, timeout=15, what=f"{expected!r} in {app.message!r}")
+
+
+@pytest.fixture
+def tmux_socket(monkeypatch) -> Iterator[tuple[Path, Path]]:
+    """A real tmux server of the test's own, and `$TMUX` naming it as a pane of its session would."""
+    folder = Path(tempfile.mkdtemp(prefix="lv-tmux-", dir="/tmp"))  # short: a socket path has a limit
+    socket = folder / "s"
+    tmux = ["tmux", "-S", str(socket)]
+    subprocess.run([*tmux, "-f", "/dev/null", "new-session", "-d", "-s", "main"], cwd=folder, check=True, timeout=10)
+    pid = subprocess.run(
+        [*tmux, "display-message", "-p", "-t", "main", "#{pid},#{session_id}"], capture_output=True, text=True
+    ).stdout.strip()
+    monkeypatch.setenv("TMUX", f"{socket},{pid.replace('$', '')}")
+    yield folder, socket
+    subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (Debian: tmux)")
+@pilot_test
+async def test_enter_inside_tmux_resumes_in_a_hostile_folder_and_runs_nothing(
+    conn, make_app, tmp_path, monkeypatch, tmux_socket
+):
+    """Inside tmux, Enter on a finished row opens `new-window -c FOLDER`: a folder `proj#(touch X)` ran it."""
+    server_folder, _ = tmux_socket
+    x, y = server_folder / "X", server_folder / "Y"
+    project = tmp_path / f"proj#(touch {x}) #{{pane_id}} $(touch {y}) `touch {y}` a;b"  # `/` nests folders
+    project.mkdir(parents=True)
+    record = server_folder / "record"
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    claude = bin_folder / "claude"
+    claude.write_text(f'#!/bin/sh\nprintf \'%s\\0\' "$PWD" "$@" > {record}\n')
+    claude.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    session = finished(tmp_path)
+    session.cwd = str(project)
+    seed.write(conn, [session])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: "resumed in tmux window" in app.message, timeout=15, what=app.message)
+        await wait_for(pilot, lambda: record.exists() and record.stat().st_size > 0, timeout=15, what="claude ran")
+    assert not x.exists() and not y.exists(), "a command in the folder name ran"
+    assert record.read_bytes().decode().split("\0") == [str(project), "--resume", "f1", ""]

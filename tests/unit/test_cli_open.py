@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
+from tmux_server import tmux_server, wait_until
 
 FIRST = "aaaaaaaa-1111-4111-8111-111111111111"
 SECOND = "aaaaaaaa-2222-4222-8222-222222222222"
@@ -89,3 +91,37 @@ def test_clipboard_without_any_clipboard_says_so(iso_env, project: Path, claude_
         iso_env.env.pop(name, None)
     proc = iso_env.cli("open", FIRST, "--resume-in", "clipboard")
     assert proc.returncode == 1 and "no clipboard tool found" in proc.stderr
+
+
+def recording_claude(iso_env, folder: Path, record: Path) -> None:
+    """A `claude` on PATH that writes the folder it runs in and its arguments, each ended by a NUL, to `record`."""
+    exe = folder / "claude"
+    exe.write_text(f'#!/bin/sh\nprintf \'%s\\0\' "$PWD" "$@" > {record}\n')
+    exe.chmod(0o755)
+    iso_env.env["PATH"] = f"{folder}{os.pathsep}{iso_env.env['PATH']}"
+
+
+HOSTILE_FOLDERS = [
+    "proj#(touch {x})",
+    "proj#(touch {x}) #{{pane_id}} ##[fg=red] #[bold] $(touch {y}) `touch {y}` 'q\" a;b\nline; ends;",
+]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (Debian: tmux)")
+@pytest.mark.parametrize("name", HOSTILE_FOLDERS)
+def test_resume_in_tmux_runs_nothing_that_the_folder_name_holds(iso_env, tmp_path: Path, name: str) -> None:
+    """tmux expands `new-window -c` as a format: a folder named `proj#(touch X)` once ran `touch X`."""
+    with tmux_server(iso_env.env) as server:
+        x, y = server.folder / "X", server.folder / "Y"
+        # A `/` in the name makes nested folders: the folder's path holds every character.
+        folder = tmp_path / name.format(x=x, y=y)
+        folder.mkdir(parents=True)
+        record = server.folder / "record"
+        recording_claude(iso_env, tmp_path, record)
+        finish(iso_env, FIRST, folder)
+        iso_env.env["TMUX"] = server.tmux_variable
+        proc = iso_env.cli("open", FIRST, "--resume-in", "tmux")
+        assert proc.returncode == 0 and "resumed in tmux window main:" in proc.stdout, proc.stdout + proc.stderr
+        wait_until(lambda: record.exists() and record.stat().st_size, "the resumed claude never ran")
+        assert not x.exists() and not y.exists(), "a command in the folder name ran"
+        assert record.read_bytes().decode().split("\0") == [str(folder), "--resume", FIRST, ""]

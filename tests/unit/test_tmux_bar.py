@@ -168,3 +168,110 @@ def test_without_any_tmux_server_nothing_fails(iso_env, tmux_dir):
 def test_the_readme_shows_the_block_install_writes():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert f"```tmux\n{conf.block('lunavect')}```" in readme
+
+
+def _wait_block_publishers(iso_env) -> None:
+    """The block's own `run-shell 'lunavect tmux publish'` has finished (one that lands after an uninstall would
+    set the options again)."""
+    deadline = time.monotonic() + 15
+    while _block_publishers(iso_env.env["LUNAVECT_HOME"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def test_install_adds_the_state_to_the_persons_border_format_and_uninstall_gives_theirs_back(iso_env, tmux_dir):
+    theirs = "#{?pane_active,#[bold],}#{pane_index}: mine ##1 #{pane_current_command}"
+    path = Path(iso_env.env["HOME"]) / ".tmux.conf"
+    own = f"{USER_CONF}\nset -g pane-border-format '{theirs}'\n"
+    path.write_text(own)
+    # One server that read the person's file before the install, one with tmux's own default border format.
+    tmux(iso_env.env, "one", "-f", str(path), "new-session", "-d", "-s", "main", "sh")
+    tmux_dir[1].append("one")
+    start_server(iso_env, tmux_dir, "plain")
+    default = tmux(iso_env.env, "plain", "show-options", "-gv", "pane-border-format")
+    # And one that an older block gave lunavect's own border format, in place of the person's.
+    start_server(iso_env, tmux_dir, "older")
+    tmux(iso_env.env, "older", "set-option", "-g", "pane-border-format", conf.OLD_BORDER_FORMAT)
+    assert tmux(iso_env.env, "one", "show-options", "-gv", "pane-border-format") == theirs
+
+    assert iso_env.cli("tmux", "install").returncode == 0
+    # A server started after the install reads the person's format, then the block adds to it.
+    tmux(iso_env.env, "later", "-f", str(path), "new-session", "-d", "-s", "main", "sh")
+    tmux_dir[1].append("later")
+    for name, before in (("one", theirs), ("plain", default), ("later", theirs)):
+        assert tmux(iso_env.env, name, "show-options", "-gv", "pane-border-format") == before + conf.BORDER_FRAGMENT
+    tmux(iso_env.env, "later", "source-file", str(path))  # sourcing again adds nothing twice
+    assert tmux(iso_env.env, "later", "show-options", "-gv", "pane-border-format") == theirs + conf.BORDER_FRAGMENT
+
+    _wait_block_publishers(iso_env)
+    assert iso_env.cli("tmux", "uninstall").returncode == 0
+    for name, before in (("one", theirs), ("plain", default), ("later", theirs), ("older", default)):
+        assert tmux(iso_env.env, name, "show-options", "-gv", "pane-border-format") == before
+    assert path.read_text() == own
+
+
+def test_the_block_runs_a_python_whose_path_holds_quotes_and_formats_and_nothing_else(iso_env, tmux_dir):
+    """The block names the installing Python: under a folder such as `proj#1` or `it's`, tmux must still run
+    that Python (its `run-shell` expands `#`, its parser reads quotes), and nothing the path holds."""
+    home = Path(iso_env.env["HOME"])
+    x, y = home / "X", home / "Y"
+    folder = home / f'py#(touch {x}) it\'s "$(touch {y})" `touch {y}` #{{pane_id}} #[fg=red] ~ a;b'
+    folder.mkdir(parents=True)
+    record = home / "record"
+    python = folder / "python"
+    python.write_text(f"#!/bin/sh\nprintf '%s ' \"$@\" >> {record}\n")
+    python.chmod(0o755)
+    block = home / "block.conf"
+    block.write_text(conf.block(conf.lunavect_command(str(python))))
+    start_server(iso_env, tmux_dir, "one")
+    tmux(iso_env.env, "one", "source-file", str(block))
+
+    def recorded() -> str:
+        return record.read_text() if record.exists() else ""
+
+    deadline = time.monotonic() + 15
+    while "-m lunavect tmux publish " not in recorded():
+        assert time.monotonic() < deadline, f"run-shell did not run the Python: {recorded()!r}"
+        time.sleep(0.05)
+    # The popup's key, pressed by a real client: one attached from a pane of a second server.
+    start_server(iso_env, tmux_dir, "outer")
+    tmux(iso_env.env, "outer", "respawn-pane", "-k", "-t", "main", "env -u TMUX tmux -L one attach -t main")
+    while not tmux(iso_env.env, "one", "list-clients"):
+        assert time.monotonic() < deadline + 15, "no client attached"
+        time.sleep(0.05)
+    tmux(iso_env.env, "outer", "send-keys", "-t", "main", "C-b", "a")
+    while "-m lunavect tmux popup " not in recorded():
+        assert time.monotonic() < deadline + 30, f"the popup did not run the Python: {recorded()!r}"
+        time.sleep(0.05)
+    assert not x.exists() and not y.exists()
+
+
+def test_the_publisher_survives_a_failed_step_and_publishes_the_next_change(iso_env, tmux_dir):
+    from unit_support import a_session, seed_snapshot
+
+    from lunavect import arrangement, faults
+    from lunavect.core.model import State
+
+    start_server(iso_env, tmux_dir, "one")
+    conn = store.connect()
+    arrangement.set_setting(conn, publish.SETTING, "1")
+    injected = [RuntimeError("injected into one publish")]
+
+    def failing_once(argv: list[str]) -> Reply:
+        if injected and "set-option" in argv:
+            raise injected.pop()
+        return run(argv)
+
+    publishing = publish.Publishing(store.connect, servers=publish.Servers(runner=failing_once))
+    try:
+        deadline = time.monotonic() + 15
+        while not faults.loop_failures(conn):  # the first publish (at the thread's start) failed, and is noted
+            assert time.monotonic() < deadline, "the failed publish was never recorded"
+            time.sleep(0.05)
+        [failure] = faults.loop_failures(conn)
+        assert failure.loop == publish.LOOP_NAME and "injected" in failure.error
+        seed_snapshot(conn, a_session("asks", state=State.PERMISSION))
+        publishing.notify()
+        wait_option(iso_env.env, "one", "@lunavect_awaiting", "1", timeout=15)
+    finally:
+        publishing.close()
+        conn.close()

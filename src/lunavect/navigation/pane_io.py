@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lunavect import tmux_text
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import Reply, run
 
@@ -34,8 +35,8 @@ class TmuxPane:
 
     def type(self, text: str) -> bool:
         if "\n" not in text:
-            return self._run("send-keys", "-t", self.pane.pane_id, "-l", "--", text).ok
-        if not self._run("set-buffer", "-b", BUFFER, "--", text).ok:
+            return self._run("send-keys", "-t", self.pane.pane_id, "-l", "--", tmux_text.argument(text)).ok
+        if not self._run("set-buffer", "-b", BUFFER, "--", tmux_text.argument(text)).ok:
             return False
         return self._run("paste-buffer", "-p", "-d", "-b", BUFFER, "-t", self.pane.pane_id).ok
 

@@ -5,12 +5,13 @@ the session there). Inside tmux it runs in a new window; elsewhere it is printed
 
 from __future__ import annotations
 
-import shlex
 import socket
 from collections.abc import Callable, Mapping
 
+from lunavect import tmux_text
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals.runner import Reply, run
+from lunavect.resume_command import shell_words
 
 
 def sync_host() -> str | None:
@@ -37,7 +38,7 @@ def is_elsewhere(host: str | None) -> bool:
 
 
 def ssh_command(host: str, *lunavect_args: str) -> str:
-    return shlex.join(["ssh", host, "-t", "lunavect", *lunavect_args])
+    return shell_words(["ssh", host, "-t", "lunavect", *lunavect_args])
 
 
 def open_remote(
@@ -50,7 +51,17 @@ def open_remote(
     parts = tmux.split(",")
     target = ["-t", f"${parts[2]}:"] if len(parts) >= 3 and parts[2].isdigit() else []
     reply = runner(
-        ["tmux", "-S", parts[0], "new-window", *target, "-P", "-F", "#{session_name}:#{window_index}", command]
+        [
+            "tmux",
+            "-S",
+            parts[0],
+            "new-window",
+            *target,
+            "-P",
+            "-F",
+            "#{session_name}:#{window_index}",
+            tmux_text.argument(command),
+        ]
     )
     if not reply.ok:
         why = "tmux did not answer within 10 s" if reply.failure == "timeout" else f"tmux: {reply.error_line}"

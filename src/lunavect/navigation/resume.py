@@ -8,18 +8,18 @@ opened in a new tmux window or terminal window, only when the person asks.
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lunavect import tmux_text
 from lunavect.navigation import clipboard
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals import macos
 from lunavect.navigation.terminals.runner import Reply, run
-from lunavect.resume_command import CLI_NAMES, display_command
+from lunavect.resume_command import CLI_NAMES, display_command, shell_words
 from lunavect.resume_command import in_folder as _in_folder
 from lunavect.resume_command import resume_args as _resume_args
 
@@ -41,7 +41,7 @@ class ResumePlan:
     @property
     def shell_command(self) -> str:
         """The command with the CLI's absolute path, run in the project folder."""
-        return _in_folder(shlex.join(self.argv), self.cwd)
+        return _in_folder(shell_words(self.argv), self.cwd)
 
 
 def plan(
@@ -76,7 +76,9 @@ def tmux_argv(p: ResumePlan, environ: dict[str, str]) -> list[str]:
     parts = environ.get("TMUX", "").split(",")
     socket = parts[0]
     base = ["tmux", "-S", socket] if socket else ["tmux"]
-    cwd = ["-c", p.cwd] if p.cwd else []
+    # tmux expands `-c` as a format: a folder named `proj#(touch x)` would run `touch x`.
+    cwd = ["-c", tmux_text.expanded_argument(p.cwd)] if p.cwd else []
+    command = tmux_text.argument(shell_words(p.argv))
     if socket:
         # `$TMUX` is "<socket>,<server pid>,<session number>": the window opens in that session, not in
         # whichever session tmux last used.
@@ -89,7 +91,7 @@ def tmux_argv(p: ResumePlan, environ: dict[str, str]) -> list[str]:
             "-F",
             "#{session_name}:#{window_index} #{pane_id}",
             *cwd,
-            shlex.join(p.argv),
+            command,
         ]
     return [
         *base,
@@ -99,7 +101,7 @@ def tmux_argv(p: ResumePlan, environ: dict[str, str]) -> list[str]:
         "-F",
         "#{session_name}:#{window_index} #{pane_id}",
         *cwd,
-        shlex.join(p.argv),
+        command,
     ]
 
 
@@ -117,7 +119,7 @@ def in_tmux(p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]]
         return OpenResult(
             Outcome.RESUMED, f"resumed in tmux window {where}", terminal="tmux", target=pane, command=p.display
         )
-    attach = f"tmux attach -t {shlex.quote(where.split(':')[0])}"
+    attach = shell_words(["tmux", "attach", "-t", where.split(":")[0]])
     return OpenResult(
         Outcome.RESUMED,
         f"resumed in the detached tmux session {where}: attach with `{attach}`",

@@ -9,16 +9,22 @@ The block names the Python that installed it (`python -m lunavect`), so tmux fin
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
+
+from lunavect import tmux_text
+from lunavect.resume_command import shell_words
 
 BEGIN = "# >>> lunavect >>> (written by `lunavect tmux install`; `lunavect tmux uninstall` removes it)"
 END = "# <<< lunavect <<<"
 BACKUP_SUFFIX = ".lunavect-backup"
 POPUP_KEY = "a"
 STATUS_FRAGMENT = " #{@lunavect_status}"
+# Added to the person's own pane-border-format (tmux's default one when they have none), and taken back out.
+BORDER_FRAGMENT = "#{?@lunavect_state, [#{@lunavect_state}],}"
+# What blocks before this one set pane-border-format to, in place of the person's own.
+OLD_BORDER_FORMAT = " #{pane_index} #{?@lunavect_state,[#{@lunavect_state}] ,}#{pane_title} "
 
 
 def conf_path(environ: dict[str, str] | None = None) -> Path:
@@ -32,21 +38,30 @@ def conf_path(environ: dict[str, str] | None = None) -> Path:
     return classic
 
 
-def lunavect_command() -> str:
-    return f"{shlex.quote(sys.executable)} -m lunavect"
+def lunavect_command(executable: str | None = None) -> str:
+    """The shell command that runs this lunavect: `<python> -m lunavect`."""
+    return shell_words([executable or sys.executable, "-m", "lunavect"])
 
 
 def block(command: str | None = None) -> str:
+    """The block, for the shell command `command` that runs lunavect (the installing Python by default).
+
+    tmux parses each line, and `run-shell` expands its command as a format: the command is quoted for tmux's
+    parser, and its `#` doubled where tmux expands it, so a Python under `~/src/proj#1/.venv` (or one named
+    with quotes or `$(...)`) runs as itself. The person's own `status-right` and `pane-border-format` keep
+    what they hold: lunavect's fragment is added to each only when it holds none of lunavect's options yet.
+    """
     command = command or lunavect_command()
-    # tmux parses the block: single quotes hold the shell command, so the command must not contain one.
+    popup = tmux_text.conf_word(f"{command} tmux popup")
+    publish = tmux_text.conf_word(tmux_text.expanded(f"{command} tmux publish"))
     lines = [
         BEGIN,
         f"if -F '#{{m:*@lunavect_status*,#{{status-right}}}}' '' \"set -ag status-right '{STATUS_FRAGMENT}'\"",
         # tmux's default status-right already fills its default 40 columns: make room for the counts.
         "if -F '#{e|<|:#{status-right-length},80}' 'set -g status-right-length 80'",
-        "set -g pane-border-format ' #{pane_index} #{?@lunavect_state,[#{@lunavect_state}] ,}#{pane_title} '",
-        f"bind-key {POPUP_KEY} display-popup -E -w 80% -h 50% '{command} tmux popup'",
-        f"run-shell -b '{command} tmux publish'",
+        f"if -F '#{{m:*@lunavect_state*,#{{pane-border-format}}}}' '' \"set -ag pane-border-format '{BORDER_FRAGMENT}'\"",
+        f"bind-key {POPUP_KEY} display-popup -E -w 80% -h 50% {popup}",
+        f"run-shell -b {publish}",
         END,
     ]
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ prints the same `status_text`.
 
 from __future__ import annotations
 
+from lunavect import tmux_text
 from lunavect.attention import Summary
 from lunavect.core.model import Session
 
@@ -29,8 +30,9 @@ def short_text(summary: Summary) -> str:
 
 
 def status_text(summary: Summary) -> str:
-    """The counts as a tmux format string, coloured by level; `#` in a note is escaped."""
-    return f"#[fg={COLORS[summary.level]}]{short_text(summary).replace('#', '##')}#[default]"
+    """The counts as a tmux format string, coloured by level; a note's text is shown as it is, never as a
+    format (the status line draws the value)."""
+    return f"#[fg={COLORS[summary.level]}]{tmux_text.drawn(short_text(summary))}#[default]"
 
 
 GLOBAL_OPTIONS = ("@lunavect_working", "@lunavect_awaiting", "@lunavect_errors", "@lunavect_status")

@@ -16,6 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 
+from lunavect import faults, tmux_text
 from lunavect.attention import summarize
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import Reply, run
@@ -25,6 +26,7 @@ from lunavect.tmux_status.options import global_values, pane_states
 log = logging.getLogger(__name__)
 
 SETTING = "tmux_publish"
+LOOP_NAME = "tmux publisher"
 PANE_OPTION = "@lunavect_state"
 _PANES = "#{pane_id}\t#{pane_tty}\t#{pane_dead}\t#{@lunavect_state}"
 
@@ -65,7 +67,7 @@ class Servers:
         commands: list[str] = []
         for name, value in values.items():
             if last.get(name) != value:
-                commands += ["set-option", "-g", name, value, ";"]
+                commands += ["set-option", "-g", name, tmux_text.argument(value), ";"]
         listing = self.runner(tmux.argv(socket, "list-panes", "-a", "-F", _PANES))
         if not listing.ok:
             self._published.pop(socket, None)  # not running (a stale socket): start afresh if it comes back
@@ -75,9 +77,10 @@ class Servers:
             if len(parts) != 4:
                 continue
             pane_id, device, dead, shown = parts
-            state = states.get(device, "") if dead != "1" else ""
+            # A pane border draws the value: it is set (and so read back) with every `#` doubled.
+            state = tmux_text.drawn(states.get(device, "")) if dead != "1" else ""
             if state != shown:
-                commands += ["set-option", "-p", "-t", pane_id, PANE_OPTION, state, ";"] if state else [
+                commands += ["set-option", "-p", "-t", pane_id, PANE_OPTION, tmux_text.argument(state), ";"] if state else [
                     "set-option", "-pu", "-t", pane_id, PANE_OPTION, ";",
                 ]  # fmt: skip
         if not commands:
@@ -103,7 +106,8 @@ class Servers:
 class Publishing:
     """The thread: `notify()` after each change the collector announces (it calls `after`, the change feed's
     own publish, then wakes the thread); never blocks the collector. It publishes once at its start, and ends
-    with the collector's process (a daemon thread: it holds nothing that needs closing)."""
+    with the collector's process (a daemon thread: it holds nothing that needs closing). A publish that fails is
+    noted by `faults.Loop` (logged, counted, shown by `lunavect doctor`), and the next change is published."""
 
     def __init__(
         self,
@@ -114,6 +118,7 @@ class Publishing:
         self._connect = connect
         self._after = after
         self.servers = servers or Servers()
+        self.guard = faults.Loop(LOOP_NAME, log, connect)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="lunavect-tmux", daemon=True)
@@ -125,20 +130,29 @@ class Publishing:
         self._wake.set()
 
     def _run(self) -> None:
-        conn = self._connect()
+        """Publish after each wake. A step that fails (the store, tmux, a bug a session's data triggers) is noted
+        by the loop's guard and the next change is published as usual: the thread never ends before `close`."""
+        conn: sqlite3.Connection | None = None
+
+        def step() -> None:
+            nonlocal conn
+            if conn is None:
+                conn = self._connect()
+            if enabled(conn):
+                self.servers.publish(conn)
+
         try:
             while True:
                 self._wake.wait()
                 if self._stop.is_set():
                     return
                 self._wake.clear()
-                try:
-                    if enabled(conn):
-                        self.servers.publish(conn)
-                except (sqlite3.Error, OSError) as exc:
-                    log.info("tmux publishing: %s", exc)
+                if not self.guard.step(step) and conn is not None:
+                    conn.close()  # the connection may be what failed: the next step opens a new one
+                    conn = None
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
 
     def close(self) -> None:
         self._stop.set()

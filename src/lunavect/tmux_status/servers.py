@@ -5,9 +5,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from lunavect import tmux_text
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import run
-from lunavect.tmux_status.conf import POPUP_KEY, STATUS_FRAGMENT, block
+from lunavect.tmux_status.conf import BORDER_FRAGMENT, OLD_BORDER_FORMAT, POPUP_KEY, STATUS_FRAGMENT, block
 from lunavect.tmux_status.options import GLOBAL_OPTIONS
 from lunavect.tmux_status.publish import PANE_OPTION
 
@@ -26,17 +27,29 @@ def apply_block(sockets: list[str]) -> None:
 
 
 def remove_from(sockets: list[str]) -> None:
-    """Unset lunavect's options and key, and take its fragment out of `status-right`, on each server."""
+    """Unset lunavect's options and key, and take its fragments out of `status-right` and `pane-border-format`,
+    on each server: what is left is exactly the person's own value."""
     for socket in sockets:
         commands: list[str] = []
         for name in GLOBAL_OPTIONS:
             commands += ["set-option", "-gu", name, ";"]
-        commands += ["unbind-key", POPUP_KEY, ";", "set-option", "-gu", "pane-border-format"]
+        commands += ["unbind-key", POPUP_KEY]
         run(tmux.argv(socket, *commands))
         panes = run(tmux.argv(socket, "list-panes", "-a", "-F", "#{pane_id}"))
         for pane in panes.stdout.split() if panes.ok else []:
             run(tmux.argv(socket, "set-option", "-pu", "-t", pane, PANE_OPTION))
-        right = run(tmux.argv(socket, "show-options", "-gv", "status-right"))
-        if right.ok and STATUS_FRAGMENT in right.stdout:
-            value = right.stdout.rstrip("\n").replace(STATUS_FRAGMENT, "")
-            run(tmux.argv(socket, "set-option", "-g", "status-right", value))
+        _take_out(socket, "status-right", STATUS_FRAGMENT)
+        _take_out(socket, "pane-border-format", BORDER_FRAGMENT)
+
+
+def _take_out(socket: str, option: str, fragment: str) -> None:
+    """The global `option` without lunavect's `fragment` (tmux's default again where an older block replaced
+    the person's pane-border-format with its own). The value is the person's format: set as it is."""
+    shown = run(tmux.argv(socket, "show-options", "-gv", option))
+    if not shown.ok:
+        return
+    value = shown.stdout.removesuffix("\n")
+    if value == OLD_BORDER_FORMAT and option == "pane-border-format":
+        run(tmux.argv(socket, "set-option", "-gu", option))
+    elif fragment in value:
+        run(tmux.argv(socket, "set-option", "-g", option, tmux_text.argument(value.replace(fragment, ""))))

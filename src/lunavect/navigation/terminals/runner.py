@@ -69,6 +69,8 @@ def run(argv: list[str], timeout: float = REQUEST_TIMEOUT_S, env: dict[str, str]
         return Reply(False, failure="timeout")
     except OSError as exc:
         return Reply(False, stderr=str(exc), failure="failed")
+    except ValueError as exc:  # an argument no program can be given: a NUL, or text the system cannot encode
+        return Reply(False, stderr=str(exc), failure="failed")
     stdout = proc.stdout.decode("utf-8", "replace")
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:

@@ -9,7 +9,6 @@ exited is skipped even when the system has given its old device to a new termina
 from __future__ import annotations
 
 import os
-import shlex
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from lunavect.host.processes import ProcessTable, ancestry
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals.runner import Reply, run
+from lunavect.resume_command import shell_words
 
 PANE_FORMAT = "#{pane_id}\t#{pane_tty}\t#{pane_pid}\t#{pane_dead}\t#{session_name}\t#{window_id}"
 CLIENT_FORMAT = "#{client_name}\t#{client_tty}\t#{client_session}\t#{client_pid}\t#{client_activity}"
@@ -91,7 +91,7 @@ def focus_argvs(pane: Pane, client: Client | None) -> list[list[str]]:
 
 def attach_command(pane: Pane) -> str:
     """What a person types to see the pane when no tmux client shows its server."""
-    return shlex.join(["tmux", "-S", pane.socket, "attach-session", "-t", pane.session])
+    return shell_words(["tmux", "-S", pane.socket, "attach-session", "-t", pane.session])
 
 
 def choose_client(clients: list[Client], pane: Pane, own_tty: str | None, own_session: str | None) -> Client | None:
