@@ -177,3 +177,13 @@ def test_an_arrangement_entry_goes_through_the_clamp_in_the_store(iso_env):
     seen = arrange.seen_revision(bucket.conn)
     bucket.put((f"alpha.arr.claude.{GOOD}", arrange.encode(Record(hidden=Change(False, seen=seen)))))
     assert merge(arrange.records(bucket.conn)[f"claude:{GOOD}"]).hidden is False
+
+
+def test_a_host_whose_clock_runs_a_little_ahead_keeps_its_times_uncounted(iso_env):
+    from lunavect.core.times import iso
+
+    bucket = bucket_for(iso_env)
+    ahead = iso(time.time() + 60)
+    bucket.put(("beta.beat", beat()), (f"beta.s.claude.{GOOD}", row(updated=ahead, since=ahead)))
+    (session,) = read_sessions(bucket.conn)
+    assert (session.updated, session.since) == (ahead, ahead) and bucket.drops.cut == 0

@@ -11,8 +11,9 @@ A row is that machine's word about its own session; what it may say is bounded h
   resumes a session there, `ssh HOST -t lunavect resume ID`;
 - `heard` and `usage` are this machine's to say (the heartbeat says when its host was heard; usage is read
   from a client's own files, which only the host has);
-- every text is cut to a length, the lists and counts to a size, and its times to the put's own time (a row
-  that claims the future would stay on top of every list).
+- every text is cut to a length, the lists and counts to a size, and a time later than the put's own (beyond
+  `CLOCK_SKEW_S`, for a host whose clock runs ahead) to the put's time: a row that claims the future would
+  stay on top of every list.
 
 A row longer than `MAX_ROW_BYTES` is not decoded at all; a row whose fields had to be cut is kept, cut, and
 counted by the caller.
@@ -48,6 +49,8 @@ MAX_BACKGROUND_KINDS = 16
 BACKGROUND_KIND_CHARS = 64
 MAX_BACKGROUND_COUNT = 10_000
 ELLIPSIS = "…"
+# How far ahead of the server's clock a host's own clock may run before its times count as the future.
+CLOCK_SKEW_S = 300.0
 
 _decoder = msgspec.json.Decoder(Session)
 
@@ -69,11 +72,11 @@ def _cut(text: str | None, limit: int) -> tuple[str | None, bool]:
 
 
 def _time(text: str | None, put_at: float) -> tuple[str | None, bool]:
-    """A time no later than the put that carried it (None when it is no time at all)."""
+    """A time no later than the put that carried it, give or take a clock's drift (None when it is no time)."""
     seconds = epoch(text)
     if seconds is None:
         return None, text is not None
-    if seconds > put_at:
+    if seconds > put_at + CLOCK_SKEW_S:
         return iso(put_at), True
     return text, False
 
