@@ -118,7 +118,9 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
     now = time.time() if now is None else now
     after = auto_hide_after(conn)
     catalogs = dict(conn.execute("SELECT provider, at FROM catalog_listing").fetchall())
-    # Other machines' sessions (sync) are listed beside this one's, as their hosts last said them.
+    # Other machines' sessions (sync) are listed beside this one's, as their hosts last said them; a session of
+    # this machine always wins over another machine's row with its id (`lunavect resume ID` must never ssh to a
+    # machine that claims one of this machine's sessions).
     remote_hosts = remote.hosts(conn)
     keyed: list[tuple[tuple[int, float, str], Row]] = []
     usage = ledger.listed_sessions(conn)
@@ -129,7 +131,8 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
     for key, data, remote_host, pinned, hidden, hidden_at, position, shown_at, listed_at in conn.execute(
         "SELECT s.id, s.data, s.host, COALESCE(a.pinned, 0), COALESCE(a.hidden, 0), a.hidden_at, a.position, "
         "a.shown_at, a.listed_at FROM (SELECT id, data, NULL AS host FROM snapshot WHERE listed = 1 "
-        "UNION ALL SELECT id, data, host FROM remote_session) s LEFT JOIN arrangement a ON a.id = s.id"
+        "UNION ALL SELECT id, data, host FROM remote_session WHERE id NOT IN (SELECT id FROM snapshot)) s "
+        "LEFT JOIN arrangement a ON a.id = s.id"
     ):
         inputs = (data, pinned, hidden, hidden_at, position, shown_at, listed_at)
         kept = kept_before.get(key) if remote_host is None else None

@@ -86,6 +86,10 @@ def sync_set(
     collector.ensure_running()
     collector.poke()
     click.echo(f"sync on: this machine is {host!r} at {', '.join(servers)}")
+    if admin.anyone_may_write(wanted):
+        from lunavect.sync.open_server import WARNING
+
+        click.echo(f"warning: {WARNING}")
 
 
 @sync_group.command("off")
@@ -132,6 +136,10 @@ class Status(msgspec.Struct):
     hosts: list[HostStatus] = []
     # Entries of other machines refused where they entered (a key or value that is not valid).
     refused: int = 0
+    # Rows of other machines kept with fields cut to the bounds (README, "Many machines").
+    cut: int = 0
+    # The server lets clients without credentials write this host's keys (`sync.open_server`).
+    open_to_anyone: bool = False
 
 
 def read_status() -> Status:
@@ -158,6 +166,8 @@ def read_status() -> Status:
         error=values.get(remote.ERROR),
         notifying_host=presence.notifying_host(conn, now),
         refused=int(refused) if (refused := values.get(remote.REFUSED)) and refused.isdigit() else 0,
+        cut=int(cut) if (cut := values.get(remote.CUT)) and cut.isdigit() else 0,
+        open_to_anyone=values.get(remote.OPEN_SERVER) is not None,
         hosts=[
             HostStatus(name, counts.get(name, 0), iso(host.heard), host.silent(now))
             for name, host in sorted(remote.hosts(conn).items())
@@ -184,8 +194,14 @@ def sync_status(as_json: bool) -> None:
     if status.error:
         click.echo(f"last problem: {clean(status.error, 400)}")
     click.echo(f"notifications for other hosts' sessions: from {clean(status.notifying_host)}")
+    if status.open_to_anyone:
+        from lunavect.sync.open_server import WARNING
+
+        click.echo(f"warning: {WARNING}")
     if status.refused:
         click.echo(f"ignored {status.refused} entries from other machines (not valid; the collector's log names them)")
+    if status.cut:
+        click.echo(f'cut {status.cut} rows from other machines to length (see README, "Many machines")')
     for host in status.hosts:
         word = "silent" if host.silent else "heard"
         click.echo(f"  {clean(host.host)}: {host.sessions} sessions, {word} {host.heard}")

@@ -15,7 +15,7 @@ import nats.errors
 import nats.js.errors
 
 from lunavect.sync import keys
-from lunavect.sync.client import NameTaken, check_name, open_bucket, own_entries
+from lunavect.sync.bucket import NameTaken, check_name, open_bucket, own_entries
 from lunavect.sync.config import SyncConfig
 from lunavect.sync.connect import ConfigError, options
 from lunavect.sync.remote import Beat
@@ -69,6 +69,16 @@ async def _with_connection(config: SyncConfig, job: str, machine: str) -> None:
                 await kv.delete(key)
     finally:
         await nc.close()
+
+
+def anyone_may_write(config: SyncConfig) -> bool:
+    """True when the server lets clients without credentials write this host's keys (`open_server`)."""
+    from lunavect.sync.open_server import anyone_may_write as ask
+
+    try:
+        return asyncio.run(asyncio.wait_for(ask(config), TIMEOUT_S))
+    except Exception:  # noqa: BLE001 - no answer is no warning: the check itself has said what failed
+        return False
 
 
 def run(config: SyncConfig, job: str, machine: str) -> str | None:

@@ -9,6 +9,9 @@ seen. Every host merges the same records the same way, so all agree without talk
 - hidden: a hide stands unless an unhide came after it *and had seen it*; so two machines acting at once
   never lose a hide (an unhide only undoes the hides it knew of).
 
+A revision a record names is another machine's word: it is clamped to the revision of the put that carries it
+(the server's, which no host chooses), so no record can claim the future.
+
 The sync thread runs `step` on each wake: first it finds what the person changed here (the local table
 differs from the merge of the records it last agreed with) and puts it, then it stores the records that
 arrived and writes the new merge into the local table (a compare-and-set, so a change made meanwhile is
@@ -88,12 +91,14 @@ def merge(records: list[tuple[int, Record]]) -> Merged:
             change: Change | None = getattr(record, name)
             if change is None:
                 continue
-            rev = change.rev or revision
+            # A change is never newer than the put that carries it: a record that claims `rev=10**15` would
+            # otherwise outrank every later change on every machine (a hide no unhide could undo).
+            rev = min(change.rev, revision) if change.rev > 0 else revision
             if name == "hidden":
                 if change.value:
                     hides.append((rev, change.at))
                 else:
-                    unhides.append((rev, change.seen))
+                    unhides.append((rev, min(change.seen, rev)))
             elif rev > newest.get(name, (-1, None))[0]:
                 newest[name] = (rev, change.value)
     standing = [(rev, at) for rev, at in hides if not any(u_rev > rev and seen >= rev for u_rev, seen in unhides)]

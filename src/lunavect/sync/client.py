@@ -8,6 +8,12 @@ holds for a session this machine no longer lists: no ghosts), and beats every `b
 key and writes the other hosts' entries into the store with the revision reached (`remote.apply`); after a
 reconnect or a restart it resumes right after that revision. With the server unreachable nothing here
 blocks the collector: the local list goes on, and the store says since when other hosts are not current.
+
+Each step of the loop (taking in a batch of entries, the arrangement, the beat, the puts) is guarded by
+`faults.Loop`: a step that raises is logged, counted and shown by `lunavect doctor`, and the loop goes on with
+the same connection; a batch that raises is taken in again entry by entry, so only the entry that fails is
+lost. What arrives under this host's own name and was not written by this machine is another's (`own_keys`):
+counted, written over, never a reason to stop.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,68 +34,19 @@ import nats.js.errors
 from nats.js import api
 from nats.js.kv import KeyValue
 
-from lunavect import store
-from lunavect.sync import arrange, keys, remote
+from lunavect import faults, store
+from lunavect.sync import arrange, keys, open_server, remote
+from lunavect.sync.bucket import NameTaken, check_name, open_bucket, own_entries
 from lunavect.sync.config import SyncConfig
 from lunavect.sync.connect import options
+from lunavect.sync.own_keys import OwnKeys
+from lunavect.terminal_text import clean
 
 log = logging.getLogger("lunavect.sync")
 
 KV_OP = "KV-Operation"
 MARKER_REASON = "Nats-Marker-Reason"
 _beat_encoder = msgspec.json.Encoder()
-
-
-class NameTaken(Exception):
-    """Another installation beats under this host name."""
-
-
-async def open_bucket(js: Any, create: bool = True) -> KeyValue:
-    """The bucket, created (one value per key; three replicas on a cluster, else one) if it is missing."""
-    try:
-        return await js.key_value(keys.BUCKET)
-    except nats.js.errors.BucketNotFoundError:
-        if not create:
-            raise
-    last: Exception | None = None
-    for replicas in (3, 1):
-        try:
-            return await js.create_key_value(bucket=keys.BUCKET, history=1, replicas=replicas)
-        except nats.js.errors.APIError as exc:
-            last = exc
-    assert last is not None
-    raise last
-
-
-async def own_entries(kv: KeyValue, host: str) -> dict[str, bytes]:
-    """Every key of `host` the bucket holds now, with its value (deleted keys left out)."""
-    found: dict[str, bytes] = {}
-    watcher = await kv.watch(f"{host}.>", ignore_deletes=True)
-    try:
-        while True:
-            entry = await watcher.updates(timeout=5.0)
-            if entry is None:
-                break
-            found[entry.key] = entry.value or b""
-    finally:
-        await watcher.stop()
-    return found
-
-
-def check_name(entries: dict[str, bytes], host: str, machine: str) -> None:
-    """Refuse a host name whose heartbeat belongs to another installation."""
-    data = entries.get(keys.beat_key(host))
-    if not data:
-        return
-    beat = remote.decode_beat(data)
-    if beat is None:
-        return
-    if beat.machine != machine:
-        heard = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(beat.at))
-        raise NameTaken(
-            f"the host name {host!r} is already used by another machine (last heard {heard}); "
-            "choose another with --host-name, or run `lunavect sync off` there first"
-        )
 
 
 class SyncClient:
@@ -110,6 +68,13 @@ class SyncClient:
         self.stats: dict[str, int] = {}
         # Other machines' entries refused where they entered (their keys or values are not valid).
         self.drops = remote.Drops()
+        self.faults = faults.Loop("sync", log, connect=lambda: store.connect(self.store_path))
+        # This host's rows as the bucket holds them (key -> value), and this connection's own writes.
+        self._published: dict[str, bytes] = {}
+        self._own = OwnKeys(config.host)
+        self._beat_now = False
+        self._sub: Any = None
+        self._probe: asyncio.Future[None] | None = None
 
     # -- the collector's side (any thread) ---------------------------------------------------------------
 
@@ -154,9 +119,6 @@ class SyncClient:
                 try:
                     await self._connected(conn)
                     wait = 0.5
-                except NameTaken as exc:
-                    self._note(conn, remote.ERROR, str(exc))
-                    wait = 30.0
                 except Exception as exc:  # noqa: BLE001 - any failure: say it, wait, connect again
                     log.info("sync: %s", exc)
                     self._note(conn, remote.ERROR, f"{type(exc).__name__}: {exc}".rstrip(": "))
@@ -217,10 +179,13 @@ class SyncClient:
         js = nc.jetstream(timeout=5.0)
         kv = await open_bucket(js)
         mine = await own_entries(kv, host)
-        check_name(mine, host, self.machine)
-        published = {key: value for key, value in mine.items() if keys.parse(key) is not None}
-        published.pop(keys.beat_key(host), None)
-        sub = await self._watch(js, conn)
+        self._check_own_beat(conn, mine)
+        self._published = {key: value for key, value in mine.items() if keys.parse(key) is not None}
+        self._published.pop(keys.beat_key(host), None)
+        self._own = OwnKeys(host)
+        # Asked beside the loop: a server that leaves an anonymous publish unanswered takes its timeout.
+        self._probe = asyncio.ensure_future(self._ask_open(conn))
+        self._sub = await self._watch(js, conn)
         self._note(conn, remote.DISCONNECTED_SINCE, None)
         self._note(conn, remote.ERROR, None)
         self._note(conn, remote.CONNECTED_SINCE, repr(time.time()))
@@ -229,44 +194,83 @@ class SyncClient:
             while not self._stop.is_set() and not nc.is_closed:
                 if self._resubscribe:
                     self._resubscribe = False
-                    await _unsubscribe(sub)
-                    sub = await self._watch(js, conn)
-                    self._note(conn, remote.DISCONNECTED_SINCE, None)
-                    self._note(conn, remote.CONNECTED_SINCE, repr(time.time()))
+                    await _unsubscribe(self._sub)
+                    if not await self._step(lambda: self._rewatch(js, conn)):
+                        self._resubscribe = True
                 if nc.is_connected:
-                    await self._arrange(kv, conn)
+                    await self._step(lambda: self._arrange(kv, conn))
                 self._drain_inbox(conn)
                 if nc.is_connected:
                     # The beat first: other hosts hear this one before its rows, so no row shows as silent.
-                    if time.monotonic() >= next_beat:
-                        await self._beat(kv)
+                    if self._beat_now or time.monotonic() >= next_beat:
+                        self._beat_now = False
+                        await self._step(lambda: self._beat(kv))
                         next_beat = time.monotonic() + self.config.beat_s
-                    await self._publish(kv, published)
+                    await self._step(lambda: self._publish(kv))
                 self.stats = dict(nc.stats)
                 await self._sleep(max(0.05, min(self.config.beat_s, next_beat - time.monotonic())))
         finally:
-            await _unsubscribe(sub)
+            if self._probe is not None:
+                self._probe.cancel()
+            await _unsubscribe(self._sub)
             self._drain_inbox(conn)
+
+    async def _ask_open(self, conn: sqlite3.Connection) -> None:
+        try:
+            open_to_all = await open_server.anyone_may_write(self.config)
+        except Exception as exc:  # noqa: BLE001 - a question that fails is a failed step, nothing more
+            self.faults.failed(exc)
+            return
+        self._note(conn, remote.OPEN_SERVER, open_server.WARNING if open_to_all else None)
+
+    async def _step(self, body: Callable[[], Awaitable[object]]) -> bool:
+        """One step of the loop under its guard (`faults.Loop`): True when it went well."""
+        try:
+            await body()
+        except Exception as exc:  # noqa: BLE001 - the loop goes on with its connection: that is the point
+            self.faults.failed(exc)
+            wait = self.faults.pause()
+            if wait:
+                await asyncio.sleep(wait)
+            return False
+        return True
+
+    async def _rewatch(self, js: Any, conn: sqlite3.Connection) -> None:
+        self._sub = await self._watch(js, conn)
+        self._note(conn, remote.DISCONNECTED_SINCE, None)
+        self._note(conn, remote.CONNECTED_SINCE, repr(time.time()))
+
+    def _check_own_beat(self, conn: sqlite3.Connection, mine: dict[str, bytes]) -> None:
+        """A beat under this host's name from another installation, found on connecting: `sync set` made sure
+        the name was free, so it is a forgery (or a stale claim): counted, and beaten over at once."""
+        try:
+            check_name(mine, self.config.host, self.machine)
+        except NameTaken:
+            self._foreign(
+                conn, keys.beat_key(self.config.host), "a heartbeat under this host's name from another machine"
+            )
 
     async def _beat(self, kv: KeyValue) -> None:
         with self._lock:
             person_at = self._person_at
         beat = remote.Beat(at=time.time(), every=self.config.beat_s, machine=self.machine, person_at=person_at)
+        key = keys.beat_key(self.config.host)
         try:
-            await kv.put(keys.beat_key(self.config.host), _beat_encoder.encode(beat))
+            self._own.wrote(key, await kv.put(key, _beat_encoder.encode(beat)))
         except (nats.errors.Error, TimeoutError) as exc:
             log.info("sync: beat not delivered: %s", exc)
 
-    async def _publish(self, kv: KeyValue, published: dict[str, bytes]) -> None:
+    async def _publish(self, kv: KeyValue) -> None:
         """Put what changed, delete what left; a failed put is tried again on the next wake."""
         host = self.config.host
+        published = self._published
         with self._lock:
             offered = self._offered
         wanted = {keys.session_key(host, session): data for session, data in offered.items()}
         try:
             for key, data in wanted.items():
                 if published.get(key) != data:
-                    await kv.put(key, data)
+                    self._own.wrote(key, await kv.put(key, data))
                     published[key] = data
             for key in [key for key in published if key not in wanted]:
                 parsed = keys.parse(key)
@@ -313,11 +317,14 @@ class SyncClient:
         """Subscribe to every key from right after the revision the store has reached (all of the newest
         values when it has none; again from the start when the bucket was recreated behind it)."""
         self._drain_inbox(conn)
+        remote.readmit_if_older(conn)
         reached = remote.revision(conn)
         info = await js.stream_info(keys.STREAM)
         if reached > info.state.last_seq:
             remote.forget_all(conn)
             reached = 0
+        # What this host's keys held before this watch was read on connecting (`own_entries`).
+        self._own.before = max(self._own.before, info.state.last_seq)
         if reached:
             config = api.ConsumerConfig(deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=reached + 1)
         else:
@@ -347,19 +354,51 @@ class SyncClient:
             self._wake.set()
 
     def _drain_inbox(self, conn: sqlite3.Connection) -> None:
+        """Take in what the watch delivered: this host's own keys are checked against its own writes, the
+        other hosts' entries stored (`remote.apply`). Never raises: a batch that fails is taken in entry by
+        entry, so one entry that lunavect cannot take costs that entry only."""
         if not self._inbox:
             return
         batch, self._inbox = self._inbox, []
-        own_beats = [e for e in batch if e.value and e.key == keys.beat_key(self.config.host)]
-        for entry in own_beats:
-            assert entry.value is not None
-            check_name({entry.key: entry.value}, self.config.host, self.machine)
+        for entry in batch:
+            if self._own.mine(entry.key) and self._own.foreign(entry, self._published):
+                # A beat with this machine's own id (`sync set` run again here) is beaten over, not counted.
+                beat = remote.decode_beat(entry.value) if entry.value else None
+                ours = beat is not None and beat.machine == self.machine
+                self._foreign(conn, entry.key, "an entry under this host's name that this machine did not write", ours)
         try:
             remote.apply(conn, self.config.host, batch, self.drops)
         except sqlite3.Error:
             # Nothing of the batch was stored: watching again from the revision stored brings it back.
             log.exception("sync: cannot store other hosts' rows; watching again from the last stored revision")
             self._resubscribe = True
+        except Exception as exc:  # noqa: BLE001 - a bug an entry triggers must not stop the intake
+            self.faults.failed(exc)
+            for entry in batch:
+                try:
+                    remote.apply(conn, self.config.host, [entry], self.drops)
+                except sqlite3.Error:
+                    self._resubscribe = True
+                    return
+                except Exception:  # noqa: BLE001 - recorded once above; the entry is skipped
+                    log.warning("sync: skipped an entry lunavect could not take in (key %s)", clean(entry.key, 120))
+
+    def _foreign(self, conn: sqlite3.Connection, key: str, why: str, ours: bool = False) -> None:
+        """Someone else wrote `key` under this host's name: counted (unless `ours`), and written over."""
+        if not ours:
+            self.drops.note(key, why)
+            try:
+                with store.transaction(conn):
+                    remote.add_refused(conn, 1)
+            except sqlite3.Error:
+                log.exception("sync: cannot record a refused entry")
+        if key == keys.beat_key(self.config.host):
+            self._beat_now = True
+            # A deleted beat took this host's rows out of the others' lists: every row is put again.
+            for published in self._published:
+                self._published[published] = b""
+        else:
+            self._published[key] = b""  # put again if this machine lists it, else deleted
 
 
 async def _unsubscribe(sub: Any) -> None:

@@ -28,7 +28,7 @@ from lunavect import store
 from lunavect.core.ids import is_session_id
 from lunavect.core.model import Session, State
 from lunavect.core.times import bounded
-from lunavect.sync import arrange, config, keys
+from lunavect.sync import arrange, config, keys, remote_row
 from lunavect.terminal_text import clean
 
 log = logging.getLogger("lunavect.sync")
@@ -41,10 +41,17 @@ ERROR = "sync.error"
 STARTED = "sync.started"
 # How many entries of other machines were refused where they entered, since sync was turned on (`sync status`).
 REFUSED = "sync.refused"
+# How many rows of other machines were kept with fields cut to length (README, "Many machines": the bounds).
+CUT = "sync.cut"
+# Set while the server lets clients without credentials write this host's keys (`open_server`).
+OPEN_SERVER = "sync.open_server"
+# The rules by which other machines' rows were taken in (`remote_row`, `_Held`): rows a store kept under older
+# rules are read again from the bucket once (`readmit_if_older`).
+INTAKE = "sync.intake"
+INTAKE_VERSION = "2"
 # A row decided by its host's missing heartbeat says so in its basis.
 HEARTBEAT_BASIS = "heartbeat"
 
-_session_decoder = msgspec.json.Decoder(Session)
 _encoder = msgspec.json.Encoder()
 
 
@@ -82,27 +89,39 @@ def decode_beat(data: bytes) -> Beat | None:
 
 
 class Drops:
-    """The entries of other machines refused where they entered: counted, and logged at most once every
-    `DROP_LOG_S` (a host that keeps writing bad keys must not fill the collector's log)."""
+    """The entries of other machines refused where they entered (`count`), and the rows kept with fields cut to
+    length (`cut`): counted, and logged at most once every `DROP_LOG_S` each (a host that keeps writing bad
+    keys must not fill the collector's log)."""
 
     def __init__(self) -> None:
         self.count = 0
-        self._unlogged = 0
-        self._logged_at: float | None = None
+        self.cut = 0
+        self._unlogged = {"refused": 0, "cut": 0}
+        self._logged_at: dict[str, float] = {}
 
     def note(self, key: str, why: str, now: float | None = None) -> None:
-        now = time.time() if now is None else now
+        """An entry refused: nothing of it was stored."""
         self.count += 1
-        self._unlogged += 1
-        if self._logged_at is None or now - self._logged_at >= DROP_LOG_S:
-            log.warning(
-                "sync: ignored %d entr%s from other machines (the last: %s, key %s)",
-                self._unlogged,
-                "y" if self._unlogged == 1 else "ies",
-                why,
-                clean(key, DROP_KEY_CHARS),
-            )
-            self._logged_at, self._unlogged = now, 0
+        self._log("refused", key, why, now)
+
+    def note_cut(self, key: str, why: str, now: float | None = None) -> None:
+        """A row kept, with what did not fit cut off."""
+        self.cut += 1
+        self._log("cut", key, why, now)
+
+    def _log(self, kind: str, key: str, why: str, now: float | None) -> None:
+        now = time.time() if now is None else now
+        self._unlogged[kind] += 1
+        logged_at = self._logged_at.get(kind)
+        if logged_at is not None and now - logged_at < DROP_LOG_S:
+            return
+        n = self._unlogged[kind]
+        if kind == "refused":
+            text = f"ignored {n} entr{'y' if n == 1 else 'ies'} from other machines"
+        else:
+            text = f"cut {n} row{'' if n == 1 else 's'} from other machines to length"
+        log.warning("sync: %s (the last: %s, key %s)", text, why, clean(key, DROP_KEY_CHARS))
+        self._logged_at[kind], self._unlogged[kind] = now, 0
 
 
 @dataclass(frozen=True)
@@ -121,15 +140,16 @@ def revision(conn: sqlite3.Connection) -> int:
 
 def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: Drops | None = None) -> int:
     """Apply watched entries (other hosts' only) and the revision reached; returns how many rows changed.
-    Entries that are not valid are skipped and noted in `drops`."""
+    Entries that are not valid are skipped and noted in `drops`, rows cut to fit are kept and noted too."""
     if not entries:
         return 0
     drops = drops if drops is not None else Drops()
-    refused_before = drops.count
+    before = (drops.count, drops.cut)
     changed = 0
     here = socket.gethostname()  # this machine's name: no other may take it
     with store.transaction(conn):
         reached = start = revision(conn)
+        held = _Held(conn)
         for entry in entries:
             if entry.revision <= start:
                 continue  # delivered again (a watch restarted behind another): applied already
@@ -151,61 +171,134 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: 
                 # (`navigation.remote_host.is_elsewhere`): another machine may not take that name.
                 drops.note(entry.key, "another machine named as this one")
             elif parsed.host != own_host:
-                applied = _apply_one(conn, parsed, entry)
-                if applied is None:
-                    drops.note(entry.key, f"a {'heartbeat' if parsed.kind == keys.BEAT else 'row'} no reader takes")
-                changed += applied or 0
+                applied = _apply_one(conn, parsed, entry, held)
+                if isinstance(applied, str):
+                    drops.note(entry.key, applied)
+                    continue
+                if applied.cut:
+                    drops.note_cut(entry.key, "a row longer than a row may be")
+                changed += applied.changed
         store.set_collector_value(conn, REVISION, str(reached))
-        if drops.count > refused_before:
-            stored = store.collector_values(conn).get(REFUSED)
-            total = (int(stored) if stored and stored.isdigit() else 0) + drops.count - refused_before
-            store.set_collector_value(conn, REFUSED, str(total))
+        add_refused(conn, drops.count - before[0])
+        _add_to(conn, CUT, drops.cut - before[1])
     return changed
 
 
-def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry) -> int | None:
-    """How many rows the entry changed, or None when its value is not valid."""
+def add_refused(conn: sqlite3.Connection, more: int) -> None:
+    """Count `more` entries refused (in the caller's transaction)."""
+    _add_to(conn, REFUSED, more)
+
+
+def _add_to(conn: sqlite3.Connection, key: str, more: int) -> None:
+    if more > 0:
+        stored = store.collector_values(conn).get(key)
+        total = (int(stored) if stored and stored.isdigit() else 0) + more
+        store.set_collector_value(conn, key, str(total))
+
+
+class _Held:
+    """Which session ids are taken, read once per batch: this machine's own (a remote row may never stand for
+    one of them: `lunavect resume ID` would run `ssh` to the host that claimed it), every other host's (the
+    first host heard with an id keeps it), and how many rows each host has (at most
+    `remote_row.MAX_ROWS_PER_HOST`)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.local = {key for (key,) in conn.execute("SELECT id FROM snapshot")}
+        self.owner: dict[str, str] = {}
+        self.keys: dict[str, set[str]] = {}
+        for host, key in conn.execute("SELECT host, id FROM remote_session ORDER BY revision"):
+            self.added(host, key)
+
+    def refusal(self, host: str, key: str) -> str | None:
+        """Why `host` may not have a row for `key` now, or None when it may."""
+        if key in self.local:
+            return "a session id of this machine's own"
+        owner = self.owner.get(key)
+        if owner is not None and owner != host:
+            return "a session id another machine holds"
+        if owner is None and len(self.keys.get(host, ())) >= remote_row.MAX_ROWS_PER_HOST:
+            return f"more than {remote_row.MAX_ROWS_PER_HOST} rows from one machine"
+        return None
+
+    def added(self, host: str, key: str) -> None:
+        if self.owner.setdefault(key, host) == host:
+            self.keys.setdefault(host, set()).add(key)
+
+    def removed(self, host: str, key: str | None = None) -> None:
+        """`key` of `host` left (every key of it when None)."""
+        held = self.keys.get(host, set())
+        for gone in list(held) if key is None else [key] if key in held else []:
+            held.discard(gone)
+            del self.owner[gone]
+
+
+@dataclass(frozen=True)
+class _Applied:
+    changed: int
+    cut: bool = False
+
+
+def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry, held: _Held) -> _Applied | str:
+    """What the entry changed, or why it was refused."""
+    # Heard at the server's time of the put, never later than now: a beat caught up after an outage does not
+    # make a host look alive that stopped long ago, and no row or beat claims a time after its own put.
+    put_at = min(bounded(entry.created) or 0.0, time.time())
     if key.kind == keys.BEAT:
         if entry.value is None:  # the host turned sync off: its sessions leave with it
             conn.execute("DELETE FROM remote_session WHERE host = ?", (key.host,))
-            return conn.execute("DELETE FROM remote_host WHERE host = ?", (key.host,)).rowcount
+            held.removed(key.host)
+            return _Applied(conn.execute("DELETE FROM remote_host WHERE host = ?", (key.host,)).rowcount)
         beat = decode_beat(entry.value)
         if beat is None:
-            return None
-        # Heard at the server's time of the beat, never later than now: a beat caught up after an outage
-        # does not make a host look alive that stopped long ago.
-        heard = min(bounded(entry.created) or 0.0, time.time())
+            return "a heartbeat no reader takes"
+        # A front end used "in the future" would make its host the notifying one for good.
+        person_at = min(beat.person_at, put_at) if beat.person_at is not None else None
         conn.execute(
             "INSERT INTO remote_host (host, heard, beat_s, revision, machine, person_at) VALUES (?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (host) DO UPDATE SET heard = excluded.heard, beat_s = excluded.beat_s, "
             "revision = excluded.revision, machine = excluded.machine, person_at = excluded.person_at "
             "WHERE excluded.revision > remote_host.revision",
-            (key.host, heard, beat.every, entry.revision, beat.machine, beat.person_at),
+            (key.host, put_at, beat.every, entry.revision, beat.machine, person_at),
         )
-        return 1
+        return _Applied(1)
     if key.kind == keys.SESSION and key.session is not None:
         if entry.value is None:
-            return conn.execute(
+            gone = conn.execute(
                 "DELETE FROM remote_session WHERE host = ? AND id = ? AND revision < ?",
                 (key.host, key.session, entry.revision),
             ).rowcount
-        try:
-            session = _session_decoder.decode(entry.value)
-        except msgspec.DecodeError:
-            return None
-        # The key says which host and session a row is: a row claiming another's is taken as its key says
-        # (its provider and session id too: they name a client's files and commands).
-        session.host = key.host
-        session.id = key.session
-        session.provider, _, session.session_id = key.session.partition(":")
+            if gone:
+                held.removed(key.host, key.session)
+            return _Applied(gone)
+        session = remote_row.decode(entry.value)
+        if session is None:
+            return "a row no reader takes"
+        refusal = held.refusal(key.host, key.session)
+        if refusal is not None:
+            return refusal
+        cut = remote_row.admit(session, key.host, key.session, put_at)
         conn.execute(
             "INSERT INTO remote_session (host, id, data, revision) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (host, id) DO UPDATE SET data = excluded.data, revision = excluded.revision "
             "WHERE excluded.revision > remote_session.revision",
             (key.host, key.session, _encoder.encode(session).decode(), entry.revision),
         )
-        return 1
-    return 0
+        held.added(key.host, key.session)
+        return _Applied(1, cut)
+    return _Applied(0)
+
+
+def readmit_if_older(conn: sqlite3.Connection) -> None:
+    """Rows stored by an older intake than this one (before a row's resume was rebuilt, its terminal dropped,
+    its length bounded, its id checked against this machine's) are taken in again: the other hosts' rows and
+    beats are forgotten and the watch starts again from the newest value of every key."""
+    if store.collector_values(conn).get(INTAKE) == INTAKE_VERSION:
+        return
+    with store.transaction(conn):
+        conn.execute("DELETE FROM remote_session")
+        conn.execute("DELETE FROM remote_host")
+        conn.execute("DELETE FROM collector WHERE key = ?", (REVISION,))
+        store.set_collector_value(conn, INTAKE, INTAKE_VERSION)
 
 
 def forget_all(conn: sqlite3.Connection) -> None:
@@ -216,8 +309,8 @@ def forget_all(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM sync_arrangement")
         conn.execute("DELETE FROM sync_agreed")
         conn.execute(
-            "DELETE FROM collector WHERE key IN (?, ?, ?, ?, ?, ?)",
-            (REVISION, CONNECTED_SINCE, DISCONNECTED_SINCE, ERROR, STARTED, REFUSED),
+            "DELETE FROM collector WHERE key IN (?, ?, ?, ?, ?, ?, ?, ?)",
+            (REVISION, CONNECTED_SINCE, DISCONNECTED_SINCE, ERROR, STARTED, REFUSED, CUT, OPEN_SERVER),
         )
 
 
