@@ -89,8 +89,22 @@ async function raise() {
     return false;
   }
   const own = vscode.Uri.parse(`${vscode.env.uriScheme}://${SELF_ID}/raise`);
-  const external = await withTimeout(vscode.env.asExternalUri(own), SHOW_WAIT_MS, null);
-  return external ? withTimeout(vscode.env.openExternal(external), SHOW_WAIT_MS, false) : false;
+  return (await withTimeout(openOwnLink(own), SHOW_WAIT_MS, false)) === true;
+}
+
+/**
+ * Open a link of the editor's own scheme in this window, where the extension it names handles it. On a
+ * desktop, asExternalUri adds this window's id, so VS Code routes the link here and focuses the window; in
+ * a browser, that would open a new tab, while the workbench's own opener hands the link to the extension
+ * in this page.
+ */
+async function openOwnLink(uri) {
+  if (!isDesktop()) {
+    await vscode.commands.executeCommand('vscode.open', uri);
+    return true;
+  }
+  const external = await vscode.env.asExternalUri(uri);
+  return vscode.env.openExternal(external);
 }
 
 async function show(pid) {
@@ -122,11 +136,7 @@ async function panel(provider, session) {
   if (!link) {
     return protocol.failure('unsupported', `${extensionId} offers no way to open a given conversation`);
   }
-  const target = await withTimeout(vscode.env.asExternalUri(vscode.Uri.parse(link)), SHOW_WAIT_MS, null);
-  if (!target) {
-    return protocol.failure('window-unreachable', 'the editor window did not answer: it is closed, or its browser tab is gone');
-  }
-  const opened = await withTimeout(vscode.env.openExternal(target), SHOW_WAIT_MS, null);
+  const opened = await withTimeout(openOwnLink(vscode.Uri.parse(link)), SHOW_WAIT_MS, null);
   if (opened === null) {
     return protocol.failure('window-unreachable', 'the editor window did not answer: it is closed, or its browser tab is gone');
   }
