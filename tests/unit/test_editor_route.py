@@ -132,6 +132,18 @@ def test_no_editor_above_the_agent_is_none_of_this_routes_business() -> None:
     assert route.focus_terminal([CLAUDE, SHELL_A, tmux], Registrations([window(999)], []), never) is None
 
 
+def test_a_terminal_started_from_an_editors_terminal_holds_the_agent_not_the_editor() -> None:
+    """kitty run from a code-server terminal: the agent's chain passes that terminal's shell, which is not
+    the session's terminal."""
+    kitty = Proc(750, 700, "kitty", "kitty", None, 125.0)
+    inner = Proc(760, 750, "bash", "bash", "/dev/pts/9", 126.0)
+    agent = Proc(770, 760, "claude", "claude", "/dev/pts/9", 127.0)
+    asker = Asker(shown(700))
+    chain = [agent, inner, kitty, SHELL_A, PTY_HOST, SERVER]
+    assert route.focus_terminal(chain, Registrations([window(700)], []), never, asker) is None
+    assert asker.asked == []
+
+
 def test_claude_codes_panel_is_asked_through_the_window_whose_extension_host_runs_it() -> None:
     chain = [PANEL_CLAUDE, EXT_HOST, SERVER]
     asker = Asker(asking.Answer(ok=True, body={"ok": True, "opened": "claude"}))

@@ -124,11 +124,22 @@ def _editor_above(chain: list[Proc]) -> Proc | None:
     return host.proc if host is not None and host.kind == detect.EDITOR else None
 
 
+def _up_to_its_terminal(chain: list[Proc]) -> list[Proc]:
+    """The agent and its parents up to the first terminal of another kind: a kitty or an xterm started from an
+    editor's terminal holds the agent itself, and the editor's shell above it is not the session's terminal."""
+    for index, proc in enumerate(chain[1:], start=1):
+        kind = detect.kind_of(proc)
+        if kind is not None and kind not in (detect.EDITOR, detect.APP):
+            return chain[:index]
+    return chain
+
+
 def focus_terminal(
     chain: list[Proc], registrations: Registrations, installed: Callable[[str], bool], asker: Asker = asking.ask
 ) -> OpenResult | None:
     """Where `chain` (the agent and its parents, nearest first) runs in an editor's terminal, bring that
     terminal forward or say exactly why not; None when no editor is above it."""
+    chain = _up_to_its_terminal(chain)
     for window in registrations.windows:
         shell = next((p for p in chain if window.terminal(p.pid) is not None), None)
         if shell is not None:
