@@ -28,6 +28,7 @@ def window(*terminals: int, editor_pid: int = 500, ident: str = "0123456789ab", 
         host_pid=650,
         editor_pid=editor_pid,
         started=100.0,
+        updated=150.0,
         app="code-server",
         ui=ui,
         companion="0.1.0",
@@ -89,6 +90,14 @@ def test_each_way_of_not_answering_has_its_own_outcome() -> None:
     for answer, outcome, words in cases:
         result = route.focus_terminal(chain, regs, never, Asker(answer))
         assert result is not None and result.outcome == outcome and words in result.message, (answer, result)
+
+
+def test_a_window_that_ended_without_cleaning_up_is_not_asked_about_a_pid_reused_since() -> None:
+    reused = Proc(700, 600, "bash", "bash", "/dev/pts/4", 400.0)  # started after the registration's last write
+    asker = Asker(shown(700))
+    regs = Registrations([window(700, editor_pid=123)], [])
+    assert route.focus_terminal([CLAUDE, reused, PTY_HOST, SERVER], regs, never, asker) is None
+    assert asker.asked == []
 
 
 def test_a_closed_windows_terminal_is_named_as_such_and_nobody_is_asked() -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from lunavect.host.processes import Proc
 from lunavect.navigation.editors import ask as asking
-from lunavect.navigation.editors.windows import Registrations, Window
+from lunavect.navigation.editors.windows import START_SLACK_S, Registrations, Window
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals import detect
 
@@ -141,14 +141,14 @@ def focus_terminal(
     terminal forward or say exactly why not; None when no editor is above it."""
     chain = _up_to_its_terminal(chain)
     for window in registrations.windows:
-        shell = next((p for p in chain if window.terminal(p.pid) is not None), None)
+        shell = next((p for p in chain if window.holds(p)), None)
         if shell is not None:
             return show_in(window, shell, asker)
     for closed in registrations.closed:
         for proc in chain:
             listed = any(t.pid == proc.pid for t in closed.terminals)
             # A shell that started after the window closed has only reused the pid.
-            if listed and (proc.started is None or proc.started <= closed.closed + 1):
+            if listed and (proc.started is None or proc.started <= closed.closed + START_SLACK_S):
                 return OpenResult(
                     Outcome.GONE,
                     f"the {closed.app or 'editor'} window that showed its terminal (shell pid {proc.pid}) has "

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lunavect import paths
+from lunavect.host.processes import Proc
 
 FOLDER_NAME = "editors"
 REGISTRATION_SUFFIX = ".json"
@@ -32,6 +33,8 @@ MAX_FILE_BYTES = 256 * 1024
 MAX_TERMINALS = 512
 MAX_NAME = 80
 MAX_PID = 4_194_304
+# How far a process's start and a registration's time may disagree (two clocks read a moment apart).
+START_SLACK_S = 1.0
 # A closed window's record is kept while one of its terminals may still run; after this long it is old.
 CLOSED_KEPT_S = 7 * 24 * 3600
 
@@ -51,6 +54,7 @@ class Window:
     host_pid: int  # the window's extension host, where the companion runs
     editor_pid: int | None  # its parent: the editor process, above every terminal's pty host
     started: float  # epoch seconds
+    updated: float  # when the registration was last written (epoch seconds)
     app: str  # the editor's own name ("Visual Studio Code", "code-server", ...)
     ui: str  # "desktop" or "web"
     companion: str
@@ -65,6 +69,13 @@ class Window:
 
     def terminal(self, pid: int) -> Terminal | None:
         return next((t for t in self.terminals if t.pid == pid), None)
+
+    def holds(self, proc: Proc) -> bool:
+        """Is `proc` the shell of one of this window's terminals? A process that started after the window
+        last wrote its registration only has a pid the system reused (the window ended without cleaning up)."""
+        if self.terminal(proc.pid) is None:
+            return False
+        return proc.started is None or proc.started <= self.updated + START_SLACK_S
 
 
 @dataclass(frozen=True)
@@ -149,6 +160,7 @@ def parse_window(data: dict, where: Path, now: float) -> Window | None:
         host_pid=host_pid,
         editor_pid=_pid(data.get("editor_pid")),
         started=started,
+        updated=_time_ms(data.get("updated"), now) or started,
         app=_name(data.get("app")),
         ui="web" if data.get("ui") == "web" else "desktop",
         companion=_name(data.get("companion")),
