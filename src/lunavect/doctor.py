@@ -33,6 +33,8 @@ class Report:
     collector: dict = field(default_factory=dict)
     store: dict = field(default_factory=dict)
     quarantined: list[dict] = field(default_factory=list)
+    # The guide's "Sessions in editors": each editor's companion, installed and answering (lunavect.navigation.editors).
+    editors: list[dict] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -166,6 +168,14 @@ def _data_folder(report: Report) -> None:
         report.problems.append(Problem(f"data folder {data}: not yours alone", f"chmod 700 {data}"))
 
 
+def _editors(report: Report) -> None:
+    from lunavect.navigation.editors import install as companions
+
+    for status in companions.status():
+        report.editors.append({**status.as_dict(), "summary": companions.describe(status)})
+        report.problems.extend(Problem(p["what"], p["fix"]) for p in status.problems)
+
+
 def examine(now: float | None = None) -> Report:
     """Everything `lunavect doctor` reports, looked at now."""
     now = time.time() if now is None else now
@@ -176,6 +186,7 @@ def examine(now: float | None = None) -> Report:
         _collector(report, conn, now)
         _quarantined(report, conn)
         _data_folder(report)
+        _editors(report)
     finally:
         if conn is not None:
             conn.close()
@@ -216,6 +227,9 @@ def lines(report: Report) -> list[str]:
     else:
         out.append(f"store: NOT OK ({s['path']})")
     out.append(f"set-aside files: {len(report.quarantined)}")
+    if report.editors:
+        out.append("sessions in editors:")
+        out.extend(f"  {editor['summary']}" for editor in report.editors)
     if report.problems:
         out.append("")
         out.append(f"{len(report.problems)} problem(s):")

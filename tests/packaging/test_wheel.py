@@ -324,3 +324,39 @@ def test_the_installed_wheel_carries_the_web_panels_files_and_names_its_extra(in
     # Without the `web` extra, `lunavect web` says what to install, in one line.
     done = installed.run("web", check=False)
     assert done.returncode == 1 and "lunavect[web]" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_editor_companion_ships_in_the_wheel_and_the_installed_one_builds_it(
+    dists: Dists, installed: Installed
+) -> None:
+    """`lunavect editors install` builds the companion from the installed package (the repository's editors/)."""
+    companion = ["package.json", "extension.js", "lib/channel.js", "lib/protocol.js"]
+    with zipfile.ZipFile(dists.wheel) as wheel:
+        names = set(wheel.namelist())
+    assert [f for f in companion if f"lunavect/companions/vscode/{f}" not in names] == []
+    assert not [n for n in names if n.startswith("lunavect/companions/vscode/test/")]
+    with tarfile.open(dists.sdist) as sdist:
+        in_sdist = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert {f"editors/vscode/{f}" for f in companion} <= in_sdist
+    target = installed.home / "companion.vsix"
+    build = (
+        "import sys, pathlib; from lunavect.navigation.editors import companion; "
+        "companion.build_vsix(pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]))"
+    )
+    done = subprocess.run(
+        [
+            str(installed.venv / "bin" / "python"),
+            "-c",
+            build,
+            str(target),
+            str(installed.home / "lunavect" / "editors"),
+        ],
+        capture_output=True,
+        text=True,
+        env=installed.env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(target) as vsix:
+        assert {f"extension/{f}" for f in companion} <= set(vsix.namelist())
+    assert "code-server: companion not installed" in installed.run("editors", "status").stdout

@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tray",
     "doctor",
     "usage",
+    "editors",
 )
 
 

@@ -15,6 +15,9 @@ from lunavect import paths
 from lunavect.claude.catalog import read_catalog
 from lunavect.host.processes import LiveProcesses, ProcessTable, ancestry
 from lunavect.navigation import remote_host, resume
+from lunavect.navigation.editors import install as editor_companions
+from lunavect.navigation.editors import route as editor_route
+from lunavect.navigation.editors import windows as editor_windows
 from lunavect.navigation.locate import SessionLike, Status, Whereabouts, locate
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals import desktop, detect, kitty, macos, tmux, wezterm
@@ -45,6 +48,9 @@ def focus_live(where: Whereabouts, table: ProcessTable, environ: Mapping[str, st
         mine = own_tty(table)
         return tmux.focus(pane, mine, tmux.own_tmux_session(mine, [pane.socket]))
     chain = ancestry(table, where.pid)
+    in_editor = editor_route.focus_terminal(chain, editor_windows.read(), editor_companions.is_installed)
+    if in_editor is not None:
+        return in_editor
     host = detect.terminal_host(chain)
     if host is None:
         return OpenResult(
@@ -67,13 +73,6 @@ def focus_live(where: Whereabouts, table: ProcessTable, environ: Mapping[str, st
         return macos.focus(macos.TERMINAL[0], where.tty)
     if host.kind == detect.DESKTOP_TERMINAL:
         return desktop.focus(name, host.proc.pid, dict(environ))
-    if host.kind == detect.EDITOR:
-        return OpenResult(
-            Outcome.UNSUPPORTED,
-            f"it runs in a terminal of the editor {name}, whose tabs lunavect cannot select",
-            terminal=name,
-            target=where.tty,
-        )
     if host.kind == detect.SSH:
         return OpenResult(
             Outcome.UNSUPPORTED,
@@ -151,6 +150,10 @@ def open_session(
     if where.status == Status.LIVE:
         return _with_resume(focus_live(where, table, env), session)
     if where.status == Status.NO_TERMINAL:
+        chain = ancestry(table, where.pid) if where.pid is not None else []
+        panel = editor_route.open_panel(session.provider, session.session_id, where.app, chain, editor_windows.read())
+        if panel is not None:
+            return _with_resume(panel, session)
         app = where.app or "an app without a terminal"
         return _with_resume(
             OpenResult(

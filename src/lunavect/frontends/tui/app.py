@@ -332,10 +332,13 @@ class PanelApp(ListView):
     def action_settings(self) -> None:
         if self.conn is None:
             return
+        from lunavect.frontends.tui.editor_settings import EditorSettings
         from lunavect.frontends.tui.notify_settings import NotificationSettings
 
         notifications = NotificationSettings.from_store(self.conn, self.show_message)
-        self.push_screen(SettingsScreen(auto_hide_after(self.conn), self._set_auto_hide, notifications))
+        self.push_screen(
+            SettingsScreen(auto_hide_after(self.conn), self._set_auto_hide, notifications, EditorSettings())
+        )
 
     def _set_auto_hide(self, seconds: float | None) -> None:
         if self.conn is None:

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Button, Footer, Label, OptionList, RadioButton, RadioSet, Static
 from textual.widgets.option_list import Option
 
@@ -108,11 +109,13 @@ class SettingsScreen(ModalScreen[None]):
         auto_hide_after: float | None,
         apply_auto_hide: Callable[[float | None], None],
         notifications: NotificationSettings | None = None,
+        editors: Widget | None = None,
     ) -> None:
         super().__init__()
         self.auto_hide_after = auto_hide_after
         self.apply_auto_hide = apply_auto_hide
         self.notifications = notifications
+        self.editors = editors
 
     def compose(self) -> ComposeResult:
         with Vertical(id="settings"):
@@ -129,6 +132,8 @@ class SettingsScreen(ModalScreen[None]):
                     yield RadioButton(f"After {label}", value=self.auto_hide_after == seconds, id=f"auto-hide-{index}")
             if self.notifications is not None:
                 yield self.notifications
+            if self.editors is not None:
+                yield self.editors
             yield Button("Close", id="close", compact=True)
 
     def on_mount(self) -> None:
