@@ -137,6 +137,8 @@ class Collector:
     def _ingest_chunk(self, chunk: spool.Chunk, now: float) -> int:
         changed: dict[str, Facts] = {}
         with store.transaction(self.conn):
+            if chunk.fragments:
+                store.bump_counter(self.conn, "spool.fragment", chunk.fragments)
             found = [item for line in chunk.lines if (item := self._ingest_line(line)) is not None]
             stored = self._store(found, changed, now)
             spool.commit_cursor(self.conn, chunk, now)

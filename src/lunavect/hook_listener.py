@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from lunavect.claude.http_hooks import HOOK_PATH
 from lunavect.claude.http_hooks import SECRET_HEADER as _SECRET_HEADER
 from lunavect.host.loopback_peer import peer_uid
-from lunavect.shim.jsoncodec import json_dumps, json_loads
+from lunavect.shim.jsoncodec import json_loads
 from lunavect.shim.payload import extract
-from lunavect.shim.spoolfile import SPOOL_FORMAT, append_line, new_id
+from lunavect.shim.spoolfile import SPOOL_FORMAT, append_record, new_id
 
 __all__ = ["HOOK_PATH", "SECRET_HEADER", "HookListener", "peer_uid"]
 SECRET_HEADER = _SECRET_HEADER.lower()  # header names are compared lower-cased
@@ -155,7 +155,7 @@ class HookListener:
                 return
             self._answer(conn, None)  # the agent goes on now; storing is the collector's time, not its
             conn.close()
-            if append_line(self._spool_file, json_dumps(_record(outcome, received, self._process_of))):
+            if append_record(self._spool_file, _record(outcome, received, self._process_of)):
                 self.accepted += 1
         except Exception:  # noqa: BLE001 - one bad connection must never stop the listener
             pass

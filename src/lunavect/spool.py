@@ -5,6 +5,11 @@ for that file's inode and stores the new offset in the same transaction as the e
 killed at any point neither loses an event nor stores one twice. A file is identified by its inode, so
 rotation (renaming a fully read file aside, then deleting it once no shim can still be appending to it)
 never confuses two files.
+
+A write the disk cut short can leave a fragment with no newline, and the next record is then appended glued
+to it. The shim blanks such a fragment out (lunavect/shim/spoolfile.py), but one may stay (a shim killed in
+between), so the reader cuts every fragment off the record after it: a record begins with RECORD_START, and
+those bytes stand nowhere else in a record, so the whole record is the line from its last RECORD_START on.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lunavect.shim.spoolfile import SPOOL_FILE_NAME
+from lunavect.shim.spoolfile import RECORD_START, SPOOL_FILE_NAME
 
 # Rotate the live spool once it is fully read and this large.
 ROTATE_BYTES = 4 * 1024 * 1024
@@ -25,17 +30,42 @@ RETIRE_AFTER_S = 60.0
 # At most this much is read per file per ingest, so one transaction stays short.
 MAX_READ_BYTES = 4 * 1024 * 1024
 ROTATED_PREFIX = "rotated-"
+_RECORD_START = RECORD_START.encode("ascii")
 
 
 @dataclass(frozen=True)
 class Chunk:
-    """Complete lines read from one spool file, and the offset just past them."""
+    """Complete lines read from one spool file, and the offset just past them; `fragments` counts the pieces
+    of cut-short writes cut off the lines' fronts."""
 
     inode: int
     name: str
     start: int
     end: int
     lines: list[bytes]
+    fragments: int = 0
+
+
+def cut_fragments(line: bytes) -> tuple[bytes, int]:
+    """The record a line ends with, without the fragments glued in front of it, and how many were cut off.
+
+    A fragment long enough to hold RECORD_START begins with it; a shorter one is counted with the one
+    before it. A line written before records began with the mark has none after its start: kept whole."""
+    start = line.rfind(_RECORD_START)
+    if start <= 0:
+        return line, 0
+    head = line[:start]
+    return line[start:], head.count(_RECORD_START) + (not head.startswith(_RECORD_START))
+
+
+def _whole_records(data: bytes) -> tuple[list[bytes], int]:
+    lines: list[bytes] = []
+    fragments = 0
+    for line in data.splitlines():
+        record, cut = cut_fragments(line)
+        lines.append(record)
+        fragments += cut
+    return lines, fragments
 
 
 def _cursor(conn: sqlite3.Connection, inode: int) -> int:
@@ -77,7 +107,8 @@ def read_new(conn: sqlite3.Connection, path: Path, max_bytes: int = MAX_READ_BYT
             return Chunk(st.st_ino, path.name, offset, offset + len(data), [])
         return None  # a line still being written: read it whole next time
     whole = data[: last_newline + 1]
-    return Chunk(st.st_ino, path.name, offset, offset + len(whole), whole.splitlines())
+    lines, fragments = _whole_records(whole)
+    return Chunk(st.st_ino, path.name, offset, offset + len(whole), lines, fragments)
 
 
 def commit_cursor(conn: sqlite3.Connection, chunk: Chunk, now: float) -> None:

@@ -15,6 +15,10 @@ from anthropic_server import RefusingPort, error, hang, text, tool_use
 from lunavect_probe import Timeline, list_sessions, lunavect, wait_for, wait_state
 
 PERMISSION_DIALOG = r"Do you want to proceed\?"
+# AUTO_MODE: in the client's default mode ("auto") a command such as `python3 -c ...` waits for the server-side
+# safety check, which cannot reach the scripted server: a few seconds later the client opens its own dialog
+# ("Auto mode can't check actions") and the command never runs (FACTS.md). A scenario that needs its tool to
+# run for a while uses acceptEdits, or a loaded machine's first look can come after those few seconds.
 
 
 def _counts(env) -> dict:
@@ -253,7 +257,7 @@ def test_esc_during_a_tool_does_not_leave_it_working(claude_tmux, model_server, 
     model_server.script(
         tool_use("Bash", {"command": 'python3 -c "import time; time.sleep(30)"', "description": "long"}), text("never")
     )
-    claude = claude_tmux("--allowedTools", "Bash")
+    claude = claude_tmux("--allowedTools", "Bash", "--permission-mode", "acceptEdits")  # see AUTO_MODE
     claude.send_text("run the long thing")
     wait_for(iso_home.env, lambda s: s["activity"] == "Bash", timeout=30)
     claude.send_keys("Escape")
@@ -276,7 +280,7 @@ def test_kill_9_during_a_tool_does_not_leave_it_working(claude_tmux, model_serve
     model_server.script(
         tool_use("Bash", {"command": 'python3 -c "import time; time.sleep(30)"', "description": "long"}), text("never")
     )
-    claude = claude_tmux("--allowedTools", "Bash")
+    claude = claude_tmux("--allowedTools", "Bash", "--permission-mode", "acceptEdits")  # see AUTO_MODE
     claude.send_text("run the long thing")
     wait_for(iso_home.env, lambda s: s["activity"] == "Bash", timeout=30)
     os.kill(claude.pid(), signal.SIGKILL)
@@ -298,7 +302,7 @@ def test_two_sessions_in_one_folder_keep_their_own_states(claude_tmux, model_ser
     first = claude_tmux()
     first.send_text("quick question")
     wait_state(iso_home.env, "ready", timeout=30)
-    second = claude_tmux("--allowedTools", "Bash")
+    second = claude_tmux("--allowedTools", "Bash", "--permission-mode", "acceptEdits")  # see AUTO_MODE
     second.send_text("slow job")
 
     def both(sessions):

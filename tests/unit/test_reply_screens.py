@@ -32,10 +32,55 @@ def screen(name: str) -> str:
         ("codex_permission", "codex", None),
         ("claude_ready", "codex", None),
         ("codex_ready", "claude", None),
+        # A reply drew a box of ─│╭╮ and the input box's own shape higher up (recorded from the real clients).
+        ("claude_box_ready", "claude", True),
+        ("claude_box_wrapped_draft", "claude", False),
+        ("claude_box_second_row_draft", "claude", False),
+        ("codex_box_ready", "codex", True),
+        ("codex_box_wrapped_draft", "codex", False),
+        ("codex_box_second_row_draft", "codex", False),  # `›` row empty, the draft on the row below
     ],
 )
 def test_the_prompt_is_recognised_and_a_draft_is_not_overwritten(name: str, provider: str, empty: bool | None) -> None:
     assert screens.prompt_empty(provider, screen(name)) is empty
+
+
+def _box_at_column_one(name: str) -> str:
+    """A recorded draft screen with the reply's box-shaped block moved to the first column: rule, `❯`, rule
+    high on the screen, as the input box draws them (the issue's stand-in, edited from a real screen)."""
+    rows = screen(name).split("\n")
+    drawn = [i for i, row in enumerate(rows) if screens.plain(row).rstrip() in ("  " + "─" * 60, "  ❯")]
+    assert len(drawn) == 3 and drawn == list(range(drawn[0], drawn[0] + 3)), drawn
+    for i in drawn:
+        rows[i] = rows[i].removeprefix("  ")
+    return "\n".join(rows)
+
+
+@pytest.mark.parametrize("name", ["claude_box_wrapped_draft", "claude_box_second_row_draft"])
+def test_a_box_shaped_block_above_a_draft_is_not_taken_for_the_input_box(monkeypatch, name) -> None:
+    shown = _box_at_column_one(name)
+    assert screens.prompt_empty("claude", shown) is False
+    pane = Typist(shown)
+    _placed(monkeypatch, LIVE, pane)
+    result = reply_module.reply(Session(), "hello", state=State.READY, table=object(), environ={})
+    assert result.outcome == "refused" and "already holds typed text" in result.message, result.message
+    assert pane.typed == []
+
+
+def test_only_the_footer_may_stand_below_the_input_box(monkeypatch) -> None:
+    ready = screen("claude_box_ready").rstrip("\n")
+    assert screens.prompt_empty("claude", ready + "\n  a status line\n  and another") is True
+    for below in ("\n  one more row" * (screens.CLAUDE_FOOTER_ROWS + 1), "\n❯ ", "\n──── a rule"):
+        reading = screens.read_claude_prompt(ready + below)
+        assert reading.empty is None and "rows other than the footer" in reading.why, below
+    codex = screen("codex_box_ready").rstrip("\n")
+    for below in ("\n\n  another row", "\n  one\n  two\n  three"):
+        assert screens.read_codex_prompt(codex + below).empty is None, below
+    pane = Typist(ready + "\n❯ ")
+    _placed(monkeypatch, LIVE, pane)
+    result = reply_module.reply(Session(), "hello", state=State.READY, table=object(), environ={})
+    assert "does not show Claude Code's prompt (rows other than the footer" in result.message, result.message
+    assert pane.typed == []
 
 
 def test_a_shell_or_another_program_shows_no_prompt() -> None:
@@ -151,6 +196,24 @@ def test_answers_are_refused_without_a_key(monkeypatch, state, shows, expected, 
     result = reply_module.answer(Session(), "allow", state=state, expected_tool=expected, table=object(), environ={})
     assert not result.ok and words in result.message, result.message
     assert pane.typed == []
+
+
+@pytest.mark.parametrize(
+    ("provider", "ready", "typed"),
+    [
+        ("claude", "claude_box_ready", "claude_box_wrapped_draft"),
+        ("codex", "codex_box_ready", "codex_box_wrapped_draft"),
+    ],
+)
+def test_the_empty_input_box_under_a_box_shaped_reply_takes_the_reply(monkeypatch, provider, ready, typed) -> None:
+    pane = Typist(screen(ready))
+    _placed(monkeypatch, LIVE, pane)
+    pane.type = lambda text: pane.typed.append(text) or setattr(pane, "shows", screen(typed)) or True  # type: ignore[method-assign]
+    pane.key = lambda name: pane.typed.append(name) or setattr(pane, "shows", screen(ready)) or True  # type: ignore[method-assign]
+    monkeypatch.setattr(Session, "provider", provider)
+    timing = reply_module.Timing(enter_after_s=0, codex_enter_after_s=0, confirm_s=2, poll_s=0.01)
+    result = reply_module.reply(Session(), "hello", state=State.READY, table=object(), environ={}, timing=timing)
+    assert result.ok and result.outcome == "sent" and pane.typed == ["hello", "Enter"], result.message
 
 
 def test_a_recognised_dialog_gets_its_own_key_and_is_confirmed_closed(monkeypatch) -> None:

@@ -140,14 +140,20 @@ def reply(
         return proven
     pane, client = proven, CLIENT_NAMES.get(session.provider, session.provider)
 
-    def prompt() -> bool | None:
+    def reading() -> screens.PromptReading:
         screen = pane.screen(escapes=True)
-        return None if screen is None else screens.prompt_empty(session.provider, screen)
+        if screen is None:
+            return screens.PromptReading(None, "tmux shows no screen")
+        return screens.read_prompt(session.provider, screen)
 
-    empty = prompt()
-    if empty is None:
-        return _refuse(f"its pane {pane.target} does not show {client}'s prompt", session, pane.target)
-    if not empty:
+    def prompt() -> bool | None:
+        return reading().empty
+
+    first = reading()
+    if first.empty is None:
+        why = f" ({first.why})" if first.why else ""
+        return _refuse(f"its pane {pane.target} does not show {client}'s prompt{why}", session, pane.target)
+    if not first.empty:
         return _refuse(f"its prompt in pane {pane.target} already holds typed text", session, pane.target)
     if not pane.type(text):
         return ReplyResult(False, "failed", f"tmux did not take the text for pane {pane.target}", pane.target)

@@ -11,10 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Claude Code's input box: a rule, the `❯` line (what the person has typed so far), another rule.
-_CLAUDE_BOX = re.compile(r"^─{10,}[^\S\n]*\n❯[^\S\n]?(?P<draft>.*)\n─{10,}", re.M)
-# Codex's composer: the last line that starts with `›` (the conversation above echoes earlier prompts).
-_CODEX_PROMPT = re.compile(r"^›[^\S\n]?(?P<draft>.*)$", re.M)
+# A rule of Claude Code's input box: a full row of `─` from the first column. What a reply or a tool's output
+# draws is indented (Claude Code 2.1.328), so a box-shaped block printed there does not start a row with a
+# rule; and only the bottom-most box is read in any case.
+_RULE = re.compile(r"^─{10,}$")
+# Below the input box only the client's footer: its mode line and hints, and a status line of a few rows
+# (Claude Code indents both). More rows, or one from the first column, mean something else stands below the
+# box (a menu, another program's output): not a prompt to type into.
+CLAUDE_FOOTER_ROWS = 8
+CODEX_FOOTER_ROWS = 3
 _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SGR = re.compile(r"\x1b\[([0-9;]*)m")
 _CLAUDE_QUESTION = re.compile(r"^\s*Do you want to (?:proceed|make this edit to .+|create .+)\?\s*$", re.M)
@@ -48,36 +53,82 @@ def _typed(line: str) -> bool:
     return not dim
 
 
-def _prompt_line(screen: str, found: re.Match[str] | None, text: str) -> bool | None:
-    if found is None:
-        return None
-    row = text[: found.start()].count("\n") + (1 if text[found.start()] == "─" else 0)
-    lines = screen.splitlines()
-    return None if row >= len(lines) else not _typed(lines[row])
+@dataclass(frozen=True)
+class PromptReading:
+    """What the bottom of a client's screen shows where the person types: `empty` is True when the prompt
+    waits with nothing typed, False when it holds a draft, None when no prompt is recognised (`why` says
+    what was seen instead, for the refusal)."""
+
+    empty: bool | None
+    why: str = ""
 
 
-def claude_prompt_empty(screen: str) -> bool | None:
-    """True when Claude Code's input box waits with nothing typed, False when it holds a draft, None when
-    the screen shows no input box (a dialog, another program). `screen` may hold colour escapes."""
+def _rows(text: str) -> list[str]:
+    """The screen's rows without trailing spaces and without the blank rows below the last drawn one."""
+    rows = [row.rstrip() for row in text.split("\n")]
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows
+
+
+def _reading(screen: str, row: int, draft_rows: int) -> PromptReading:
+    """A prompt on `row` of the screen (with its escapes), whose draft takes `draft_rows` rows."""
+    lines = screen.split("\n")
+    if draft_rows > 1 or row >= len(lines):
+        return PromptReading(False)  # a draft that wraps or runs onto more lines: typed text, whatever row 1 shows
+    return PromptReading(not _typed(lines[row]))
+
+
+def read_claude_prompt(screen: str) -> PromptReading:
+    """Claude Code's input box: only the bottom-most rule, the `❯` row (and the rows a longer draft wraps
+    onto), a rule, with nothing but the footer below. `screen` may hold colour escapes."""
     text = plain(screen)
     if _CLAUDE_QUESTION.search(text):
-        return None
-    boxes = list(_CLAUDE_BOX.finditer(text))
-    return _prompt_line(screen, boxes[-1] if boxes else None, text)
+        return PromptReading(None, "it shows a permission question")
+    rows = _rows(text)
+    lower = next((i for i in range(len(rows) - 1, -1, -1) if _RULE.match(rows[i])), None)
+    if lower is None:
+        return PromptReading(None, "no input box is on the screen")
+    footer = rows[lower + 1 :]
+    if len(footer) > CLAUDE_FOOTER_ROWS or any(row.startswith(("❯", "─")) for row in footer):
+        return PromptReading(None, "rows other than the footer stand below its input box")
+    upper = next((i for i in range(lower - 1, -1, -1) if _RULE.match(rows[i])), None)
+    if upper is None or upper == lower - 1 or not rows[upper + 1].startswith("❯"):
+        return PromptReading(None, "its bottom-most box is not the input box")
+    return _reading(screen, upper + 1, lower - upper - 1)
 
 
-def codex_prompt_empty(screen: str) -> bool | None:
-    """The same for Codex's composer; read it with escapes (`capture-pane -e`), since its placeholder
-    ("Ask Codex to do anything") differs from a draft only by being dimmed."""
+def read_codex_prompt(screen: str) -> PromptReading:
+    """Codex's composer: the bottom-most row that starts with `›` (the conversation above echoes earlier
+    prompts), the rows a longer draft runs onto, one blank row, then nothing but the footer. Read it with
+    escapes (`capture-pane -e`): its placeholder ("Ask Codex to do anything") differs from a draft only by
+    being dimmed."""
     text = plain(screen)
-    if _CODEX_QUESTION.search(text) or "OpenAI Codex" not in text:
-        return None
-    lines = list(_CODEX_PROMPT.finditer(text))
-    return _prompt_line(screen, lines[-1] if lines else None, text)
+    if _CODEX_QUESTION.search(text):
+        return PromptReading(None, "it shows an approval question")
+    if "OpenAI Codex" not in text:
+        return PromptReading(None, "no Codex screen is shown")
+    rows = _rows(text)
+    row = next((i for i in range(len(rows) - 1, -1, -1) if rows[i].startswith("›")), None)
+    if row is None:
+        return PromptReading(None, "no composer is on the screen")
+    draft_rows = 1
+    while row + draft_rows < len(rows) and rows[row + draft_rows]:
+        draft_rows += 1  # the draft runs on until the blank row above the footer
+    footer = rows[row + draft_rows + 1 :]
+    if len(footer) > CODEX_FOOTER_ROWS or not all(footer):
+        return PromptReading(None, "rows other than the footer stand below its composer")
+    return _reading(screen, row, draft_rows)
+
+
+def read_prompt(provider: str, screen: str) -> PromptReading:
+    return read_claude_prompt(screen) if provider == "claude" else read_codex_prompt(screen)
 
 
 def prompt_empty(provider: str, screen: str) -> bool | None:
-    return claude_prompt_empty(screen) if provider == "claude" else codex_prompt_empty(screen)
+    """True when the client's prompt waits with nothing typed, False when it holds a draft, None when the
+    screen shows no prompt (a dialog, another program)."""
+    return read_prompt(provider, screen).empty
 
 
 @dataclass(frozen=True)

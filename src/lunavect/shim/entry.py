@@ -21,10 +21,10 @@ if __package__ in (None, ""):
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from lunavect.shim.jsoncodec import json_dumps, json_loads  # noqa: E402
+from lunavect.shim.jsoncodec import json_loads  # noqa: E402
 from lunavect.shim.payload import extract  # noqa: E402
 from lunavect.shim.procfacts import CLIENT_PROCESS_NAMES, agent_process  # noqa: E402
-from lunavect.shim.spoolfile import SPOOL_FORMAT, append_line, new_id, spool_path  # noqa: E402
+from lunavect.shim.spoolfile import SPOOL_FORMAT, append_record, new_id, spool_path  # noqa: E402
 
 TYPE_CHECKING = False  # typing's own flag costs an import; type checkers treat this name alike
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ def handle(
         record.update(agent_process(client))
     else:
         record = dict(base, rejected=reason or "unknown")
-    append_line(spool_path(environ), json_dumps(record))
+    append_record(spool_path(environ), record)
     return record
 
 

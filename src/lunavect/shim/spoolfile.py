@@ -1,7 +1,9 @@
 """Where the hook spool lives, and the one way a line is added to it.
 
 The shim appends one JSON line per event to `<data folder>/spool/events.jsonl` with a single write(2), so
-lines of concurrent shims never interleave; the collector (lunavect/spool.py) reads whole lines only.
+lines of concurrent shims never interleave; the collector (lunavect/spool.py) reads whole lines only. A write
+cut short by a full disk is blanked out where it stands, and every record begins with the same mark, so a
+fragment that stays anyway (a shim killed in between) never costs the record written after it.
 
 This module also owns the data folder's location for all of lunavect (lunavect/paths.py asks it): the
 shim must find the folder without `site`-installed packages, so the rule is written here by hand in the
@@ -13,6 +15,8 @@ from __future__ import annotations
 import posix
 import sys
 
+from lunavect.shim.jsoncodec import json_dumps
+
 TYPE_CHECKING = False  # typing's own flag costs an import; type checkers treat this name alike
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -20,6 +24,10 @@ if TYPE_CHECKING:
 SPOOL_FORMAT = 1
 SPOOL_DIR_NAME = "spool"
 SPOOL_FILE_NAME = "events.jsonl"
+# Every record begins with these bytes, and nothing else in a record can hold them: JSON escapes each quote
+# inside a string, and no object nested in a record has a key "v". So where a fragment stands glued in front
+# of a record, the reader finds the whole record after it (lunavect/spool.py).
+RECORD_START = '{"v":'
 
 
 def environment() -> Mapping[str, str]:
@@ -80,6 +88,7 @@ def new_id() -> str:
 
 
 _APPEND_FLAGS = posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NONBLOCK | posix.O_NOFOLLOW
+_SEEK_CUR = 1  # os.SEEK_CUR, which posix does not name
 _FOLDER_FLAGS = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
 
 
@@ -128,18 +137,47 @@ def _open_for_append(path: str) -> int | None:
         posix.close(folder_fd)
 
 
+def append_record(path: str, record: dict) -> bool:
+    """Append one record as a spool line, its format version first so that the line begins RECORD_START."""
+    return append_line(path, json_dumps({"v": SPOOL_FORMAT, **record}))
+
+
 def append_line(path: str, line: str) -> bool:
     """Append one line (without its newline) with a single write(2); True when it was written whole.
 
     Never blocks (O_NONBLOCK) and never raises: a full disk, an unwritable folder or one that is not this
-    user's alone loses the event, never the agent's time."""
+    user's alone loses the event, never the agent's time. A write the disk cut short loses only its own
+    event: its fragment is blanked out, so the next line does not begin glued to it."""
     data = (line + "\n").encode("ascii")
     fd = _open_for_append(path)
     if fd is None:
         return False
     try:
-        return posix.write(fd, data) == len(data)
+        written = posix.write(fd, data)
+        if written == len(data):
+            return True
+        if written > 0:
+            _blank_out(fd, written)
+        return False
     except OSError:
         return False
     finally:
         posix.close(fd)
+
+
+def _blank_out(fd: int, written: int) -> None:
+    """Overwrite the fragment a short write left with spaces ending in a newline: a blank line, which the
+    reader skips.
+
+    Not truncated back: between looking at the file's size and cutting it, another shim may append a whole
+    line that the cut would take with it. Overwriting bytes already written needs no space the full disk
+    lacks, touches only this write's own bytes, and what anyone appended after them stays whole."""
+    try:
+        import fcntl  # only on this rare path: a C module, but every import costs the agent's time
+
+        end = posix.lseek(fd, 0, _SEEK_CUR)  # after an O_APPEND write: just past this write's bytes
+        # pwrite on an O_APPEND descriptor appends on Linux: the flag goes first.
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~posix.O_APPEND)
+        posix.pwrite(fd, b" " * (written - 1) + b"\n", end - written)
+    except OSError:
+        pass  # the fragment stays; the reader still finds the next record after it
