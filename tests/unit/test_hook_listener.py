@@ -173,15 +173,25 @@ def test_a_request_from_user_nobody_is_refused(listener):
     assert spooled(spool) == []
 
 
-NEEDS_NOBODY = pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv"
-)
+NEEDS_NOBODY = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv")
 
 
 def as_nobody(code: str, *args: str, input: bytes = b"", timeout: float = 30) -> subprocess.CompletedProcess[bytes]:
     """Python code run as user `nobody`: another local user of this machine."""
     return subprocess.run(
-        ["setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups", sys.executable, "-I", "-c", code, *args],
+        [
+            "setpriv",
+            "--reuid",
+            "nobody",
+            "--regid",
+            "nogroup",
+            "--clear-groups",
+            sys.executable,
+            "-I",
+            "-c",
+            code,
+            *args,
+        ],
         input=input,
         capture_output=True,
         timeout=timeout,

@@ -137,11 +137,15 @@ def serve(
     import uvicorn
 
     from lunavect.frontends.web.app import Settings, create_app
+    from lunavect.frontends.web.connections import ACCEPT_BATCH, Gate
 
     settings = Settings(connect=connect, allowed_hosts=allowed_hosts, tls=bool(tls_cert), allow_peek=allow_peek)
     app = create_app(settings)
     config = uvicorn.Config(
         app,
+        # A deadline for each request and a cap on open connections, which uvicorn's settings do not give.
+        http=Gate().protocol(),
+        backlog=ACCEPT_BATCH,
         log_level="warning",
         access_log=False,
         ssl_certfile=tls_cert,
