@@ -203,6 +203,8 @@ def test_arrangements_go_through_the_same_code_as_the_cli(panel):
         ("/api/sessions/claude:aaaa1111/move", b'{"before": 3}', ORIGIN, 400),
         ("/api/sessions/claude:aaaa1111/move", b'{"before": "claude:nope"}', ORIGIN, 404),
         ("/api/nothing", b"{}", ORIGIN, 404),
+        ("/api/sessions/claude:aaaa1111/move", b'{"before": ' + b"[" * 2000 + b"]" * 2000 + b"}", ORIGIN, 400),
+        ("/api/sessions/claude:aaaa1111/pin", b"[" * 4000, ORIGIN, 400),
     ],
 )
 def test_bad_input_gets_a_json_error_with_its_status(panel, path, body, headers, status):

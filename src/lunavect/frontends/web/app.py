@@ -164,6 +164,8 @@ def create_app(settings: Settings) -> Starlette:
             value = msgspec.json.decode(body)
         except msgspec.DecodeError:
             raise Problem(400, "the request body is not valid JSON") from None
+        except RecursionError:
+            raise Problem(400, "the request body is nested too deep") from None
         if not isinstance(value, dict):
             raise Problem(400, "the request body must be a JSON object")
         return value
