@@ -28,8 +28,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lunavect import arrangement, changes
 from lunavect.core.model import Session
+from lunavect.faults import Loop
 from lunavect.frontends.web import assets, guard, peek, tokens
-from lunavect.frontends.web.broadcast import KEEPALIVE, Broadcast, StoreWorker
+from lunavect.frontends.web.broadcast import KEEPALIVE, LOOP_NAME, Broadcast, StoreWorker
 from lunavect.sessions import read_sessions
 from lunavect.store import StoreError
 
@@ -102,7 +103,7 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 def create_app(settings: Settings) -> Starlette:
     """The panel's application for one store."""
     worker = StoreWorker(settings.connect)
-    feed = Broadcast(worker)
+    feed = Broadcast(worker, guard=Loop(LOOP_NAME, log, connect=settings.connect))
     files = assets.load()
     histories: dict[str, arrangement.HideHistory] = {}
 
