@@ -5,6 +5,7 @@ no outside text is ever read as markup by the page."""
 from __future__ import annotations
 
 import http.server
+import json
 import subprocess
 import sys
 import threading
@@ -144,3 +145,39 @@ def test_slow_clients_cannot_take_every_descriptor(tmp_path):
         stop_collector(env)
     output = "".join(served.output) + (served.process.stdout.read() if served.process.stdout else "")
     assert "out of system resource" not in output and "Too many open files" not in output
+
+
+HOSTILE = [
+    '<img src=x onerror="window.__pwned=1">',
+    "<script>window.__pwned=2<-script>",  # a folder's name has no "/"
+    "&amp; &lt;b&gt; <b>bold<-b>",
+    '"><svg onload="window.__pwned=3">',
+    "x" * 100_000 + "<i>end<-i>",
+]
+
+
+def test_outside_text_is_never_read_as_markup(tmp_path, browser):
+    """Folders, titles and tool names come from outside: the page inserts them as text only (textContent)."""
+    env = isolated_env(tmp_path)
+    projects = Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / "-home-u"
+    projects.mkdir(parents=True)
+    for n, text in enumerate(HOSTILE):
+        session = f"ffffffff-{n:04d}-4fff-8fff-ffffffffffff"
+        transcript = projects / f"{session}.jsonl"  # the title the person gave the session: any text at all
+        transcript.write_text(json.dumps({"type": "custom-title", "customTitle": text, "sessionId": session}) + "\n")
+        fields = {"project": text, "transcript_path": str(transcript)}
+        hook(env, session, "UserPromptSubmit", prompt=text, **fields)
+        hook(env, session, "PreToolUse", tool_name=text, tool_use_id=f"t{n}", tool_input={}, **fields)
+    served = start_web(env)
+    try:
+        page = open_page(browser, served.control)
+        page.wait_for_function(f"document.querySelectorAll('li.row').length === {len(HOSTILE)}", timeout=20_000)
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator("#sessions img, #sessions script, #sessions svg, #sessions b, #sessions i").count() == 0
+        shown = "\n".join(page.eval_on_selector_all("#sessions li.row", "rows => rows.map(r => r.textContent)"))
+        for text in HOSTILE:
+            assert text[:40] in shown  # the very characters, "&amp;" included, not what markup would make of them
+        page.context.close()
+    finally:
+        served.stop()
+        stop_collector(env)
