@@ -14,6 +14,11 @@ and each fallback check that saw a commit yields one change, so a subscriber nev
 was switching: it reloads once too often rather than once too few. Several notifications that arrive before
 the subscriber reads them are coalesced into one.
 
+The collector's accepting and publishing run under `lunavect.faults.Loop`: whatever fails there (out of
+descriptors at accept, one subscriber's socket) is logged, counted and shown by `lunavect doctor`, and the feed
+goes on; an accept that failed once used to end the accepting thread, and no front end could subscribe again
+until the collector restarted.
+
 The socket path can exceed the 107 bytes a unix socket address allows (a deep temporary folder): then the
 folder is reached through `/proc/self/fd/N`, which is short.
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import sqlite3
@@ -29,13 +35,19 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lunavect import paths
+
+if TYPE_CHECKING:
+    from lunavect.faults import Loop
 
 SOCKET_NAME = "changes.sock"
 FALLBACK_POLL_S = 0.25
 _MAX_SUN_PATH = 100
 _NOTICE = b"\x01"
+LOOP_NAME = "change feed"
+log = logging.getLogger(__name__)
 
 
 def socket_path(data: Path | None = None) -> Path:
@@ -78,8 +90,11 @@ class Publisher:
     is simply skipped; a subscriber that went away is dropped on the next notification.
     """
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, guard: Loop | None = None) -> None:
+        from lunavect.faults import Loop  # only the collector publishes: front ends need not import the store
+
         self.path = path or socket_path()
+        self._guard = guard or Loop(LOOP_NAME, log)
         self._subscribers: list[socket.socket] = []
         self._lock = threading.Lock()
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -95,13 +110,22 @@ class Publisher:
 
     def _accept(self) -> None:
         while not self._closed:
-            try:
-                sock, _ = self._server.accept()
-            except OSError:
-                return  # closed
+            self._guard.step(self._accept_one)
+
+    def _accept_one(self) -> None:
+        try:
+            sock, _ = self._server.accept()
+        except OSError:
+            if self._closed:
+                return
+            raise  # out of descriptors, say: counted, and the next step tries again
+        try:
             sock.setblocking(False)
-            with self._lock:
-                self._subscribers.append(sock)
+        except BaseException:
+            sock.close()
+            raise
+        with self._lock:
+            self._subscribers.append(sock)
 
     @property
     def subscribers(self) -> int:
@@ -129,7 +153,9 @@ class Publisher:
             return bool(kept)
 
     def publish(self) -> None:
-        """Tell every subscriber that the store changed."""
+        """Tell every subscriber that the store changed. A subscriber whose socket fails in any way is dropped
+        (it subscribes again, or falls back to checking the store); the others hear of the change all the same."""
+        failed: list[Exception] = []
         with self._lock:
             kept = []
             for sock in self._subscribers:
@@ -140,8 +166,15 @@ class Publisher:
                 except OSError:
                     sock.close()
                     continue
+                except Exception as exc:  # noqa: BLE001 - one subscriber must not keep the news from the rest
+                    failed.append(exc)
+                    with contextlib.suppress(Exception):
+                        sock.close()
+                    continue
                 kept.append(sock)
             self._subscribers = kept
+        for failure in failed:  # noted outside the lock: the note writes to the store
+            self._guard.failed(failure)
 
     def close(self) -> None:
         self._closed = True

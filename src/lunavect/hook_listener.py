@@ -5,49 +5,59 @@ But the client waits for the answer up to the hook's timeout (observed: a listen
 answers holds the turn for the whole timeout, per hook), so this listener answers every request at once,
 refuses anything that is not exactly lunavect's own hook, and never lets one request hold another:
 each connection gets its own short-lived thread, a byte limit and a deadline, and the number of
-connections at once is bounded. An accepted event is appended to the spool with the shim's own append
+connections at once is bounded, for all and for each user. An accepted event is appended to the spool with the shim's own append
 code, after the answer, so normal ingestion stores it exactly once, the same as a command hook's line.
 
 Who may speak: 127.0.0.1 only, the per-install secret (lunavect/hook_secret.py) in a header, and on Linux
 only a connection whose other end belongs to this user (the kernel names its owner: host/loopback_peer.py).
+The owner is asked as the connection is accepted, before it may take a slot: another user's connection is
+closed at once, unread, so no other local user can hold a slot for even a moment (they once held all of them,
+and every real hook was answered 503: Claude Code does not send it again).
+
+The accept loop and each connection run under `lunavect.faults.Loop`: whatever fails in one is logged,
+counted and shown by `lunavect doctor`, and the listener goes on with the next.
 """
 
 from __future__ import annotations
 
-import hmac
+import logging
 import os
 import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from lunavect.claude.http_hooks import HOOK_PATH
-from lunavect.claude.http_hooks import SECRET_HEADER as _SECRET_HEADER
+from lunavect.faults import Loop
+from lunavect.hook_request import (
+    END,
+    HEAD_READ_LIMIT,
+    HOOK_PATH,
+    MAX_BODY_BYTES,
+    MAX_HEAD_BYTES,
+    SECRET_HEADER,
+    Refusal,
+    body_length,
+    head_end,
+)
 from lunavect.host.loopback_peer import peer_uid
 from lunavect.shim.jsoncodec import json_loads
 from lunavect.shim.payload import extract
 from lunavect.shim.spoolfile import SPOOL_FORMAT, append_record, new_id
 
-__all__ = ["HOOK_PATH", "SECRET_HEADER", "HookListener", "peer_uid"]
-SECRET_HEADER = _SECRET_HEADER.lower()  # header names are compared lower-cased
+__all__ = ["HOOK_PATH", "MAX_BODY_BYTES", "MAX_HEAD_BYTES", "SECRET_HEADER", "HookListener", "peer_uid"]
+log = logging.getLogger(__name__)
+LOOP_NAME = "hook listener"
 # Tells `hooks status` that what answers at the port is this listener and not another program.
 SERVER_HEADER = "Server: lunavect-hooks"
-# Claude's hook payloads are a few KB; a PostToolUse carries the tool's output, kept whole up to this size.
-MAX_BODY_BYTES = 8 * 1024 * 1024
-MAX_HEAD_BYTES = 16 * 1024
 # A local client writes its request in well under a millisecond; a slower one is not a hook.
 REQUEST_DEADLINE_S = 2.0
 MAX_CONNECTIONS = 32
-# After a refusal: how much of the rest of the request is read so the answer is not lost to a reset.
+# No one user holds more than this many at once: where the kernel cannot name a peer's owner (not Linux),
+# the peers it cannot tell apart count as one user, and they still leave the other half free.
+MAX_PER_USER = MAX_CONNECTIONS // 2
+# After a refusal of this user's own request: how much of the rest is read so the answer is not lost to a reset.
 DRAIN_S = 0.5
 DRAIN_BYTES = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Refusal:
-    status: int
-    reason: str
 
 
 _REASONS = {
@@ -89,6 +99,31 @@ def _record(body: bytes, received: float, process_of: ProcessOf | None = None) -
     return record
 
 
+class Slots:
+    """How many connections are being served, in all and per user (their uid, None when unknown)."""
+
+    def __init__(self, total: int = MAX_CONNECTIONS, per_user: int = MAX_PER_USER) -> None:
+        self.total = total
+        self.per_user = per_user
+        self._held: dict[int | None, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, uid: int | None) -> bool:
+        with self._lock:
+            if sum(self._held.values()) >= self.total or self._held.get(uid, 0) >= self.per_user:
+                return False
+            self._held[uid] = self._held.get(uid, 0) + 1
+            return True
+
+    def give(self, uid: int | None) -> None:
+        with self._lock:
+            left = self._held.get(uid, 0) - 1
+            if left > 0:
+                self._held[uid] = left
+            else:
+                self._held.pop(uid, None)
+
+
 class HookListener:
     """The listener on its own thread; `close()` stops it. `port` is where `hooks install --http` points."""
 
@@ -102,6 +137,7 @@ class HookListener:
         uid_of: Callable[[tuple[str, int], tuple[str, int]], int | None] = peer_uid,
         deadline_s: float = REQUEST_DEADLINE_S,
         process_of: ProcessOf | None = None,
+        guard: Loop | None = None,
     ) -> None:
         self._spool_file = spool_file
         self._secret = secret.encode("ascii")
@@ -109,13 +145,15 @@ class HookListener:
         self._uid_of = uid_of
         self._deadline_s = deadline_s
         self._process_of = process_of
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._guard = guard or Loop(LOOP_NAME, log)
+        self._slots = Slots()
         self._sock = socket.create_server(("127.0.0.1", port))
         self._sock.settimeout(0.5)
         self._closed = threading.Event()
         self.port: int = self._sock.getsockname()[1]
         self.accepted = 0
         self.refused: dict[str, int] = {}
+        self._counts = threading.Lock()
         self._thread = threading.Thread(target=self._serve, name="lunavect-hook-listener", daemon=True)
 
     def start(self) -> HookListener:
@@ -127,84 +165,92 @@ class HookListener:
         self._thread.join(timeout=5)
         self._sock.close()
 
+    def _refused(self, reason: str) -> None:
+        with self._counts:
+            self.refused[reason] = self.refused.get(reason, 0) + 1
+
     def _serve(self) -> None:
         while not self._closed.is_set():
-            try:
-                conn, peer = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                if self._closed.is_set():
-                    return
-                time.sleep(0.05)  # out of descriptors for a moment: never spin
-                continue
-            if not self._slots.acquire(blocking=False):
-                self._answer(conn, Refusal(503, "busy"))
-                conn.close()
-                continue
-            threading.Thread(target=self._connection, args=(conn, peer), daemon=True).start()
+            self._guard.step(self._accept)
 
-    def _connection(self, conn: socket.socket, peer: tuple[str, int]) -> None:
+    def _accept(self) -> None:
+        """One connection: its owner asked before anything else, then a slot and a thread of its own."""
+        try:
+            conn, peer = self._sock.accept()
+        except TimeoutError:
+            return
+        except OSError:
+            if not self._closed.is_set():
+                time.sleep(0.05)  # out of descriptors for a moment: never spin
+            return
+        try:
+            self._admit(conn, peer)
+        except BaseException:
+            conn.close()
+            raise
+
+    def _admit(self, conn: socket.socket, peer: tuple[str, int]) -> None:
+        uid = self._uid_of(peer, conn.getsockname())
+        if uid is not None and uid != self._owner_uid:
+            # Another user's: answered if the answer fits at once, never read, closed now.
+            self._refused("other-user")
+            self._answer(conn, Refusal(403, "other-user"), wait=False)
+            conn.close()
+            return
+        if not self._slots.take(uid):
+            self._refused("busy")
+            self._answer(conn, Refusal(503, "busy"), wait=False)
+            conn.close()
+            return
+        try:
+            threading.Thread(target=self._connection, args=(conn, uid), daemon=True).start()
+        except BaseException:
+            self._slots.give(uid)
+            raise
+
+    def _connection(self, conn: socket.socket, uid: int | None) -> None:
         try:
             received = time.time()
-            outcome = self._read(conn, peer)
+            outcome = self._read(conn)
             if isinstance(outcome, Refusal):
-                self.refused[outcome.reason] = self.refused.get(outcome.reason, 0) + 1
+                self._refused(outcome.reason)
                 self._answer(conn, outcome)
                 self._drain(conn)
                 return
             self._answer(conn, None)  # the agent goes on now; storing is the collector's time, not its
             conn.close()
             if append_record(self._spool_file, _record(outcome, received, self._process_of)):
-                self.accepted += 1
-        except Exception:  # noqa: BLE001 - one bad connection must never stop the listener
-            pass
+                with self._counts:
+                    self.accepted += 1
+        except Exception as exc:  # noqa: BLE001 - one bad connection must never stop the listener
+            self._guard.failed(exc)
         finally:
             conn.close()
-            self._slots.release()
+            self._slots.give(uid)
 
-    def _read(self, conn: socket.socket, peer: tuple[str, int]) -> bytes | Refusal:
-        """The request's body, or why it is refused; reads at most the limits, within the deadline."""
-        uid = self._uid_of(peer, conn.getsockname())
-        if uid is not None and uid != self._owner_uid:
-            return Refusal(403, "other-user")
+    def _read(self, conn: socket.socket) -> bytes | Refusal:
+        """The request's body, or why it is refused; reads at most the limits, within the deadline. While the
+        head has not ended, no read goes past the head's limit, so the limit holds to the byte."""
         end = time.monotonic() + self._deadline_s
         buf = b""
-        while b"\r\n\r\n" not in buf:
-            if len(buf) > MAX_HEAD_BYTES:
-                return Refusal(413, "head-too-large")
-            chunk = self._recv(conn, end)
+        while True:
+            found = head_end(buf)
+            if isinstance(found, Refusal):
+                return found
+            if found is not None:
+                break
+            chunk = self._recv(conn, end, HEAD_READ_LIMIT - len(buf))
             if chunk is None:
                 return Refusal(408, "too-slow")
             if not chunk:
                 return Refusal(400, "incomplete")
             buf += chunk
-        head, _, body = buf.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        parts = lines[0].split(" ")
-        if len(parts) != 3:
-            return Refusal(400, "bad-request-line")
-        method, path = parts[0], parts[1]
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, sep, value = line.partition(":")
-            if not sep:
-                return Refusal(400, "bad-header")
-            headers[name.strip().lower()] = value.strip()
-        if path != HOOK_PATH:
-            return Refusal(404, "wrong-path")
-        if method != "POST":
-            return Refusal(405, "wrong-method")
-        if not hmac.compare_digest(headers.get(SECRET_HEADER, "").encode("latin-1"), self._secret):
-            return Refusal(403, "wrong-secret")
-        try:
-            length = int(headers["content-length"])
-        except (KeyError, ValueError):
-            return Refusal(411, "no-length")
-        if length < 0 or length > MAX_BODY_BYTES:
-            return Refusal(413, "too-large")  # refused before a byte of it is read
+        length = body_length(buf[: found - len(END)], self._secret)
+        if isinstance(length, Refusal):
+            return length
+        body = buf[found:]
         while len(body) < length:
-            chunk = self._recv(conn, end)
+            chunk = self._recv(conn, end, min(65536, length - len(body)))
             if chunk is None:
                 return Refusal(408, "too-slow")
             if not chunk:
@@ -213,22 +259,26 @@ class HookListener:
         return body[:length]
 
     @staticmethod
-    def _recv(conn: socket.socket, end: float) -> bytes | None:
+    def _recv(conn: socket.socket, end: float, most: int = 65536) -> bytes | None:
+        """Up to `most` bytes; None when the deadline passed, b"" when the sender is gone."""
         remaining = end - time.monotonic()
         if remaining <= 0:
             return None
         conn.settimeout(remaining)
         try:
-            return conn.recv(65536)
+            return conn.recv(most)
         except TimeoutError:
             return None
+        except OSError:
+            return b""  # reset by the sender: as gone as a close
 
     @staticmethod
     def _drain(conn: socket.socket) -> None:
         """Read (and drop) a little of what the sender still sends before closing, within a short bound.
 
         Closing a socket with unread bytes makes the kernel reset the connection, and a reset may throw
-        away the answer the sender has not read yet: a refused client would see an error, not the refusal."""
+        away the answer the sender has not read yet: a refused client would see an error, not the refusal.
+        Only this user's own connections are drained; another user's never hold a slot that long."""
         try:
             conn.shutdown(socket.SHUT_WR)
             end, left = time.monotonic() + DRAIN_S, DRAIN_BYTES
@@ -241,11 +291,16 @@ class HookListener:
             pass
 
     @staticmethod
-    def _answer(conn: socket.socket, refusal: Refusal | None) -> None:
+    def _answer(conn: socket.socket, refusal: Refusal | None, *, wait: bool = True) -> None:
+        """The status line; with `wait=False`, only what the socket takes at once (the accept loop never waits
+        on a sender)."""
         status = 200 if refusal is None else refusal.status
         line = f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Length: 0\r\nConnection: close\r\n{SERVER_HEADER}\r\n\r\n"
         try:
-            conn.settimeout(1.0)
-            conn.sendall(line.encode("ascii"))
+            if wait:
+                conn.settimeout(1.0)
+                conn.sendall(line.encode("ascii"))
+            else:
+                conn.send(line.encode("ascii"), socket.MSG_DONTWAIT)
         except OSError:
             pass

@@ -171,9 +171,11 @@ def _bad_requests(port: int, secret: str) -> tuple[list[socket.socket], list[str
         wrong = sock.recv(100).split(b" ")[1].decode()
     statuses = [wrong]
     if os.geteuid() == 0 and shutil.which("setpriv"):
+        # Another user's connection is closed at once, unread: the kernel's reset may overtake the 403.
         code = (
-            "import socket,sys;s=socket.create_connection(('127.0.0.1',int(sys.argv[1])));"
-            "s.sendall(sys.stdin.buffer.read());s.shutdown(1);print(s.recv(100).split(b' ')[1].decode())"
+            "import socket,sys\ns=socket.create_connection(('127.0.0.1',int(sys.argv[1])))\n"
+            "try:\n s.sendall(sys.stdin.buffer.read());s.shutdown(1);print((s.recv(100).split(b' ')+[b'reset'])[1].decode())\n"
+            "except OSError: print('reset')"
         )
         proc = subprocess.run(
             ["setpriv", "--reuid", "nobody", "--regid", "nogroup", "--clear-groups", sys.executable, "-I", "-c", code]
@@ -192,7 +194,7 @@ def test_bad_requests_are_refused_and_never_block_the_clients_events(claude_tmux
     try:
         assert statuses[0] == "403"  # a wrong secret
         if len(statuses) > 1:
-            assert statuses[1] == "403"  # the right secret, from user nobody
+            assert statuses[1] in ("403", "reset")  # the right secret, from user nobody
         model_server.script(
             tool_use("Bash", {"command": 'python3 -c "import time; time.sleep(4)"', "description": "wait"}),
             text("Done."),

@@ -162,3 +162,85 @@ def test_the_publisher_knows_while_a_front_end_listens_and_forgets_one_that_clos
     finally:
         feed.close()
         publisher.close()
+
+
+def _subscribed(publisher: changes.Publisher, count: int) -> None:
+    deadline = time.monotonic() + 10
+    while publisher.subscribers < count:
+        assert time.monotonic() < deadline, "the publisher never took the subscriber"
+        time.sleep(0.01)
+
+
+def _hears(sock, timeout: float = 5.0) -> bool:
+    sock.settimeout(timeout)
+    try:
+        return sock.recv(16) == b"\x01"
+    except TimeoutError:
+        return False
+
+
+def test_an_accept_that_fails_is_counted_and_the_next_subscriber_is_taken(iso_env, monkeypatch):
+    """Out of descriptors at accept once ended the accepting thread: no front end could subscribe again."""
+    import errno
+    import socket
+
+    from lunavect import faults
+
+    paths.ensure_private_dir(paths.data_dir())
+    publisher = changes.Publisher()
+    real = socket.socket.accept
+    failures = [OSError(errno.EMFILE, "Too many open files")]
+
+    def flaky(self):
+        if self is publisher._server and failures and not publisher._closed:
+            raise failures.pop()
+        return real(self)
+
+    monkeypatch.setattr(socket.socket, "accept", flaky)
+    first = changes.connect(publisher.path)  # taken by the accept already waiting; the next one fails
+    second = None
+    try:
+        _subscribed(publisher, 1)
+        deadline = time.monotonic() + 10
+        while failures and time.monotonic() < deadline:
+            time.sleep(0.01)
+        second = changes.connect(publisher.path)
+        _subscribed(publisher, 2)
+        publisher.publish()
+        assert _hears(first) and _hears(second)
+        (failure,) = faults.loop_failures(store.connect())
+        assert (failure.loop, failure.count) == ("change feed", 1) and "Too many open files" in failure.error
+    finally:
+        for sock in (first, second):
+            if sock is not None:
+                sock.close()
+        publisher.close()
+
+
+def test_a_subscriber_that_fails_in_any_way_does_not_keep_the_change_from_the_others(iso_env):
+    from lunavect import faults
+
+    class Broken:
+        def send(self, data: bytes) -> int:
+            raise RuntimeError("injected")
+
+        def close(self) -> None:
+            pass
+
+    paths.ensure_private_dir(paths.data_dir())
+    publisher = changes.Publisher()
+    good = changes.connect(publisher.path)
+    try:
+        _subscribed(publisher, 1)
+        with publisher._lock:
+            publisher._subscribers.insert(0, Broken())  # type: ignore[arg-type]
+        publisher.publish()  # never raises into the collector's tick
+        assert _hears(good)
+        publisher.publish()  # the broken one was dropped; the next change reaches the good one too
+        assert _hears(good) and publisher.subscribers == 1
+        (failure,) = faults.loop_failures(store.connect())
+        assert (failure.loop, failure.error) == ("change feed", "RuntimeError: injected")
+    finally:
+        if good is not None:
+            good.close()
+        publisher.close()

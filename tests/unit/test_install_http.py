@@ -237,3 +237,21 @@ def test_without_process_facts_the_event_still_counts(tmp_path):
     finally:
         listener.close()
     assert "pid" not in json.loads((tmp_path / "events.jsonl").read_text())
+
+
+def test_a_settings_file_that_holds_the_secret_is_readable_by_its_owner_only(iso_env, monkeypatch):
+    """The secret proves a request is the person's own hook: a settings.json others may read gives it away."""
+    monkeypatch.setattr(collector_process, "ensure_running", lambda: False)
+    theirs = b'{\n  "model": "opus",\n  "env": {"A": "1"}\n}\n'
+    settings_file(iso_env).parent.mkdir(parents=True, exist_ok=True)
+    settings_file(iso_env).write_bytes(theirs)
+    os.chmod(settings_file(iso_env), 0o644)
+    run("hooks", "install")
+    assert settings_file(iso_env).stat().st_mode & 0o777 == 0o644  # no secret in it: their mode stays
+    run("hooks", "install", "--http")
+    assert settings_file(iso_env).stat().st_mode & 0o777 == 0o600
+    os.chmod(settings_file(iso_env), 0o664)  # opened up again by hand, or by a sync of dotfiles
+    run("hooks", "install", "--http")  # nothing to change in it, yet it is made private again
+    assert settings_file(iso_env).stat().st_mode & 0o777 == 0o600
+    run("hooks", "uninstall")
+    assert settings_file(iso_env).read_bytes() == theirs  # their exact bytes

@@ -130,3 +130,16 @@ def test_wrong_tokens_block_an_address_for_the_window_only():
     assert limiter.blocked("10.0.0.9") == pytest.approx(1.0)
     now[0] += 1.5
     assert limiter.blocked("10.0.0.9") == 0
+
+
+def test_a_token_found_wrong_is_remembered_per_address_for_the_window():
+    now = [1000.0]
+    limiter = guard.FailureLimiter(limit=3, window=60.0, clock=lambda: now[0])
+    limiter.failed("10.0.0.9", "d1")
+    assert limiter.known_wrong("10.0.0.9", "d1")
+    assert not limiter.known_wrong("10.0.0.9", "d2") and not limiter.known_wrong("10.0.0.10", "d1")
+    for n in range(limiter.KEPT_PER_ADDRESS + 5):  # a flood of guesses keeps a bounded memory
+        limiter.failed("10.0.0.9", f"g{n}")
+    assert not limiter.known_wrong("10.0.0.9", "d1") and limiter.known_wrong("10.0.0.9", "g68")
+    now[0] += 61.0
+    assert not limiter.known_wrong("10.0.0.9", "g68") and limiter.blocked("10.0.0.9") == 0

@@ -144,14 +144,23 @@ class Served:
                 self.process.wait(5)
 
 
-def start_web(env: dict[str, str], *extra: str, timeout: float = 60) -> Served:
-    """`lunavect web --listen 127.0.0.1:0` on a store without tokens: it prints its two first links."""
+def start_web(env: dict[str, str], *extra: str, timeout: float = 60, max_files: int | None = None) -> Served:
+    """`lunavect web --listen 127.0.0.1:0` on a store without tokens: it prints its two first links.
+    `max_files`: the descriptor limit the server runs with (as a person's shell may set it: 1024 is common)."""
+
+    def limit() -> None:
+        if max_files is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max_files, max_files))
+
     process = subprocess.Popen(
         [LUNAVECT_BIN, "web", "--listen", "127.0.0.1:0", "--no-qr", *extra],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=limit if max_files is not None else None,
     )
     lines: list[str] = []
     links: dict[str, str] = {}

@@ -107,7 +107,8 @@ def _http_events(settings: dict) -> list[str]:
 
 def install(path: Path | None = None, http: Http | None = None) -> bool:
     """Install or repair lunavect's hooks; True when the file changed. With `http`, the events of
-    `http_hooks.HTTP_EVENTS` go to the collector's listener and the rest keep the command shim."""
+    `http_hooks.HTTP_EVENTS` go to the collector's listener and the rest keep the command shim; the file then
+    holds the listener's secret, so it is made readable by its owner only."""
     handlers = http_hooks.handlers(http.port, http.secret) if http is not None else None
     return install_hooks(
         path or settings_path(),
@@ -115,6 +116,7 @@ def install(path: Path | None = None, http: Http | None = None) -> bool:
         EVENTS,
         handlers=handlers,
         also=http_hooks.allowing(http.port if http is not None else None),
+        private=http is not None,
     )
 
 

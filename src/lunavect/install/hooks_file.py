@@ -149,15 +149,20 @@ def has_ours(settings: dict) -> bool:
     return isinstance(line, dict) and isinstance(line.get("command"), str) and STATUS_LINE_MODULE in line["command"]
 
 
-def write_atomically(path: Path, settings: dict, *, data: str | None = None, backup: bool = True) -> None:
+def write_atomically(
+    path: Path, settings: dict, *, data: str | None = None, backup: bool = True, private: bool = False
+) -> None:
     """Replace the file in one rename (through a symlink to its target), keeping its mode; with `backup`, the
-    version replaced is saved beside it first. `data` is written as it is instead of `settings`."""
+    version replaced is saved beside it first. `data` is written as it is instead of `settings`. `private`
+    (the file will hold a secret) takes away what the group and others may do, before the secret is written."""
     target = _target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = 0o600
     like = ""
     if target.exists():
         mode = target.stat().st_mode & 0o777
+        if private:
+            mode &= 0o700
         like = target.read_text(encoding="utf-8", errors="replace")
         if backup:
             shutil.copy2(target, backup_path(path))
@@ -293,19 +298,31 @@ def install_hooks(
     timeouts: dict[str, int] | None = None,
     handlers: dict[str, dict] | None = None,
     also: Callable[[dict], dict] | None = None,
+    private: bool = False,
 ) -> bool:
     """Write exactly one lunavect entry per event into the hooks file at `path` (and what `also` changes in the
-    settings besides); True when the file changed."""
+    settings besides); True when the file changed. `private`: the entries hold a secret, so the file is made
+    readable by its owner only (even when it already held them), its bytes otherwise as they were."""
     settings = load(path)
     updated = with_hooks(settings, command, events, timeouts, handlers)
     if also is not None:
         updated = also(updated)
     if updated == settings and path.exists():
+        if private:
+            make_private(path)
         return False
     refuse_read_only(path)
     # The backup keeps the person's own version: taken only from a file that has no lunavect entry yet.
-    write_atomically(path, updated, backup=not has_ours(settings))
+    write_atomically(path, updated, backup=not has_ours(settings), private=private)
     return True
+
+
+def make_private(path: Path) -> None:
+    """Take the group's and others' access away from the file (through a symlink, to its target)."""
+    target = _target(path)
+    mode = target.stat().st_mode & 0o777
+    if mode & 0o077:
+        os.chmod(target, mode & 0o700)
 
 
 def uninstall_hooks(path: Path, also: Callable[[dict], dict] | None = None) -> bool:

@@ -28,8 +28,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lunavect import arrangement, changes
 from lunavect.core.model import Session
+from lunavect.faults import Loop
 from lunavect.frontends.web import assets, guard, peek, tokens
-from lunavect.frontends.web.broadcast import KEEPALIVE, Broadcast, StoreWorker
+from lunavect.frontends.web.broadcast import KEEPALIVE, LOOP_NAME, Broadcast, StoreWorker
 from lunavect.sessions import read_sessions
 from lunavect.store import StoreError
 
@@ -102,7 +103,7 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 def create_app(settings: Settings) -> Starlette:
     """The panel's application for one store."""
     worker = StoreWorker(settings.connect)
-    feed = Broadcast(worker)
+    feed = Broadcast(worker, guard=Loop(LOOP_NAME, log, connect=settings.connect))
     files = assets.load()
     histories: dict[str, arrangement.HideHistory] = {}
 
@@ -114,10 +115,6 @@ def create_app(settings: Settings) -> Starlette:
     async def authenticate(request: Request, *, query: bool = False) -> tuple[tokens.Token, str | None]:
         """The token this request carries (cookie, bearer header or, for the page, `?token=`); the second value
         is a secret from the URL to turn into a cookie."""
-        address = client_address(request)
-        wait = settings.limiter.blocked(address)
-        if wait:
-            raise Problem(429, "too many wrong tokens: try again later", {"Retry-After": str(int(wait) + 1)})
         from_url = request.query_params.get("token") if query else None
         secret = from_url or request.cookies.get(COOKIE)
         header = request.headers.get("authorization", "")
@@ -125,11 +122,17 @@ def create_app(settings: Settings) -> Starlette:
             secret = header[7:].strip()
         if not secret:
             raise Problem(401, "a token is needed: open the link `lunavect web` printed")
-        token = tokens.verify(await worker.run(tokens.list_tokens), secret)
-        if token is None:
-            settings.limiter.failed(address)
-            raise Problem(401, "this token is not valid (revoked, or mistyped)")
-        return token, from_url
+        # A right token is never refused, whatever was tried from this address before (guard.FailureLimiter).
+        address, digest = client_address(request), tokens.digest(secret)
+        if not settings.limiter.known_wrong(address, digest):
+            token = tokens.verify(await worker.run(tokens.list_tokens), secret)
+            if token is not None:
+                return token, from_url
+        wait = settings.limiter.blocked(address)
+        settings.limiter.failed(address, digest)
+        if wait:
+            raise Problem(429, "too many wrong tokens: try again later", {"Retry-After": str(int(wait) + 1)})
+        raise Problem(401, "this token is not valid (revoked, or mistyped)")
 
     async def control(request: Request) -> tokens.Token:
         """A change: it must come from our own page (Origin) and carry a control token."""
@@ -162,6 +165,8 @@ def create_app(settings: Settings) -> Starlette:
             value = msgspec.json.decode(body)
         except msgspec.DecodeError:
             raise Problem(400, "the request body is not valid JSON") from None
+        except RecursionError:
+            raise Problem(400, "the request body is nested too deep") from None
         if not isinstance(value, dict):
             raise Problem(400, "the request body must be a JSON object")
         return value

@@ -4,17 +4,23 @@
 run there one after another, never on the event loop. `Broadcast` turns each signal of the shared change feed
 (`lunavect.changes`) into exactly one read of the list, encoded once and handed to every subscriber (the
 Server-Sent Events streams), so fifty open phones cost what one does. A subscriber that falls behind only ever gets the newest list.
+
+Its reading after each change and each clock tick is a serving loop: whatever fails in one reading is noted
+through `lunavect.faults.Loop` (logged, counted, shown by `lunavect doctor`), and the next change is read and
+sent as usual; an unexpected exception used to end the task, and every open page kept its list for good.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
 
+from lunavect.faults import Loop
 from lunavect.frontends.web import document, tokens
 from lunavect.store import StoreError
 
@@ -25,6 +31,8 @@ CLOCK_RELOAD_S = 15.0
 # A comment line this often keeps proxies and phones from closing a quiet stream.
 KEEPALIVE_S = 20.0
 KEEPALIVE = b""
+LOOP_NAME = "web panel"
+log = logging.getLogger("lunavect.web")
 
 
 class StoreWorker:
@@ -89,9 +97,10 @@ class Subscriber:
 class Broadcast:
     """The live list: read once per change, shared by every subscriber."""
 
-    def __init__(self, worker: StoreWorker, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, worker: StoreWorker, clock: Callable[[], float] = time.time, guard: Loop | None = None) -> None:
         self.worker = worker
         self.clock = clock
+        self.guard = guard or Loop(LOOP_NAME, log)
         self.subscribers: set[Subscriber] = set()
         self.latest: bytes | None = None
         self._body: bytes | None = None  # the latest list without its reading time
@@ -158,3 +167,7 @@ class Broadcast:
             await self.refresh()
         except (sqlite3.Error, OSError, StoreError):
             self._stale = True  # the next change or tick tries again; the streams keep their last list
+        except Exception as exc:  # noqa: BLE001 - the live list goes on with the next change
+            self._stale = True
+            await asyncio.to_thread(self.guard.failed, exc)  # the note writes to the store: not on the loop
+            await asyncio.sleep(self.guard.pause())

@@ -89,15 +89,25 @@ def _default_port(scheme: str) -> int:
 
 
 class FailureLimiter:
-    """Wrong tokens per client address: after `limit` failures within `window` seconds, that address is refused
-    (even with a right token) until the window has passed, so guessing a token is hopeless. The clock is a
-    parameter so the rule is tested without waiting."""
+    """Wrong tokens, counted per client address and remembered per address and token.
+
+    A right token is always let in: any web page can make a browser send wrong tokens to this address (eleven
+    `<img src="http://127.0.0.1:8765/?token=x">` used to lock the person out, renewable every minute), and an
+    SSH tunnel shows every user as 127.0.0.1. So the count limits only guessing: past `limit` wrong tokens in
+    `window` seconds, a wrong token from that address is told to wait (429) rather than that it is wrong, and a
+    token already found wrong there is refused without asking the store again (a wrong token never becomes a
+    right one: new tokens are random). The clock is a parameter so the rule is tested without waiting."""
+
+    # Wrong tokens remembered per address, and addresses remembered: a flood of either cannot grow memory.
+    KEPT_PER_ADDRESS = 64
+    KEPT_ADDRESSES = 10_000
 
     def __init__(self, limit: int = 10, window: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit = limit
         self.window = window
         self.clock = clock
         self._failures: dict[str, list[float]] = {}
+        self._wrong: dict[str, dict[str, float]] = {}
 
     def _recent(self, address: str) -> list[float]:
         now = self.clock()
@@ -106,19 +116,33 @@ class FailureLimiter:
             self._failures[address] = times
         else:
             self._failures.pop(address, None)
+            self._wrong.pop(address, None)
         return times
 
     def blocked(self, address: str) -> float:
-        """Seconds until this address may try again; 0 when it may now."""
+        """Seconds until a wrong token from this address is told it is wrong again (0: now)."""
         times = self._recent(address)
         if len(times) < self.limit:
             return 0.0
         return max(0.0, self.window - (self.clock() - times[-self.limit]))
 
-    def failed(self, address: str) -> None:
+    def known_wrong(self, address: str, digest: str) -> bool:
+        """Whether this token (its digest) was found wrong from this address within the window."""
+        seen = self._wrong.get(address, {}).get(digest)
+        return seen is not None and self.clock() - seen < self.window
+
+    def failed(self, address: str, digest: str = "") -> None:
         times = self._recent(address)
-        times.append(self.clock())
+        now = self.clock()
+        times.append(now)
         self._failures[address] = times[-self.limit :]
-        if len(self._failures) > 10_000:  # a flood of addresses cannot grow memory without bound
+        if digest:
+            wrong = self._wrong.setdefault(address, {})
+            wrong.pop(digest, None)
+            wrong[digest] = now
+            if len(wrong) > self.KEPT_PER_ADDRESS:
+                del wrong[next(iter(wrong))]
+        if len(self._failures) > self.KEPT_ADDRESSES:
             oldest = min(self._failures, key=lambda a: self._failures[a][-1])
             del self._failures[oldest]
+            self._wrong.pop(oldest, None)

@@ -12,9 +12,13 @@ import sqlite3
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from lunavect.frontends.web import tokens
+
+if TYPE_CHECKING:
+    import uvicorn
 
 DEFAULT_LISTEN = "127.0.0.1:8765"
 # Where `lunavect web` last served, so `lunavect web tokens new` prints a link that works.
@@ -125,6 +129,29 @@ def first_tokens(conn: sqlite3.Connection) -> list[tuple[str, tokens.Token]]:
     return [tokens.create(conn, "control", "first control link"), tokens.create(conn, "view", "first view link")]
 
 
+def uvicorn_config(app: Any, tls_cert: str | None = None, tls_key: str | None = None) -> uvicorn.Config:
+    """How uvicorn serves the panel's application (its own tests serve with the same)."""
+    import uvicorn
+
+    from lunavect.frontends.web.connections import ACCEPT_BATCH, Gate
+
+    return uvicorn.Config(
+        app,
+        # A deadline for each request and a cap on open connections, which uvicorn's settings do not give.
+        http=Gate().protocol(),
+        backlog=ACCEPT_BATCH,
+        log_level="warning",
+        access_log=False,
+        ssl_certfile=tls_cert,
+        ssl_keyfile=tls_key,
+        timeout_graceful_shutdown=1,
+        proxy_headers=False,
+        server_header=False,
+        lifespan="on",
+        ws="none",
+    )
+
+
 def serve(
     sock: socket.socket,
     connect: Callable[[], sqlite3.Connection],
@@ -140,18 +167,7 @@ def serve(
 
     settings = Settings(connect=connect, allowed_hosts=allowed_hosts, tls=bool(tls_cert), allow_peek=allow_peek)
     app = create_app(settings)
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        ssl_certfile=tls_cert,
-        ssl_keyfile=tls_key,
-        timeout_graceful_shutdown=1,
-        proxy_headers=False,
-        server_header=False,
-        lifespan="on",
-        ws="none",
-    )
+    config = uvicorn_config(app, tls_cert, tls_key)
 
     class Server(uvicorn.Server):
         """Ends the event streams as soon as a stop is asked: uvicorn waits for open connections before it
