@@ -329,7 +329,7 @@ def test_the_installed_wheel_carries_the_web_panels_files_and_names_its_extra(in
 def test_the_editor_companion_ships_in_the_wheel_and_the_installed_one_builds_it(
     dists: Dists, installed: Installed
 ) -> None:
-    """`lunavect editors install` builds the companion from the installed package (the repository's editors/)."""
+    """`lunavect editors install` builds the companion from the installed package (src/lunavect/companions/)."""
     companion = ["package.json", "extension.js", "lib/channel.js", "lib/protocol.js"]
     with zipfile.ZipFile(dists.wheel) as wheel:
         names = set(wheel.namelist())
@@ -337,7 +337,7 @@ def test_the_editor_companion_ships_in_the_wheel_and_the_installed_one_builds_it
     assert not [n for n in names if n.startswith("lunavect/companions/vscode/test/")]
     with tarfile.open(dists.sdist) as sdist:
         in_sdist = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    assert {f"editors/vscode/{f}" for f in companion} <= in_sdist
+    assert {f"src/lunavect/companions/vscode/{f}" for f in companion} <= in_sdist
     target = installed.home / "companion.vsix"
     build = (
         "import sys, pathlib; from lunavect.navigation.editors import companion; "

@@ -17,7 +17,7 @@ from lunavect.navigation.editors import companion, install
 from lunavect.navigation.terminals.runner import Reply
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCE = REPO / "editors" / "vscode"
+SOURCE = REPO / "src" / "lunavect" / "companions" / "vscode"
 
 
 def test_the_package_json_pins_the_engine_it_was_tested_with_and_runs_where_the_terminals_are() -> None:

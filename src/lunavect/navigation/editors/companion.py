@@ -17,7 +17,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 EXTENSION_ID = "lunavect.lunavect-companion"
-# The folder of lunavect.companions that holds the VS Code companion (the repository's editors/vscode).
+# The folder of lunavect.companions that holds the VS Code companion (src/lunavect/companions/vscode in the repository).
 SOURCE = "vscode"
 # Written into each installed copy: where its windows register (see the module's docstring).
 CHANNEL_FILE = "lunavect.json"
