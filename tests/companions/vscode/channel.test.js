@@ -8,7 +8,7 @@ const os = require('node:os');
 const path = require('node:path');
 const test = require('node:test');
 
-const channel = require('../lib/channel');
+const channel = require('../../../src/lunavect/companions/vscode/lib/channel');
 
 function scratch() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'lvc-'));

@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const test = require('node:test');
 
-const protocol = require('../lib/protocol');
+const protocol = require('../../../src/lunavect/companions/vscode/lib/protocol');
 
 test('a show request names a process id, and nothing else passes', () => {
   assert.deepEqual(protocol.parseRequest('{"op":"show","pid":4242}'), { op: 'show', pid: 4242 });
