@@ -8,9 +8,11 @@ ValueError every reader catches, and at a depth that depends on how deep the cal
 aside. So every decode of outside JSON goes through here, by the kind of its decoder:
 
 - `decode`, a decoder of a declared type (the transcript records, spool records, catalog files, usage): the
-  type is the bound on what is kept, and what it does not declare is skipped. Only a line nested deeper than
-  the stack allows can fail, while skipping; that is refused as TooDeep. No scan first: this runs for every
-  line of every transcript (claude/fold.py), and a scan costs as much as the decode.
+  type bounds what is kept (a field declared as any value is only tested for its type, never walked), and
+  what it does not declare is skipped. Only a line nested deeper than the interpreter lets it skip fails (on
+  3.11 some 1,000 levels; later versions count C recursion apart and go deeper); that is refused as TooDeep.
+  No scan first: this runs for every line of every transcript (claude/fold.py), and a scan there halved the
+  fold's throughput.
 - `loads` and `decode_any`, decoders of any JSON value, which the readers then walk (the conversation parsers,
   the Codex readers): the value is checked against MAX_DEPTH once, before it is decoded, so what passes can be
   decoded and walked at any stack depth lunavect runs at.
