@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import msgspec
 
+from lunavect.core import bounded_json
 from lunavect.core.ids import is_session_id
 from lunavect.core.model import BackgroundTask, Evidence
 from lunavect.core.times import bounded
@@ -62,8 +63,9 @@ _decoder = msgspec.json.Decoder(SpoolRecord)
 
 
 def decode(line: bytes) -> SpoolRecord:
-    """The record of one line; raises msgspec.DecodeError when the line is not a spool record."""
-    return _decoder.decode(line)
+    """The record of one line; raises msgspec.DecodeError when the line is not a spool record (nested too
+    deep included: the fields it does not declare are skipped, and skipping recurses too)."""
+    return bounded_json.decode(_decoder, line)
 
 
 def _task(task: Task) -> BackgroundTask:

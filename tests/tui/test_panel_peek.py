@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
@@ -88,3 +89,22 @@ async def test_a_reply_without_a_proven_pane_is_refused(conn, make_app):
             await pilot.press(key)
         await pilot.press("enter")
         await wait_for(pilot, lambda: "nothing was typed" in app.message, timeout=20, what=app.message)
+
+
+@pytest.mark.parametrize("depth", [1100, 2000, 100_000])
+@pilot_test
+async def test_a_line_nested_too_deep_is_skipped_and_said(conn, make_app, depth):
+    """Issue 25: a tool result nested 1,100 levels deep ended the peek in a traceback."""
+    path = transcript("d1", "short.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    deep = ("[" * depth + "]" * depth).encode()
+    path.write_bytes(b"".join([*lines[:3], b'{"type":"user","message":{"content":' + deep + b"}}\n", *lines[3:]]))
+    with path.open("ab") as out:
+        out.write(record("After the deep line DEEP-1234"))
+    seed.write(conn, [seed.session("d1", "ready", updated=10)])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "space")
+        await wait_for(pilot, lambda: any("DEEP-1234" in line for line in shown(app)), what="the other messages")
+        assert any("Interrupted" in line for line in shown(app))  # short.jsonl's own messages, before the line
+        await wait_for(pilot, lambda: "1 line of this conversation was skipped" in app.message, what=app.message)

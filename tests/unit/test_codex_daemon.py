@@ -35,7 +35,9 @@ def _serve(home: Path, answer):  # noqa: ANN001 - a function from a request to i
         for raw in ws:
             request = json.loads(raw)
             reply = answer(request)
-            if reply is not None and "id" in request:
+            if isinstance(reply, str):  # a reply as raw text
+                ws.send(reply)
+            elif reply is not None and "id" in request:
                 ws.send(json.dumps({"id": request["id"], **reply}))
 
     server = unix_serve(handler, str(path))
@@ -101,6 +103,26 @@ def test_a_daemon_of_another_version_or_a_silent_one_is_unavailable(tmp_path: Pa
     finally:
         server.shutdown()
     assert (live.available, live.reason, live.threads) == (False, reason, {})
+
+
+@pytest.mark.parametrize("depth", [1100, 2000, 100_000])
+def test_a_reply_nested_too_deep_is_a_protocol_fault_not_a_crash(tmp_path: Path, depth: int) -> None:
+    """Issue 25: a reply nested past the interpreter's recursion limit raised RecursionError out of the reader."""
+    deep = "[" * depth + "]" * depth
+
+    def answer(request: dict) -> dict | str | None:
+        if request.get("method") == "initialize":
+            return {"result": {"userAgent": "codex/9.9"}}
+        if "id" not in request:
+            return None  # the "initialized" notification
+        return '{"id":%d,"result":{"data":%s}}' % (request["id"], deep)  # noqa: UP031 - JSON text
+
+    server = _serve(tmp_path, answer)
+    try:
+        live = read_live(tmp_path, timeout=2)
+    finally:
+        server.shutdown()
+    assert (live.available, live.reason, live.threads) == (False, "protocol", {})
 
 
 def test_something_that_is_not_a_websocket_is_unavailable(tmp_path: Path) -> None:

@@ -30,30 +30,32 @@ def _line(record: dict) -> bytes:
     return json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogateescape") + b"\n"
 
 
-def _codex_lines(corrupt: bool) -> bytes:
-    """The real rollout, and with `corrupt` a stray byte in its header's instructions, in its prompt (the
-    title) and in its last tool call's arguments (the line that says what runs)."""
+def _codex_lines(corrupt: bool, bad: str = BAD) -> bytes:
+    """The real rollout, and with `corrupt` a stray byte (or `bad`) in its header's instructions, in its prompt
+    (the title) and in its last tool call's arguments (the line that says what runs)."""
     out = b""
     for raw in ROLLOUT.read_bytes().splitlines():
         record = json.loads(raw)
         payload = record.get("payload")
         if corrupt and record["type"] == "session_meta":
-            payload["base_instructions"]["text"] = BAD + payload["base_instructions"]["text"]
+            payload["base_instructions"]["text"] = bad + payload["base_instructions"]["text"]
         elif corrupt and payload.get("type") == "user_message":
-            payload["message"] = "Caf" + BAD + " " + payload["message"]
+            payload["message"] = "Caf" + bad + " " + payload["message"]
         elif corrupt and payload.get("type") == "function_call":
-            payload["arguments"] = BAD + payload["arguments"]
-        out += _line(record)
+            payload["arguments"] = bad + payload["arguments"]
+        # A stray byte as the byte itself; half a UTF-16 pair as JSON escapes it (`\\ud83d`, as a client's
+        # JSON.stringify writes a string cut inside an emoji).
+        out += _line(record) if bad == BAD else (json.dumps(record) + "\n").encode()
     return out
 
 
-def _codex_row(tmp_path: Path, corrupt: bool) -> dict:
+def _codex_row(tmp_path: Path, corrupt: bool, bad: str = BAD) -> dict:
     if not ROLLOUT.is_file():
         pytest.skip(f"the real rollouts of shared/data are missing ({ROLLOUT})")
     home = Home(tmp_path / ("corrupt" if corrupt else "pristine"))
     try:
-        data = _codex_lines(corrupt)
-        assert (b"\xe9" in data) == corrupt
+        data = _codex_lines(corrupt, bad)
+        assert (b"\xe9" in data or b"\\ud83d" in data) == corrupt
         (home.day / f"rollout-2026-11-29T14-38-32-{THREAD}.jsonl").write_bytes(data)
         last = json.loads(data.splitlines()[-1].decode("utf-8", "replace"))["timestamp"]
         return home.tick(epoch(last) + 5)[f"codex:{THREAD}"]
@@ -70,12 +72,25 @@ def test_a_stray_byte_in_a_codex_rollout_costs_only_a_character_of_its_title(tmp
     assert corrupt["title"] == "Caf\ufffd " + pristine["title"]
 
 
+def test_half_a_utf16_pair_in_a_codex_rollout_costs_only_a_character_of_its_title(tmp_path: Path) -> None:
+    """Issue 25: the json module reads an escaped lone surrogate into a string no UTF-8 output holds; the
+    title holding one could not be stored."""
+    pristine = _codex_row(tmp_path, corrupt=False)
+    corrupt = _codex_row(tmp_path, corrupt=True, bad="\ud83d")
+    for field in ("state", "activity", "since", "cwd", "project", "basis"):
+        assert corrupt[field] == pristine[field], field
+    assert corrupt["title"] == "Caf\ufffd " + pristine["title"]
+
+
 def test_a_stray_byte_in_a_codex_folder_drops_the_folder_not_the_header() -> None:
     meta = {"type": "session_meta", "payload": {"id": THREAD, "cwd": "/w/caf" + BAD, "originator": "codex_exec"}}
     line = _line(meta).rstrip(b"\n")
     header = header_from_record(*lenient_json.loads(line))
     assert header is not None and header.thread_id == THREAD and header.cwd is None
     assert header.originator == "codex_exec"
+    meta["payload"]["cwd"] = "/w/caf\ud83d"  # half a UTF-16 pair, escaped: no folder either
+    header = header_from_record(*lenient_json.loads(json.dumps(meta).encode()))
+    assert header is not None and header.thread_id == THREAD and header.cwd is None
 
 
 TRANSCRIPT = shared_data_dir() / "claude" / "spotter" / "short.jsonl"

@@ -100,3 +100,22 @@ def test_a_reply_that_cannot_be_proven_safe_is_refused(seeded):
         answer = client.post(f"/api/sessions/{key}/answer", json={"choice": "allow"}, headers=ORIGIN)
         assert answer.status_code == 409 and "waits for no permission" in answer.json()["message"]
         assert client.post(f"/api/sessions/{key}/answer", json={"choice": "maybe"}, headers=ORIGIN).status_code == 400
+
+
+@pytest.mark.parametrize("depth", [1100, 2000, 100_000])
+def test_a_line_nested_too_deep_is_skipped_and_the_rest_answered(seeded, depth):
+    """Issue 25: a tool result nested 1,100 levels deep made this answer 500 for the session."""
+    key, control, _ = seeded
+    path = next((Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects").rglob(f"{SID}.jsonl"))
+    with _client(True) as client:
+        client.cookies.set(COOKIE, control)
+        pristine = client.post(f"/api/sessions/{key}/messages", json={"last": 200}, headers=ORIGIN).json()
+        lines = path.read_bytes().splitlines(keepends=True)
+        deep = "[" * depth + "]" * depth
+        line = '{"type":"user","message":{"role":"user","content":' + deep + "}}\n"
+        path.write_bytes(b"".join(lines[:20] + [line.encode()] + lines[20:]))
+        answer = client.post(f"/api/sessions/{key}/messages", json={"last": 200}, headers=ORIGIN)
+        assert answer.status_code == 200
+        body = answer.json()
+        assert body["skipped"] == 1 and pristine["skipped"] == 0
+        assert [m["text"] for m in body["messages"]] == [m["text"] for m in pristine["messages"]]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import msgspec
 
+from lunavect.core import bounded_json
 from lunavect.core.bounds import bounded, real
 from lunavect.core.ids import is_session_id
 from lunavect.host.processes import Proc, parse_proc_start, proc_start_matches
@@ -118,8 +119,8 @@ def entry_of(pid: int, raw: bytes) -> CatalogEntry:
     if len(raw) > MAX_ENTRY_BYTES:
         raise Unusable(f"larger than {MAX_ENTRY_BYTES} bytes")
     try:
-        row = _decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        row = bounded_json.decode(_decoder, raw)
+    except msgspec.DecodeError as exc:  # not JSON, another shape, nested too deep
         raise Unusable(f"not a JSON object ({str(exc)[:80]})") from None
     if not (isinstance(row.sessionId, str) and is_session_id(row.sessionId)):
         raise Unusable("its sessionId is no session id")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from lunavect.claude.usage import Usage
+from lunavect.core import bounded_json
 
 # An absent raw field; `null` in the line decodes to the raw bytes `null`.
 ABSENT = msgspec.Raw()
@@ -158,16 +159,16 @@ def decode_raw(decoder: msgspec.json.Decoder, raw: msgspec.Raw):  # noqa: ANN202
     if not present(raw):
         return None
     try:
-        return decoder.decode(raw)
-    except msgspec.ValidationError:
+        return bounded_json.decode(decoder, raw)
+    except (msgspec.ValidationError, bounded_json.TooDeep):
         return None
     except msgspec.DecodeError:
         text = bytes(raw).decode("utf-8", "replace").encode("utf-8")
         if text == bytes(raw):
             return None  # valid UTF-8: not the encoding, the JSON is wrong
         try:
-            return decoder.decode(text)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+            return bounded_json.decode(decoder, text)
+        except msgspec.DecodeError:
             return None
 
 

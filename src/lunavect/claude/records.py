@@ -41,6 +41,7 @@ from lunavect.claude.record_shapes import (
     typed_record_decoder,
 )
 from lunavect.claude.usage import MessageUsage, message_usage
+from lunavect.core import bounded_json
 from lunavect.core.bounds import http_status
 from lunavect.core.commands import is_long_lived_service
 from lunavect.core.ids import is_session_id
@@ -114,7 +115,8 @@ class RecordFacts:
 
 
 class Unreadable(Exception):
-    """A line that is not a JSON object (cut short, not UTF-8, not JSON): skipped, counted, never fatal."""
+    """A line that is not a JSON object (cut short, not UTF-8, not JSON, nested too deep): skipped, counted,
+    never fatal."""
 
 
 def might_matter(line: bytes) -> bool:
@@ -137,8 +139,10 @@ def read_matching(line: bytes, place: int = 0) -> RecordFacts | None:
     """`read_record` for a line that passed the cheap test: one pass over its bytes (`TypedRecord`), or, for a
     line of rarer shape, `read_plain`'s field by field reading."""
     try:
-        record = typed_record_decoder.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        record = bounded_json.decode(typed_record_decoder, line)
+    except bounded_json.TooDeep:
+        raise Unreadable from None
+    except msgspec.DecodeError:  # ValidationError included
         return read_plain(line, place)
     if record.toolUseResult is not None and names_work(record.toolUseResult):
         return read_plain(line, place)
@@ -151,14 +155,16 @@ def read_plain(line: bytes, place: int = 0) -> RecordFacts | None:
     Applies no byte test."""
     replaced = False
     try:
-        record = record_decoder.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        record = bounded_json.decode(record_decoder, line)
+    except bounded_json.TooDeep:
+        raise Unreadable from None
+    except msgspec.DecodeError:
         # One invalid UTF-8 byte (a title cut mid-character by another tool) must not cost the whole record:
         # read it again with that byte replaced (a title gets one odd character; an id or a folder holding a
         # replaced byte names nothing real, and is dropped); a line that is not JSON stays unreadable.
         try:
-            record = record_decoder.decode(line.decode("utf-8", "replace").encode("utf-8"))
-        except (msgspec.DecodeError, msgspec.ValidationError):
+            record = bounded_json.decode(record_decoder, line.decode("utf-8", "replace").encode("utf-8"))
+        except msgspec.DecodeError:
             raise Unreadable from None
         replaced = True
     return _facts_of(record, place, replaced)
@@ -167,7 +173,7 @@ def read_plain(line: bytes, place: int = 0) -> RecordFacts | None:
 def _facts_of(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
     try:
         return _facts(record, place, replaced)
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError):
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError):
         # A field of a type no client version wrote: this record is skipped and counted, never its file.
         raise Unreadable from None
 

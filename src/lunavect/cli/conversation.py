@@ -34,12 +34,14 @@ def _session(conn: sqlite3.Connection, text: str) -> tuple[Any, list[Any]]:
     return found, [s for s in sessions if s.id != key]
 
 
-def _print(messages: list[Any], as_json: bool, **extra: object) -> None:
-    from lunavect.conversation.render import render
+def _print(messages: list[Any], as_json: bool, skipped: int = 0, **extra: object) -> None:
+    from lunavect.conversation.render import render, skipped_note
 
     if as_json:
-        click.echo(msgspec.json.encode({**extra, "messages": messages}).decode())
+        click.echo(msgspec.json.encode({**extra, "messages": messages, "skipped": skipped}).decode())
         return
+    if skipped:  # on stderr, so the messages on stdout stay what the client shows
+        click.echo(f"lunavect: {skipped_note(skipped)}", err=True)
     for message in messages:
         for line in render(message):
             click.echo(line)
@@ -76,16 +78,16 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
     try:
         if not follow:
             window = read_window(source, messages=last)
-            _print(window.messages, as_json, id=session.id, older=window.older, agents=agents)
+            _print(window.messages, as_json, window.skipped, id=session.id, older=window.older, agents=agents)
             return
         follower = Follower(source, messages=last)
         while True:
             update = follower.poll()
-            if update.changed or update.reset:
+            if update.changed or update.reset or update.skipped:
                 if as_json:
-                    _print(update.changed, True, id=session.id, reset=update.reset)
+                    _print(update.changed, True, update.skipped, id=session.id, reset=update.reset)
                 else:
-                    _print(update.changed, False)
+                    _print(update.changed, False, update.skipped)
             time.sleep(FOLLOW_POLL_S)
     except Unreadable as exc:
         raise Failure(str(exc)) from None

@@ -21,6 +21,7 @@ from pathlib import Path
 import psutil
 
 from lunavect import __version__
+from lunavect.core import bounded_json
 
 CLIENT_NAME = "lunavect"
 START_TIMEOUT_S = 15.0
@@ -154,9 +155,9 @@ class AppServer:
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = bounded_json.loads(line)
             except ValueError:
-                continue  # a line we cannot read is not an answer
+                continue  # a line we cannot read (or nested too deep) is not an answer
             if isinstance(value, dict):
                 messages.append(value)
         return messages

@@ -131,7 +131,7 @@ def _parse_line(line: bytes) -> dict | None:
     """One record; a stray invalid byte (in a message the cursor never reads) costs no lifecycle event."""
     try:
         record, _replaced = lenient_json.loads(line)
-    except (ValueError, RecursionError):
+    except ValueError:
         return None
     return record if isinstance(record, dict) else None
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lunavect import __version__
+from lunavect.core import bounded_json
 
 SOCKET = Path("app-server-control") / "app-server-control.sock"
 TIMEOUT_S = 2.0
@@ -64,8 +65,8 @@ class _Session:
             except TimeoutError:
                 raise _Unusable("timeout") from None
             try:
-                reply = json.loads(raw)
-            except (TypeError, ValueError):
+                reply = bounded_json.loads(raw)
+            except (TypeError, ValueError):  # not JSON, or nested too deep
                 raise _Unusable("protocol") from None
             if not isinstance(reply, dict):
                 raise _Unusable("protocol")

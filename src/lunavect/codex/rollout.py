@@ -139,7 +139,7 @@ def read_header(path: Path | str, max_bytes: int = HEADER_MAX_BYTES) -> Header |
         return None  # no complete first line within the bound (or a file still being created)
     try:
         return header_from_record(*lenient_json.loads(data[:end]))
-    except (ValueError, RecursionError):
+    except ValueError:
         return None
 
 
@@ -237,7 +237,7 @@ def first_prompt_title(path: Path | str, max_bytes: int = FIRST_PROMPT_MAX_BYTES
             continue
         try:
             record, _replaced = lenient_json.loads(line)  # a title: one odd character rather than none
-        except (ValueError, RecursionError):
+        except ValueError:
             continue
         if not isinstance(record, dict):  # `["user_message"]`: a line, but no record
             continue
@@ -282,7 +282,7 @@ class SessionIndex:
         for line in data[: end + 1].splitlines():
             try:
                 entry, _replaced = lenient_json.loads(line)  # a name: one odd character rather than none
-            except (ValueError, RecursionError):
+            except ValueError:
                 continue
             if isinstance(entry, dict) and isinstance(entry.get("id"), str) and UUID_RE.match(entry["id"]):
                 title = short_title(entry.get("thread_name"))

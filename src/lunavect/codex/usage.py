@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from lunavect.core import bounded_json
 from lunavect.core.bounds import bounded, percent, window_minutes
 from lunavect.core.bounds import count as _count
 from lunavect.core.times import epoch
@@ -193,8 +194,8 @@ class UsageScan:
 
 def _decode(decoder: msgspec.json.Decoder, line: bytes):  # noqa: ANN202 - the decoder's type
     try:
-        return decoder.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return bounded_json.decode(decoder, line)
+    except msgspec.DecodeError:  # not JSON, another shape, nested too deep
         return None
 
 

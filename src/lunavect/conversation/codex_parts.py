@@ -13,6 +13,7 @@ from typing import Any
 
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Attach, Echo, Part, place
+from lunavect.core import bounded_json
 
 # The start of input items Codex writes itself, not the person.
 _CONTEXT_OPENINGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<turn_aborted>", "<user_shell")
@@ -30,7 +31,7 @@ def call_summary(arguments: Any) -> str:
     value = arguments
     if isinstance(arguments, str):
         try:
-            value = json.loads(arguments)
+            value = bounded_json.loads(arguments)  # a string of JSON inside the line: bounded on its own
         except ValueError:
             return one_line(arguments)
     if isinstance(value, dict):

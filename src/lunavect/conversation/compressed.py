@@ -16,30 +16,32 @@ from collections.abc import Iterator, Mapping
 from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.parts import Part, place_key
 from lunavect.conversation.source import Source
-from lunavect.conversation.window import Unreadable, Window, assemble_window, parts_of, shows
+from lunavect.conversation.window import MAX_LINE_BYTES, Unreadable, Window, assemble_window, parts_of, shows
+from lunavect.tail import open_regular
 
 BLOCK_BYTES = 1024 * 1024
-# A longer line (a compacted history) is skipped rather than held whole.
-MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
-def _lines(path: str) -> Iterator[tuple[int, bytes]]:
-    """Every complete line of the decompressed text, with its offset there."""
+def _lines(path: str) -> Iterator[tuple[int, int, bytes | None]]:
+    """Every complete line of the decompressed text, with its offset there and the next line's; None for a
+    line longer than MAX_LINE_BYTES (a compacted history), skipped rather than held whole."""
     import zstandard  # only when a compressed rollout is read
 
     try:
-        with open(path, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as r:
-            at, carry, skipping = 0, b"", False
+        with (
+            os.fdopen(open_regular(path), "rb") as raw,
+            zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as r,
+        ):
+            at, carry, skipping, line_start = 0, b"", False, 0
             while block := r.read(BLOCK_BYTES):
                 data = carry + block
                 start = at - len(carry)
                 lines = data.split(b"\n")
                 carry = lines.pop()
                 for line in lines:
-                    if not skipping:
-                        yield start, line
-                    skipping = False
-                    start += len(line) + 1
+                    after = start + len(line) + 1
+                    yield line_start, after, None if skipping or len(line) > MAX_LINE_BYTES else line
+                    skipping, start, line_start = False, after, after
                 if len(carry) > MAX_LINE_BYTES:
                     carry, skipping = b"", True
                 at += len(block)
@@ -52,24 +54,30 @@ def read_compressed(
 ) -> tuple[Window, Assembly]:
     limit = place_key(before) if before is not None else None
     kept: deque[tuple[int, list[Part]]] = deque()
-    count, dropped, end = 0, False, 0
-    for offset, line in _lines(str(source.path)):
-        end = offset + len(line) + 1
-        if limit is not None and offset >= limit[0]:
-            if offset > limit[0] or limit[1] == 0:
-                break
-            found = [p for p in parts_of(source, line, offset) if place_key(p.place)[1] < limit[1]]
-        else:
-            found = parts_of(source, line, offset)
+    # Lines skipped unread as far back as the window reaches: those before each kept record, and since the last.
+    skipped_before: deque[int] = deque()
+    count, dropped, end, skipped, pending = 0, False, 0, 0, 0
+    for offset, after, line in _lines(str(source.path)):
+        end = after
+        if limit is not None and offset >= limit[0] and (offset > limit[0] or limit[1] == 0):
+            break
+        parts = parts_of(source, line, offset)
+        if parts is None:
+            skipped, pending = skipped + 1, pending + 1
+            continue
+        found = parts if limit is None or offset < limit[0] else [p for p in parts if place_key(p.place)[1] < limit[1]]
         if not found:
             continue
         kept.append((offset, found))
-        count += sum(shows(p) for p in found)
+        skipped_before.append(pending)
+        count, pending = count + sum(shows(p) for p in found), 0
         while len(kept) > 1 and count - sum(shows(p) for p in kept[0][1]) >= messages:
             count -= sum(shows(p) for p in kept.popleft()[1])
             dropped = True
+            skipped -= skipped_before.popleft() + skipped_before[0]
+            skipped_before[0] = 0
     st = os.stat(source.path)
     return assemble_window(
         list(reversed(kept)), messages=messages, older=dropped, end=end, st=st, marks=("", ""), known=known,
-        bytes_read=st.st_size,
+        bytes_read=st.st_size, skipped=skipped,
     )  # fmt: skip

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.message import Message
 from lunavect.conversation.source import Source
-from lunavect.conversation.window import DEFAULT_MESSAGES, Unreadable, parts_of, read_assembled
-from lunavect.tail import TailFile
+from lunavect.conversation.window import DEFAULT_MESSAGES, MAX_LINE_BYTES, Unreadable, parts_of, read_assembled
+from lunavect.tail import TailFile, open_regular
 
 # Appended bytes are read in chunks of this size, so a large append never sits in memory whole.
 CHUNK_BYTES = 1024 * 1024
@@ -26,6 +26,8 @@ class Update:
     changed: list[Message] = field(default_factory=list)
     reset: bool = False
     bytes_read: int = 0
+    # Lines skipped unread since the last poll (too long, not JSON, nested too deep): said, never raised.
+    skipped: int = 0
 
 
 class Follower:
@@ -38,6 +40,9 @@ class Follower:
         self.started = False
         # A compressed rollout is finished: it is read again only when the file itself changed.
         self.signature: tuple[int, int, int] | None = None
+        # The line being appended is longer than MAX_LINE_BYTES: its bytes are passed over up to its newline.
+        self.passing_over = False
+        self.skipped = 0
 
     @property
     def messages(self) -> list[Message]:
@@ -52,8 +57,8 @@ class Follower:
             window.head,
             window.mark,
         )
-        self.started = True
-        return Update(list(window.messages), reset=True, bytes_read=window.bytes_read)
+        self.started, self.passing_over = True, False
+        return Update(list(window.messages), reset=True, bytes_read=window.bytes_read, skipped=window.skipped)
 
     def poll(self) -> Update:
         """What changed since the last poll (the first poll is the latest window, as a reset)."""
@@ -62,9 +67,9 @@ class Follower:
         if self.source.compressed:
             return self._poll_compressed()
         try:
-            fd = os.open(self.source.path, os.O_RDONLY)
+            fd = open_regular(self.source.path)
         except OSError as exc:
-            raise Unreadable(f"cannot read {self.source.path}: {exc.strerror}") from None
+            raise Unreadable(f"cannot read {self.source.path}: {exc.strerror or exc}") from None
         try:
             tf = TailFile(fd)
             st = os.fstat(fd)
@@ -72,13 +77,14 @@ class Follower:
                 return self._restart()
             if st.st_size <= self.offset:
                 return Update(bytes_read=tf.bytes_read)
+            self.skipped = 0
             end = self._read(tf, self.offset, st.st_size)
             if end <= self.offset:
-                return Update(bytes_read=tf.bytes_read)
+                return Update(bytes_read=tf.bytes_read, skipped=self.skipped)
             self.offset = end
             self.head, self.mark = tf.marks(end)
             self.assembly.trim(self.limit)
-            return Update(self.assembly.take_changed(), bytes_read=tf.bytes_read)
+            return Update(self.assembly.take_changed(), bytes_read=tf.bytes_read, skipped=self.skipped)
         finally:
             os.close(fd)
 
@@ -97,20 +103,32 @@ class Follower:
 
     def _read(self, tf: TailFile, start: int, end: int) -> int:
         """Apply the complete lines in [start, end); where the last of them ends (a line still being
-        written is read whole by a later poll)."""
+        written is read whole by a later poll). A line longer than MAX_LINE_BYTES is never held: once its
+        start is that far behind, the reader passes over its bytes (and so does every later poll) to its
+        newline, and counts it skipped."""
         at, carry = start, b""
         while at < end:
             chunk = tf.read(min(CHUNK_BYTES, end - at), at)
             if chunk is None:
                 break
+            at += len(chunk)
+            if self.passing_over:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    continue
+                self.passing_over, self.skipped = False, self.skipped + 1
+                chunk = chunk[newline + 1 :]
             data = carry + chunk
-            line_start = at - len(carry)
+            line_start = at - len(data)
             lines = data.split(b"\n")
             carry = lines.pop()
             for line in lines:
-                self.assembly.add(parts_of(self.source, line, line_start))
+                parts = parts_of(self.source, line if len(line) <= MAX_LINE_BYTES else None, line_start)
+                self.skipped += parts is None
+                self.assembly.add(parts or ())
                 line_start += len(line) + 1
-            at += len(chunk)
+            if len(carry) > MAX_LINE_BYTES:
+                carry, self.passing_over = b"", True
             # Hold no more than a window's worth while a large append is read.
             self.assembly.trim(self.limit * 2)
         return at - len(carry)

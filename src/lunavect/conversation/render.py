@@ -48,3 +48,10 @@ def render(message: Message) -> list[str]:
     sign = MARKS.get(message.kind, "·")
     lines = clean_lines(message.text).splitlines() or [""]
     return [f"{sign} {lines[0]}", *("  " + line for line in lines[1:])]
+
+
+def skipped_note(count: int) -> str:
+    """The one line `show` and the panel's peek say when lines of the file were skipped unread (longer than a
+    window decodes, not JSON, nested deeper than any client writes): never the line, never a traceback."""
+    lines, were = ("1 line", "was") if count == 1 else (f"{count} lines", "were")
+    return f"{lines} of this conversation {were} skipped: too long, nested too deep or not JSON"

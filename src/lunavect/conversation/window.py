@@ -18,13 +18,16 @@ from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.message import Message
 from lunavect.conversation.parts import Attach, Part, place_key
 from lunavect.conversation.source import Source
-from lunavect.tail import TailFile
+from lunavect.core import bounded_json
+from lunavect.tail import TailFile, open_regular
 
 BLOCK_BYTES = 256 * 1024
 DEFAULT_MESSAGES = 50
 DEFAULT_BYTES = 64 * 1024 * 1024
-
-_decode = msgspec.json.Decoder().decode
+# A longer line (a huge tool result, an image, a compacted history) is skipped before it is decoded, and said
+# to be: gathering and decoding one of 60 MB for a window that shows its first lines cost seconds and hundreds
+# of megabytes, and a window's memory is what it shows.
+MAX_LINE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
@@ -45,6 +48,8 @@ class Window:
     changed: list[Message] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     bytes_read: int = 0
+    # Lines of this window's bytes skipped unread (too long, not JSON, nested too deep): said, never raised.
+    skipped: int = 0
 
     @property
     def offset(self) -> int:  # lunavect.tail.Marked
@@ -70,31 +75,45 @@ def complete_end(tf: TailFile, size: int) -> int:
     return 0
 
 
-def lines_backward(tf: TailFile, end: int) -> Iterator[tuple[int, bytes]]:
-    """Complete lines before `end` (a line boundary), newest first, with their offsets."""
-    pos, carry = end, b""
+def lines_backward(tf: TailFile, end: int) -> Iterator[tuple[int, bytes | None]]:
+    """Complete lines before `end`, newest first, with their offsets. A line longer than MAX_LINE_BYTES comes
+    as None: its blocks are searched for the newline before it and let go, never gathered whole."""
+    # The line being gathered, newest piece first (None until a newline ends one), and its length so far.
+    pos, size = end, 0
+    pieces: list[bytes] | None = None
     while pos > 0:
         start = max(0, pos - BLOCK_BYTES)
         block = tf.read(pos - start, start)
         if block is None:
             return
-        data = block + carry
-        cut = data.find(b"\n") if start > 0 else -1
-        if start > 0 and cut < 0:  # a line longer than a block: keep gathering it
-            carry, pos = data, start
-            continue
-        body, carry = data[cut + 1 :], data[: cut + 1]
-        offsets, at = [], start + cut + 1
-        for line in body.split(b"\n")[:-1]:
-            offsets.append((at, line))
-            at += len(line) + 1
-        yield from reversed(offsets)
+        cut = len(block)
+        while (newline := block.rfind(b"\n", 0, cut)) >= 0:
+            if pieces is not None:
+                yield start + newline + 1, _whole(block[newline + 1 : cut], pieces, size)
+            pieces, size = [], 0
+            cut = newline
+        if pieces is not None:
+            size += cut
+            if size <= MAX_LINE_BYTES:
+                pieces.append(block[:cut])
+            else:
+                pieces.clear()
         pos = start
+    if pieces is not None:
+        yield 0, _whole(b"", pieces, size)
 
 
-def line_at(tf: TailFile, offset: int) -> bytes:
-    """The complete line that starts at `offset` (without its newline), or b"" when none ends."""
-    pieces, at = [], offset
+def _whole(first: bytes, rest: list[bytes], size: int) -> bytes | None:
+    """A line from its first piece and the pieces after it (newest first); None when it is too long."""
+    if len(first) + size > MAX_LINE_BYTES:
+        return None
+    return first + b"".join(reversed(rest)) if rest else first
+
+
+def line_at(tf: TailFile, offset: int) -> bytes | None:
+    """The complete line that starts at `offset` (without its newline), b"" when none ends, None when it is
+    longer than MAX_LINE_BYTES."""
+    pieces, at, size = [], offset, 0
     while True:
         chunk = os.pread(tf.fd, BLOCK_BYTES, at)
         tf.bytes_read += len(chunk)
@@ -103,16 +122,25 @@ def line_at(tf: TailFile, offset: int) -> bytes:
         newline = chunk.find(b"\n")
         if newline >= 0:
             pieces.append(chunk[:newline])
-            return b"".join(pieces)
+            return b"".join(pieces) if size + newline <= MAX_LINE_BYTES else None
+        size += len(chunk)
+        if size > MAX_LINE_BYTES:
+            return None
         pieces.append(chunk)
         at += len(chunk)
 
 
-def parts_of(source: Source, line: bytes, offset: int) -> list[Part]:
+def parts_of(source: Source, line: bytes | None, offset: int) -> list[Part] | None:
+    """What one line shows; None for a line skipped unread: longer than MAX_LINE_BYTES (None already), not
+    JSON, or nested deeper than bounded_json allows. An empty line shows nothing and is no skip."""
+    if line is None:
+        return None
+    if not line.strip():
+        return []
     try:
-        record = _decode(line)
-    except (msgspec.DecodeError, ValueError):
-        return []  # a damaged or foreign line shows nothing, as the client skips it
+        record = bounded_json.decode_any(line)
+    except msgspec.DecodeError:
+        return None  # a damaged or foreign line shows nothing, as the client skips it
     return source.parse(record, offset)
 
 
@@ -142,6 +170,7 @@ def assemble_window(
     marks: tuple[str, str],
     known: Mapping[str, str] | None,
     bytes_read: int,
+    skipped: int = 0,
 ) -> tuple[Window, Assembly]:
     """The window of the records read (newest first), in file order: results joined, marks listed."""
     assembly = Assembly()
@@ -165,6 +194,7 @@ def assemble_window(
         changed=changed,
         gone=gone,
         bytes_read=bytes_read,
+        skipped=skipped,
     )
     return window, assembly
 
@@ -195,20 +225,22 @@ def read_assembled(
 
         return read_compressed(source, before=before, messages=messages, known=known)
     try:
-        fd = os.open(source.path, os.O_RDONLY)
+        fd = open_regular(source.path)
     except OSError as exc:
-        raise Unreadable(f"cannot read {source.path}: {exc.strerror}") from None
+        raise Unreadable(f"cannot read {source.path}: {exc.strerror or exc}") from None
     try:
         tf = TailFile(fd)
         st = os.fstat(fd)
         end = complete_end(tf, st.st_size)
         collected: list[tuple[int, list[Part]]] = []
-        count, limit = 0, end
+        count, limit, skipped = 0, end, 0
         if before is not None:
             offset, index = place_key(before)
             limit = min(offset, end)
             if index > 0 and offset < end:
-                first = [p for p in parts_of(source, line_at(tf, offset), offset) if place_key(p.place)[1] < index]
+                parts = parts_of(source, line_at(tf, offset), offset)
+                skipped += parts is None
+                first = [p for p in parts or () if place_key(p.place)[1] < index]
                 collected.append((offset, first))
                 count += sum(shows(p) for p in first)
         earliest = limit
@@ -216,7 +248,9 @@ def read_assembled(
             for offset, line in lines_backward(tf, limit):
                 earliest = offset
                 found = parts_of(source, line, offset)
-                if found:
+                if found is None:
+                    skipped += 1
+                elif found:
                     collected.append((offset, found))
                     count += sum(shows(p) for p in found)
                 if count >= messages or (count and end - offset > max_bytes):
@@ -224,7 +258,7 @@ def read_assembled(
         head, mark = tf.marks(end)
         return assemble_window(
             collected, messages=messages, older=earliest > 0, end=end, st=st, marks=(head, mark), known=known,
-            bytes_read=tf.bytes_read,
+            bytes_read=tf.bytes_read, skipped=skipped,
         )  # fmt: skip
     finally:
         os.close(fd)

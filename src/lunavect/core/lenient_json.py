@@ -9,18 +9,19 @@ holds a replaced byte is dropped: it names nothing real any more.
 
 from __future__ import annotations
 
-import json
+from lunavect.core import bounded_json
 
 REPLACEMENT = "\ufffd"
 
 
 def loads(line: bytes) -> tuple[object, bool]:
-    """The line's JSON value, and whether bytes had to be replaced to read it. Raises ValueError (or
-    RecursionError) as json.loads does for a line that is not JSON whatever its encoding."""
+    """The line's JSON value, and whether bytes (or an escaped lone surrogate, bounded_json) had to be replaced
+    to read it. Raises ValueError for a line that is not JSON whatever its encoding, or nests deeper than
+    bounded_json allows (never RecursionError)."""
     try:
-        return json.loads(line), False
+        return bounded_json.loads_marked(line)
     except UnicodeDecodeError:
-        return json.loads(line.decode("utf-8", "replace")), True
+        return bounded_json.loads_marked(line.decode("utf-8", "replace"))[0], True
 
 
 def exact(value: object, replaced: bool) -> str | None:

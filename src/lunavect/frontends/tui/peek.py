@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.message import Message
-from lunavect.conversation.render import render
+from lunavect.conversation.render import render, skipped_note
 from lunavect.conversation.source import Source, find_source
 from lunavect.conversation.window import Unreadable, read_window
 from lunavect.core.model import Session, State
@@ -150,6 +150,8 @@ class PeekPane(Vertical):
             self._clear()
             if self.follower.messages and self.follower.messages[0] is not None:
                 self.older = self.follower.messages[0].place
+        if update.skipped:
+            self.report(skipped_note(update.skipped))
         self._draw(update.changed)
 
     def _draw(self, changed: list[Message], before: bool = False) -> None:
@@ -185,6 +187,8 @@ class PeekPane(Vertical):
         self.older = window.start if window.older else None
         if self.older is None:
             self.report("This is the start of the conversation.")
+        elif window.skipped:
+            self.report(skipped_note(window.skipped))
 
     # -- acting -------------------------------------------------------------------------------------------
 

@@ -74,7 +74,13 @@ def routes(walls: Walls) -> list[tuple[str, Handler, list[str]]]:
             window = await asyncio.to_thread(read_window, source, before=before, messages=last)
         except Unreadable as exc:
             raise walls.problem(409, str(exc)) from None
-        body = {"id": session.id, "messages": window.messages, "start": window.start, "older": window.older}
+        body = {
+            "id": session.id,
+            "messages": window.messages,
+            "start": window.start,
+            "older": window.older,
+            "skipped": window.skipped,  # lines of the file that could not be read, never what they hold
+        }
         return Response(msgspec.json.encode(body), media_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def reply(request: Request) -> Response:
