@@ -103,7 +103,7 @@ def main() -> None:
     from lunavect import store
     from lunavect.codex.cursor import LifecycleCursor
     from lunavect.codex.source import CodexSource
-    from lunavect.collector import Collector
+    from lunavect.collector.tick import Collector
 
     with isolated_home("lv-bench-codex-") as env:
         home = Path(env["CODEX_HOME"])

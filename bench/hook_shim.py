@@ -228,9 +228,9 @@ t0 = time.perf_counter()
 import json, select
 t1 = time.perf_counter()
 sys.path.insert(0, SRC)
-import lunavect.core.commands
+import lunavect.core.services
 t2 = time.perf_counter()
-import lunavect.core.wording
+import lunavect.core.closing_question
 t3 = time.perf_counter()
 import lunavect.shim.jsoncodec, lunavect.shim.payload, lunavect.shim.procfacts, lunavect.shim.spoolfile
 t4 = time.perf_counter()
@@ -250,8 +250,8 @@ print(json.dumps([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6,
 """
 PHASE_NAMES = [
     "import json, select (re, enum, functools, collections...)",
-    "import lunavect.core.commands",
-    "import lunavect.core.wording",
+    "import lunavect.core.services",
+    "import lunavect.core.closing_question",
     "import the shim's parts (cached bytecode)",
     "import lunavect.shim.entry (cached bytecode)",
     "read stdin",

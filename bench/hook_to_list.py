@@ -59,7 +59,8 @@ def pre_tool_use(session_id: str, home: str, tool: str, tool_use_id: str) -> byt
 
 
 def start_collector(env: dict[str, str]) -> subprocess.Popen:
-    from lunavect import collector, paths
+    from lunavect import paths
+    from lunavect.collector import process as collector
 
     log = open(os.path.join(env["LUNAVECT_HOME"], "bench-collector.log"), "ab")  # noqa: SIM115
     proc = subprocess.Popen(
@@ -92,7 +93,7 @@ def start_collector(env: dict[str, str]) -> subprocess.Popen:
 
 def stop_collectors(proc: subprocess.Popen | None) -> None:
     """Stop the collector we started, and one that a `lunavect list` of ours may have started instead."""
-    from lunavect import collector
+    from lunavect.collector import process as collector
 
     other = collector.collector_pid()
     if proc is not None and proc.poll() is None:
@@ -119,9 +120,9 @@ import sys, time
 t0 = time.perf_counter()
 from lunavect.cli import common, root
 t1 = time.perf_counter()
-from lunavect import collector
+from lunavect.collector import process as collector
 from lunavect.frontends.table import render
-from lunavect.sessions import read_sessions
+from lunavect.listing.sessions import read_sessions
 t2 = time.perf_counter()
 conn = common.open_store()
 t3 = time.perf_counter()

@@ -49,8 +49,9 @@ sys.path.insert(0, os.path.join(REPO, "src"))
 import msgspec  # noqa: E402
 import psutil  # noqa: E402
 
-from lunavect import arrangement, changes, store  # noqa: E402
+from lunavect import store  # noqa: E402
 from lunavect.core.model import Session  # noqa: E402
+from lunavect.listing import arrangement, changes
 
 WIDTH, HEIGHT = 120, 40
 BASELINE_APP = (

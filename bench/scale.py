@@ -78,7 +78,7 @@ def cpu_s(proc: psutil.Process) -> float:
 
 
 def collector(timeout: float = 10.0) -> psutil.Process:
-    from lunavect.collector_process import collector_pid
+    from lunavect.collector.process import collector_pid
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -169,7 +169,7 @@ def fold_throughput(data_dir: Path, size_mb: int) -> tuple[float, float]:
     """(MB/s of the Claude source's whole read of one transcript, MB/s of `wc -l` on it)."""
     from lunavect import store
     from lunavect.claude.files_source import ClaudeFilesSource
-    from lunavect.collector import Collector
+    from lunavect.collector.tick import Collector
 
     source_file = data_dir / "claude" / "spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
     with tempfile.TemporaryDirectory(prefix="lunavect-fold-") as tmp:

@@ -86,7 +86,7 @@ def caught_up(conn, path: Path) -> bool:
 def child(mode: str, config: str, store_path: str, path: str) -> None:
     from lunavect import store
     from lunavect.claude.files_source import ClaudeFilesSource
-    from lunavect.collector import Collector
+    from lunavect.collector.tick import Collector
 
     conn = store.connect(Path(store_path))
     source = ClaudeFilesSource(config_dir=Path(config), processes=dict)
@@ -292,7 +292,7 @@ def main() -> None:
         # 2: a refresh after a 1 KB append, big and small, round-robin in this process.
         from lunavect import store
         from lunavect.claude.files_source import ClaudeFilesSource
-        from lunavect.collector import Collector
+        from lunavect.collector.tick import Collector
 
         piece = append_piece(records)
         setups = {}

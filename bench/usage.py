@@ -65,7 +65,7 @@ class Switch:
 def claude_refresh(root: Path, rounds: int, switch: Switch) -> dict[bool, list[float]]:
     from lunavect import store
     from lunavect.claude.files_source import ClaudeFilesSource
-    from lunavect.collector import Collector
+    from lunavect.collector.tick import Collector
 
     data = CLAUDE.read_bytes()
     base = (data * (1 + (1 << 20) // len(data)))[: 1 << 20]
@@ -172,7 +172,7 @@ def history_store(path: Path, sessions: int = 1000, days: int = 30):
 
 
 def usage_report(root: Path, rounds: int) -> list[list[str]]:
-    from lunavect.sessions import read_sessions
+    from lunavect.listing.sessions import read_sessions
     from lunavect.usage import report
 
     conn = history_store(root / "history.sqlite3")

@@ -21,9 +21,10 @@ SIZE = (120, 30)
 async def shoot(name: str, scene, setup=None) -> None:
     import tui_seed as seed
 
-    from lunavect import arrangement, store
+    from lunavect import store
+    from lunavect.listing import arrangement
     from lunavect.frontends.tui import PanelApp
-    from lunavect.setup_report import SetupReport
+    from lunavect.collector.setup_report import SetupReport
 
     folder = tempfile.mkdtemp(prefix="lunavect-shots-")
     os.environ.update(

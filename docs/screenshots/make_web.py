@@ -30,7 +30,8 @@ def main() -> None:
     os.environ.update({k: env[k] for k in ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")})
     served = start_web(env)
     try:
-        from lunavect import arrangement, store
+        from lunavect import store
+        from lunavect.listing import arrangement
 
         seed.NOW = time.time()  # timers start from now, and tick in the page
         conn = store.connect()

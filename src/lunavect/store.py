@@ -341,6 +341,45 @@ def collector_values(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT key, value FROM collector").fetchall())
 
 
+# -- settings: the one accessor (every setting of every part of lunavect is a row of `settings`) -------------
+
+
+def get_setting(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
+    row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else default
+
+
+def set_setting(conn: sqlite3.Connection, key: str, value: str | None) -> None:
+    """Store a setting; None removes it (back to its default). One statement: it commits on its own, or with
+    the caller's transaction when there is one."""
+    if value is None:
+        conn.execute("DELETE FROM settings WHERE key = ?", (key,))
+    else:
+        conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+
+def set_settings(conn: sqlite3.Connection, values: dict[str, str]) -> None:
+    """Several settings in one transaction: all of them are stored, or none."""
+    with transaction(conn):
+        for key, value in values.items():
+            set_setting(conn, key, value)
+
+
+def setting_once(conn: sqlite3.Connection, key: str, value: str) -> str:
+    """The setting's value, storing `value` first when it has none (two processes asking at once agree)."""
+    conn.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", (key, value))
+    return str(conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()[0])
+
+
+def settings_under(conn: sqlite3.Connection, prefix: str) -> dict[str, str]:
+    """Every setting whose key starts with `prefix` (taken literally), by key."""
+    rows = conn.execute("SELECT key, value FROM settings WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+    return {str(key): str(value) for key, value in rows}
+
+
 def latest_event_time(conn: sqlite3.Connection, provider: str | None = None) -> float | None:
     """When the newest event (of `provider`) happened: an index lookup (`events_by_provider_at`, `events_by_at`)."""
     if provider is None:

@@ -128,7 +128,7 @@ def test_without_hooks_a_killed_client_goes_stale_by_the_120_s_rule_and_a_live_w
     keeps the ownership, the second retires it and the session is stale (unknown)."""
     from lunavect import store
     from lunavect.codex.source import CodexSource
-    from lunavect.collector import Collector
+    from lunavect.collector.tick import Collector
 
     paths, iso, env = codex
     codex_server.script(exec_command("sleep 120", yield_time_ms=30000))

@@ -14,7 +14,8 @@ from sync_support import create_bucket, host_config, host_store, row, wait_until
 
 from lunavect import store
 from lunavect.core.model import State
-from lunavect.sessions import counts, read_sessions
+from lunavect.listing import hosts
+from lunavect.listing.sessions import counts, read_sessions
 from lunavect.sync import admin, remote
 from lunavect.sync.client import SyncClient
 
@@ -104,7 +105,7 @@ def test_the_watch_resumes_after_a_server_outage_with_nothing_lost_or_doubled(pa
     wait_until(lambda: len(states(beta_db)) == 5, what="five rows")
     nats_server.stop()
     conn = store.connect(beta_db)
-    wait_until(lambda: remote.not_current_since(conn) is not None, what="beta notices the server is gone")
+    wait_until(lambda: hosts.not_current_since(conn) is not None, what="beta notices the server is gone")
     # While the server is down, alpha's sessions change: two end, one waits, one starts.
     alpha.offer(
         {
@@ -122,7 +123,7 @@ def test_the_watch_resumes_after_a_server_outage_with_nothing_lost_or_doubled(pa
         "claude:s9": ("alpha", "ready"),
     }
     wait_until(lambda: states(beta_db) == want, timeout=30, what="beta caught up")
-    wait_until(lambda: remote.not_current_since(conn) is None, what="beta current again")
+    wait_until(lambda: hosts.not_current_since(conn) is None, what="beta current again")
     assert remote_rows(beta_db) == [("alpha", k) for k in sorted(want)]  # one row each: nothing doubled
     conn.close()
 
@@ -212,7 +213,7 @@ def test_the_readme_shows_the_permissions_the_tests_enforce():
 
 
 def test_the_persons_arrangement_follows_them_to_every_machine(pair):
-    from lunavect import arrangement
+    from lunavect.listing import arrangement
 
     alpha, alpha_db = pair("alpha", "pw-alpha")
     beta, beta_db = pair("beta", "pw-beta")

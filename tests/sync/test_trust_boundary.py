@@ -25,7 +25,8 @@ from sync_support import create_bucket, host_config, host_store, row, wait_until
 
 from lunavect import faults, store
 from lunavect.core.model import State
-from lunavect.sessions import read_sessions
+from lunavect.listing import hosts
+from lunavect.listing.sessions import read_sessions
 from lunavect.sync import admin, keys, remote, remote_row
 from lunavect.sync.client import SyncClient
 from lunavect.sync.open_server import WARNING
@@ -166,7 +167,7 @@ def test_a_forged_heartbeat_is_counted_and_ignored_and_sync_goes_on(clients, nat
     def machine_on_beta() -> str | None:
         conn = store.connect(beta_db)
         try:
-            host = remote.hosts(conn).get("alpha")
+            host = hosts.hosts(conn).get("alpha")
         finally:
             conn.close()
         return host.machine if host else None

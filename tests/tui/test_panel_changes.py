@@ -7,7 +7,7 @@ import tui_seed as seed
 from tui_support import ids, lines, pilot_test, record_drawn_lines, wait_for
 
 from lunavect.frontends.tui.session_list import SessionList
-from lunavect.sessions import read_sessions
+from lunavect.listing.sessions import read_sessions
 
 SIZE = (120, 30)
 

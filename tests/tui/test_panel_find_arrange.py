@@ -6,10 +6,10 @@ from __future__ import annotations
 import tui_seed as seed
 from tui_support import ids, lines, pilot_test, wait_for
 
-from lunavect import arrangement
 from lunavect.frontends.tui.screens import RowMenu
 from lunavect.frontends.tui.session_list import SessionList
-from lunavect.sessions import read_sessions
+from lunavect.listing import arrangement
+from lunavect.listing.sessions import read_sessions
 
 SIZE = (120, 30)
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import tui_seed as seed
 from tui_support import ids, pilot_test, wait_for
 
-from lunavect import arrangement
+from lunavect import store
 from lunavect.core.hiding import DAY_S
 from lunavect.frontends.tui.list_view import FILTER_SETTING
 from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
-from lunavect.sessions import auto_hide_after, counts, read_hidden, read_sessions
+from lunavect.listing import arrangement
+from lunavect.listing.sessions import auto_hide_after, counts, read_hidden, read_sessions
 
 SIZE = (120, 30)
 
@@ -131,7 +132,7 @@ async def test_reopening_keeps_search_and_filters_and_returns_to_current_session
         assert first.message
         await pilot.press("h")  # and the hidden view is open when the panel closes
         assert isinstance(first.screen, HiddenScreen)
-    assert arrangement.get_setting(conn, FILTER_SETTING)
+    assert store.get_setting(conn, FILTER_SETTING)
     second = make_app()
     async with second.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -145,7 +146,7 @@ async def test_reopening_keeps_search_and_filters_and_returns_to_current_session
 
 @pilot_test
 async def test_an_empty_list_explains_itself(conn, make_app):
-    from lunavect.setup_report import SetupReport
+    from lunavect.collector.setup_report import SetupReport
 
     app = make_app(setup=lambda: SetupReport(claude_hooks="missing", claude_found=True, codex_found=False))
     async with app.run_test(size=SIZE) as pilot:

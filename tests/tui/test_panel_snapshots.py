@@ -9,9 +9,9 @@ from __future__ import annotations
 import tui_seed as seed
 from tui_support import NO_SETUP, wait_for
 
-from lunavect import arrangement
 from lunavect.frontends.tui.screens import HiddenScreen
 from lunavect.frontends.tui.session_list import SessionList
+from lunavect.listing import arrangement
 
 SIZE = (120, 30)
 

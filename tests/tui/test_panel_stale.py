@@ -11,7 +11,8 @@ from pathlib import Path
 import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
-from lunavect import collector_process, paths, store
+from lunavect import paths, store
+from lunavect.collector import process as collector_process
 from lunavect.frontends.tui.widgets import StaleNote
 
 SIZE = (120, 30)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
-from lunavect import arrangement
+from lunavect import store
+from lunavect.core.tokens import Tokens
 from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.list_view import USAGE_COLUMN_SETTING
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.usage import ledger
-from lunavect.usage.tokens import Tokens
 
 SIZE = (120, 30)
 # What the collector would have recorded from u1's transcript: 1,200 in, 3,400 out, 500,000 read from the cache,
@@ -50,7 +50,7 @@ async def test_the_usage_column_shows_the_exact_figures_persists_and_goes_away(c
         assert row(app, "claude:u1").rstrip().endswith(SHOWN)
         # A session whose files hold no usage shows nothing there, not a zero.
         assert "·" not in row(app, "claude:u2") and " 0 " not in row(app, "claude:u2")
-    assert arrangement.get_setting(conn, USAGE_COLUMN_SETTING) == "1"
+    assert store.get_setting(conn, USAGE_COLUMN_SETTING) == "1"
 
     app = make_app()  # the panel opened again keeps it
     async with app.run_test(size=SIZE) as pilot:
@@ -59,4 +59,4 @@ async def test_the_usage_column_shows_the_exact_figures_persists_and_goes_away(c
         await pilot.press("t")
         await wait_for(pilot, lambda: "USAGE" not in header(app))
         assert SHOWN not in row(app, "claude:u1") and "524.6k" not in row(app, "claude:u1")
-    assert arrangement.get_setting(conn, USAGE_COLUMN_SETTING) is None
+    assert store.get_setting(conn, USAGE_COLUMN_SETTING) is None

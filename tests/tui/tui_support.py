@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import tui_seed as seed
 
+from lunavect.collector.setup_report import SetupReport
 from lunavect.frontends.tui import PanelApp
-from lunavect.setup_report import SetupReport
 
 NO_SETUP = SetupReport(claude_hooks="missing", claude_found=False, codex_found=False)
 

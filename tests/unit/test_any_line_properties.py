@@ -36,7 +36,8 @@ from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.render import render
 from lunavect.conversation.source import Source
-from lunavect.conversation.window import parts_of, read_window
+from lunavect.conversation.window import read_window
+from lunavect.conversation.window_parts import parts_of
 
 DATA = shared_data_dir()
 CLAUDE_LINES = [line for p in sorted((DATA / "claude").rglob("*.jsonl")) for line in p.read_bytes().splitlines()]

@@ -7,10 +7,11 @@ import datetime as _dt
 import msgspec
 import pytest
 
-from lunavect import arrangement, store
+from lunavect import store
 from lunavect.core.hiding import DAY_S
 from lunavect.core.model import Session
-from lunavect.sessions import counts, read_hidden, read_rows, read_sessions
+from lunavect.listing import arrangement
+from lunavect.listing.sessions import counts, read_hidden, read_rows, read_sessions
 
 NOW = 2_000_000_000.0
 
@@ -225,9 +226,9 @@ def test_hide_history_undoes_the_latest_hide_first(conn):
 
 
 def test_settings(conn):
-    assert arrangement.get_setting(conn, "k") is None
-    assert arrangement.get_setting(conn, "k", "d") == "d"
-    arrangement.set_setting(conn, "k", "v")
-    assert arrangement.get_setting(conn, "k") == "v"
-    arrangement.set_setting(conn, "k", None)
-    assert arrangement.get_setting(conn, "k") is None
+    assert store.get_setting(conn, "k") is None
+    assert store.get_setting(conn, "k", "d") == "d"
+    store.set_setting(conn, "k", "v")
+    assert store.get_setting(conn, "k") == "v"
+    store.set_setting(conn, "k", None)
+    assert store.get_setting(conn, "k") is None

@@ -20,8 +20,9 @@ import pytest
 from test_claude_files_source import S1, world  # noqa: F401 - the fixture
 from test_codex_source import A, B, Home, T
 
-from lunavect import quarantine, store
-from lunavect.doctor import examine
+from lunavect import store
+from lunavect.collector.doctor import examine
+from lunavect.files import quarantine
 
 SCRIPTED_APP_SERVER = """#!{python}
 import json, os, sys

@@ -9,7 +9,10 @@ import time
 
 from unit_support import stop_collector
 
-from lunavect import arrangement, changes, collector_process, paths, setup_report, store
+from lunavect import paths, store
+from lunavect.collector import process as collector_process
+from lunavect.collector import setup_report
+from lunavect.listing import arrangement, changes
 
 PROMPT = {"session_id": "feed-1", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/p", "prompt": "x"}
 STOP = {"session_id": "feed-1", "hook_event_name": "Stop", "cwd": "/tmp/p"}
@@ -76,7 +79,7 @@ def test_without_a_collector_the_feed_falls_back_to_data_version(iso_env):
     try:
         assert feed.wait(timeout=0.1) is False
         assert not feed.subscribed
-        arrangement.set_setting(conn, "something", "1")
+        store.set_setting(conn, "something", "1")
         assert feed.wait(timeout=10)
         assert not feed.subscribed
     finally:
@@ -92,7 +95,7 @@ def test_a_collector_that_goes_away_leaves_the_feed_on_its_fallback(iso_env):
         stop_collector(iso_env.data)
         while feed.subscribed:
             assert feed.wait(timeout=10)
-        arrangement.set_setting(conn, "something", "2")
+        store.set_setting(conn, "something", "2")
         assert feed.wait(timeout=10)
     finally:
         feed.close()

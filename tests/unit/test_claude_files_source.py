@@ -19,9 +19,9 @@ from unit_support import transcript_summary
 
 from lunavect import store
 from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
 from lunavect.host.processes import process, process_table, start_ticks
-from lunavect.sessions import read_sessions
+from lunavect.listing.sessions import read_sessions
 from lunavect.shim import entry
 
 LINUX = sys.platform.startswith("linux")
@@ -370,7 +370,7 @@ def test_claude_started_by_another_agents_command_is_not_listed(world):
     assert S2 not in world.sessions(hidden=True)
     assert world.conn.execute("SELECT id FROM internal").fetchall() == [(f"claude:{S2}",)]
     assert process(child) is not None
-    from lunavect.sessions import counts
+    from lunavect.listing.sessions import counts
 
     assert set(world.sessions(hidden=True)) == {S0}
     assert counts(world.conn)["working"] == 1  # the outer session only; the nested one never counts

@@ -20,7 +20,7 @@ from lunavect.claude.files_source import ClaudeFilesSource
 from lunavect.claude.latest import Latest
 from lunavect.claude.records import Unreadable, might_matter, read_record
 from lunavect.claude.summary import TranscriptSummary, take
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
 
 DATA = shared_data_dir()
 pytestmark = pytest.mark.skipif(not (DATA / "claude").is_dir(), reason=f"the shared real files are not at {DATA}")

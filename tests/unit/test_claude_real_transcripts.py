@@ -17,7 +17,7 @@ from unit_support import shared_data_dir, transcript_summary
 from lunavect import store
 from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.claude.records import Unreadable, read_record
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
 from lunavect.core.rules import decide
 
 DATA = shared_data_dir() / "claude"
@@ -234,7 +234,7 @@ def test_a_copy_of_a_real_session_is_listed_with_what_it_proves(tmp_path):
         shutil.copyfile(SPOTTER / "subagent.jsonl", feeder.path)
         feeder.collector.poll_sources(now=time.time())
         feeder.collector.snapshot(now=time.time())
-        from lunavect.sessions import read_sessions
+        from lunavect.listing.sessions import read_sessions
 
         (session,) = read_sessions(feeder.conn)
         assert session.id == f"claude:{feeder.session}"

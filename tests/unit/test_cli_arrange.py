@@ -9,8 +9,9 @@ import time
 import msgspec
 import pytest
 
-from lunavect import arrangement, store
+from lunavect import store
 from lunavect.core.model import Session
+from lunavect.listing import arrangement
 
 
 def write(conn, sid: str, age: float) -> None:

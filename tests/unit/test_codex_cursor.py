@@ -19,7 +19,7 @@ from unit_support import shared_data_dir
 
 from lunavect.codex import cursor as cursor_module
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor, boundary_of, tool_of
-from lunavect.tail import MARK_BYTES, digest
+from lunavect.files.tail import MARK_BYTES, digest
 
 REAL = shared_data_dir() / "codex"
 REAL_ROLLOUTS = sorted(REAL.rglob("rollout-*.jsonl"))

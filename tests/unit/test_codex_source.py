@@ -14,8 +14,8 @@ import pytest
 from lunavect import store
 from lunavect.codex.hooks import evidence_from_record
 from lunavect.codex.source import CodexSource
-from lunavect.collector import Collector
-from lunavect.spool_record import SpoolRecord
+from lunavect.collector.tick import Collector
+from lunavect.evidence.spool_record import SpoolRecord
 
 A = "01a227be-4cf8-7c51-8158-933e9468ff3b"
 B = "01a227be-5555-7c51-8158-933e9468ff3b"

@@ -21,8 +21,10 @@ from pathlib import Path
 import pytest
 from unit_support import pending_spool_bytes, stop_collector
 
-from lunavect import collector, paths, spool, store
-from lunavect.collector import Collector
+from lunavect import paths, store
+from lunavect.collector import process as collector
+from lunavect.collector.tick import Collector
+from lunavect.evidence import spool
 
 EVENT_CYCLE = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 
@@ -107,7 +109,7 @@ RUNNER = textwrap.dedent(
     # rotation size (so rotation happens while it is killed). Retirement is kept out of the way: its counters
     # are not idempotent by design (a crash between dropping a cursor and deleting the file re-reads the file).
     import os, runpy, sys
-    from lunavect import spool
+    from lunavect.evidence import spool
     _read_new = spool.read_new
     _max = int(os.environ["LV_TEST_MAX_READ"])
     spool.read_new = lambda conn, path, max_bytes=_max: _read_new(conn, path, max_bytes)
@@ -325,7 +327,7 @@ def test_truncated_spool_is_read_again_without_duplicates(col):
 def test_failure_mid_chunk_rolls_back_events_facts_and_cursor(col, monkeypatch):
     """The in-process counterpart of a kill inside the transaction: nothing of the chunk is kept."""
     append(b"".join(ev(i, EVENT_CYCLE[i % 4], session=f"s{i % 3}") for i in range(60)))
-    import lunavect.collector as module
+    import lunavect.collector.tick as module
 
     real_fold = module.fold
     calls = {"n": 0}

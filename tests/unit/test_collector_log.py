@@ -14,13 +14,14 @@ import textwrap
 from pathlib import Path
 
 from lunavect import paths
-from lunavect.collector_log import BACKUPS, MAX_BYTES
+from lunavect.collector.log import BACKUPS, MAX_BYTES
 
 FLOOD = textwrap.dedent(
     """
     import logging, sqlite3, sys
     from pathlib import Path
-    from lunavect import collector_log, paths
+    from lunavect import paths
+    from lunavect.collector import log as collector_log
     from lunavect.faults import Errors
 
     collector_log.configure(logging.WARNING, paths.data_dir() / paths.LOG_FILE_NAME)

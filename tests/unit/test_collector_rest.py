@@ -11,8 +11,9 @@ import json
 import threading
 import time
 
-from lunavect import collector_loop, store
-from lunavect.collector import Collector
+from lunavect import store
+from lunavect.collector import loop as collector_loop
+from lunavect.collector.tick import Collector
 
 PROMPT = {"session_id": "rest-1", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/p", "prompt": "x"}
 STOP = {"session_id": "rest-1", "hook_event_name": "Stop", "cwd": "/tmp/p"}

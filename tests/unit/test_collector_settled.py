@@ -10,7 +10,7 @@ import json
 from unit_support import Feed
 
 from lunavect import store
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
 from lunavect.core.model import Evidence
 from lunavect.core.rules import Facts, settled
 from lunavect.core.rules.decide import decide
@@ -36,7 +36,7 @@ def test_a_settled_row_is_not_decided_again_until_its_facts_change(tmp_path, mon
     assert row(conn)["state"] == "ready"
 
     decided: list[str] = []
-    from lunavect import collector as collector_module
+    from lunavect.collector import tick as collector_module
 
     def counting(facts, *args, **kwargs):
         decided.append(facts.session_id)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from lunavect import store
-from lunavect.collector import Collector
-from lunavect.sources import Batch, Source
+from lunavect.collector.tick import Collector
+from lunavect.evidence.sources import Batch, Source
 
 
 class WatchingSource(Source):

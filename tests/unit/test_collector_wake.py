@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 
-from lunavect.collector_wake import ACTIVE_STEP_MS, Wake, Woken
+from lunavect.collector.wake import ACTIVE_STEP_MS, Wake, Woken
 
 
 def test_a_poke_arriving_with_a_sources_request_is_not_lost(tmp_path):

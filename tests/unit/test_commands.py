@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lunavect.core.commands import is_long_lived_service
+from lunavect.core.services import is_long_lived_service
 
 SERVICES = [
     "npm run dev",

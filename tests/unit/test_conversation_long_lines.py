@@ -13,7 +13,8 @@ from unit_support import shared_data_dir
 
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.source import Source
-from lunavect.conversation.window import MAX_LINE_BYTES, read_window
+from lunavect.conversation.window import read_window
+from lunavect.conversation.window_parts import MAX_LINE_BYTES
 
 REAL = shared_data_dir() / "claude" / "spotter" / "tool_heavy.jsonl"
 pytestmark = pytest.mark.skipif(not REAL.is_file(), reason=f"the shared real transcripts are not at {REAL}")

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from lunavect import collector_process, paths, store
+from lunavect import paths, store
+from lunavect.collector import process as collector_process
 
 
 def test_a_data_folder_writable_by_others_is_refused(iso_env):

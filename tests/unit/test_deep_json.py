@@ -24,18 +24,20 @@ import pytest
 from test_codex_source import Home
 from unit_support import a_session, seed_snapshot, shared_data_dir, transcript_summary
 
-from lunavect import quarantine, spool, store
+from lunavect import store
 from lunavect.claude.catalog import Unusable, entry_of
 from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.claude.records import Unreadable, read_plain, read_record
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.source import Source
 from lunavect.conversation.window import read_window
 from lunavect.core import bounded_json, lenient_json
 from lunavect.core.rules import decide
 from lunavect.core.times import epoch
-from lunavect.spool_record import decode
+from lunavect.evidence import spool
+from lunavect.evidence.spool_record import decode
+from lunavect.files import quarantine
 
 DATA = shared_data_dir()
 SPOTTER = DATA / "claude" / "spotter"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-from lunavect import quarantine, store
-from lunavect.doctor import examine
+from lunavect import store
+from lunavect.collector.doctor import examine
+from lunavect.files import quarantine
 
 
 def test_a_fresh_machine_names_the_missing_hooks_and_their_fix(iso_env):

@@ -7,7 +7,7 @@ import logging
 import threading
 
 from lunavect import faults, store
-from lunavect.doctor import examine, lines
+from lunavect.collector.doctor import examine, lines
 
 
 def test_a_failed_step_is_recorded_and_the_next_step_runs(iso_env, caplog):

@@ -17,12 +17,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lunavect import doctor, store
-from lunavect.attention import summarize_sessions
+from lunavect import store
+from lunavect.collector import doctor
 from lunavect.core import bounds, times
 from lunavect.core.model import Session, State
+from lunavect.core.tokens import SessionUsage, Tokens
 from lunavect.frontends import rows, table
 from lunavect.frontends.bar import formats
+from lunavect.listing.attention import summarize_sessions
 from lunavect.notify import usage as usage_notes
 from lunavect.notify.decide import compose, item_of
 from lunavect.notify.kinds import BY_NAME
@@ -30,7 +32,6 @@ from lunavect.notify.markup import body_text, title_text
 from lunavect.shim.statusline import limits_of
 from lunavect.usage import bar, limits, report, warnings
 from lunavect.usage.text import usage_brief, usage_line
-from lunavect.usage.tokens import SessionUsage, Tokens
 
 sys.path.insert(0, str(Path(__file__).parent))
 from unit_support import a_session  # noqa: E402

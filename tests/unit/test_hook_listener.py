@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from lunavect import hook_listener, hook_secret
-from lunavect.hook_listener import HOOK_PATH, HookListener, peer_uid
+from lunavect.listener import secret as hook_secret
+from lunavect.listener import server as hook_listener
+from lunavect.listener.server import HOOK_PATH, HookListener, peer_uid
 
 SECRET = "s" * 64
 EVENT = {
@@ -222,7 +223,7 @@ def test_not_json_is_counted_as_a_rejection(listener):
 @pytest.mark.parametrize("bad", ["../../../../x", "id\nrow", "id\x1b]0;pwned\x07", "x" * 129])
 def test_a_session_id_that_is_no_id_is_dropped_where_it_enters(listener, bad):
     """The listener keeps what the shim keeps: a record naming no session, which the collector counts unusable."""
-    from lunavect.spool_record import decode, evidence
+    from lunavect.evidence.spool_record import decode, evidence
 
     server, spool = listener
     assert request(server.port, post(body=json.dumps(dict(EVENT, session_id=bad)).encode())) == "HTTP/1.1 200 OK"

@@ -7,8 +7,9 @@ import socket
 import urllib.request
 from pathlib import Path
 
-from lunavect import hook_secret, hook_service
-from lunavect.hook_listener import HOOK_PATH, SECRET_HEADER
+from lunavect.listener import secret as hook_secret
+from lunavect.listener import service as hook_service
+from lunavect.listener.server import HOOK_PATH, SECRET_HEADER
 
 
 def free_port() -> int:

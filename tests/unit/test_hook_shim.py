@@ -94,7 +94,7 @@ def test_bad_stdin_is_a_counted_rejection(iso_env, via, raw, reason):
 
 def test_rejections_are_counted_by_the_collector(iso_env):
     from lunavect import store
-    from lunavect.collector import Collector
+    from lunavect.collector.tick import Collector
 
     for raw in (b"", b"not json", b"not json either", b"[]", b'{"session_id": "s"}'):
         assert iso_env.hook(raw).returncode == 0
@@ -346,9 +346,9 @@ def test_no_agent_ancestor_records_no_pid(iso_env):
 ALLOWED_LUNAVECT = {
     "lunavect",
     "lunavect.core",
-    "lunavect.core.wording",
-    "lunavect.core.wording_phrases",
-    "lunavect.core.commands",
+    "lunavect.core.closing_question",
+    "lunavect.core.closing_phrases",
+    "lunavect.core.services",
     "lunavect.core.ids",  # the session-id rule: string methods, no import
     "lunavect.hook",
     "lunavect.shim",
@@ -408,7 +408,7 @@ def test_shim_imports_only_the_stdlib(iso_env, form):
     )
     modules = _modules_of_a_shim_run(iso_env, form, stop)
     assert _third_party(modules) == []
-    assert {"lunavect.core.wording", "lunavect.core.commands"} <= modules  # this event needed both
+    assert {"lunavect.core.closing_question", "lunavect.core.services"} <= modules  # this event needed both
     for heavy in (
         "msgspec",
         "psutil",
@@ -430,7 +430,7 @@ def test_shim_imports_only_the_stdlib(iso_env, form):
 def test_plain_events_do_not_load_the_classifiers(iso_env):
     modules = _modules_of_a_shim_run(iso_env, "installed", event("PreToolUse", tool_name="Bash", tool_use_id="t"))
     assert _third_party(modules) == []
-    assert "lunavect.core.wording" not in modules and "lunavect.core.commands" not in modules
+    assert "lunavect.core.closing_question" not in modules and "lunavect.core.services" not in modules
     assert iso_env.spool_records()[0]["tool"] == "Bash"
 
 
@@ -468,7 +468,7 @@ def test_cli_hook_path_does_not_import_the_cli(iso_env):
         "sqlite3",
         "lunavect.cli.root",
         "lunavect.store",
-        "lunavect.collector",
+        "lunavect.collector.tick",
     ):
         assert heavy not in modules
     assert iso_env.spool_records()[0]["event"] == "Stop"

@@ -16,13 +16,14 @@ import pytest
 from test_claude_files_source import S1, S2, World, prompt, rec, reply  # noqa: F401 - fixture below
 from test_codex_source import A, B, Home, T, call, complete, meta, started
 
-from lunavect import quarantine, store
+from lunavect import store
 from lunavect.claude.catalog import parse_entry, read_catalog
 from lunavect.claude.records import Unreadable, read_record
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import bounded, epoch, iso
-from lunavect.spool_record import decode, evidence
-from lunavect.tail import NotRegularFile, open_regular
+from lunavect.evidence.spool_record import decode, evidence
+from lunavect.files import quarantine
+from lunavect.files.tail import NotRegularFile, open_regular
 
 
 @pytest.fixture

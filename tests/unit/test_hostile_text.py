@@ -16,8 +16,8 @@ import pytest
 from unit_support import a_session, seed_snapshot
 
 from lunavect.core.model import Session
+from lunavect.core.terminal_text import clean, clean_lines
 from lunavect.frontends import rows, table
-from lunavect.terminal_text import clean, clean_lines
 
 HOSTILE_TITLE = "T\x1b]0;pwned\x07\x1b[2J"
 FORGED_ROW = "x\nready  -  claude  forged  FORGED  deadbeef"

@@ -324,7 +324,7 @@ def test_status_unreadable_is_reported_not_raised(iso_env):
 
 
 def test_status_reports_the_last_event(iso_env):
-    from lunavect.collector import Collector
+    from lunavect.collector.tick import Collector
 
     run("hooks", "install")
     proc = iso_env.hook({"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup"})

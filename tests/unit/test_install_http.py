@@ -19,12 +19,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lunavect import collector_process, hook_secret, hook_service
 from lunavect.claude import http_hooks, install
 from lunavect.claude.live_process import process_facts
 from lunavect.cli.root import cli
-from lunavect.hook_listener import HookListener
+from lunavect.collector import process as collector_process
 from lunavect.host.processes import start_ticks
+from lunavect.listener import secret as hook_secret
+from lunavect.listener import service as hook_service
+from lunavect.listener.server import HookListener
 
 SID = "3fd75c2e-f60a-47a1-9b70-087f2037adbf"
 

@@ -85,7 +85,7 @@ def test_a_working_session_shows_no_network_when_the_collector_sees_none_and_ret
         stdin=subprocess.DEVNULL,
     )
     try:
-        from lunavect import collector
+        from lunavect.collector import process as collector
 
         started = time.monotonic() + 20
         while not collector.is_running():  # else `list` would start a collector of its own, with network

@@ -6,10 +6,10 @@ import json
 
 from unit_support import a_session
 
+from lunavect.collector.snapshot import iso
 from lunavect.core.model import Session, State
 from lunavect.notify.decide import COALESCE_S, FRESH_S, QUIET_S, Decider, Policy, Transition
 from lunavect.notify.kinds import KINDS
-from lunavect.snapshot import iso
 
 T0 = 1_800_000_000.0
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from unit_support import pending_spool_bytes
 
 from lunavect import paths
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
 
 SID = "9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f"
 

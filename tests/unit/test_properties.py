@@ -20,9 +20,9 @@ from lunavect.codex.cursor import CursorState, boundary_of, fold_block, tool_of
 from lunavect.codex.rollout import header_from_record
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import bounded
+from lunavect.evidence.spool_record import decode, evidence
 from lunavect.shim.jsoncodec import json_dumps
 from lunavect.shim.payload import extract
-from lunavect.spool_record import decode, evidence
 
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

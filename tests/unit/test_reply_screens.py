@@ -1,4 +1,4 @@
-"""Reading the clients' screens before typing (lunavect.navigation.screens, on screens the real Claude Code
+"""Reading the clients' screens before typing (lunavect.navigation.pane_text, on screens the real Claude Code
 2.1.328 and Codex 0.169.0 drew under tmux), and the refusals of reply and answer, which never type."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from lunavect.core.model import State
+from lunavect.navigation import pane_text as screens
 from lunavect.navigation import reply as reply_module
-from lunavect.navigation import screens
 from lunavect.navigation.locate import Status, Whereabouts
 
 SCREENS = Path(__file__).with_name("screens")

@@ -1,5 +1,5 @@
 """The shell sink: the resume command (`cd <folder> && claude --resume <id>`), which a terminal runs with
-`sh -c` and a person pastes, is made by one owner (`lunavect.resume_command`) and runs exactly its words,
+`sh -c` and a person pastes, is made by one owner (`lunavect.core.resume_command`) and runs exactly its words,
 whatever the folder's name and the id hold. Checked with the real `sh`."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lunavect.core.resume_command import display_command, in_folder, shell_words
 from lunavect.navigation import resume
-from lunavect.resume_command import display_command, in_folder, shell_words
 
 ID = "aaaaaaaa-1111-4111-8111-111111111111"
 

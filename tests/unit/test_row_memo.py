@@ -7,11 +7,12 @@ import datetime as _dt
 
 from unit_support import a_session, seed_snapshot
 
-from lunavect import arrangement, store
+from lunavect import store
 from lunavect.core.hiding import DAY_S
-from lunavect.sessions import AUTO_HIDE_SETTING, RowMemo, read_rows, read_sessions
+from lunavect.core.tokens import Tokens
+from lunavect.listing import arrangement
+from lunavect.listing.sessions import AUTO_HIDE_SETTING, RowMemo, read_rows, read_sessions
 from lunavect.usage import ledger
-from lunavect.usage.tokens import Tokens
 
 NOW = 2_000_000_000.0
 

@@ -18,13 +18,14 @@ from pathlib import Path
 import pytest
 from unit_support import shared_data_dir
 
-from lunavect import changed_files, store
+from lunavect import store
 from lunavect.claude import discovery, transcript_read
 from lunavect.claude.files_source import ClaudeFilesSource
 from lunavect.claude.glance import WHOLE_BYTES
 from lunavect.codex import history
 from lunavect.codex.source import CodexSource
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
+from lunavect.files import changed as changed_files
 
 DATA = shared_data_dir()
 pytestmark = pytest.mark.skipif(not (DATA / "claude").is_dir(), reason=f"the shared real files are not at {DATA}")

@@ -14,8 +14,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lunavect import spool, spool_record, store
-from lunavect.collector import Collector
+from lunavect import store
+from lunavect.collector.tick import Collector
+from lunavect.evidence import spool, spool_record
 from lunavect.shim.jsoncodec import json_dumps
 from lunavect.shim.spoolfile import RECORD_START, SPOOL_FORMAT, append_record
 

@@ -20,8 +20,8 @@ import pytest
 from unit_support import Iso
 
 from lunavect import store
-from lunavect.collector import Collector
-from lunavect.hook_listener import HOOK_PATH, HookListener
+from lunavect.collector.tick import Collector
+from lunavect.listener.server import HOOK_PATH, HookListener
 
 SESSION = "3fd75c2e-f60a-47a1-9b70-087f2037adbf"
 PAGE = os.sysconf("SC_PAGE_SIZE")

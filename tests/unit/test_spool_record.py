@@ -1,4 +1,4 @@
-"""The shim writes the spool lines and `lunavect.spool_record` reads them: the two sides agree on one format.
+"""The shim writes the spool lines and `lunavect.evidence.spool_record` reads them: the two sides agree on one format.
 
 The shim is standard-library only and cannot import the declared record, so this runs the real shim on a
 realistic session and decodes every line it wrote: each field is either declared (and so read, typed, by
@@ -13,8 +13,8 @@ import msgspec
 import pytest
 from test_privacy import SID, realistic_session
 
-from lunavect import spool_record
-from lunavect.spool_record import SpoolRecord
+from lunavect.evidence import spool_record
+from lunavect.evidence.spool_record import SpoolRecord
 
 # Written by the shim, read by no rule: the format version, and facts kept only for people reading the spool.
 NOT_READ = {"v", "stop_hook_active", "prompt_id", "crons", "mode", "bg_end"}

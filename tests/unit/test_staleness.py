@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import time
 
-from lunavect import collector_process, doctor, store
+from lunavect import store
+from lunavect.collector import doctor
+from lunavect.collector import process as collector_process
 
 
 def test_running_and_ticking_is_current_an_old_heartbeat_is_behind_no_lock_is_not_running(iso_env):

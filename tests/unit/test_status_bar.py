@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from unit_support import LUNAVECT_BIN, stop_collector
 
-from lunavect import arrangement, changes
 from lunavect.frontends.bar import follow as follow_module
+from lunavect.listing import arrangement, changes
 
 WORKING = "aaaaaaaa-1111-4111-8111-111111111111"
 WAITING = "bbbbbbbb-2222-4222-8222-222222222222"

@@ -162,7 +162,7 @@ def test_unusable_data_folder_is_one_line_error(iso_env, command):
 
 
 def _collector_running(iso_env) -> bool:
-    from lunavect import collector
+    from lunavect.collector import process as collector
 
     return collector.is_running()
 

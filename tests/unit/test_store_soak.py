@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import os
 
-from lunavect import paths, spool, store
-from lunavect.collector import PRUNE_EVERY_S, Collector
+from lunavect import paths, store
+from lunavect.collector.tick import PRUNE_EVERY_S, Collector
 from lunavect.core.model import Evidence
-from lunavect.sources import Batch, Source
+from lunavect.evidence import spool
+from lunavect.evidence.sources import Batch, Source
 
 START = 1_800_000_000.0
 SESSIONS = 6

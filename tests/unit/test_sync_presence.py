@@ -9,9 +9,10 @@ import msgspec
 from unit_support import a_session
 
 from lunavect import store
+from lunavect.collector.notify_feed import RemoteTransitions
 from lunavect.core.model import State
+from lunavect.listing import hosts
 from lunavect.sync import config, keys, presence, remote
-from lunavect.sync.notify_feed import RemoteTransitions
 
 
 def row(sid: str, state: State) -> bytes:
@@ -28,11 +29,11 @@ def test_the_machine_where_a_front_end_was_used_last_notifies_for_the_others(iso
     with store.transaction(conn):
         config.save(conn, config.SyncConfig(servers=("nats://127.0.0.1:1",), host="alpha"))
     remote.apply(conn, "alpha", [beat("beta", 1), beat("gamma", 2)])
-    assert presence.notifying_host(conn) == "alpha"  # nobody used a front end: the smallest name
+    assert hosts.notifying_host(conn) == "alpha"  # nobody used a front end: the smallest name
     remote.apply(conn, "alpha", [beat("gamma", 3, person_at=time.time())])
-    assert presence.notifying_host(conn) == "gamma" and not presence.notifies_for_other_hosts(conn)
+    assert hosts.notifying_host(conn) == "gamma" and not hosts.notifies_for_other_hosts(conn)
     presence.note_person(conn, now=time.time() + 1)
-    assert presence.notifies_for_other_hosts(conn)
+    assert hosts.notifies_for_other_hosts(conn)
 
 
 def test_other_hosts_changes_become_transitions_once(iso_env):

@@ -24,16 +24,18 @@ from hypothesis import strategies as st
 from test_properties import fields_of, json_values
 from unit_support import a_session, seed_snapshot
 
-from lunavect import attention, store
+from lunavect import store
+from lunavect.collector.notify_feed import RemoteTransitions
 from lunavect.core.model import State
 from lunavect.frontends import rows, table
 from lunavect.frontends.bar import formats, popup
 from lunavect.frontends.tui import columns
 from lunavect.frontends.watch import frame
 from lunavect.frontends.web import document
-from lunavect.sessions import counts, read_hidden, read_rows, read_sessions
-from lunavect.sync import arrange, config, presence, remote, remote_row
-from lunavect.sync.notify_feed import RemoteTransitions
+from lunavect.listing import attention
+from lunavect.listing import hosts as listing_hosts
+from lunavect.listing.sessions import counts, read_hidden, read_rows, read_sessions
+from lunavect.sync import arrange, config, remote, remote_row
 from lunavect.tmux_status.options import global_values, pane_states
 
 PROPERTY = settings(
@@ -186,7 +188,7 @@ def read_everything(conn, feed: RemoteTransitions) -> None:
     states = pane_states(listed)
     assert set(states) <= {"/dev/pts/0"}  # only this machine's own session names a terminal here
     feed.collect(conn, "alpha")
-    presence.notifying_host(conn)
+    listing_hosts.notifying_host(conn)
     for records in arrange.records(conn).values():
         arrange.merge(records)
     msgspec.json.encode(listed)  # list --json

@@ -17,7 +17,8 @@ from unit_support import a_session, seed_snapshot
 from lunavect import store
 from lunavect.core.model import State
 from lunavect.core.times import epoch
-from lunavect.sessions import read_sessions
+from lunavect.listing import hosts
+from lunavect.listing.sessions import read_sessions
 from lunavect.sync import arrange, presence, remote, remote_row
 from lunavect.sync.arrange import Change, Record, merge
 from lunavect.tmux_status.options import pane_states
@@ -56,7 +57,7 @@ def test_a_local_session_that_appears_after_a_remote_row_with_its_id_wins_for_ev
     seed_snapshot(bucket.conn, a_session(GOOD, host="here", state=State.READY))
     listed = read_sessions(bucket.conn, include_hidden=True)
     assert [(s.id, s.host) for s in listed] == [(f"claude:{GOOD}", "here")]
-    from lunavect.arrangement import resolve_id
+    from lunavect.listing.arrangement import resolve_id
 
     assert resolve_id(bucket.conn, GOOD[:8]) == f"claude:{GOOD}"
 
@@ -165,9 +166,9 @@ def test_a_heartbeat_cannot_claim_a_front_end_used_in_the_future(iso_env):
     presence.note_person(bucket.conn, now=time.time())
     bucket.conn.commit()
     bucket.put(("rogue.beat", beat(person_at=4_000_000_000.0)))
-    assert remote.hosts(bucket.conn)["rogue"].person_at <= time.time()
+    assert hosts.hosts(bucket.conn)["rogue"].person_at <= time.time()
     presence.note_person(bucket.conn, now=time.time() + 1)
-    assert presence.notifying_host(bucket.conn) == "alpha"  # the person used this machine last
+    assert hosts.notifying_host(bucket.conn) == "alpha"  # the person used this machine last
 
 
 def test_an_arrangement_entry_goes_through_the_clamp_in_the_store(iso_env):

@@ -7,14 +7,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from lunavect import doctor
+from lunavect.collector import doctor
 from lunavect.core.model import State
 from lunavect.core.times import elapsed
+from lunavect.core.tokens import SessionUsage, Tokens
 from lunavect.frontends import rows
 from lunavect.usage import report
 from lunavect.usage.limits import AccountLimits, Window
 from lunavect.usage.text import count, usage_line
-from lunavect.usage.tokens import SessionUsage, Tokens
 
 sys.path.insert(0, str(Path(__file__).parent))
 from unit_support import a_session  # noqa: E402

@@ -9,9 +9,9 @@ import pytest
 from test_claude_records import prompt, rec, summarize
 
 from lunavect.claude.titles import command_text, without_paste_marks
+from lunavect.collector.snapshot import build_session, fallback_title
 from lunavect.core.model import State
 from lunavect.core.rules import Decision, Facts
-from lunavect.snapshot import build_session, fallback_title
 
 COMMAND = (
     "<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>{}</command-args>"

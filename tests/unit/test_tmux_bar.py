@@ -248,12 +248,12 @@ def test_the_block_runs_a_python_whose_path_holds_quotes_and_formats_and_nothing
 def test_the_publisher_survives_a_failed_step_and_publishes_the_next_change(iso_env, tmux_dir):
     from unit_support import a_session, seed_snapshot
 
-    from lunavect import arrangement, faults
+    from lunavect import faults
     from lunavect.core.model import State
 
     start_server(iso_env, tmux_dir, "one")
     conn = store.connect()
-    arrangement.set_setting(conn, publish.SETTING, "1")
+    store.set_setting(conn, publish.SETTING, "1")
     injected = [RuntimeError("injected into one publish")]
 
     def failing_once(argv: list[str]) -> Reply:

@@ -1,4 +1,4 @@
-"""The tmux sink's one escaper (`lunavect.tmux_text`) against a real tmux server: whatever a folder, a title or
+"""The tmux sink's one escaper (`lunavect.core.tmux_text`) against a real tmux server: whatever a folder, a title or
 an id holds reaches tmux as that text, in every way lunavect hands tmux a value (an expanded argument such as
 `new-window -c`, a plain argument, a word of tmux.conf), and nothing in it runs."""
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tmux_server import TmuxServer, tmux_server, wait_until
 
-from lunavect import tmux_text
+from lunavect.core import tmux_text
 from lunavect.navigation.terminals.runner import run
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (Debian: tmux)")

@@ -18,7 +18,7 @@ from test_usage_real_files import CODEX_FILES
 
 from lunavect import store
 from lunavect.codex.source import CodexSource
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
 from lunavect.usage import ledger
 
 PIECE = 24

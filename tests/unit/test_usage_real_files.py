@@ -16,9 +16,9 @@ from unit_support import shared_data_dir
 
 from lunavect import store
 from lunavect.codex.source import CodexSource
-from lunavect.collector import Collector
+from lunavect.collector.tick import Collector
+from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger, limits
-from lunavect.usage.tokens import Tokens
 
 pytestmark = pytest.mark.skipif(not MAIN_FILES, reason="the shared real transcripts are not there")
 

@@ -11,9 +11,9 @@ import pytest
 from unit_support import a_session
 
 from lunavect import store
+from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger, limits, prices, report
 from lunavect.usage.limits import Limits, LimitWindow
-from lunavect.usage.tokens import Tokens
 
 NOW = dt.datetime(2026, 11, 30, 12, 0).timestamp()
 DAY = 86400
@@ -113,7 +113,7 @@ def test_since_must_be_a_duration() -> None:
 
 
 def test_status_bars_show_the_fullest_window(conn, tmp_path: Path, monkeypatch) -> None:
-    from lunavect.attention import summarize
+    from lunavect.listing.attention import summarize
     from lunavect.usage.bar import limits_note
 
     monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))  # no Claude status-line file there
@@ -135,9 +135,9 @@ def test_status_bars_show_the_fullest_window(conn, tmp_path: Path, monkeypatch) 
 
 def test_a_row_s_detail_and_the_web_row_carry_the_usage_line() -> None:
     from lunavect.core.model import State
+    from lunavect.core.tokens import SessionUsage
     from lunavect.frontends import rows
     from lunavect.frontends.web.document import page_row
-    from lunavect.usage.tokens import SessionUsage
 
     usage = SessionUsage(
         model="claude-opus-4-6",

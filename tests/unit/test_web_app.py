@@ -24,7 +24,7 @@ from lunavect import store
 from lunavect.frontends.web import tokens
 from lunavect.frontends.web.app import COOKIE, Settings, create_app
 from lunavect.frontends.web.broadcast import Broadcast, StoreWorker
-from lunavect.sessions import read_sessions
+from lunavect.listing.sessions import read_sessions
 
 BASE = "http://127.0.0.1:8765"
 ORIGIN = {"Origin": BASE, "Content-Type": "application/json"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lunavect.core.wording import is_closing_question
+from lunavect.core.closing_question import is_closing_question
 
 QUESTIONS = [
     # English

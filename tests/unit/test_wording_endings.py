@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from lunavect.core.wording import is_closing_question
+from lunavect.core.closing_question import is_closing_question
 
 INPUT, READY = True, False
 

@@ -22,10 +22,11 @@ import msgspec
 import pytest
 
 import lunavect.shim
-from lunavect import spool, store
+from lunavect import store
 from lunavect.claude.summary import TranscriptSummary
 from lunavect.core.model import Evidence, Session, State
-from lunavect.sources import Batch, Source
+from lunavect.evidence import spool
+from lunavect.evidence.sources import Batch, Source
 
 HOOK_FILE = str(Path(lunavect.shim.__file__).resolve().with_name("entry.py"))
 # The console script of this venv (the tests run with .venv/bin/python).

@@ -23,9 +23,9 @@ import msgspec
 from lunavect.core import bounded_json
 from lunavect.core.bounds import bounded, real
 from lunavect.core.ids import is_session_id
+from lunavect.files.quarantine import Quarantine
+from lunavect.files.tail import open_regular
 from lunavect.host.processes import Proc, parse_proc_start, proc_start_matches
-from lunavect.quarantine import Quarantine
-from lunavect.tail import open_regular
 
 STATUSES = frozenset({"idle", "busy", "waiting"})
 MAX_ENTRIES = 2000

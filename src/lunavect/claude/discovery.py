@@ -78,20 +78,6 @@ def sessions_in(folder: str) -> list[tuple[str, str]]:
     return found
 
 
-def stat_each(candidates: dict[str, str]) -> list[Found]:
-    """Each regular file once (an alias is known by its identity), newest first."""
-    files = []
-    identities: set[tuple[int, int]] = set()
-    for path, session_id in candidates.items():
-        st = _stat(path)
-        if st is None or (st.st_dev, st.st_ino) in identities:
-            continue
-        identities.add((st.st_dev, st.st_ino))
-        files.append((path, session_id, st))
-    files.sort(key=lambda item: item[2].st_mtime_ns, reverse=True)
-    return files
-
-
 def transcript_path(root: Path, cwd: str, session_id: str) -> str:
     return str(root / "projects" / _SLUG_RE.sub("-", cwd) / f"{session_id}.jsonl")
 

@@ -31,20 +31,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lunavect import paths, store
-from lunavect.changed_files import ChangedFiles
 from lunavect.claude.catalog import CatalogEntry, is_live, read_catalog
 from lunavect.claude.catalog_evidence import catalog_evidence
 from lunavect.claude.discovery import HOT_S, TranscriptFinder
+from lunavect.claude.file_read import FileRead
 from lunavect.claude.glance import WHOLE_BYTES, glance
 from lunavect.claude.latest import PROVIDER, Latest
 from lunavect.claude.launches import LaunchTracker
 from lunavect.claude.transcript import Cursor
-from lunavect.claude.transcript_read import FileRead, meta_evidence, read_transcript
+from lunavect.claude.transcript_read import meta_evidence, read_transcript
 from lunavect.claude.transcript_rows import background_tasks, forget, save, stored_cursors
 from lunavect.core.model import Evidence, session_key
+from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
+from lunavect.files.changed import ChangedFiles
+from lunavect.files.quarantine import Quarantine
 from lunavect.host.processes import Proc, process, process_table
-from lunavect.quarantine import Quarantine
-from lunavect.sources import Batch, Known, NothingKnown, Source
 
 log = logging.getLogger("lunavect.claude.files")
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from lunavect.claude.records import RecordFacts, Unreadable, read_record
 from lunavect.claude.summary import TranscriptSummary, take
-from lunavect.tail import open_regular
+from lunavect.files.tail import open_regular
 
 HEAD_BYTES = 32 << 10
 TAIL_BYTES = 64 << 10

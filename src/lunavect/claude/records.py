@@ -43,9 +43,9 @@ from lunavect.claude.record_shapes import (
 from lunavect.claude.usage import MessageUsage, message_usage
 from lunavect.core import bounded_json
 from lunavect.core.bounds import http_status
-from lunavect.core.commands import is_long_lived_service
 from lunavect.core.ids import is_session_id
 from lunavect.core.lenient_json import exact
+from lunavect.core.services import is_long_lived_service
 from lunavect.core.times import epoch
 from lunavect.shim.notifications import only_notifications, task_notifications
 

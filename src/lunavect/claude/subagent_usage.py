@@ -16,8 +16,8 @@ import msgspec
 
 from lunavect.claude.records import Unreadable, read_record
 from lunavect.claude.transcript import AppendedLines, Cursor
+from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger
-from lunavect.usage.tokens import Tokens
 
 # At most this many agent files, and bytes of them per read: a session with runaway agents stays bounded.
 MAX_FILES = 200

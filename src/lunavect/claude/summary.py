@@ -12,7 +12,7 @@ import msgspec
 
 from lunavect.claude.records import RecordFacts
 from lunavect.claude.subagent_usage import AgentRead
-from lunavect.usage.tokens import Tokens
+from lunavect.core.tokens import Tokens
 
 
 class FirstResponse(msgspec.Struct, frozen=True):

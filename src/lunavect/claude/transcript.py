@@ -1,7 +1,7 @@
 """Reading a transcript incrementally: only the bytes appended since the last read, complete lines only.
 
 A cursor remembers how far the transcript was read (always the end of a complete line, so a line still being
-written is read whole next time) with the marks `lunavect.tail` checks. A file replaced, cut or rewritten in
+written is read whole next time) with the marks `lunavect.files.tail` checks. A file replaced, cut or rewritten in
 place is read again from its start; the caller is told so it can forget what it took from the old content.
 
 Memory stays flat: the file is read in blocks, and a line longer than MAX_LINE_BYTES is skipped (reported
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect.tail import TailFile, open_regular
+from lunavect.files.tail import TailFile, open_regular
 
 BLOCK_BYTES = 1 << 20
 # No record lunavect needs is this long; longer lines (huge pasted text, tool output) are skipped.

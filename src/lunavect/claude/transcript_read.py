@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import dataclass, field
 
 from lunavect.claude import agents
+from lunavect.claude.file_read import FileRead
 from lunavect.claude.fold import fold_lines
 from lunavect.claude.latest import PROVIDER, Latest
 from lunavect.claude.subagent_usage import read_agents
@@ -20,27 +20,6 @@ from lunavect.claude.summary import TranscriptSummary
 from lunavect.claude.transcript import AppendedLines, Cursor
 from lunavect.claude.transcript_rows import load_observations, stored_summary
 from lunavect.core.model import Evidence
-from lunavect.usage import ledger
-
-
-@dataclass
-class FileRead:
-    """What one read of one transcript produced, held until the collector commits it."""
-
-    path: str
-    session_id: str
-    cursor: Cursor
-    summary: TranscriptSummary
-    restarted: bool
-    # This read found the file's first timed record: the moment to ask which process wrote it.
-    first_timed: bool
-    observations: list[agents.Observation] = field(default_factory=list)
-    evidence: list[tuple[str, Evidence]] = field(default_factory=list)
-    bytes_read: int = 0
-    # Lines skipped by this read (cut short, not JSON, too long): counted in the store for diagnostics.
-    skipped: int = 0
-    # The tokens this read added to the session's usage history.
-    usage: ledger.Deltas = field(default_factory=ledger.Deltas)
 
 
 def _short_hash(text: str) -> str:

@@ -9,19 +9,16 @@ a session runs.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from lunavect.claude import agents
+from lunavect.claude.file_read import FileRead
 from lunavect.claude.latest import PROVIDER
 from lunavect.claude.summary import TranscriptSummary
 from lunavect.claude.transcript import Cursor
 from lunavect.core.model import session_key
 from lunavect.usage import ledger
-
-if TYPE_CHECKING:
-    from lunavect.claude.transcript_read import FileRead
 
 _cursor_encoder = msgspec.json.Encoder()
 _cursor_decoder = msgspec.json.Decoder(Cursor)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import msgspec
 
 from lunavect.core.bounds import count as _count
-from lunavect.usage.tokens import Tokens
+from lunavect.core.tokens import Tokens
 
 
 class Usage(msgspec.Struct):

@@ -1,6 +1,6 @@
 """The panel's row actions as commands, for scripts: `lunavect hide|unhide|pin|unpin|move|resume|auto-hide`.
 
-They write the same arrangement the panel writes (lunavect.arrangement), so a script and an open panel never
+They write the same arrangement the panel writes (lunavect.listing.arrangement), so a script and an open panel never
 disagree: the panel redraws as soon as one of these commits.
 """
 
@@ -12,7 +12,7 @@ import re
 import click
 
 from lunavect.cli.common import Failure, fresh_store, open_store, session_key
-from lunavect.terminal_text import clean
+from lunavect.core.terminal_text import clean
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
 # Automatic hiding between a minute (a shorter interval would hide a row while its person reads it) and a
@@ -23,7 +23,7 @@ _UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 864
 
 
 def _arrange(action: str, session: str) -> None:
-    from lunavect import arrangement
+    from lunavect.listing import arrangement
 
     conn = fresh_store()
     key = session_key(conn, session)
@@ -74,7 +74,7 @@ def unpin_command(session: str) -> None:
 @click.option("--after", "after", metavar="ID", help="Put the session just below this one.")
 def move_command(session: str, before: str | None, after: str | None) -> None:
     """Change a session's place in the list (within the pinned rows, or within the others)."""
-    from lunavect import arrangement
+    from lunavect.listing import arrangement
 
     if (before is None) == (after is None):
         raise Failure("give exactly one of --before ID or --after ID")
@@ -97,16 +97,17 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
 @click.option("--print", "print_only", is_flag=True, help="Print the command instead of running it.")
 def resume_command(session: str, print_only: bool) -> None:
     """Resume a session in its client, in its project folder (or print the command that does)."""
+    from lunavect.listing.sessions import read_sessions
     from lunavect.navigation import resume
     from lunavect.navigation.open_result import OpenResult
-    from lunavect.sessions import read_sessions
 
     conn = fresh_store()
     key = session_key(conn, session)
     found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     if found is None or not found.resume:
         raise Failure(f"no resume command is known for {key}")
-    from lunavect.navigation.remote_host import is_elsewhere, ssh_command
+    from lunavect.core.resume_command import ssh_command
+    from lunavect.navigation.remote_host import is_elsewhere
 
     if is_elsewhere(found.host):
         # Another machine's session resumes there, through that machine's lunavect.
@@ -159,8 +160,8 @@ def auto_hide_command(interval: str | None) -> None:
 
     Working, waiting and unknown sessions are never hidden automatically.
     """
-    from lunavect import arrangement
-    from lunavect.sessions import auto_hide_after
+    from lunavect.listing import arrangement
+    from lunavect.listing.sessions import auto_hide_after
 
     conn = open_store()
     if interval is not None:

@@ -11,7 +11,7 @@ from typing import IO, Any
 
 import click
 
-from lunavect.terminal_text import clean
+from lunavect.core.terminal_text import clean
 
 # How much of a failure's message is shown: it may quote what the person typed (a 128 KB id) or a file.
 MESSAGE_LIMIT = 500
@@ -36,7 +36,7 @@ def open_store() -> sqlite3.Connection:
 
 def fresh_store() -> sqlite3.Connection:
     """The store, with a collector running and caught up with every event spooled so far."""
-    from lunavect import collector
+    from lunavect.collector import process as collector
     from lunavect.sync.presence import note_person
 
     conn = open_store()
@@ -55,7 +55,7 @@ def fresh_store() -> sqlite3.Connection:
 
 def session_key(conn: sqlite3.Connection, text: str) -> str:
     """The stored session a person names on the command line (see `arrangement.resolve_id`), or a Failure."""
-    from lunavect.arrangement import ArrangeError, resolve_id
+    from lunavect.listing.arrangement import ArrangeError, resolve_id
 
     try:
         return resolve_id(conn, text)
@@ -67,11 +67,11 @@ def empty_explanation(conn: sqlite3.Connection) -> str:
     """Why the list is empty and what to do about it, as the panel also says it: from the report the collector
     stored (so `watch` reads no client's configuration on each redraw), or a look of its own before any
     collector has looked."""
-    from lunavect import setup_report
+    from lunavect.collector import setup_report
 
     report = setup_report.stored(conn)
     if report is None:
-        from lunavect import setup_probe
+        from lunavect.collector import setup_probe
 
         report = setup_probe.probe()
     return "\n".join(setup_report.explain(report))

@@ -24,7 +24,7 @@ FOLLOW_POLL_S = 0.2
 
 def _session(conn: sqlite3.Connection, text: str) -> tuple[Any, list[Any]]:
     """The named session of this machine's snapshot and every other one (its neighbours)."""
-    from lunavect.sessions import all_sessions
+    from lunavect.listing.sessions import all_sessions
 
     key = session_key(conn, text)
     sessions = all_sessions(conn)
@@ -62,7 +62,8 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
     """
     from lunavect.conversation.follow import Follower
     from lunavect.conversation.source import find_source
-    from lunavect.conversation.window import Unreadable, read_window
+    from lunavect.conversation.window import read_window
+    from lunavect.conversation.window_parts import Unreadable
 
     conn = fresh_store()
     session, _others = _session(conn, session_id)

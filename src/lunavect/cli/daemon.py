@@ -10,7 +10,7 @@ import click
 from lunavect.cli.common import Failure
 
 if TYPE_CHECKING:
-    from lunavect.collector_loop import TransitionObserver
+    from lunavect.collector.loop import TransitionObserver
 
 
 @click.command()
@@ -19,7 +19,9 @@ def daemon(quiet: bool) -> None:
     """Run the collector in the foreground (one per machine; exits at once if another runs)."""
     import logging
 
-    from lunavect import collector_log, collector_loop, paths
+    from lunavect import paths
+    from lunavect.collector import log as collector_log
+    from lunavect.collector import loop as collector_loop
 
     collector_log.configure(logging.WARNING if quiet else logging.INFO, paths.data_dir() / paths.LOG_FILE_NAME)
     try:
@@ -34,7 +36,8 @@ def daemon(quiet: bool) -> None:
 def _notifier() -> TransitionObserver:
     """The notifier lives in the collector process, so notifications need no front end open; so does the
     HTTP hook listener, when HTTP hooks were set up (lunavect/hook_service.py)."""
-    from lunavect import hook_service, paths
+    from lunavect import paths
+    from lunavect.listener import service as hook_service
     from lunavect.notify.notifier import Notifier
 
     data_dir = paths.data_dir()

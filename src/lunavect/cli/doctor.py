@@ -7,7 +7,7 @@ import sys
 import click
 import msgspec
 
-from lunavect.terminal_text import clean_lines
+from lunavect.core.terminal_text import clean_lines
 
 
 @click.command("doctor")
@@ -17,7 +17,7 @@ def doctor_command(as_json: bool) -> None:
 
     This is the guide's "Settings → Connections": run it when the list looks wrong.
     """
-    from lunavect import doctor
+    from lunavect.collector import doctor
 
     report = doctor.examine()
     if as_json:

@@ -12,7 +12,7 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure
-from lunavect.terminal_text import clean_lines
+from lunavect.core.terminal_text import clean_lines
 
 EDITOR_CHOICE = click.Choice(["vscode", "code-server"])
 _folder = click.Path(file_okay=False, path_type=Path)

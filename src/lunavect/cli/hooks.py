@@ -47,10 +47,11 @@ def hooks() -> None:
 )
 def hooks_install(statusline: bool, http: bool) -> None:
     """Add lunavect's hooks to Claude Code and Codex, keeping every other setting as it is."""
-    from lunavect import hook_service, paths
+    from lunavect import paths
     from lunavect.claude import install
     from lunavect.codex import install as codex_install
     from lunavect.install.command import describe_target
+    from lunavect.listener import service as hook_service
 
     if statusline:
         _install_statusline(install.settings_path())
@@ -78,8 +79,10 @@ ANSWER_WAIT_S = 5.0
 def _install_http(data_dir: Path) -> None:
     """Claude's tool events as HTTP hooks (claude/http_hooks.py), the rest by the shim; says whether the
     collector's listener answers, because an HTTP hook's event is lost while nothing listens."""
-    from lunavect import collector_process, hook_secret, hook_service
     from lunavect.claude import http_hooks, install
+    from lunavect.collector import process as collector_process
+    from lunavect.listener import secret as hook_secret
+    from lunavect.listener import service as hook_service
 
     try:
         port = hook_service.configure(data_dir)
@@ -107,8 +110,9 @@ def _install_http(data_dir: Path) -> None:
 
 def _expected_http(data_dir: Path) -> Http | None:
     """What `hooks status` checks Claude's settings against: this setup's HTTP handlers, or none."""
-    from lunavect import hook_secret, hook_service
     from lunavect.claude import install
+    from lunavect.listener import secret as hook_secret
+    from lunavect.listener import service as hook_service
 
     port = hook_service.configured_port(data_dir)
     if port is None or not hook_secret.secret_path(data_dir).exists():
@@ -148,8 +152,9 @@ def hooks_uninstall(only_statusline: bool) -> None:
     except (install.SettingsError, OSError) as exc:
         raise Failure(str(exc)) from None
     click.echo(f"claude: {'removed' if changed else 'nothing to remove'} in {install.settings_path()}")
-    from lunavect import hook_service, paths
+    from lunavect import paths
     from lunavect.codex import install as codex_install
+    from lunavect.listener import service as hook_service
 
     hook_service.unconfigure(paths.data_dir())
 
@@ -164,9 +169,10 @@ def hooks_uninstall(only_statusline: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def hooks_status(as_json: bool) -> None:
     """Tell, per client, whether the hooks are installed and whether events arrive."""
-    from lunavect import hook_service, paths, store
+    from lunavect import paths, store
     from lunavect.claude import install
     from lunavect.codex import install as codex_install
+    from lunavect.listener import service as hook_service
 
     status = install.status(http=_expected_http(paths.data_dir()))
     codex_status = codex_install.status()

@@ -17,8 +17,8 @@ from lunavect.cli.common import empty_explanation, fresh_store
 def list_command(as_json: bool, include_hidden: bool, host: str | None) -> None:
     """Print the sessions and their states."""
     from lunavect.frontends.table import render
-    from lunavect.sessions import read_sessions
-    from lunavect.sync.remote import not_current_note
+    from lunavect.listing.hosts import not_current_note
+    from lunavect.listing.sessions import read_sessions
 
     conn = fresh_store()
     sessions = read_sessions(conn, include_hidden=include_hidden, host=host)
@@ -38,7 +38,7 @@ def list_command(as_json: bool, include_hidden: bool, host: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def counts(as_json: bool) -> None:
     """Print how many sessions work and how many await their person (hidden ones included)."""
-    from lunavect.sessions import counts as count_sessions
+    from lunavect.listing.sessions import counts as count_sessions
 
     result = count_sessions(fresh_store())
     if as_json:

@@ -98,11 +98,11 @@ def off_command(kinds: tuple[str, ...]) -> None:
 @notifications.command("status")
 def status_command() -> None:
     """The settings, whether a collector runs to send them, and the latest notifications sent."""
-    from lunavect import collector_process
+    from lunavect.collector import process as collector_process
+    from lunavect.core.terminal_text import clean
     from lunavect.core.times import local_text
     from lunavect.notify import sent
     from lunavect.notify import settings as ns
-    from lunavect.terminal_text import clean
 
     conn = open_store()
     click.echo(_describe(ns.load(conn)))

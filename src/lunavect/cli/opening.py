@@ -10,7 +10,7 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store, session_key
-from lunavect.terminal_text import clean_lines
+from lunavect.core.terminal_text import clean_lines
 
 
 @click.command("open")
@@ -29,15 +29,15 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
     session id, or a prefix of either that names one session; hidden sessions can be named too.
     """
+    from lunavect.listing.sessions import all_sessions
     from lunavect.navigation.navigate import open_session
-    from lunavect.sessions import all_sessions
 
     conn = fresh_store()
     key = session_key(conn, session_id)
     sessions = all_sessions(conn)
     found = next((s for s in sessions if s.id == key), None)
     if found is None:  # another machine's session (sync): its own machine opens it
-        from lunavect.sessions import read_sessions
+        from lunavect.listing.sessions import read_sessions
 
         found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     if found is None:  # its row turned unreadable between the two reads

@@ -25,15 +25,15 @@ def status_command(fmt: str, follow: bool) -> None:
     Hidden sessions count (hiding never cancels work). With --follow this is a persistent script for a bar:
     it wakes only when the store changes, never on a timer.
     """
-    from lunavect.attention import summarize
     from lunavect.frontends.bar.formats import RENDERERS
+    from lunavect.listing.attention import summarize
 
     render = RENDERERS[fmt]
     conn = fresh_store()
     if not follow:
         click.echo(render(summarize(conn)))
         return
-    from lunavect import collector_process
+    from lunavect.collector import process as collector_process
     from lunavect.frontends.bar.follow import follow as follow_lines
 
     try:

@@ -8,7 +8,8 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure, open_store
-from lunavect.terminal_text import clean
+from lunavect.core.terminal_text import clean
+from lunavect.listing import hosts
 
 
 @click.group("sync")
@@ -36,7 +37,9 @@ def sync_set(
     beat_seconds: float | None,
 ) -> None:
     """Turn sync on: URL is the NATS server (several separated by commas, for a cluster)."""
-    from lunavect import collector, store
+    from lunavect import store
+    from lunavect.collector import process as collector
+    from lunavect.host.name import short_name
     from lunavect.sync import config, keys
     from lunavect.sync.connect import missing_extra
 
@@ -47,7 +50,7 @@ def sync_set(
         raise Failure("give one way to authenticate: --creds, --user with --password-file, or --token-file")
     if password_file and not user:
         raise Failure("--password-file goes with --user")
-    host = host_name or config.default_host_name()
+    host = host_name or short_name()
     if not keys.valid_host(host):
         raise Failure(
             f"the host name {host[:80]!r} must start with a letter or digit and hold only letters, digits, '-' "
@@ -95,7 +98,8 @@ def sync_set(
 @sync_group.command("off")
 def sync_off() -> None:
     """Turn sync off: this machine's sessions leave the other machines' lists."""
-    from lunavect import collector, store
+    from lunavect import store
+    from lunavect.collector import process as collector
     from lunavect.sync import admin, config, remote
 
     conn = open_store()
@@ -145,7 +149,7 @@ class Status(msgspec.Struct):
 def read_status() -> Status:
     from lunavect import store
     from lunavect.core.times import iso
-    from lunavect.sync import config, presence, remote
+    from lunavect.sync import config, remote
 
     conn = open_store()
     current = config.load(conn)
@@ -162,15 +166,15 @@ def read_status() -> Status:
         servers=list(current.servers),
         auth=auth + (" + tls" if current.tls_ca else ""),
         connected_since=iso(float(connected)) if connected and values.get(remote.DISCONNECTED_SINCE) is None else None,
-        not_current_since=iso(remote.not_current_since(conn)),
+        not_current_since=iso(hosts.not_current_since(conn)),
         error=values.get(remote.ERROR),
-        notifying_host=presence.notifying_host(conn, now),
+        notifying_host=hosts.notifying_host(conn, now),
         refused=int(refused) if (refused := values.get(remote.REFUSED)) and refused.isdigit() else 0,
         cut=int(cut) if (cut := values.get(remote.CUT)) and cut.isdigit() else 0,
         open_to_anyone=values.get(remote.OPEN_SERVER) is not None,
         hosts=[
             HostStatus(name, counts.get(name, 0), iso(host.heard), host.silent(now))
-            for name, host in sorted(remote.hosts(conn).items())
+            for name, host in sorted(hosts.hosts(conn).items())
         ],
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from lunavect import store
 from lunavect.cli.common import Failure, fresh_store
 
 
@@ -15,7 +16,6 @@ def tmux_group() -> None:
 
 def _edit(install: bool) -> None:
     """Write or remove the block, switch publishing on or off, and bring the running servers along."""
-    from lunavect import arrangement
     from lunavect.tmux_status import conf, publish, servers
 
     path = conf.conf_path()
@@ -24,7 +24,7 @@ def _edit(install: bool) -> None:
     except OSError as exc:
         raise Failure(f"cannot write {path}: {exc}") from None
     conn = fresh_store()
-    arrangement.set_setting(conn, publish.SETTING, "1" if install else "0")
+    store.set_setting(conn, publish.SETTING, "1" if install else "0")
     live = servers.live_sockets()
     if install:
         servers.apply_block(live)
@@ -65,10 +65,10 @@ def publish_command() -> None:
 @tmux_group.command("popup")
 def popup_command() -> None:
     """The list of sessions that need their person, for `display-popup`; Enter returns to the chosen one."""
-    from lunavect.attention import summarize
     from lunavect.frontends.bar.popup import choose
+    from lunavect.listing.attention import summarize
+    from lunavect.listing.sessions import read_sessions
     from lunavect.navigation.navigate import open_session
-    from lunavect.sessions import read_sessions
 
     conn = fresh_store()
     chosen = choose(list(summarize(conn).attention))

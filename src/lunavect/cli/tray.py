@@ -24,8 +24,8 @@ def tray_command() -> None:
     except ImportError as exc:
         raise Failure(f"the tray needs its extra: pip install 'lunavect[tray]' ({exc})") from None
     from lunavect.core.model import Session
+    from lunavect.listing.sessions import read_sessions
     from lunavect.navigation.navigate import open_session
-    from lunavect.sessions import read_sessions
 
     conn = fresh_store()
 

@@ -85,9 +85,8 @@ def web_command(
         raise Failure(str(exc)) from None
     url = server.base_url(sock, listen, bool(tls_cert))
     conn = fresh_store()
-    from lunavect import arrangement
 
-    arrangement.set_setting(conn, server.URL_SETTING, url)
+    store.set_setting(conn, server.URL_SETTING, url)
     new = server.first_tokens(conn)
     conn.close()
     click.echo(f"lunavect web: serving the panel on {url}")
@@ -150,11 +149,11 @@ def tokens_list(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (with the secret: it is shown only now).")
 def tokens_new(role: str, label: str, url: str | None, no_qr: bool, as_json: bool) -> None:
     """Make a token and print its link once (the store keeps only its hash)."""
-    server, tokens = _web_modules()
-    from lunavect import arrangement
+    from lunavect import store
 
+    server, tokens = _web_modules()
     conn = open_store()
-    base = url or arrangement.get_setting(conn, server.URL_SETTING) or f"http://{server.DEFAULT_LISTEN}/"
+    base = url or store.get_setting(conn, server.URL_SETTING) or f"http://{server.DEFAULT_LISTEN}/"
     secret, token = tokens.create(conn, role, label)
     full = server.link(base, secret)
     if as_json:

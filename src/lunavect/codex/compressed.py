@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor, fold_block, last_line_time
 from lunavect.codex.usage import UsageScan
-from lunavect.tail import open_regular
+from lunavect.files.tail import open_regular
 
 SUFFIX = ".zst"
 BLOCK_BYTES = 1024 * 1024

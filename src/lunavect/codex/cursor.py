@@ -5,7 +5,7 @@ keeps the byte offset just past the last complete line it read, and a short mark
 sample reads only what was appended since, and answers what a fresh scan of the whole file would answer:
 
 - a line still being written (no newline yet) answers this sample but is read whole next time;
-- a replaced file, one shorter than the offset, or one rewritten in place (the marks `lunavect.tail` checks)
+- a replaced file, one shorter than the offset, or one rewritten in place (the marks `lunavect.files.tail` checks)
   is scanned again from its start;
 - the latest lifecycle boundary (`task_started`, `task_complete`, `turn_aborted`) is searched backwards in 1 MB
   blocks with an overlap, stopping at the first one found;
@@ -26,11 +26,12 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect.codex.usage import RolloutUsage, UsageScan
+from lunavect.codex.cursor_state import Boundary, CursorState, ToolMark
+from lunavect.codex.usage import UsageScan
 from lunavect.core import lenient_json
 from lunavect.core.bounds import http_status
 from lunavect.core.times import bounded, epoch
-from lunavect.tail import TailFile, open_regular
+from lunavect.files.tail import TailFile, open_regular
 
 BLOCK_BYTES = 1024 * 1024
 OVERLAP_BYTES = 64 * 1024
@@ -52,30 +53,6 @@ _TURN_ID_RE = re.compile(rb'"turn_id"\s*:\s*"([0-9A-Za-z_-]{1,64})"')
 _TIMESTAMP_RE = re.compile(rb'^\{\s*"timestamp"\s*:\s*"([^"]{10,40})"')
 
 
-class Boundary(msgspec.Struct, frozen=True, omit_defaults=True):
-    """The latest lifecycle boundary: what it was, of which turn, when it was written."""
-
-    kind: str
-    turn_id: str | None = None
-    at: float | None = None
-    # The open turn's own start (`task_started.started_at`), and what triggered it.
-    started_at: float | None = None
-    trigger: str | None = None
-    reason: str | None = None
-    # A turn that failed: the kind of Codex's error (`codex_error_info`) and its HTTP status, never its text.
-    error: str | None = None
-    http_status: int | None = None
-
-
-class ToolMark(msgspec.Struct, frozen=True, omit_defaults=True):
-    """The latest tool record after the boundary: a call still running, or an output (back to thinking)."""
-
-    running: bool
-    name: str | None = None
-    call_id: str | None = None
-    at: float | None = None
-
-
 class Lifecycle(msgspec.Struct, frozen=True, omit_defaults=True):
     """The cursor's answer for one sample."""
 
@@ -90,31 +67,6 @@ class Lifecycle(msgspec.Struct, frozen=True, omit_defaults=True):
     last_at: float | None = None
     # Older bytes still to search for the boundary: the answer is provisional until they are.
     recovering: bool = False
-
-
-class CursorState(msgspec.Struct, omit_defaults=True):
-    """What the cursor keeps between samples (stored by the collector).
-
-    `boundary` is the latest boundary found in the searched bytes older than every `pending` range; `seen_turn`
-    is the turn id carried by the newest records searched after it (None when those held none, or when a
-    boundary closed the search); `tool` the newest tool record after the boundary. `pending` lists appended byte
-    ranges [start, end) not yet searched, oldest first: while any remain, the answer is provisional.
-    """
-
-    dev: int = 0
-    ino: int = 0
-    offset: int = 0
-    mark: str = ""
-    head: str = ""
-    boundary: Boundary | None = None
-    tool: ToolMark | None = None
-    seen_turn: str | None = None
-    last_at: float | None = None
-    pending: list[tuple[int, int]] = []
-    # The newest tool record seen in bytes newer than the pending ranges (it outranks what recovery finds).
-    tool_newer: ToolMark | None = None
-    # The newest usage records (codex/usage.py), found in the blocks the boundary search reads.
-    usage: RolloutUsage | None = None
 
 
 class _Scan:

@@ -1,7 +1,7 @@
 """Codex hook records (as the shim spooled them) to evidence.
 
 Codex 0.169.0 sends the same event names and fields as Claude Code for the events both have, so lunavect's
-own spool record reader (`lunavect.spool_record`) does most of the work; this adds what is Codex's own: its `request_user_input` tool asks the person a
+own spool record reader (`lunavect.evidence.spool_record`) does most of the work; this adds what is Codex's own: its `request_user_input` tool asks the person a
 question (input needed until it is answered), its sub-agents report with their parent's session id and their
 own `agent_id` (and the sub-agent's own rollout as `transcript_path`, which must not become the parent's), and
 its namespaced tools arrive with the namespace glued to the name.
@@ -14,8 +14,8 @@ import re
 import msgspec
 
 from lunavect.core.model import Evidence
-from lunavect.spool_record import SpoolRecord
-from lunavect.spool_record import evidence as shared_evidence
+from lunavect.evidence.spool_record import SpoolRecord
+from lunavect.evidence.spool_record import evidence as shared_evidence
 
 # `multi_agent_v1wait_agent` is the `wait_agent` tool of the `multi_agent_v1` namespace.
 _NAMESPACE_RE = re.compile(r"^multi_agent_v\d+(?=[a-z])")

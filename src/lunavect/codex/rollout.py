@@ -20,7 +20,7 @@ from pathlib import Path
 from lunavect.core import lenient_json
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import epoch
-from lunavect.tail import open_regular
+from lunavect.files.tail import open_regular
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 # rollout-2026-11-29T14-38-32-<thread>[_<segment>].jsonl[.zst]: the strict form the recorder writes (compressed

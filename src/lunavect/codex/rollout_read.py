@@ -23,7 +23,7 @@ from lunavect.codex.rollout import accepted_thread, client_of, first_prompt_titl
 from lunavect.codex.usage import UsageChange, usage_change
 from lunavect.codex.vocabulary import error_code, hook_tool_name
 from lunavect.core.model import Evidence, session_key
-from lunavect.sources import Batch
+from lunavect.evidence.sources import Batch
 
 log = logging.getLogger("lunavect.codex.source")
 

@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from lunavect import paths
-from lunavect.changed_files import ChangedFiles
 from lunavect.codex.catalog import Catalog, Listing
 from lunavect.codex.history import History
 from lunavect.codex.rollout import (
@@ -43,8 +42,9 @@ from lunavect.codex.thread_catalog import ThreadCatalog
 from lunavect.codex.writer_proof import CodexWriterProof
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import Facts
-from lunavect.quarantine import Quarantine
-from lunavect.sources import Batch, Known, NothingKnown, Source
+from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
+from lunavect.files.changed import ChangedFiles
+from lunavect.files.quarantine import Quarantine
 
 DISCOVERY_INTERVAL_S = 5.0
 CATALOG_INTERVAL_S = 10.0

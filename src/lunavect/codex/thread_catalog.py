@@ -15,7 +15,7 @@ from lunavect.codex.rollout import SessionIndex
 from lunavect.codex.rollout_read import PROVIDER, Rollout, Summary
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import Facts
-from lunavect.sources import Batch
+from lunavect.evidence.sources import Batch
 
 # A thread the catalog saw updated this recently has its rollout followed even outside the recent day folders.
 RECENT_S = 7 * 86400.0

@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import msgspec
 
+from lunavect.codex.cursor_state import CursorState, RolloutUsage
 from lunavect.core import bounded_json
 from lunavect.core.bounds import bounded, percent, window_minutes
 from lunavect.core.bounds import count as _count
 from lunavect.core.times import epoch
+from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger
 from lunavect.usage import limits as limit_store
 from lunavect.usage.limits import Limits, LimitWindow
-from lunavect.usage.tokens import Tokens
-
-if TYPE_CHECKING:
-    from lunavect.codex.cursor import CursorState
 
 _TOKEN_COUNT = b'"token_count"'
 _TURN_CONTEXT = b'"turn_context"'
@@ -82,17 +79,6 @@ class _ContextRecord(msgspec.Struct):
 
 _count_decoder = msgspec.json.Decoder(_CountRecord)
 _context_decoder = msgspec.json.Decoder(_ContextRecord)
-
-
-class RolloutUsage(msgspec.Struct, frozen=True, omit_defaults=True):
-    """What the newest usage records of a rollout say (kept in the cursor's state between reads)."""
-
-    total: Tokens | None = None
-    context: int | None = None
-    context_window: int | None = None
-    at: float | None = None
-    model: str | None = None
-    limits: Limits | None = None
 
 
 def _tokens(counts: _Counts) -> Tokens:

@@ -16,8 +16,8 @@ from collections.abc import Iterator, Mapping
 from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.parts import Part, place_key
 from lunavect.conversation.source import Source
-from lunavect.conversation.window import MAX_LINE_BYTES, Unreadable, Window, assemble_window, parts_of, shows
-from lunavect.tail import open_regular
+from lunavect.conversation.window_parts import MAX_LINE_BYTES, Unreadable, Window, assemble_window, parts_of, shows
+from lunavect.files.tail import open_regular
 
 BLOCK_BYTES = 1024 * 1024
 

@@ -2,7 +2,7 @@
 reports only the messages that are new or changed (a call whose result arrived), with flat memory.
 
 The follower holds the latest window's messages (at most `messages`) and the file's cursor
-(lunavect.tail): a file replaced, cut shorter or rewritten before the cursor is read again as a new window,
+(lunavect.files.tail): a file replaced, cut shorter or rewritten before the cursor is read again as a new window,
 and the poll says so (`reset`), so a viewer redraws everything once.
 """
 
@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.message import Message
 from lunavect.conversation.source import Source
-from lunavect.conversation.window import DEFAULT_MESSAGES, MAX_LINE_BYTES, Unreadable, parts_of, read_assembled
-from lunavect.tail import TailFile, open_regular
+from lunavect.conversation.window import DEFAULT_MESSAGES, read_assembled
+from lunavect.conversation.window_parts import MAX_LINE_BYTES, Unreadable, parts_of
+from lunavect.files.tail import TailFile, open_regular
 
 # Appended bytes are read in chunks of this size, so a large append never sits in memory whole.
 CHUNK_BYTES = 1024 * 1024

@@ -1,13 +1,13 @@
 """A message as lines of text, as `lunavect show` prints it and the panel's peek draws it.
 
 Every text a message shows was written by someone else (the person, the model, a tool), so each line goes
-through lunavect.terminal_text here, at the one place both front ends take their lines from.
+through lunavect.core.terminal_text here, at the one place both front ends take their lines from.
 """
 
 from __future__ import annotations
 
 from lunavect.conversation.message import Kind, Message
-from lunavect.terminal_text import clean, clean_lines
+from lunavect.core.terminal_text import clean, clean_lines
 
 MARKS = {
     Kind.PROMPT: "›",

@@ -10,7 +10,7 @@ import enum
 
 import msgspec
 
-from lunavect.usage.tokens import SessionUsage
+from lunavect.core.tokens import SessionUsage
 
 
 class State(enum.StrEnum):

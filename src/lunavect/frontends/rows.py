@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 
 from lunavect.core.model import WORKING_STATES, Session, State
+from lunavect.core.terminal_text import clean
 from lunavect.core.times import elapsed, epoch
-from lunavect.sync.remote import silent_host_row
-from lunavect.terminal_text import clean
+from lunavect.listing.hosts import silent_host_row
 from lunavect.usage.text import usage_line
 
 STATE_WORDS = {

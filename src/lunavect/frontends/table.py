@@ -6,9 +6,9 @@ import datetime as _dt
 import shutil
 
 from lunavect.core.model import Session
+from lunavect.core.terminal_text import clean
 from lunavect.core.times import elapsed, epoch
 from lunavect.frontends.rows import place
-from lunavect.terminal_text import clean
 
 COLUMNS = ("STATE", "DETAIL", "FOR", "PROVIDER", "PROJECT", "TITLE", "ID")
 

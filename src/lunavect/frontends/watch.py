@@ -7,10 +7,10 @@ import sqlite3
 import sys
 from collections.abc import Callable
 
-from lunavect import changes
 from lunavect.frontends.table import render
-from lunavect.sessions import counts, read_sessions
-from lunavect.sync.remote import not_current_note
+from lunavect.listing import changes
+from lunavect.listing.hosts import not_current_note
+from lunavect.listing.sessions import counts, read_sessions
 
 CLEAR = "\x1b[H\x1b[2J"
 
@@ -32,7 +32,7 @@ def run_watch(
     explain_empty: Callable[[], str],
     frames: int | None = None,
 ) -> None:
-    """Redraw as soon as the store changes (`lunavect.changes`), and every `interval` seconds for the clock;
+    """Redraw as soon as the store changes (`lunavect.listing.changes`), and every `interval` seconds for the clock;
     `frames` bounds the loop for tests."""
     tty = sys.stdout.isatty()
     drawn = 0

@@ -63,21 +63,6 @@ class Target:
     package_parent: str | None
 
 
-def target_of(command: str) -> Target | None:
-    """The interpreter and package folder a lunavect command names, or None when it cannot be split."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    if not words:
-        return None
-    folder = None
-    if LAUNCHER in words:
-        after = words.index(LAUNCHER) + 1
-        folder = words[after] if after < len(words) else None
-    return Target(words[0], folder)
-
-
 def this_target() -> Target:
     return Target(sys.executable, str(package_parent()))
 

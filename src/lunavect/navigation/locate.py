@@ -55,7 +55,7 @@ class SessionLike(Protocol):
     tty: str | None
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     LIVE = "live"  # running, on a known terminal device
     NO_TERMINAL = "no-terminal"  # running, but in an app or editor without a terminal device
     FINISHED = "finished"  # its process has exited, or nothing runs it

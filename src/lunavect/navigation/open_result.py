@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass, field
 
 
-class Outcome(str, enum.Enum):
+class Outcome(enum.StrEnum):
     FOCUSED = "focused"  # the exact tab or pane is in front
     ATTACH = "attach"  # the exact tmux pane is selected, but no tmux client shows it: `command` attaches
     RESUMED = "resumed"  # a finished session's resume command was opened or copied, as asked

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lunavect import tmux_text
+from lunavect.core import tmux_text
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import Reply, run
 

@@ -5,13 +5,13 @@ the session there). Inside tmux it runs in a new window; elsewhere it is printed
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable, Mapping
 
-from lunavect import tmux_text
+from lunavect.core import tmux_text
+from lunavect.core.resume_command import ssh_command
+from lunavect.host.name import machine_name
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals.runner import Reply, run
-from lunavect.resume_command import shell_words
 
 
 def sync_host() -> str | None:
@@ -34,11 +34,7 @@ def is_elsewhere(host: str | None) -> bool:
     if not host:
         return False
     own = sync_host()
-    return own is not None and host not in (own, socket.gethostname())
-
-
-def ssh_command(host: str, *lunavect_args: str) -> str:
-    return shell_words(["ssh", host, "-t", "lunavect", *lunavect_args])
+    return own is not None and host not in (own, machine_name())
 
 
 def open_remote(

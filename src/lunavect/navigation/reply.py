@@ -18,13 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lunavect.core.model import State
+from lunavect.core.resume_command import display_command
 from lunavect.host.processes import LiveProcesses, ProcessTable
-from lunavect.navigation import remote_host, screens
+from lunavect.navigation import pane_text as screens
+from lunavect.navigation import remote_host
 from lunavect.navigation.locate import SessionLike, Status
 from lunavect.navigation.navigate import whereabouts
 from lunavect.navigation.pane_io import TmuxPane
 from lunavect.navigation.terminals import tmux
-from lunavect.resume_command import display_command
 
 # States in which a session waits for its person: a reply goes only to these.
 REPLY_STATES = frozenset({State.READY, State.INPUT, State.IDLE})

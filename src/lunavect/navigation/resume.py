@@ -14,14 +14,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lunavect import tmux_text
+from lunavect.core import tmux_text
+from lunavect.core.resume_command import CLI_NAMES, display_command, shell_words
+from lunavect.core.resume_command import in_folder as _in_folder
+from lunavect.core.resume_command import resume_args as _resume_args
 from lunavect.navigation import clipboard
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals import macos
 from lunavect.navigation.terminals.runner import Reply, run
-from lunavect.resume_command import CLI_NAMES, display_command, shell_words
-from lunavect.resume_command import in_folder as _in_folder
-from lunavect.resume_command import resume_args as _resume_args
 
 # Terminals that take the command after `--` rather than `-e`.
 _DASH_DASH = {"gnome-terminal", "kgx", "ptyxis", "tilix", "mate-terminal", "xfce4-terminal"}

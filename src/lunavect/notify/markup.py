@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 import platform
 
-from lunavect.terminal_text import ELLIPSIS, clean, clean_lines
+from lunavect.core.terminal_text import ELLIPSIS, clean, clean_lines
 
 # What a notification shows of a title, and of its body; the servers cut far shorter themselves.
 TITLE_CHARS = 200

@@ -12,7 +12,7 @@ import sqlite3
 
 import msgspec
 
-from lunavect import arrangement
+from lunavect import store
 from lunavect.notify.decide import COALESCE_S, QUIET_S, Policy
 from lunavect.notify.kinds import KINDS
 from lunavect.usage.warnings import DEFAULT_THRESHOLD as DEFAULT_USAGE_PERCENT
@@ -63,7 +63,7 @@ _decoder = msgspec.json.Decoder(NotifySettings)
 
 def load(conn: sqlite3.Connection) -> NotifySettings:
     """The stored choices; an unreadable value counts as the defaults rather than silencing everything."""
-    raw = arrangement.get_setting(conn, SETTING_KEY)
+    raw = store.get_setting(conn, SETTING_KEY)
     if raw is None:
         return NotifySettings()
     try:
@@ -73,4 +73,4 @@ def load(conn: sqlite3.Connection) -> NotifySettings:
 
 
 def save(conn: sqlite3.Connection, settings: NotifySettings) -> None:
-    arrangement.set_setting(conn, SETTING_KEY, msgspec.json.encode(settings).decode())
+    store.set_setting(conn, SETTING_KEY, msgspec.json.encode(settings).decode())

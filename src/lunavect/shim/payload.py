@@ -31,7 +31,7 @@ NOTIFICATION_OPEN = "<task-notification>"
 
 
 def is_long_lived_service(command: str) -> bool:
-    from lunavect.core.commands import is_long_lived_service as classify
+    from lunavect.core.services import is_long_lived_service as classify
 
     return classify(command)
 
@@ -42,7 +42,7 @@ def is_closing_question(text: object) -> bool:
     tail = text[-2400:]
     if "?" not in tail and ":\n" not in tail:
         return False  # no question and no lead-in to options near the end: no need to load the classifier
-    from lunavect.core.wording import is_closing_question as classify
+    from lunavect.core.closing_question import is_closing_question as classify
 
     return classify(text)
 

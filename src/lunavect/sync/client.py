@@ -35,12 +35,12 @@ from nats.js import api
 from nats.js.kv import KeyValue
 
 from lunavect import faults, store
+from lunavect.core.terminal_text import clean
 from lunavect.sync import arrange, keys, open_server, remote
 from lunavect.sync.bucket import NameTaken, check_name, open_bucket, own_entries
 from lunavect.sync.config import SyncConfig
 from lunavect.sync.connect import options
 from lunavect.sync.own_keys import OwnKeys
-from lunavect.terminal_text import clean
 
 log = logging.getLogger("lunavect.sync")
 

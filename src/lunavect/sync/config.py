@@ -7,12 +7,12 @@ files that hold them (a `.creds` file, a password file, a token file), read when
 
 from __future__ import annotations
 
-import socket
 import sqlite3
 import uuid
 
 import msgspec
 
+from lunavect import store
 from lunavect.sync import keys
 
 SETTING = "sync"
@@ -37,43 +37,29 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(SyncConfig)
 
 
-def default_host_name() -> str:
-    """The machine's short host name, with anything a bucket key cannot hold replaced by `-`."""
-    short = socket.gethostname().split(".")[0] or "host"
-    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "-" for ch in short).lstrip("-_")
-    return cleaned[:64] or "host"
-
-
 def load(conn: sqlite3.Connection) -> SyncConfig | None:
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
-    if row is None:
+    text = store.get_setting(conn, SETTING)
+    if text is None:
         return None
     try:
-        config = _decoder.decode(row[0])
+        config = _decoder.decode(text)
     except msgspec.DecodeError:
         return None
     return config if keys.valid_host(config.host) and config.servers else None
 
 
 def save(conn: sqlite3.Connection, config: SyncConfig) -> None:
-    conn.execute(
-        "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (SETTING, _encoder.encode(config).decode()),
-    )
+    store.set_setting(conn, SETTING, _encoder.encode(config).decode())
 
 
 def clear(conn: sqlite3.Connection) -> None:
-    conn.execute("DELETE FROM settings WHERE key = ?", (SETTING,))
+    store.set_setting(conn, SETTING, None)
 
 
 def machine_id(conn: sqlite3.Connection) -> str:
     """This installation's own random id: what tells two machines that chose the same host name apart."""
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (MACHINE_SETTING,)).fetchone()
-    if row is not None:
-        return str(row[0])
-    value = uuid.uuid4().hex
-    conn.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", (MACHINE_SETTING, value))
-    return str(conn.execute("SELECT value FROM settings WHERE key = ?", (MACHINE_SETTING,)).fetchone()[0])
+    found = store.get_setting(conn, MACHINE_SETTING)
+    return found if found is not None else store.setting_once(conn, MACHINE_SETTING, uuid.uuid4().hex)
 
 
 def silent_after(beat_s: float) -> float:

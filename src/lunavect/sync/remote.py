@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import math
-import socket
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -26,10 +25,10 @@ import msgspec
 
 from lunavect import store
 from lunavect.core.ids import is_session_id
-from lunavect.core.model import Session, State
+from lunavect.core.terminal_text import clean
 from lunavect.core.times import bounded
-from lunavect.sync import arrange, config, keys, remote_row
-from lunavect.terminal_text import clean
+from lunavect.host.name import machine_name
+from lunavect.sync import arrange, keys, remote_row
 
 log = logging.getLogger("lunavect.sync")
 
@@ -146,7 +145,7 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: 
     drops = drops if drops is not None else Drops()
     before = (drops.count, drops.cut)
     changed = 0
-    here = socket.gethostname()  # this machine's name: no other may take it
+    here = machine_name()  # this machine's name: no other may take it
     with store.transaction(conn):
         reached = start = revision(conn)
         held = _Held(conn)
@@ -312,64 +311,3 @@ def forget_all(conn: sqlite3.Connection) -> None:
             "DELETE FROM collector WHERE key IN (?, ?, ?, ?, ?, ?, ?, ?)",
             (REVISION, CONNECTED_SINCE, DISCONNECTED_SINCE, ERROR, STARTED, REFUSED, CUT, OPEN_SERVER),
         )
-
-
-@dataclass(frozen=True)
-class Host:
-    heard: float
-    beat_s: float
-    machine: str | None
-    person_at: float | None
-
-    def silent(self, now: float) -> bool:
-        return now - self.heard > config.silent_after(self.beat_s)
-
-
-def hosts(conn: sqlite3.Connection) -> dict[str, Host]:
-    return {
-        name: Host(heard, beat_s, machine, person_at)
-        for name, heard, beat_s, machine, person_at in conn.execute(
-            "SELECT host, heard, beat_s, machine, person_at FROM remote_host"
-        )
-    }
-
-
-def present(session: Session, host: Host | None, now: float) -> Session:
-    """An other host's row as readers see it at `now`: as its host said, or `offline` once it is silent."""
-    from lunavect.core.times import iso
-
-    if host is not None:
-        session.heard = iso(host.heard)
-    if host is None or host.silent(now):
-        session.state = State.OFFLINE
-        session.activity = None
-        session.waiting_for = None
-        session.basis = [HEARTBEAT_BASIS]
-    return session
-
-
-def silent_host_row(session: Session) -> bool:
-    """True for a row shown `offline` only because its host stopped beating (counted neither working nor
-    awaiting: nobody knows what it does)."""
-    return session.state == State.OFFLINE and session.basis == [HEARTBEAT_BASIS]
-
-
-def not_current_since(conn: sqlite3.Connection) -> float | None:
-    """Since when the other hosts' rows are not current here (the sync server unreachable, or never reached
-    since the client started), or None while connected or with sync off."""
-    values = store.collector_values(conn)
-    for key in (DISCONNECTED_SINCE, None if values.get(CONNECTED_SINCE) else STARTED):
-        if key is not None and values.get(key) is not None:
-            try:
-                return float(values[key])
-            except ValueError:
-                return None
-    return None
-
-
-def not_current_note(conn: sqlite3.Connection) -> str | None:
-    """The line front ends show while other hosts' rows are not current, or None."""
-    since = not_current_since(conn)
-    if since is None:
-        return None
-    return f"other hosts not current since {time.strftime('%H:%M:%S', time.localtime(since))} (sync server unreachable)"

@@ -24,8 +24,8 @@ from __future__ import annotations
 import msgspec
 
 from lunavect.core.model import Session
+from lunavect.core.resume_command import ssh_command
 from lunavect.core.times import epoch, iso
-from lunavect.navigation.remote_host import ssh_command
 
 # A row as lunavect writes it is about 1 KB (a long folder makes it a few); a row above this is refused
 # undecoded.

@@ -13,8 +13,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from lunavect import tmux_text
-from lunavect.resume_command import shell_words
+from lunavect.core import tmux_text
+from lunavect.core.resume_command import shell_words
 
 BEGIN = "# >>> lunavect >>> (written by `lunavect tmux install`; `lunavect tmux uninstall` removes it)"
 END = "# <<< lunavect <<<"

@@ -8,9 +8,9 @@ prints the same `status_text`.
 
 from __future__ import annotations
 
-from lunavect import tmux_text
-from lunavect.attention import Summary
+from lunavect.core import tmux_text
 from lunavect.core.model import Session
+from lunavect.listing.attention import Summary
 
 # The colour of each summary level, shared by every bar that takes a colour.
 COLORS = {"awaiting": "#e5a50a", "error": "#e01b24", "working": "#3584e4", "idle": "#9a9996"}

@@ -16,11 +16,12 @@ import sqlite3
 import threading
 from collections.abc import Callable
 
-from lunavect import faults, tmux_text
-from lunavect.attention import summarize
+from lunavect import faults, store
+from lunavect.core import tmux_text
+from lunavect.listing.attention import summarize
+from lunavect.listing.sessions import read_sessions
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import Reply, run
-from lunavect.sessions import read_sessions
 from lunavect.tmux_status.options import global_values, pane_states
 
 log = logging.getLogger(__name__)
@@ -34,8 +35,7 @@ Runner = Callable[[list[str]], Reply]
 
 
 def enabled(conn: sqlite3.Connection) -> bool:
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
-    return row is not None and row[0] == "1"
+    return store.get_setting(conn, SETTING) == "1"
 
 
 class Servers:

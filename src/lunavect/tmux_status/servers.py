@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from lunavect import tmux_text
+from lunavect.core import tmux_text
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import run
 from lunavect.tmux_status.conf import BORDER_FRAGMENT, OLD_BORDER_FORMAT, POPUP_KEY, STATUS_FRAGMENT, block

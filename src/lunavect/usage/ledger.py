@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from lunavect.core.times import iso
-from lunavect.usage.tokens import SessionUsage, Tokens
+from lunavect.core.tokens import SessionUsage, Tokens
 from lunavect.usage.windows import context_window
 
 

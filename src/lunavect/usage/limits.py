@@ -17,7 +17,7 @@ import msgspec
 
 from lunavect import paths
 from lunavect.core import bounds
-from lunavect.tail import open_regular
+from lunavect.files.tail import open_regular
 
 
 class LimitWindow(msgspec.Struct, frozen=True, omit_defaults=True):

@@ -14,7 +14,8 @@ from importlib import resources
 
 import msgspec
 
-from lunavect.usage.tokens import Tokens
+from lunavect import store
+from lunavect.core.tokens import Tokens
 
 SETTING = "usage_prices"
 
@@ -61,16 +62,11 @@ def cost(model: str | None, tokens: Tokens) -> float | None:
 
 
 def enabled(conn: sqlite3.Connection) -> bool:
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
-    return row is None or row[0] != "off"
+    return store.get_setting(conn, SETTING) != "off"
 
 
 def set_enabled(conn: sqlite3.Connection, on: bool) -> None:
-    with conn:
-        conn.execute(
-            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (SETTING, "on" if on else "off"),
-        )
+    store.set_setting(conn, SETTING, "on" if on else "off")
 
 
 def about() -> dict[str, str]:

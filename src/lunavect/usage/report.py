@@ -14,11 +14,11 @@ import time
 import msgspec
 
 from lunavect.core.bounds import EARLIEST
+from lunavect.core.terminal_text import clean
 from lunavect.core.times import local, local_text
-from lunavect.terminal_text import clean
+from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger, limits, prices
 from lunavect.usage.text import count
-from lunavect.usage.tokens import Tokens
 
 # A project's name or a session's title as the table's first column shows it (the JSON keeps it whole).
 KEY_CHARS = 80

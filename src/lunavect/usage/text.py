@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lunavect.usage.tokens import SessionUsage
+from lunavect.core.tokens import SessionUsage
 
 # Far past any real count (core.bounds.MAX_COUNT is 2**40), yet small enough to divide into a float.
 _MOST = 10**15

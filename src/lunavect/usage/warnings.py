@@ -17,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from lunavect import store
 from lunavect.usage import limits
 
 DEFAULT_THRESHOLD = 90.0
@@ -71,8 +72,8 @@ def due(
                 continue
             key = f"{account.client}/{account.account}/{window.name}"
             mark = _mark(window, account.at)
-            row = conn.execute("SELECT value FROM settings WHERE key = ?", (_MARK_PREFIX + key,)).fetchone()
-            if row is not None and _same_window(str(row[0]), mark, window):
+            marked = store.get_setting(conn, _MARK_PREFIX + key)
+            if marked is not None and _same_window(marked, mark, window):
                 continue
             found.append(
                 Warning(
@@ -87,10 +88,5 @@ def due(
                 )
             )
     if found:
-        with conn:
-            conn.executemany(
-                "INSERT INTO settings (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [(_MARK_PREFIX + w.key, w.mark) for w in found],
-            )
+        store.set_settings(conn, {_MARK_PREFIX + w.key: w.mark for w in found})
     return found

@@ -12,8 +12,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from lunavect import changes
-from lunavect.attention import Summary, summarize
+from lunavect.listing import changes
+from lunavect.listing.attention import Summary, summarize
 
 # How often a follower with no collector to listen to looks whether one runs, and starts one if not.
 COLLECTOR_LOOK_S = 2.0

@@ -12,11 +12,11 @@ import json
 import time
 from collections.abc import Callable
 
-from lunavect.attention import Summary
 from lunavect.core.model import Session
+from lunavect.core.terminal_text import clean
 from lunavect.core.times import elapsed
-from lunavect.sessions import epoch
-from lunavect.terminal_text import clean
+from lunavect.listing.attention import Summary
+from lunavect.listing.sessions import epoch
 from lunavect.tmux_status.options import COLORS, count_parts, short_text, status_text
 
 

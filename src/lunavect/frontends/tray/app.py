@@ -15,11 +15,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from lunavect import changes, store
-from lunavect.attention import summarize
+from lunavect import store
 from lunavect.core.model import Session
 from lunavect.frontends.bar.formats import counts_text, label
 from lunavect.frontends.tray.icon import draw
+from lunavect.listing import changes
+from lunavect.listing.attention import summarize
 from lunavect.navigation.resume import command_terminal_argv
 
 TITLE = "lunavect"

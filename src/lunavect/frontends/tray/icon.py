@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw, ImageFont
 
-from lunavect.attention import Summary
+from lunavect.listing.attention import Summary
 from lunavect.tmux_status.options import COLORS
 
 SIZE = 64

@@ -1,9 +1,9 @@
 """The panel: every session in one live list, arranged by its person (the guide's "Sessions" to "Return to a
 task").
 
-It reads the store that the collector writes, through `lunavect.sessions` like every other front end, and
-redraws as soon as the store commits a change it shows (`lunavect.changes`: the collector's notification, or
-`PRAGMA data_version` polled four times a second when no collector runs). Everything the person arranges is written through `lunavect.arrangement`, so
+It reads the store that the collector writes, through `lunavect.listing.sessions` like every other front end, and
+redraws as soon as the store commits a change it shows (`lunavect.listing.changes`: the collector's notification, or
+`PRAGMA data_version` polled four times a second when no collector runs). Everything the person arranges is written through `lunavect.listing.arrangement`, so
 `lunavect list` and scripts see the same list. The clock and the store are parameters: tests run the panel
 on data and a time of their choosing.
 """
@@ -26,7 +26,9 @@ from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Static
 
-from lunavect import arrangement, changes, setup_report
+from lunavect import store
+from lunavect.collector import setup_report
+from lunavect.core.terminal_text import clean_lines
 from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.filters import Filter, SearchKeys
@@ -35,8 +37,8 @@ from lunavect.frontends.tui.peek import PeekPane
 from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.widgets import Counter, PanelHeader, StaleNote
-from lunavect.sessions import RowMemo, auto_hide_after
-from lunavect.terminal_text import clean_lines
+from lunavect.listing import arrangement, changes
+from lunavect.listing.sessions import RowMemo, auto_hide_after
 
 POLL_INTERVAL_S = 0.25
 TICK_INTERVAL_S = 1.0
@@ -115,7 +117,7 @@ class PanelApp(ListView):
         # How stale the list may be: judged by the one owner of that fact when the panel runs with a collector
         # (tests without one give their own, or none).
         if staleness is None and start_collector:
-            from lunavect import collector_process
+            from lunavect.collector import process as collector_process
 
             staleness = collector_process.staleness
         self.staleness = staleness
@@ -163,8 +165,8 @@ class PanelApp(ListView):
 
     def on_mount(self) -> None:
         self.conn = self._connect()
-        self.filter = filters.loads(arrangement.get_setting(self.conn, FILTER_SETTING))
-        self.usage_column = arrangement.get_setting(self.conn, USAGE_COLUMN_SETTING) == "1"
+        self.filter = filters.loads(store.get_setting(self.conn, FILTER_SETTING))
+        self.usage_column = store.get_setting(self.conn, USAGE_COLUMN_SETTING) == "1"
         self.query_one(SearchInput).value = self.filter.search
         self._feed = changes.Feed(version=self._data_version, fallback_s=self.poll_interval)
         self.reload()
@@ -187,7 +189,7 @@ class PanelApp(ListView):
     # -- the store ----------------------------------------------------------------------------------------
 
     def _start_collector(self) -> None:
-        from lunavect import collector_process as collector
+        from lunavect.collector import process as collector
 
         try:
             if collector.ensure_running():

@@ -16,8 +16,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from lunavect.core.model import Session
+from lunavect.core.terminal_text import clean
 from lunavect.frontends import rows
-from lunavect.terminal_text import clean
 from lunavect.usage.text import usage_brief
 
 PIN_MARK = "⚑"

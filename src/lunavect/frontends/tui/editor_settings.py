@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, Static
 
-from lunavect.terminal_text import clean
+from lunavect.core.terminal_text import clean
 
 INSTALL_LABELS = {"vscode": "Install in VS Code", "code-server": "Install in code-server"}
 

@@ -15,7 +15,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from lunavect import arrangement, setup_report
+from lunavect import store
+from lunavect.collector import setup_report
 from lunavect.core.model import Session
 from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.columns import ColumnHeader
@@ -24,8 +25,8 @@ from lunavect.frontends.tui.row_actions import RowActions
 from lunavect.frontends.tui.screens import HiddenScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.widgets import PanelHeader
-from lunavect.sessions import RowMemo, auto_hide_after, count_sessions, read_sessions
-from lunavect.sync.remote import not_current_note
+from lunavect.listing.hosts import not_current_note
+from lunavect.listing.sessions import RowMemo, auto_hide_after, count_sessions, read_sessions
 
 # Where the search and filters are kept between openings of the panel.
 FILTER_SETTING = "panel.filter"
@@ -169,7 +170,7 @@ class ListView(RowActions):
         self.filter = value
         if self.conn is not None:
             try:
-                arrangement.set_setting(self.conn, FILTER_SETTING, filters.dumps(value))
+                store.set_setting(self.conn, FILTER_SETTING, filters.dumps(value))
             except sqlite3.Error as exc:
                 self.show_message(f"The filter could not be saved: {exc}")
         self._redraw()
@@ -196,7 +197,7 @@ class ListView(RowActions):
         self.usage_column = not self.usage_column
         if self.conn is not None:
             try:
-                arrangement.set_setting(self.conn, USAGE_COLUMN_SETTING, "1" if self.usage_column else None)
+                store.set_setting(self.conn, USAGE_COLUMN_SETTING, "1" if self.usage_column else None)
             except sqlite3.Error as exc:
                 self.show_message(f"The setting could not be saved: {exc}")
         self._redraw()

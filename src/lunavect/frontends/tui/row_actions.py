@@ -2,7 +2,7 @@
 resume command.
 
 Kept apart from the panel's layout and filters (app.py) so each stays small; the panel inherits these
-handlers. Every change goes through `lunavect.arrangement`, as the CLI's and the web panel's do, and opening
+handlers. Every change goes through `lunavect.listing.arrangement`, as the CLI's and the web panel's do, and opening
 goes through `lunavect.navigation`, the code of `lunavect open`.
 """
 
@@ -15,11 +15,11 @@ from collections.abc import Callable
 from textual import on
 from textual.app import App
 
-from lunavect import arrangement
 from lunavect.core.model import Session
 from lunavect.frontends.tui import opening
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu
 from lunavect.frontends.tui.session_list import SessionList
+from lunavect.listing import arrangement
 
 
 class RowActions(App[None]):

@@ -14,11 +14,11 @@ from textual.widgets.option_list import Option
 
 from lunavect.core.hiding import AUTO_HIDE_CHOICES
 from lunavect.core.model import Session
+from lunavect.core.terminal_text import clean
 from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.notify_settings import NotificationSettings
 from lunavect.frontends.tui.session_list import HiddenSessionList, SessionList
 from lunavect.frontends.tui.widgets import PanelHeader
-from lunavect.terminal_text import clean
 
 
 def menu_actions(session: Session, hidden_view: bool = False) -> list[tuple[str, str]]:

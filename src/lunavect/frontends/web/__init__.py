@@ -1,6 +1,6 @@
 """The web panel (`lunavect web`): the live list in any browser, a phone included, safe to expose.
 
-Starlette on uvicorn, an optional extra (`lunavect[web]`). It reads the list through `lunavect.sessions` like
-the terminal panel and changes it through `lunavect.arrangement` like the CLI; `guard` holds its walls,
+Starlette on uvicorn, an optional extra (`lunavect[web]`). It reads the list through `lunavect.listing.sessions` like
+the terminal panel and changes it through `lunavect.listing.arrangement` like the CLI; `guard` holds its walls,
 `tokens` its tokens, `broadcast` the one shared reading per change, `app` the routes and `server` the start.
 """

@@ -1,6 +1,6 @@
 """The web panel's routes: the page, its files, the live list as Server-Sent Events, and the row actions.
 
-Every arrangement goes through `lunavect.arrangement` and "open" through `lunavect.navigation.navigate`, the same
+Every arrangement goes through `lunavect.listing.arrangement` and "open" through `lunavect.navigation.navigate`, the same
 code as the CLI and the terminal panel. Every request passes the walls of `guard` first (Host, token, rate
 limit; Origin and the control role for changes), and every failure is a one-line JSON error with its status,
 never a traceback page.
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -26,12 +25,13 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lunavect import arrangement, changes
 from lunavect.core.model import Session
 from lunavect.faults import Loop
 from lunavect.frontends.web import assets, guard, peek, tokens
 from lunavect.frontends.web.broadcast import KEEPALIVE, LOOP_NAME, Broadcast, StoreWorker
-from lunavect.sessions import read_sessions
+from lunavect.host.name import machine_name
+from lunavect.listing import arrangement, changes
+from lunavect.listing.sessions import read_sessions
 from lunavect.store import StoreError
 
 log = logging.getLogger("lunavect.web")
@@ -60,11 +60,11 @@ class Settings:
     connect: Callable[[], sqlite3.Connection]
     allowed_hosts: tuple[str, ...] = ()
     tls: bool = False
-    hostname: str = field(default_factory=socket.gethostname)
+    hostname: str = field(default_factory=machine_name)
     limiter: guard.FailureLimiter = field(default_factory=guard.FailureLimiter)
     # Whether a control token may read a session's messages, reply and answer its permission (--allow-peek).
     allow_peek: bool = False
-    # Where the signals of a change come from: the shared change feed (lunavect.changes) unless a test gives
+    # Where the signals of a change come from: the shared change feed (lunavect.listing.changes) unless a test gives
     # its own.
     changes: Callable[[], AsyncIterator[None]] | None = None
 

@@ -2,7 +2,7 @@
 
 `StoreWorker` is one thread that owns one SQLite connection: requests, token checks and arrangement changes
 run there one after another, never on the event loop. `Broadcast` turns each signal of the shared change feed
-(`lunavect.changes`) into exactly one read of the list, encoded once and handed to every subscriber (the
+(`lunavect.listing.changes`) into exactly one read of the list, encoded once and handed to every subscriber (the
 Server-Sent Events streams), so fifty open phones cost what one does. A subscriber that falls behind only ever gets the newest list.
 
 Its reading after each change and each clock tick is a serving loop: whatever fails in one reading is noted

@@ -14,7 +14,7 @@ import msgspec
 
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
 from lunavect.frontends import rows
-from lunavect.sessions import count_sessions, epoch, read_sessions
+from lunavect.listing.sessions import count_sessions, epoch, read_sessions
 from lunavect.usage.text import usage_line
 
 

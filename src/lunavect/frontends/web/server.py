@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from lunavect.frontends.web import tokens
+from lunavect.host.name import all_names, machine_name
 
 if TYPE_CHECKING:
     import uvicorn
@@ -78,7 +79,7 @@ def own_names(listen: Listen) -> tuple[str, ...]:
     """Host names the panel answers to because the person chose them: the name given to `--listen`, or this
     machine's own names when listening on every address (the printed link uses them)."""
     if listen.host in ("0.0.0.0", "::"):
-        return tuple(dict.fromkeys(n.lower() for n in (socket.gethostname(), socket.getfqdn()) if n))
+        return all_names()
     try:
         ipaddress.ip_address(listen.host)
     except ValueError:
@@ -90,7 +91,7 @@ def base_url(sock: socket.socket, listen: Listen, tls: bool) -> str:
     port = sock.getsockname()[1]
     host = listen.host
     if host in ("0.0.0.0", "::"):
-        host = socket.gethostname()
+        host = machine_name()
     elif ":" in host:
         host = f"[{host}]"
     return f"{'https' if tls else 'http'}://{host}:{port}/"

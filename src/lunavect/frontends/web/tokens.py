@@ -70,19 +70,14 @@ def create(conn: sqlite3.Connection, role: str, label: str = "", now: float | No
     hashed = digest(secret)
     stored = _Stored(sha256=hashed, role=role, created=time.time() if now is None else now, label=label.strip())
     key = hashed[:ID_LENGTH]
-    with store.transaction(conn):
-        conn.execute(
-            "INSERT INTO settings (key, value) VALUES (?, ?)", (PREFIX + key, _encoder.encode(stored).decode())
-        )
+    store.set_setting(conn, PREFIX + key, _encoder.encode(stored).decode())
     return secret, Token(key, stored.role, stored.created, stored.label, hashed)
 
 
 def list_tokens(conn: sqlite3.Connection) -> list[Token]:
     """Every stored token, oldest first. A damaged row is left out (it can still be revoked by its id)."""
     tokens = []
-    for key, value in conn.execute(
-        "SELECT key, value FROM settings WHERE key LIKE ? ESCAPE '\\'", ("web\\.token\\.%",)
-    ):
+    for key, value in store.settings_under(conn, PREFIX).items():
         try:
             stored = _decoder.decode(value)
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -104,8 +99,7 @@ def revoke(conn: sqlite3.Connection, token_id: str) -> Token:
         raise TokenError(f"no token {token_id!r} (see `lunavect web tokens list`)")
     if len(matches) > 1:
         raise TokenError(f"{token_id!r} names {len(matches)} tokens: give more of the id")
-    with store.transaction(conn):
-        conn.execute("DELETE FROM settings WHERE key = ?", (PREFIX + matches[0].id,))
+    store.set_setting(conn, PREFIX + matches[0].id, None)
     return matches[0]
 
 

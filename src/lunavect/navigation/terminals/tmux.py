@@ -13,10 +13,10 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from lunavect.core.resume_command import shell_words
 from lunavect.host.processes import ProcessTable, ancestry
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals.runner import Reply, run
-from lunavect.resume_command import shell_words
 
 PANE_FORMAT = "#{pane_id}\t#{pane_tty}\t#{pane_pid}\t#{pane_dead}\t#{session_name}\t#{window_id}"
 CLIENT_FORMAT = "#{client_name}\t#{client_tty}\t#{client_session}\t#{client_pid}\t#{client_activity}"

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lunavect.core.model import AWAITING_STATES, Session, State
-from lunavect.sessions import count_sessions, epoch, read_sessions
-from lunavect.sync import remote
+from lunavect.listing import hosts
+from lunavect.listing.sessions import count_sessions, epoch, read_sessions
 from lunavect.usage.bar import limits_note
 
 # Extra fragments a bar shows after the counts (e.g. a usage limit: "5 h 42 % · resets 14:00"). Each reads the
@@ -54,14 +54,10 @@ def _waited_since(session: Session) -> float:
     return epoch(session.since) or epoch(session.updated) or 0.0
 
 
-def needs_attention(session: Session) -> bool:
-    return session.state in AWAITING_STATES or session.state == State.ERROR
-
-
 def summarize_sessions(sessions: list[Session], notes: tuple[str, ...] = ()) -> Summary:
     """The summary of a list that includes hidden sessions."""
     totals = count_sessions(sessions)
-    current = [s for s in sessions if not remote.silent_host_row(s)]
+    current = [s for s in sessions if not hosts.silent_host_row(s)]
     awaiting = sorted((s for s in current if s.state in AWAITING_STATES), key=_waited_since)
     errors = sorted((s for s in current if s.state == State.ERROR), key=_waited_since)
     return Summary(

@@ -14,7 +14,7 @@ whole words instead. The wording itself lives in `wording_phrases` so that the r
 
 from __future__ import annotations
 
-from lunavect.core.wording_phrases import (
+from lunavect.core.closing_phrases import (
     ABBREVIATIONS,
     DECISION_PHRASES,
     END_VERBS_DE,

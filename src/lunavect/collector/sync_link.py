@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lunavect import store
+from lunavect.collector.notify_feed import RemoteTransitions
+from lunavect.listing import hosts
 from lunavect.sync import config as sync_config
 from lunavect.sync import presence, remote
 from lunavect.sync.config import SyncConfig
-from lunavect.sync.notify_feed import RemoteTransitions
 
 if TYPE_CHECKING:
     from lunavect.notify.decide import Transition
@@ -71,7 +72,7 @@ class SyncLink:
         rows = {key: data.encode() for key, data in conn.execute("SELECT id, data FROM snapshot WHERE listed = 1")}
         self._client.offer(rows, presence.person_at(conn))
         moved = self._remote_moves.collect(conn, self.config.host)
-        if moved and notify is not None and presence.notifies_for_other_hosts(conn):
+        if moved and notify is not None and hosts.notifies_for_other_hosts(conn):
             notify(moved)
 
     def close(self) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import socket
 
 from lunavect.core.model import Session, session_key
+from lunavect.core.resume_command import display_command
 from lunavect.core.rules import Decision, Facts
 from lunavect.core.times import iso, local_text
-from lunavect.resume_command import display_command
+from lunavect.host.name import machine_name
 
 
 def fallback_title(project: str | None, started: float | None) -> str:
@@ -35,7 +35,7 @@ def build_session(
         title=facts.title or fallback_title(project, facts.first_seen),
         project=project,
         cwd=cwd,
-        host=host or socket.gethostname(),
+        host=host or machine_name(),
         state=decision.state,
         activity=decision.activity,
         since=iso(decision.since),

@@ -11,7 +11,7 @@ import shutil
 from lunavect import paths
 from lunavect.claude import install as claude_install
 from lunavect.codex import install as codex_install
-from lunavect.setup_report import SetupReport
+from lunavect.collector.setup_report import SetupReport
 
 PROBE_EVERY_S = 5.0
 

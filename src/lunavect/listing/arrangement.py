@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from lunavect import store
 from lunavect.core import ordering
-from lunavect.sessions import AUTO_HIDE_SETTING, Row, read_rows
+from lunavect.listing.sessions import AUTO_HIDE_SETTING, Row, read_rows
 
 # A complete catalog's listing is written at most this often per session: the 35-day rule needs days, not
 # seconds, and a catalog is read every second.
@@ -185,29 +185,11 @@ def _set_position(conn: sqlite3.Connection, key: str, position: float) -> None:
 # -- settings -----------------------------------------------------------------------------------------------
 
 
-def get_setting(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-    return row[0] if row else default
-
-
-def set_setting(conn: sqlite3.Connection, key: str, value: str | None) -> None:
-    """Store a setting; None removes it (back to its default)."""
-    with store.transaction(conn):
-        if value is None:
-            conn.execute("DELETE FROM settings WHERE key = ?", (key,))
-        else:
-            conn.execute(
-                "INSERT INTO settings (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
-
-
 def set_auto_hide_after(conn: sqlite3.Connection, seconds: float | None) -> None:
     """Turn automatic hiding on after `seconds` of inactivity, or off with None (the default)."""
     if seconds is not None and seconds <= 0:
         raise ArrangeError("the automatic hiding interval must be positive")
-    set_setting(conn, AUTO_HIDE_SETTING, None if seconds is None else repr(float(seconds)))
+    store.set_setting(conn, AUTO_HIDE_SETTING, None if seconds is None else repr(float(seconds)))
 
 
 # -- what complete catalogs list ----------------------------------------------------------------------------

@@ -43,3 +43,9 @@ def display_command(provider: str, session_id: str, cwd: str | None) -> str | No
     if args is None:
         return None
     return in_folder(shell_words([CLI_NAMES[provider], *args]), cwd)
+
+
+def ssh_command(host: str, *lunavect_args: str) -> str:
+    """The command that runs lunavect on another machine (whose rows sync brought): `ssh HOST -t lunavect ...`.
+    The host name was checked where it entered (`sync.keys`), so it can never be read by ssh as an option."""
+    return shell_words(["ssh", host, "-t", "lunavect", *lunavect_args])

@@ -14,8 +14,10 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 
-from lunavect import collector_process, faults, paths, quarantine, store
+from lunavect import faults, paths, store
+from lunavect.collector import process as collector_process
 from lunavect.core.times import bounded, elapsed
+from lunavect.files import quarantine
 
 # A collector whose last tick started longer ago than this is behind (the front ends' judgement too).
 LAG_WARNING_S = collector_process.BEHIND_AFTER_S

@@ -14,14 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from lunavect import changes, faults, paths, store
-from lunavect.collector import Collector
-from lunavect.collector_pace import catch_up
-from lunavect.collector_process import collector_pid, holds_lock_file, try_lock
-from lunavect.collector_wake import ACTIVE_STEP_MS, REST_STEP_MS, Wake
+from lunavect import faults, paths, store
+from lunavect.collector.pace import catch_up
+from lunavect.collector.process import collector_pid, holds_lock_file, try_lock
+from lunavect.collector.sync_link import SyncLink
+from lunavect.collector.tick import Collector
+from lunavect.collector.wake import ACTIVE_STEP_MS, REST_STEP_MS, Wake
+from lunavect.evidence.sources import Source
+from lunavect.listing import changes
 from lunavect.notify.decide import Transition
-from lunavect.sources import Source
-from lunavect.sync.link import SyncLink
 from lunavect.tmux_status.publish import Publishing as TmuxPublishing
 
 log = logging.getLogger("lunavect.collector")

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 import msgspec
 
+from lunavect import store
 from lunavect.core import hiding, ordering
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 from lunavect.core.times import epoch
-from lunavect.sync import remote
+from lunavect.core.tokens import SessionUsage
+from lunavect.listing import hosts
 from lunavect.usage import ledger
-from lunavect.usage.tokens import SessionUsage
 
 # The settings key of automatic hiding: seconds of inactivity, absent when off (a new installation).
 AUTO_HIDE_SETTING = "auto_hide_after"
@@ -66,11 +67,11 @@ def all_sessions(conn: sqlite3.Connection) -> list[Session]:
 
 def auto_hide_after(conn: sqlite3.Connection) -> float | None:
     """The automatic hiding interval in seconds, or None when it is off."""
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (AUTO_HIDE_SETTING,)).fetchone()
-    if row is None:
+    text = store.get_setting(conn, AUTO_HIDE_SETTING)
+    if text is None:
         return None
     try:
-        value = float(row[0])
+        value = float(text)
     except (TypeError, ValueError):
         return None
     return value if value > 0 else None
@@ -121,7 +122,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
     # Other machines' sessions (sync) are listed beside this one's, as their hosts last said them; a session of
     # this machine always wins over another machine's row with its id (`lunavect resume ID` must never ssh to a
     # machine that claims one of this machine's sessions).
-    remote_hosts = remote.hosts(conn)
+    remote_hosts = hosts.hosts(conn)
     keyed: list[tuple[tuple[int, float, str], Row]] = []
     usage = ledger.listed_sessions(conn)
     kept_before = memo._kept if memo is not None else {}
@@ -143,7 +144,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
             if memo is not None:
                 memo.decoded += 1
             if remote_host is not None:
-                session = remote.present(session, remote_hosts.get(remote_host), now)
+                session = hosts.present(session, remote_hosts.get(remote_host), now)
             row = Row(
                 session=session,
                 pinned=bool(pinned),
@@ -212,7 +213,7 @@ def count_sessions(sessions: list[Session]) -> dict[str, int]:
     """The header counters of a list that includes hidden sessions (hiding never cancels work)."""
     working = awaiting = 0
     for session in sessions:
-        if remote.silent_host_row(session):
+        if hosts.silent_host_row(session):
             continue
         if session.state in WORKING_STATES:
             working += 1

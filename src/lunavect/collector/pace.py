@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from lunavect import changes
+from lunavect.listing import changes
 
 # Whole reads behind a complete list take at most this share of a core (the rest of the time the collector waits).
 READING_SHARE = 0.5

@@ -7,7 +7,7 @@ current time (so freshness expires even when no new evidence arrives) and writes
 changed. watchfiles only wakes it early;
 byte offsets in the store are the truth. It alone commits what sources find (they get a read-only view of
 its facts, `sources.Known`), and tells front ends of each commit that changes what they show
-(`lunavect.changes`).
+(`lunavect.listing.changes`).
 """
 
 from __future__ import annotations
@@ -20,31 +20,19 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect import arrangement, evidence_rows, paths, setup_probe, setup_report, spool, spool_record, store
+from lunavect import paths, store
 from lunavect.codex.hooks import evidence_from_record as codex_evidence
-
-# The collector process's outside face lives in collector_process (front ends use it without importing the
-# collector); these names stay reachable here for the command line.
-from lunavect.collector_process import (  # noqa: F401
-    CATCH_UP_TIMEOUT_S,
-    POKE_FILE_NAME,
-    collector_pid,
-    ensure_running,
-    holds_lock_file,
-    is_running,
-    lock_path,
-    poke,
-    try_lock,
-    wait_caught_up,
-)
+from lunavect.collector import evidence_rows, setup_probe, setup_report
+from lunavect.collector.snapshot import build_session
 from lunavect.core.model import Evidence, State, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold, settled
+from lunavect.evidence import spool, spool_record
+from lunavect.evidence.sources import Source
 from lunavect.faults import Errors
 from lunavect.host.network import NetworkWatch, has_network
 from lunavect.host.processes import is_alive
+from lunavect.listing import arrangement
 from lunavect.notify.decide import Transition
-from lunavect.snapshot import build_session
-from lunavect.sources import Source
 
 log = logging.getLogger("lunavect.collector")
 

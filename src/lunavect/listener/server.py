@@ -28,7 +28,8 @@ import time
 from collections.abc import Callable
 
 from lunavect.faults import Loop
-from lunavect.hook_request import (
+from lunavect.host.loopback_peer import peer_uid
+from lunavect.listener.request import (
     END,
     HEAD_READ_LIMIT,
     HOOK_PATH,
@@ -39,7 +40,6 @@ from lunavect.hook_request import (
     body_length,
     head_end,
 )
-from lunavect.host.loopback_peer import peer_uid
 from lunavect.shim.jsoncodec import json_loads
 from lunavect.shim.payload import extract
 from lunavect.shim.spoolfile import SPOOL_FORMAT, append_record, new_id

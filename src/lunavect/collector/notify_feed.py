@@ -1,5 +1,5 @@
 """Other hosts' state changes for this machine's notifier, when this machine is the one that notifies for
-them (`presence.notifies_for_other_hosts`): the same `Transition`s the collector hands it for its own rows.
+them (`hosts.notifies_for_other_hosts`): the same `Transition`s the collector hands it for its own rows.
 
 Rows are compared with the state last seen for them, so what was already there when the collector started
 notifies nothing, and a row whose host went silent keeps its last heard state: its host coming back with
@@ -11,8 +11,9 @@ from __future__ import annotations
 import sqlite3
 
 from lunavect.core.model import State
+from lunavect.listing import hosts
+from lunavect.listing.sessions import read_rows
 from lunavect.notify.decide import Transition
-from lunavect.sessions import read_rows
 from lunavect.sync import remote
 
 
@@ -32,7 +33,7 @@ class RemoteTransitions:
         moved: list[Transition] = []
         for row in read_rows(conn, now):
             session = row.session
-            if session.host == own_host or remote.silent_host_row(session):
+            if session.host == own_host or hosts.silent_host_row(session):
                 continue
             key = f"{session.host}/{session.id}"
             if not first and states.get(key) != session.state:

@@ -20,11 +20,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lunavect import hook_secret
-from lunavect.hook_listener import SERVER_HEADER, HookListener
+from lunavect.listener import secret as hook_secret
+from lunavect.listener.server import SERVER_HEADER, HookListener
 
 if TYPE_CHECKING:
-    from lunavect.collector_loop import TransitionObserver
+    from lunavect.collector.loop import TransitionObserver
     from lunavect.notify.decide import Transition
 
 CONFIG_FILE_NAME = "http-hooks.json"

@@ -1,0 +1,1 @@
+"""The contract every reader implements (`Source`, `Batch`, `Known`), and the hook spool it shares with the shim."""
