@@ -16,13 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
-_HERE = Path(__file__).resolve().parent
-if str(_HERE) not in sys.path:  # the helpers sit next to this file (also with --import-mode=importlib)
-    sys.path.insert(0, str(_HERE))
-
-from anthropic_server import AnthropicServer  # noqa: E402
-from claude_tmux import (  # noqa: E402
+from anthropic_server import AnthropicServer
+from claude_tmux import (
     DEFAULT_API_KEY,
     ClaudeTmux,
     ClientPaths,
@@ -32,7 +27,9 @@ from claude_tmux import (  # noqa: E402
     ensure_clients,
     run_print,
 )
-from responses_server import ResponsesServer  # noqa: E402
+from responses_server import ResponsesServer
+
+_HERE = Path(__file__).resolve().parent
 
 #: Keep the iso folders after the run (for debugging): LUNAVECT_KEEP_TMP=1
 _KEEP = os.environ.get("LUNAVECT_KEEP_TMP") == "1"

@@ -8,21 +8,18 @@ in it must be the format's own `<b>`.
 
 from __future__ import annotations
 
-import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from test_notifications import desktop  # noqa: F401 - `desktop` is a fixture
+from test_notify_decide import row  # noqa: E402
 
 from lunavect import store
 from lunavect.core.model import State
 from lunavect.notify import settings
 from lunavect.notify.decide import Transition
 from lunavect.notify.notifier import Notifier
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "unit"))
-from test_notify_decide import row  # noqa: E402
 
 TITLE = "<b>bold</b> &amp; <a href='https://example.invalid/'>link</a> <i>"
 FOLDER = "proj<u>x</u>&lt;&"

@@ -4,7 +4,7 @@ A reply that draws a box of `─│╭╮` and a fake prompt stands higher on th
 or composer (Codex) at the bottom holds a draft that wraps onto a second row, or that starts with an empty
 row. Each reply is refused, nothing is typed and nothing reaches the model server; with the prompt empty the
 same screen takes the reply. With LUNAVECT_PEEK_SCREENS set to a folder, the screens are kept there (the
-fixtures in tests/unit/screens/ were recorded so).
+fixtures in tests/unit/navigation/screens/ were recorded so).
 """
 
 from __future__ import annotations

@@ -7,20 +7,14 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 from anthropic_server import text, tool_use
 from lunavect_probe import lunavect, wait_for
-
-_SYNC_TESTS = Path(__file__).resolve().parent.parent / "sync"
-if str(_SYNC_TESTS) not in sys.path:
-    sys.path.insert(0, str(_SYNC_TESTS))
-
-from machines import Machine  # noqa: E402
-from nats_servers import HOSTS, NatsServer, nats_server_binary  # noqa: E402
-from sync_support import create_bucket, wait_until  # noqa: E402
+from machines import Machine
+from nats_servers import HOSTS, NatsServer, nats_server_binary
+from sync_support import create_bucket, wait_until
 
 BEAT_S = 1.0
 

@@ -4,13 +4,7 @@ reload (the page's own document stays the same throughout)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from anthropic_server import text, tool_use
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
-
 from web_support import chromium_browser, open_page, start_web  # noqa: E402,F401 - the `browser` fixture
 
 STATES = "[...document.querySelectorAll('#sessions li.row .state')].map(e => e.textContent)"

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-_HERE = Path(__file__).resolve().parent
-if str(_HERE) not in sys.path:
-    sys.path.insert(0, str(_HERE))
-
-from nats_servers import HOSTS, NatsCluster, NatsServer, nats_server_binary  # noqa: E402
+from nats_servers import HOSTS, NatsCluster, NatsServer, nats_server_binary
 
 
 @pytest.fixture

@@ -7,20 +7,14 @@ panel never starts a collector here: the tests write the snapshot themselves, as
 from __future__ import annotations
 
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tui_support import NO_SETUP, Clock
 
-_HERE = Path(__file__).resolve().parent
-if str(_HERE) not in sys.path:
-    sys.path.insert(0, str(_HERE))
-
-from tui_support import NO_SETUP, Clock  # noqa: E402
-
-from lunavect import store  # noqa: E402
-from lunavect.frontends.tui import PanelApp  # noqa: E402
+from lunavect import store
+from lunavect.frontends.tui import PanelApp
 
 
 @pytest.fixture(autouse=True)

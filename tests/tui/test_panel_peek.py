@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 import tui_seed as seed
 from tui_support import pilot_test, wait_for
+from unit_support import shared_data_dir  # noqa: E402
 
 from lunavect.frontends.tui.peek import PeekLog, PeekPane
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from unit_support import shared_data_dir  # noqa: E402
 
 SIZE = (120, 40)
 DATA = shared_data_dir() / "claude" / "spotter"

@@ -9,7 +9,6 @@ import msgspec
 
 from lunavect.cli.common import Failure, open_store
 from lunavect.core.terminal_text import clean
-from lunavect.listing import hosts
 
 
 @click.group("sync")
@@ -149,6 +148,7 @@ class Status(msgspec.Struct):
 def read_status() -> Status:
     from lunavect import store
     from lunavect.core.times import iso
+    from lunavect.listing import hosts
     from lunavect.sync import config, remote
 
     conn = open_store()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import click
 
-from lunavect import store
 from lunavect.cli.common import Failure, fresh_store
 
 
@@ -16,6 +15,7 @@ def tmux_group() -> None:
 
 def _edit(install: bool) -> None:
     """Write or remove the block, switch publishing on or off, and bring the running servers along."""
+    from lunavect import store
     from lunavect.tmux_status import conf, publish, servers
 
     path = conf.conf_path()

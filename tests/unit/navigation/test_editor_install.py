@@ -16,7 +16,7 @@ import pytest
 from lunavect.navigation.editors import companion, install
 from lunavect.navigation.terminals.runner import Reply
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SOURCE = REPO / "src" / "lunavect" / "companions" / "vscode"
 
 

@@ -4,8 +4,7 @@ as `?` or nothing, never a traceback."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from unit_support import a_session  # noqa: E402
 
 from lunavect.collector import doctor
 from lunavect.core.model import State
@@ -15,9 +14,6 @@ from lunavect.frontends import rows
 from lunavect.usage import report
 from lunavect.usage.limits import AccountLimits, Window
 from lunavect.usage.text import count, usage_line
-
-sys.path.insert(0, str(Path(__file__).parent))
-from unit_support import a_session  # noqa: E402
 
 ESCAPE = "\x1b]0;owned\x07\x1b[2J"
 

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_notify_decide import row  # noqa: E402
 
 from lunavect import store
 from lunavect.codex.usage import UsageScan
@@ -24,9 +25,6 @@ from lunavect.notify import settings
 from lunavect.notify.decide import Transition
 from lunavect.notify.notifier import Notifier
 from lunavect.usage import limits
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_notify_decide import row  # noqa: E402
 
 FORMATS = ("plain", "json", "tmux", "waybar", "i3blocks", "polybar")
 # What a status line may carry in place of a figure: each must be refused or bounded, never kept raw.

@@ -11,7 +11,6 @@ import pytest
 
 from lunavect import store
 from lunavect.core.model import Session
-from lunavect.listing import arrangement
 
 
 def write(conn, sid: str, age: float) -> None:
@@ -90,7 +89,7 @@ def test_auto_hide_setting(seeded):
     assert seeded.cli("auto-hide").stdout.strip() == "automatic hiding: off"
     assert seeded.cli("auto-hide", "3d").stdout.strip() == "automatic hiding: inactive sessions after 3d"
     conn = seeded.connect()
-    assert arrangement.get_setting(conn, "auto_hide_after") == repr(3 * 86400.0)
+    assert store.get_setting(conn, "auto_hide_after") == repr(3 * 86400.0)
     assert seeded.cli("auto-hide", "off").stdout.strip() == "automatic hiding: off"
 
 

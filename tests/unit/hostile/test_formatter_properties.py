@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from unit_support import a_session  # noqa: E402
 
 from lunavect import store
 from lunavect.collector import doctor
@@ -32,9 +31,6 @@ from lunavect.notify.markup import body_text, title_text
 from lunavect.shim.statusline import limits_of
 from lunavect.usage import bar, limits, report, warnings
 from lunavect.usage.text import usage_brief, usage_line
-
-sys.path.insert(0, str(Path(__file__).parent))
-from unit_support import a_session  # noqa: E402
 
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

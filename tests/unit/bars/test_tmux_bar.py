@@ -166,7 +166,7 @@ def test_without_any_tmux_server_nothing_fails(iso_env, tmux_dir):
 
 
 def test_the_readme_shows_the_block_install_writes():
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     assert f"```tmux\n{conf.block('lunavect')}```" in readme
 
 

@@ -87,7 +87,7 @@ def test_pins_hiding_order_usage_and_removal_through_the_memo(iso_env):
 def test_automatic_hiding_follows_the_clock_with_the_memo(iso_env):
     conn = store.connect()
     seed_snapshot(conn, row("old", age=DAY_S - 5), row("new", age=10))
-    arrangement.set_setting(conn, AUTO_HIDE_SETTING, str(DAY_S))
+    store.set_setting(conn, AUTO_HIDE_SETTING, str(DAY_S))
     memo = RowMemo()
     assert not any(s.hidden for s in same_as_without_memo(conn, memo))
     # Nothing in the store moved, only the clock: the old row is hidden now, as a new object.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import grimp
 
-PACKAGE = Path(__file__).resolve().parents[2] / "src" / "lunavect"
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "lunavect"
 MAX_LINES = 450
 
 

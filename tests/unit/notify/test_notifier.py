@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_notify_decide import row  # noqa: E402
 
 from lunavect import store
 from lunavect.core.model import State
@@ -18,9 +19,6 @@ from lunavect.notify.command import run_command
 from lunavect.notify.decide import Transition, compose, item_of
 from lunavect.notify.kinds import BY_NAME
 from lunavect.notify.notifier import Notifier
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_notify_decide import row  # noqa: E402
 
 
 def _writer(out: Path) -> str:

@@ -10,7 +10,7 @@ import msgspec
 
 from lunavect.core.model import Session
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def documented_fields() -> list[str]:

@@ -178,7 +178,7 @@ markup=pango
 
 @pytest.mark.skipif(shutil.which("i3blocks") is None, reason="i3blocks is not installed (Debian: i3blocks)")
 def test_i3blocks_runs_the_documented_block(iso_env, tmp_path):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     assert I3BLOCKS_BLOCK in readme  # the block the README tells people to paste, exactly
     config = tmp_path / "i3blocks.conf"
     config.write_text(I3BLOCKS_BLOCK)
@@ -216,6 +216,6 @@ def test_every_format_is_offered_and_documented():
     from lunavect.frontends.bar.formats import FORMATS
 
     assert OFFERED == FORMATS
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     for fmt in ("waybar", "i3blocks", "polybar"):
         assert f"lunavect status --follow --format {fmt}" in readme
