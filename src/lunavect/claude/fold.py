@@ -5,7 +5,7 @@ This loop runs once for every line of every transcript a person ever wrote (a wh
 is gigabytes), so it is written for throughput: most lines (progress, snapshots, request blobs) are dropped by
 the byte test alone, without a Python call per line beyond it; the rest are read in one pass over their bytes
 (records.py). What it produces is exactly what reading each line on its own and folding its facts gives
-(tests/unit/test_claude_fold.py holds the two side by side).
+(tests/unit/claude/test_claude_fold.py holds the two side by side).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the HTTP hook listener makes of the bytes a connection sent: where the head ends, and whether it is
 exactly lunavect's own hook request. Pure functions over bytes, apart from the sockets, so that every rule is
-checked with any input (tests/unit/test_hook_listener.py feeds them random bytes) and none can raise.
+checked with any input (tests/unit/listener/test_hook_listener.py feeds them random bytes) and none can raise.
 
 The head is bounded as it arrives: `head_end` is asked after every read, and the listener never reads past
 `MAX_HEAD_BYTES` of a head (a 20 KB head in one segment is refused, not parsed).
