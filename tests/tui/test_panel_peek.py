@@ -85,7 +85,7 @@ async def test_a_reply_without_a_proven_pane_is_refused(conn, make_app):
         for key in "hello":
             await pilot.press(key)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "nothing was typed" in app.message, timeout=20, what=app.message)
+        await wait_for(pilot, lambda: "nothing was typed" in app.panel.message, timeout=20, what=app.panel.message)
 
 
 @pytest.mark.parametrize("depth", [1100, 2000, 100_000])
@@ -104,4 +104,6 @@ async def test_a_line_nested_too_deep_is_skipped_and_said(conn, make_app, depth)
         await pilot.press("down", "space")
         await wait_for(pilot, lambda: any("DEEP-1234" in line for line in shown(app)), what="the other messages")
         assert any("Interrupted" in line for line in shown(app))  # short.jsonl's own messages, before the line
-        await wait_for(pilot, lambda: "1 line of this conversation was skipped" in app.message, what=app.message)
+        await wait_for(
+            pilot, lambda: "1 line of this conversation was skipped" in app.panel.message, what=app.panel.message
+        )
