@@ -88,6 +88,22 @@ async def test_a_reply_without_a_proven_pane_is_refused(conn, make_app):
         await wait_for(pilot, lambda: "nothing was typed" in app.panel.message, timeout=20, what=app.panel.message)
 
 
+@pilot_test
+async def test_esc_closes_the_peek_from_the_log_and_the_reply_box_and_the_list_has_the_focus(conn, make_app):
+    transcript("e1", "short.jsonl")
+    seed.write(conn, [seed.session("e1", "ready", updated=10)])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        session_list = app.query_one("#sessions")
+        pane = app.query_one(PeekPane)
+        for keys in (("escape",), ("tab", "escape")):  # from the messages, then from the reply box
+            await pilot.press("down", "space")
+            await wait_for(pilot, lambda: len(shown(app)) > 0, what="messages")
+            assert pane.display and app.focused is app.query_one(PeekLog)
+            await pilot.press(*keys)
+            assert not pane.display and app.focused is session_list and session_list.current.id == "claude:e1"
+
+
 @pytest.mark.parametrize("depth", [1100, 2000, 100_000])
 @pilot_test
 async def test_a_line_nested_too_deep_is_skipped_and_said(conn, make_app, depth):
