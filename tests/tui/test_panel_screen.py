@@ -1,5 +1,6 @@
 """The panel is a screen over a plain app, and its views work together through messages: the hidden view, a
-screen of its own, still answers the list's keys; no widget reaches into the app for another one."""
+screen of its own, still answers the list's keys and its rows' menu; no widget reaches into the app for
+another one."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import lunavect.frontends.tui as tui
 from lunavect.frontends.tui import PanelApp
 from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.panel_screen import PanelScreen
-from lunavect.frontends.tui.screens import HiddenScreen
+from lunavect.frontends.tui.screens import HiddenScreen, RowMenu
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.listing import arrangement
 from lunavect.listing.sessions import read_hidden
@@ -87,6 +88,15 @@ async def test_the_lists_keys_work_on_the_hidden_view_too(conn, make_app):
         await pilot.press("down", "escape", "down")  # Esc: no row has the focus; Down gives it to the first
         assert app.focused is app.screen.query_one(SessionList) and app.screen.query_one(SessionList).cursor == 0
 
+        await pilot.press("m")  # the row menu of a hidden row, whose first action restores it
+        assert isinstance(app.screen, RowMenu)
+        assert app.screen.query_one("#menu-options").get_option_at_index(0).id == "restore"
+        await pilot.press("enter")
+        assert isinstance(app.screen, HiddenScreen) and ids(app, "#hidden-sessions") == []
+        assert "Restored “Put away” to the list." in app.panel.message
+        assert app.screen.query_one("#message").has_class("-shown")  # the message line shows on this view too
+
         await pilot.click("#awaiting")  # the counter leaves the view for the list, filtered
         assert not isinstance(app.screen, HiddenScreen)
         assert app.panel.filter.awaiting and ids(app) == ["claude:p"]
+        assert read_hidden(conn) == []

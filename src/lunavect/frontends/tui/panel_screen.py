@@ -319,7 +319,7 @@ class PanelScreen(Screen[None]):
         self.session_list.focus()
 
     @on(Report)
-    def report(self, event: Report) -> None:
+    def reported(self, event: Report) -> None:
         self.show_message(event.text)
 
     @on(Counter.Selected)
