@@ -43,7 +43,9 @@ async def test_enter_opens_the_focused_session(conn, make_app, tmp_path):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "enter")
-        await wait_for(pilot, lambda: expected in app.message, timeout=15, what=f"{expected!r} in {app.message!r}")
+        await wait_for(
+            pilot, lambda: expected in app.panel.message, timeout=15, what=f"{expected!r} in {app.panel.message!r}"
+        )
 
 
 @pilot_test
@@ -55,10 +57,12 @@ async def test_a_click_focuses_a_row_and_a_click_on_the_focused_row_opens_it(con
     async with app.run_test(size=SIZE) as pilot:
         await pilot.click("#sessions", offset=(10, 0))
         assert app.query_one("#sessions", SessionList).current.id == "claude:f1"
-        assert app.message == ""  # a first click only focuses
+        assert app.panel.message == ""  # a first click only focuses
         await pilot.pause(0.6)  # not a double click
         await pilot.click("#sessions", offset=(10, 0))
-        await wait_for(pilot, lambda: expected in app.message, timeout=15, what=f"{expected!r} in {app.message!r}")
+        await wait_for(
+            pilot, lambda: expected in app.panel.message, timeout=15, what=f"{expected!r} in {app.panel.message!r}"
+        )
 
 
 @pytest.fixture
@@ -100,7 +104,7 @@ async def test_enter_inside_tmux_resumes_in_a_hostile_folder_and_runs_nothing(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "enter")
-        await wait_for(pilot, lambda: "resumed in tmux window" in app.message, timeout=15, what=app.message)
+        await wait_for(pilot, lambda: "resumed in tmux window" in app.panel.message, timeout=15, what=app.panel.message)
         await wait_for(pilot, lambda: record.exists() and record.stat().st_size > 0, timeout=15, what="claude ran")
     assert not x.exists() and not y.exists(), "a command in the folder name ran"
     assert record.read_bytes().decode().split("\0") == [str(project), "--resume", "f1", ""]

@@ -9,7 +9,7 @@ from tui_support import pilot_test, wait_for
 from lunavect import store
 from lunavect.core.tokens import Tokens
 from lunavect.frontends.tui.columns import ColumnHeader
-from lunavect.frontends.tui.list_view import USAGE_COLUMN_SETTING
+from lunavect.frontends.tui.preferences import USAGE_COLUMN_SETTING
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.usage import ledger
 

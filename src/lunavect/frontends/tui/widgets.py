@@ -1,4 +1,5 @@
-"""The panel's small widgets: the header with its counters and the fullest rate-limit window."""
+"""The panel's small widgets: the header with its counters and the fullest rate-limit window, the message line
+and the stale note."""
 
 from __future__ import annotations
 
@@ -92,6 +93,15 @@ class PanelHeader(Horizontal):
             else "Show only sessions that need a reply or permission"
         )
         self.query_one("#view-name", Static).update(view)
+
+
+class MessageLine(Static):
+    """The line at the top of a view: what became of the person's last request; it lasts until replaced or the
+    panel closes. Its text is cleaned by the panel (it quotes titles and folders)."""
+
+    def say(self, text: str) -> None:
+        self.update(text)
+        self.set_class(bool(text), "-shown")
 
 
 class StaleNote(Static):
