@@ -28,6 +28,7 @@ from textual.widgets import Button, Footer, Input, Static
 
 from lunavect import store
 from lunavect.collector import setup_report
+from lunavect.core import clients
 from lunavect.core.terminal_text import clean_lines
 from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.columns import ColumnHeader
@@ -146,8 +147,8 @@ class PanelApp(ListView):
         with Horizontal(id="toolbar"):
             yield SearchInput(placeholder="Search title or project (Ctrl+F)", id="search", compact=True)
             yield Button("All", id="provider-all", compact=True)
-            yield Button("Claude", id="provider-claude", compact=True)
-            yield Button("Codex", id="provider-codex", compact=True)
+            for client in clients.every():
+                yield Button(client.label, id=f"provider-{client.id}", compact=True)
             yield Button("Active", id="active", compact=True)
             yield Button("Hidden", id="hidden", compact=True)
             yield Button("Settings", id="settings", compact=True)
@@ -319,7 +320,7 @@ class PanelApp(ListView):
         self.set_filter(msgspec.structs.replace(self.filter, active=not self.filter.active))
 
     def action_cycle_provider(self) -> None:
-        order = filters.PROVIDERS
+        order = filters.providers()
         following = order[(order.index(self.filter.provider) + 1) % len(order)]
         self.set_filter(msgspec.structs.replace(self.filter, provider=following))
 

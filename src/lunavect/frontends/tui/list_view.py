@@ -139,7 +139,7 @@ class ListView(RowActions):
             if self.filter.active:
                 what.append("active")
             if self.filter.provider != "all":
-                what.append(self.filter.provider.capitalize())
+                what.append(filters.provider_label(self.filter.provider))
             if self.filter.search.strip():
                 what.append(f"matching “{self.filter.search.strip()}”")
             return f"No session is {', '.join(what)}. {len(current)} in the list without this filter."
@@ -159,7 +159,7 @@ class ListView(RowActions):
 
     def _show_filter(self) -> None:
         main = self.screen_stack[0]
-        for provider in filters.PROVIDERS:
+        for provider in filters.providers():
             main.query_one(f"#provider-{provider}", Button).set_class(self.filter.provider == provider, "-selected")
         main.query_one("#active", Button).set_class(self.filter.active, "-selected")
 

@@ -58,9 +58,9 @@ def routes(walls: Walls) -> list[tuple[str, Handler, list[str]]]:
 
     async def messages(request: Request) -> Response:
         session, _ = await session_of(request)
-        from lunavect.conversation.source import find_source
         from lunavect.conversation.window import read_window
         from lunavect.conversation.window_parts import Unreadable
+        from lunavect.listing.conversation import find_source
 
         body = await walls.body_json(request)
         last, before = body.get("last", 50), body.get("before")
