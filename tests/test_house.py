@@ -166,3 +166,20 @@ def test_only_the_faces_module_imports_a_client_package_by_name() -> None:
     )
     # The command line's groups import their own command modules by name (`lunavect.cli.<name>`).
     assert dynamic == ["cli/root.py", "faces/__init__.py"]
+
+
+def test_the_snapshot_table_is_read_by_the_listing_and_the_collector_only() -> None:
+    """The collector writes the snapshot and the listing reads it for everyone else: a wing below the listing
+    (the notifier, the usage report, sync's intake) is handed the listing's reader by its caller above."""
+    import re
+
+    statement = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE)\s+snapshot\b", re.I)
+    readers = {PACKAGE / "listing", PACKAGE / "collector"}
+    found = sorted(
+        f"{path.relative_to(PACKAGE)}:{node.lineno}"
+        for path in PACKAGE.rglob("*.py")
+        if not any(place in path.parents for place in readers)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and statement.search(node.value)
+    )
+    assert found == []
