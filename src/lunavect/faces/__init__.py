@@ -1,11 +1,12 @@
-"""Each client's face, found from its descriptor: the one way from the rest of lunavect into a client's package.
+"""Each client's face, found from its descriptor: the way from the rest of lunavect into every client's package.
 
 A descriptor (`lunavect.core.clients`) names its client's package; this imports that package by the name the
 first time it is asked and hands back its face (the package's `__init__`, which offers every member of `Face`).
 No client is named here, so adding a client is its package plus its descriptor. Callers above the clients use
 the face or the helpers below, never a client's inner module: the collector its source and hook mapping, the
 command line and doctor its installer, returning to a task its live catalog and its screen readers, the peeks
-and `lunavect show` its conversation files.
+and `lunavect show` its conversation files. (What only one client has, Claude Code's HTTP hooks and status
+line, its own users, the listener and `hooks install`, take from that client's face by its name.)
 
 The import is by name, so import-linter sees no edge from here into a client: the contracts name this module
 instead ("Front ends never reach a client's package"), and tests/test_house.py checks that nothing else imports

@@ -115,8 +115,9 @@ def locate(
     others: Sequence[SessionLike] = (),
     origin: Callable[[], str | None] = lambda: None,
 ) -> Whereabouts:
-    """Where `session` runs now. `others` are the rest of the known sessions (for the folder rule);
-    `origin` gives the client's own origin value from the session's log (read only when needed)."""
+    """Where `session` runs now. `catalog` is its client's live catalog (Claude Code's; none for Codex);
+    `others` are the rest of the known sessions (for the folder rule); `origin` gives the client's own origin
+    value from the session's log (read only when needed)."""
     by_pid = {entry.pid: entry for entry in catalog}
     pstart = getattr(session, "pstart", None)
     client = getattr(session, "client", None)
