@@ -146,9 +146,9 @@ async def test_reopening_keeps_search_and_filters_and_returns_to_current_session
 
 @pilot_test
 async def test_an_empty_list_explains_itself(conn, make_app):
-    from lunavect.collector.setup_report import SetupReport
+    from lunavect.collector.setup_probe import report_of
 
-    app = make_app(setup=lambda: SetupReport(claude_hooks="missing", claude_found=True, codex_found=False))
+    app = make_app(setup=lambda: report_of({"claude": (True, "missing")}))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         text = str(app.query_one("#empty").render())
@@ -156,7 +156,7 @@ async def test_an_empty_list_explains_itself(conn, make_app):
         assert "Clients found: Claude Code" in text
         assert "Claude Code hooks: missing." in text
         assert "lunavect hooks install" in text
-    installed = make_app(setup=lambda: SetupReport(claude_hooks="installed", claude_found=True, codex_found=True))
+    installed = make_app(setup=lambda: report_of({"claude": (True, "installed"), "codex": (True, "missing")}))
     async with installed.run_test(size=SIZE) as pilot:
         await pilot.pause()
         text = str(installed.query_one("#empty").render())

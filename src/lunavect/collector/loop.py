@@ -38,11 +38,10 @@ ALIVE_S = 1.0
 
 
 def default_sources() -> list[Source]:
-    """The file and catalog sources the collector polls on every tick, besides the hook spool."""
-    from lunavect.claude.files_source import ClaudeFilesSource
-    from lunavect.codex.source import CodexSource
+    """The file and catalog sources the collector polls on every tick, besides the hook spool: each client's."""
+    from lunavect import faces
 
-    return [ClaudeFilesSource(), CodexSource()]
+    return [face.new_source() for face in faces.every()]
 
 
 class TransitionObserver(Protocol):

@@ -20,8 +20,7 @@ from pathlib import Path
 
 import msgspec
 
-from lunavect import paths, store
-from lunavect.codex.hooks import evidence_from_record as codex_evidence
+from lunavect import faces, paths, store
 from lunavect.collector import evidence_rows, setup_probe, setup_report
 from lunavect.collector.snapshot import build_session
 from lunavect.core.model import Evidence, State, session_key
@@ -146,7 +145,7 @@ class Collector:
             store.bump_counter(self.conn, f"hook.rejected.{record.rejected}")
             return None
         event_id = record.id
-        evidence = codex_evidence(record) if record.client == "codex" else spool_record.evidence(record)
+        evidence = faces.evidence_from_record(record)
         if evidence is None or event_id is None:
             store.bump_counter(self.conn, "spool.unusable")
             return None

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-from lunavect.claude.http_hooks import HOOK_PATH
-from lunavect.claude.http_hooks import SECRET_HEADER as _SECRET_HEADER
+from lunavect import claude
+from lunavect.claude import HOOK_PATH
 
-SECRET_HEADER = _SECRET_HEADER.lower()  # header names are compared lower-cased
+SECRET_HEADER = claude.SECRET_HEADER.lower()  # header names are compared lower-cased
 # Claude's hook payloads are a few KB; a PostToolUse carries the tool's output, kept whole up to this size.
 MAX_BODY_BYTES = 8 * 1024 * 1024
 MAX_HEAD_BYTES = 16 * 1024

@@ -17,6 +17,7 @@ import msgspec
 
 from lunavect import paths
 from lunavect.core import bounds
+from lunavect.core.clients import CLAUDE, LIMIT_WINDOWS, by_id
 from lunavect.files.tail import open_regular
 
 
@@ -39,8 +40,6 @@ class Limits(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 _decoder = msgspec.json.Decoder(Limits)
-# What each client calls its two windows.
-_NAMES = {"claude": ("five_hour", "seven_day")}
 
 
 class Window(msgspec.Struct, omit_defaults=False):
@@ -91,12 +90,18 @@ def _stale(window: LimitWindow, at: float, now: float) -> bool:
     return window.window_minutes is not None and now - at > window.window_minutes * 60
 
 
+def _window_names(client_id: str) -> tuple[str, str]:
+    """What the client calls its two windows: its descriptor's names, else the plain ones."""
+    client = by_id(client_id)
+    return client.limit_windows if client is not None else LIMIT_WINDOWS
+
+
 def _status_line_file(folder: Path | None) -> list[tuple[str, str, bytes]]:
     """Claude Code's windows as the status-line wrapper last kept them (shim/statusline.py), if it runs."""
     path = (folder if folder is not None else paths.data_dir() / "limits") / "claude.json"
     try:
         with os.fdopen(open_regular(path), "rb") as f:
-            return [("claude", "default", f.read(64 * 1024))]
+            return [(CLAUDE.id, "default", f.read(64 * 1024))]
     except OSError:
         return []
 
@@ -117,7 +122,7 @@ def read(conn: sqlite3.Connection, now: float | None = None, folder: Path | None
         windows = [
             Window(name, w.used_percent, w.window_minutes, w.resets_at, _stale(w, limits.at, now))
             for name, w in zip(
-                _NAMES.get(client, ("primary", "secondary")),
+                _window_names(client),
                 (_checked(limits.primary), _checked(limits.secondary)),
                 strict=True,
             )

@@ -21,6 +21,7 @@ from lunavect import store
 from lunavect.codex.usage import UsageScan
 from lunavect.core.model import State
 from lunavect.install.statusline import wrapper_command
+from lunavect.listing import sessions
 from lunavect.notify import settings
 from lunavect.notify.decide import Transition
 from lunavect.notify.notifier import Notifier
@@ -178,7 +179,7 @@ def test_the_notifier_warns_with_a_bounded_figure_and_delivers_the_next_notifica
     settings.save(conn, chosen)
     conn.close()
 
-    notifier = Notifier(usage_every=0.05)
+    notifier = Notifier(stored=sessions, usage_every=0.05)
     try:
         _wait(lambda: out.exists() and out.read_text().count("\n") == 1)
         [warning] = [json.loads(line) for line in out.read_text().splitlines()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
+from lunavect.core.clients import by_id
 from lunavect.core.model import BackgroundTask, ErrorReason, Evidence, State
 
 # Hook events lose their authority after this long without newer evidence (the guide, "How state is
@@ -22,9 +23,6 @@ BACKGROUND_AUTHORITY_S = 3600.0
 OFFLINE_AFTER_S = 10.0
 # A catalog row must be this much newer than the last hook event to prove that a turn ended.
 CATALOG_MARGIN_S = 1.0
-# Codex events go stale after two minutes without fresh evidence, unless Codex still has the session's rollout
-# open for writing (the guide, "Codex log freshness"); other providers keep the ten-minute hook limit.
-EVENT_AUTHORITY_BY_PROVIDER = {"codex": 120.0}
 
 # StopFailure's `error` values, as the client sends them (FACTS.md), to the reasons the guide names.
 ERROR_REASONS = {
@@ -45,6 +43,14 @@ HOLDING_STATUSES = frozenset({"running", "pending", "starting"})
 
 # Phases in which the agent process must be alive for the phase to be true.
 LIVE_PHASES = frozenset({State.WORKING, State.BACKGROUND, State.COMPACTING, State.PERMISSION, State.INPUT})
+
+
+def event_authority_s(provider: str) -> float:
+    """How long a client's hook events hold without newer evidence: its own limit where its descriptor names one
+    (Codex's two minutes, the guide's "Codex log freshness"), else the ten-minute hook limit."""
+    client = by_id(provider)
+    limit = client.event_authority_s if client is not None else None
+    return EVENT_AUTHORITY_S if limit is None else limit
 
 
 def error_reason(error: str | None, detail: str | None = None, status: int | None = None) -> ErrorReason:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from lunavect.collector import setup_report
 from lunavect.core.model import Session
+from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.filters import Filter, SearchKeys
 from lunavect.listing.sessions import RowMemo, auto_hide_after, read_sessions
 
@@ -76,7 +77,7 @@ class LastRead:
             if chosen.active:
                 what.append("active")
             if chosen.provider != "all":
-                what.append(chosen.provider.capitalize())
+                what.append(filters.provider_label(chosen.provider))
             if chosen.search.strip():
                 what.append(f"matching “{chosen.search.strip()}”")
             return f"No session is {', '.join(what)}. {len(current)} in the list without this filter."

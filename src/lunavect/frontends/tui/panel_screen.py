@@ -252,7 +252,7 @@ class PanelScreen(Screen[None]):
         self.set_filter(msgspec.structs.replace(self.filter, active=not self.filter.active))
 
     def action_cycle_provider(self) -> None:
-        order = filters.PROVIDERS
+        order = filters.providers()
         following = order[(order.index(self.filter.provider) + 1) % len(order)]
         self.set_filter(msgspec.structs.replace(self.filter, provider=following))
 

@@ -22,12 +22,13 @@ from textual.widgets import Input, Static
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.message import Message
 from lunavect.conversation.render import render, skipped_note
-from lunavect.conversation.source import Source, find_source
+from lunavect.conversation.source import Source
 from lunavect.conversation.window import read_window
 from lunavect.conversation.window_parts import Unreadable
 from lunavect.core.model import Session, State
 from lunavect.core.terminal_text import clean
 from lunavect.frontends.tui.messages import PeekClosed, Report
+from lunavect.listing.conversation import find_source
 
 # How many messages a window holds, and how often the followed file is looked at.
 WINDOW_MESSAGES = 50

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Input
 
+from lunavect.core import clients
 from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.messages import LeftSearch
@@ -35,15 +36,15 @@ class Toolbar(Horizontal):
     def compose(self) -> ComposeResult:
         yield SearchInput(placeholder="Search title or project (Ctrl+F)", id="search", compact=True)
         yield Button("All", id="provider-all", compact=True)
-        yield Button("Claude", id="provider-claude", compact=True)
-        yield Button("Codex", id="provider-codex", compact=True)
+        for client in clients.every():
+            yield Button(client.label, id=f"provider-{client.id}", compact=True)
         yield Button("Active", id="active", compact=True)
         yield Button("Hidden", id="hidden", compact=True)
         yield Button("Settings", id="settings", compact=True)
 
     def show(self, chosen: Filter, hidden: int) -> None:
         """Mark the chosen filter's buttons, and count the hidden sessions on the Hidden button."""
-        for provider in filters.PROVIDERS:
+        for provider in filters.providers():
             self.query_one(f"#provider-{provider}", Button).set_class(chosen.provider == provider, "-selected")
         self.query_one("#active", Button).set_class(chosen.active, "-selected")
         self.query_one("#hidden", Button).label = f"Hidden {hidden}" if hidden else "Hidden"

@@ -49,9 +49,9 @@ async def session_of(request: Request) -> tuple[Session, list[Session]]:
 
 async def messages(request: Request) -> Response:
     session, _ = await session_of(request)
-    from lunavect.conversation.source import find_source
     from lunavect.conversation.window import read_window
     from lunavect.conversation.window_parts import Unreadable
+    from lunavect.listing.conversation import find_source
 
     body = await body_json(request)
     last, before = body.get("last", 50), body.get("before")

@@ -36,7 +36,14 @@ function elapsed(seconds) {
   return `${Math.floor(seconds / 86400)}d ${two(Math.floor(seconds % 86400 / 3600))}h`;
 }
 const timerText = (row) => (row.since == null ? "" : elapsed((Date.now() + state.offset - row.since) / 1000));
-const clientName = (p) => (p === "claude" ? "Claude" : p === "codex" ? "Codex" : p);
+// Each client's button names it, as the server wrote one per client it knows (assets.py).
+const clientButtons = [...document.querySelectorAll("[data-provider]")].filter((b) => b.dataset.provider !== "all");
+const clientLabels = new Map(clientButtons.map((b) => [b.dataset.provider, b.textContent]));
+const clientName = (p) => clientLabels.get(p) || p;
+const clientNames = (() => {
+  const names = clientButtons.map((b) => b.dataset.name);
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+})();
 const name = (row) => `“${row.title}”`;
 
 // -- which rows ------------------------------------------------------------------------------------------
@@ -163,7 +170,7 @@ function emptyText(rows) {
   if (rows.length) return "";
   if (state.view === "hidden") return "No hidden sessions.";
   if (!all().length) {
-    return "No sessions yet. Install the hooks on this machine (lunavect hooks install), then use Claude Code or Codex as usual.";
+    return `No sessions yet. Install the hooks on this machine (lunavect hooks install), then use ${clientNames} as usual.`;
   }
   const f = state.filter;
   const what = [];

@@ -87,7 +87,7 @@ export function bindInput(panel) {
       case "a": state.view = "main"; setFilter({ awaiting: !state.filter.awaiting }); break;
       case "v": if (state.view === "main") setFilter({ active: !state.filter.active }); break;
       case "c": if (state.view === "main") {
-        const order = ["all", "claude", "codex"];
+        const order = [...document.querySelectorAll("[data-provider]")].map((b) => b.dataset.provider);
         setFilter({ provider: order[(order.indexOf(state.filter.provider) + 1) % order.length] });
       } break;
       case "h": toggleHidden(); break;
