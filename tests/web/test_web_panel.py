@@ -99,6 +99,31 @@ def test_the_list_renders_with_states_counters_and_no_token_in_the_address_bar(s
     )
 
 
+def test_every_row_says_open_or_ended_and_since_when_and_ended_rows_recede(served, browser):
+    """The page says what `list --json` says: the working and the waiting session run in a client (their fresh
+    evidence needs one), the ready and the failed ones have no process to say so (the hooks here come from no
+    agent), and those are drawn quieter."""
+    page = open_page(browser, served.control)
+    rows = {s["id"]: s for s in list_json(served.env)}
+    assert {key: rows[key]["open"] for key in (BUILD, SITE, DOCS, PARSER)} == {
+        BUILD: True,
+        SITE: True,
+        DOCS: False,
+        PARSER: False,
+    }
+    assert all(rows[key]["last_active"] for key in rows)
+    assert row(page, BUILD).locator(".presence").inner_text() == "open · just now"
+    assert row(page, DOCS).locator(".presence").inner_text() == "ended · just now"
+    assert row(page, DOCS).get_attribute("class").split().count("ended") == 1
+    assert "ended" not in row(page, SITE).get_attribute("class").split()
+    weight = "el => getComputedStyle(el).fontWeight"
+    assert row(page, BUILD).locator(".title").evaluate(weight) == "600"
+    assert row(page, DOCS).locator(".title").evaluate(weight) == "500"
+    # The order and the counters are the person's as before.
+    assert page.locator("#working").inner_text() == "1 working"
+    assert page.locator("#awaiting").inner_text() == "1 awaiting input"
+
+
 def test_a_change_in_the_store_shows_without_reload(served, browser):
     page = open_page(browser, served.control)
     page.evaluate("window.sameDocument = true")

@@ -40,6 +40,10 @@ class PageRow(msgspec.Struct):
     resume: str | None
     # Tokens, context fill and model in one line (lunavect.usage.text); empty when unknown.
     usage: str = ""
+    # The client still runs (`Session.open`), and when the session last did anything (epoch ms): the row's detail
+    # says "open · 3 min ago" or "ended · 5 d ago", and an ended row is drawn quieter.
+    open: bool = False
+    last_active: float | None = None
 
 
 class Document(msgspec.Struct):
@@ -85,6 +89,8 @@ def page_row(session: Session) -> PageRow:
         active=state in AWAITING_STATES or state in WORKING_STATES,
         resume=session.resume,
         usage=usage_line(session.usage),
+        open=session.open,
+        last_active=_ms(session.last_active),
     )
 
 

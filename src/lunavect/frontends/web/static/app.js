@@ -35,6 +35,21 @@ function elapsed(seconds) {
   if (seconds < 86400) return `${Math.floor(seconds / 3600)}h ${two(Math.floor(seconds % 3600 / 60))}m`;
   return `${Math.floor(seconds / 86400)}d ${two(Math.floor(seconds % 86400 / 3600))}h`;
 }
+// How long ago, to the unit that matters at that distance (core/times.age): now, 3 min, 2 h, 5 d.
+function age(seconds) {
+  seconds = Math.max(0, Math.floor(seconds));
+  if (seconds < 60) return "now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.min(Math.floor(seconds / 86400), 9999)} d`;
+}
+// Open or ended, and since when (frontends/rows.presence): "open · 3 min ago", "ended · 5 d ago".
+function presenceText(row) {
+  const word = row.open ? "open" : "ended";
+  if (row.last_active == null) return word;
+  const when = age((Date.now() + state.offset - row.last_active) / 1000);
+  return `${word} · ${when === "now" ? "just now" : `${when} ago`}`;
+}
 const timerText = (row) => (row.since == null ? "" : elapsed((Date.now() + state.offset - row.since) / 1000));
 const clientName = (p) => (p === "claude" ? "Claude" : p === "codex" ? "Codex" : p);
 const name = (row) => `“${row.title}”`;
@@ -82,7 +97,7 @@ function makeRow(id) {
   li.innerHTML =
     '<span class="grip" aria-hidden="true" title="Drag to reorder">⋮⋮</span>' +
     '<div class="main"><div class="title"><span class="pin-mark" aria-label="pinned">▲</span><span class="title-text"></span></div>' +
-    '<div class="meta"></div></div>' +
+    '<div class="meta"><span class="where"></span> · <span class="presence"></span></div></div>' +
     '<div class="status"><span class="state"></span><span class="capsule"></span><span class="timer"></span></div>' +
     '<div class="actions"></div>';
   return li;
@@ -94,10 +109,12 @@ function fillRow(li, row) {
   li.dataset.sig = sig;
   li.dataset.state = row.state;
   li.classList.toggle("pinned", row.pinned);
+  li.classList.toggle("ended", !row.open);
   li.querySelector(".title-text").textContent = row.title;
   const meta = [row.project || "no project", clientName(row.provider)];
   if (row.host && row.host !== state.me.host) meta.push(row.host);
-  li.querySelector(".meta").textContent = meta.join(" · ");
+  li.querySelector(".where").textContent = meta.join(" · ");
+  li.querySelector(".presence").textContent = presenceText(row);
   li.querySelector(".state").textContent = row.label;
   const capsule = li.querySelector(".capsule");
   capsule.textContent = row.background ? String(row.background) : "";
@@ -179,7 +196,11 @@ function emptyText(rows) {
 function tick() {
   for (const li of list.children) {
     const row = byId(li.dataset.id);
-    if (row && row.since != null) li.querySelector(".timer").textContent = timerText(row);
+    if (!row) continue;
+    if (row.since != null) li.querySelector(".timer").textContent = timerText(row);
+    const presence = li.querySelector(".presence");
+    const words = presenceText(row);
+    if (presence.textContent !== words) presence.textContent = words;
   }
 }
 
