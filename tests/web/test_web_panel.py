@@ -124,6 +124,33 @@ def test_every_row_says_open_or_ended_and_since_when_and_ended_rows_recede(serve
     assert page.locator("#awaiting").inner_text() == "1 awaiting input"
 
 
+def test_every_rate_limit_window_says_how_long_it_lasts_at_the_pace_of_the_last_hour(served, browser):
+    """Claude Code's windows as the status-line wrapper keeps them, with their recent figures: 20 % an hour ago,
+    50 % now, the reset in 3 h: at 30 an hour the 5 h window runs out in 1 h 40 m; the 7 d one did not grow."""
+    import time
+    from pathlib import Path
+
+    now = time.time()
+    folder = Path(served.env["LUNAVECT_HOME"]) / "limits"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "claude.json").write_text(
+        json.dumps(
+            {
+                "at": now,
+                "primary": {"used_percent": 50, "window_minutes": 300, "resets_at": now + 3 * 3600},
+                "secondary": {"used_percent": 8, "window_minutes": 10080, "resets_at": now + 5 * 86400},
+                "history": [[now - 3600, 20, 8], [now, 50, 8]],
+            }
+        )
+    )
+    page = open_page(browser, served.control)
+    hook(served.env, sid(DOCS), "UserPromptSubmit", prompt="Again", project="docs")  # a change: the page reads again
+    page.wait_for_selector("#limits li", timeout=20_000)
+    line = page.locator("#limits li").inner_text()
+    assert line.startswith("claude: 5 h 50 % · resets ") and "· runs out in 1 h 40 m | 7 d 8 %" in line, line
+    assert line.endswith("· lasts to reset"), line
+
+
 def test_a_change_in_the_store_shows_without_reload(served, browser):
     page = open_page(browser, served.control)
     page.evaluate("window.sameDocument = true")

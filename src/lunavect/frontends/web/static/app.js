@@ -149,6 +149,13 @@ function render() {
     b.setAttribute("aria-pressed", String(b.dataset.provider === state.filter.provider));
   }
   $("active").setAttribute("aria-pressed", String(state.filter.active));
+  const windows = doc.limits || [];
+  const limits = $("limits");
+  if (limits.dataset.sig !== JSON.stringify(windows)) {
+    limits.dataset.sig = JSON.stringify(windows);
+    limits.replaceChildren(...windows.map((line) => { const li = document.createElement("li"); li.textContent = line; return li; }));
+  }
+  limits.hidden = !windows.length;
   const nHidden = hidden().length;
   $("hidden-view").textContent = nHidden ? `Hidden ${nHidden}` : "Hidden";
   $("hidden-view").setAttribute("aria-pressed", String(state.view === "hidden"));
