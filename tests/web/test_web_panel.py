@@ -411,6 +411,55 @@ def test_open_in_a_browser_on_the_sessions_machine_says_what_lunavect_open_says(
     )
 
 
+def test_next_opens_the_session_that_needs_its_person_most_as_open_does(served, browser):
+    """The page's Next (and `n`) asks the server, which chooses as `lunavect next` does (the permission prompt
+    before the others) and opens it as "open" does: the page says which session and what `lunavect open` says.
+    A view-only token has no Next, and the server refuses its request."""
+    page = open_page(browser, served.control)
+    title = stored(served.env, SITE)["title"]
+    printed = lunavect(served.env, "next", "--print").stdout
+    assert printed == f"permission: {title} (claude) · lunavect open {SITE}\n", printed
+    expected = json.loads(lunavect(served.env, "open", SITE, "--json").stdout)["message"]
+    page.locator("#next").click()
+    page.wait_for_function(
+        "m => document.querySelector('#message-text').textContent.toLowerCase().includes(m.toLowerCase())",
+        arg=expected[:40],
+        timeout=20_000,
+    )
+    assert page.locator("#message-text").inner_text().startswith(f"“{title}”: ")
+    assert page.evaluate("document.activeElement.dataset.id") == SITE
+    say = page.locator("#message-text").inner_text()
+    page.keyboard.press("n")
+    page.wait_for_function("t => document.querySelector('#message-text').textContent !== t", arg=say, timeout=5_000)
+    page.wait_for_function(
+        "t => document.querySelector('#message-text').textContent.startsWith(t)", arg=f"“{title}”: ", timeout=20_000
+    )
+
+    viewer = open_page(browser, served.view)
+    assert viewer.locator("#next").is_hidden()
+    status = viewer.evaluate(
+        """() => fetch('/api/next', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'})
+             .then(r => r.status)"""
+    )
+    assert status == 403
+
+
+def test_next_with_nothing_waiting_says_so(tmp_path, browser):
+    env = isolated_env(tmp_path)
+    hook(env, sid(BUILD), "UserPromptSubmit", prompt="Fix the build", project="builder")
+    server = start_web(env)
+    try:
+        page = open_page(browser, server.control)
+        page.locator("#next").click()
+        page.wait_for_function(
+            "() => document.querySelector('#message-text').textContent.startsWith('nothing needs you: ')",
+            timeout=20_000,
+        )
+    finally:
+        server.stop()
+        stop_collector(env)
+
+
 def test_the_row_menu_and_the_other_keys(served, browser):
     page = open_page(browser, served.control)
     row(page, DOCS).click()

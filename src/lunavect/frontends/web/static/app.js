@@ -279,6 +279,17 @@ async function act(action, row) {
   }
 }
 
+// The session that needs the person most, opened as "open" opens it (the server chooses, as `lunavect next`).
+async function openNext() {
+  if (!canChange()) { say("This link is view-only: it cannot open a session."); return; }
+  say("Opening the session that needs you most…");
+  const answer = await post("/api/next");
+  if (!answer) return;
+  const words = answer.message ? answer.message[0].toUpperCase() + answer.message.slice(1) : "Done.";
+  say(`“${answer.title || answer.id}”: ${words}`);
+  if (byId(answer.id)) focusRow(answer.id);
+}
+
 async function moveBy(row, step) {
   const rows = visible();
   const i = rows.findIndex((r) => r.id === row.id);
@@ -373,7 +384,7 @@ function toggleHidden() {
 
 bindInput({
   $, list, state, byId, visible, act, moveBy, move, undo, stepFocus, focusRow, markFocus, openMenu, closeMenu,
-  setFilter, toggleHidden, canChange,
+  setFilter, toggleHidden, canChange, openNext,
 });
 
 // -- the live list ---------------------------------------------------------------------------------------
@@ -411,6 +422,7 @@ fetch("/api/me", { credentials: "same-origin" })
   .then((me) => {
     state.me = me;
     document.body.dataset.role = me.role;
+    $("next").hidden = me.role !== "control";
     if (me.role !== "control") say("View only: this link shows the list but cannot change it.");
     render();
   })
