@@ -1,5 +1,5 @@
 """The panel says when what it shows may be out of date: its collector stopped (or behind: an old heartbeat),
-judged by `collector_process.staleness`, the one owner of that fact; and the warning goes once it is current."""
+judged by `collector.process.staleness`, the one owner of that fact; and the warning goes once it is current."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def daemon(quiet: bool) -> None:
 
 def _notifier() -> TransitionObserver:
     """The notifier lives in the collector process, so notifications need no front end open; so does the
-    HTTP hook listener, when HTTP hooks were set up (lunavect/hook_service.py)."""
+    HTTP hook listener, when HTTP hooks were set up (lunavect/listener/service.py)."""
     from lunavect import paths
     from lunavect.listener import service as hook_service
     from lunavect.listing import sessions

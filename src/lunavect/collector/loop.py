@@ -1,6 +1,6 @@
 """The one collector per machine: the process that holds the lock and ticks the `Collector` until stopped.
 
-Kept apart from the tick itself (collector.py): this is the process's life (the lock, the store connection,
+Kept apart from the tick itself (collector/tick.py): this is the process's life (the lock, the store connection,
 the watch that wakes it, the change feed, sync, the notifier), the tick is what each wake does.
 """
 

@@ -1,7 +1,7 @@
 """The collector: the one process per machine that turns sources into the stored snapshot.
 
 A lock file decides which process is the collector; front ends start one on demand (`ensure_running`) and
-`lunavect daemon` runs one in the foreground (collector_loop.py, the process's life). Each tick it ingests
+`lunavect daemon` runs one in the foreground (collector/loop.py, the process's life). Each tick it ingests
 the hook spool exactly once, folds the new evidence into each session's facts, applies the rules with the
 current time (so freshness expires even when no new evidence arrives) and writes the snapshot rows that
 changed. watchfiles only wakes it early;
@@ -300,7 +300,7 @@ class Collector:
     @property
     def at_rest(self) -> bool:
         """True when no row can change without new evidence (every session `settled`) and the sources owe
-        nothing: then only a notification, or the slow safety sweep, needs a tick (collector_loop.py)."""
+        nothing: then only a notification, or the slow safety sweep, needs a tick (collector/loop.py)."""
         return not self._unsettled and self.backlog is None
 
     def tick(self, now: float | None = None, beat: bool = True) -> str | None:

@@ -4,7 +4,7 @@ One watch on the data folder (the hook spool and the store's WAL) through watchf
 whose `watch` takes its polling step and timeout per call: 10 ms steps while a session is live (a hook event
 shows within a few steps), coarser steps at rest. The step is what a watch costs: each step wakes a thread
 (about 25 µs), so a 10 ms step alone is a quarter of a percent of a core whether anything happens or not.
-The sources' own watches (transcripts, rollouts, the live catalog, `changed_files.py`) wake it through `set`,
+The sources' own watches (transcripts, rollouts, the live catalog, `files/changed.py`) wake it through `set`,
 from their threads, by writing a marker file in the watched folder: their request arrives in the same change
 set as the spool's and the WAL's. (Ending the watch through its stop event instead made watchfiles forget every
 change gathered in that step: a poke that came with a source's request was lost, and `lunavect list` waited in

@@ -9,7 +9,7 @@ else?"), a rhetorical question, a question inside a code block or a quotation, a
 
 Standard library only, and no `re`: the hook shim runs this on the agent's hot path, where importing and
 compiling regular expressions would cost more than the rest of the shim. Phrases are matched as sequences of
-whole words instead. The wording itself lives in `wording_phrases` so that the rules here stay readable.
+whole words instead. The wording itself lives in `closing_phrases` so that the rules here stay readable.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ each connection gets its own short-lived thread, a byte limit and a deadline, an
 connections at once is bounded, for all and for each user. An accepted event is appended to the spool with the shim's own append
 code, after the answer, so normal ingestion stores it exactly once, the same as a command hook's line.
 
-Who may speak: 127.0.0.1 only, the per-install secret (lunavect/hook_secret.py) in a header, and on Linux
+Who may speak: 127.0.0.1 only, the per-install secret (lunavect/listener/secret.py) in a header, and on Linux
 only a connection whose other end belongs to this user (the kernel names its owner: host/loopback_peer.py).
 The owner is asked as the connection is accepted, before it may take a slot: another user's connection is
 closed at once, unread, so no other local user can hold a slot for even a moment (they once held all of them,

@@ -84,7 +84,7 @@ def hidden_ids(conn: sqlite3.Connection) -> set[str]:
 
 
 class Notifier:
-    """A `collector_loop.TransitionObserver`: call it with committed transitions; close it when the collector stops."""
+    """A `collector.loop.TransitionObserver`: call it with committed transitions; close it when the collector stops."""
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
 """Where the hook spool lives, and the one way a line is added to it.
 
 The shim appends one JSON line per event to `<data folder>/spool/events.jsonl` with a single write(2), so
-lines of concurrent shims never interleave; the collector (lunavect/spool.py) reads whole lines only. A write
+lines of concurrent shims never interleave; the collector (lunavect/evidence/spool.py) reads whole lines only. A write
 cut short by a full disk is blanked out where it stands, and every record begins with the same mark, so a
 fragment that stays anyway (a shim killed in between) never costs the record written after it.
 
@@ -26,7 +26,7 @@ SPOOL_DIR_NAME = "spool"
 SPOOL_FILE_NAME = "events.jsonl"
 # Every record begins with these bytes, and nothing else in a record can hold them: JSON escapes each quote
 # inside a string, and no object nested in a record has a key "v". So where a fragment stands glued in front
-# of a record, the reader finds the whole record after it (lunavect/spool.py).
+# of a record, the reader finds the whole record after it (lunavect/evidence/spool.py).
 RECORD_START = '{"v":'
 
 

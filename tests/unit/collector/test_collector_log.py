@@ -1,7 +1,7 @@
 """The collector's log stays bounded under a flood of distinct failures, and stderr follows it when it rotates.
 
-A background collector's stdout and stderr are appended to `collector.log` (lunavect/collector_process.py);
-the daemon then logs into that same file through lunavect/collector_log.py. The flood runs in a process of its
+A background collector's stdout and stderr are appended to `collector.log` (lunavect/collector/process.py);
+the daemon then logs into that same file through lunavect/collector/log.py. The flood runs in a process of its
 own, started the way a front end starts the collector, so file descriptor 2 is the log as it is there.
 """
 

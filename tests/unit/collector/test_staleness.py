@@ -1,4 +1,4 @@
-"""`collector_process.staleness`: the one judgement of whether the store is current, that the panel shows and
+"""`collector.process.staleness`: the one judgement of whether the store is current, that the panel shows and
 doctor's "behind" shares (the collector's heartbeat against `BEHIND_AFTER_S`, and whether one runs)."""
 
 from __future__ import annotations

@@ -141,7 +141,7 @@ class PanelApp(App[None]):
             self.call_from_thread(self._judge_freshness)
 
     def _judge_freshness(self) -> None:
-        """Say whether what the panel shows may be out of date, as `collector_process.staleness` judges it."""
+        """Say whether what the panel shows may be out of date, as `collector.process.staleness` judges it."""
         if self.staleness is None or self.conn is None:
             return
         try:
