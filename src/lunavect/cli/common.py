@@ -11,7 +11,7 @@ from typing import IO, Any
 
 import click
 
-from lunavect.core.terminal_text import clean
+from lunavect.core.terminal_text import clean, clean_lines
 
 # How much of a failure's message is shown: it may quote what the person typed (a 128 KB id) or a file.
 MESSAGE_LIMIT = 500
@@ -22,6 +22,24 @@ class Failure(click.ClickException):
 
     def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"lunavect: {clean(self.format_message(), MESSAGE_LIMIT)}", err=True)
+
+
+def print_outcome(result: Any, as_json: bool, detail: str | None = None) -> None:
+    """Say how an action on a session went (`open`, `reply`, `answer`) the one way: as JSON, exiting 1 when it
+    did not happen, so that a script can tell; else its message on success, or a one-line failure with `detail`
+    (what the person can do about it) in place of the bare message. The message may name a pane's title or a
+    folder, so it is cleaned for the terminal."""
+    if as_json:
+        import msgspec
+
+        click.echo(msgspec.json.encode(result.as_dict()).decode())
+        if not result.ok:
+            raise SystemExit(1)
+        return
+    if result.ok:
+        click.echo(clean_lines(result.message))
+        return
+    raise Failure(f"{result.outcome}: {result.message if detail is None else detail}")
 
 
 def open_store() -> sqlite3.Connection:

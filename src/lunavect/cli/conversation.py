@@ -16,7 +16,7 @@ from typing import Any
 import click
 import msgspec
 
-from lunavect.cli.common import Failure, fresh_store, session_key
+from lunavect.cli.common import Failure, fresh_store, print_outcome, session_key
 
 # How often a follow looks for appended records: the file's size is compared, nothing more, when idle.
 FOLLOW_POLL_S = 0.2
@@ -96,18 +96,6 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
         return
 
 
-def _act(result: Any, as_json: bool) -> None:
-    if as_json:
-        click.echo(msgspec.json.encode(result.as_dict()).decode())
-        if not result.ok:
-            raise SystemExit(1)
-        return
-    if result.ok:
-        click.echo(result.message)
-        return
-    raise Failure(f"{result.outcome}: {result.message}")
-
-
 @click.command("reply")
 @click.argument("session_id", metavar="ID")
 @click.argument("text")
@@ -123,7 +111,7 @@ def reply_command(session_id: str, text: str, as_json: bool) -> None:
 
     conn = fresh_store()
     session, others = _session(conn, session_id)
-    _act(reply(session, text, state=session.state, others=others), as_json)
+    print_outcome(reply(session, text, state=session.state, others=others), as_json)
 
 
 @click.command("answer")
@@ -142,7 +130,7 @@ def answer_command(session_id: str, choice: str, as_json: bool) -> None:
     conn = fresh_store()
     session, others = _session(conn, session_id)
     result = answer(session, choice, state=session.state, expected_tool=session.waiting_for, others=others)
-    _act(result, as_json)
+    print_outcome(result, as_json)
 
 
 COMMANDS: tuple[click.Command, ...] = (show_command, reply_command, answer_command)

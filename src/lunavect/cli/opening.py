@@ -13,8 +13,7 @@ import sqlite3
 import click
 import msgspec
 
-from lunavect.cli.common import Failure, fresh_store, session_key
-from lunavect.core.terminal_text import clean_lines
+from lunavect.cli.common import Failure, fresh_store, print_outcome, session_key
 
 RESUME_IN = click.option(
     "--resume-in",
@@ -44,20 +43,12 @@ def open_key(conn: sqlite3.Connection, key: str, named: str, resume_in: str | No
         result = open_session(found, resume_in=resume_in, others=others)
     except OSError as exc:
         raise Failure(f"cannot open {found.id}: {exc}") from None
-    if as_json:
-        click.echo(msgspec.json.encode(result.as_dict()).decode())
-        if not result.ok:
-            raise SystemExit(1)
-        return
-    if result.ok:
-        click.echo(clean_lines(result.message))
-        return
     detail = result.message
     if result.grant:
         detail += f" (allow it in {result.grant})"
     if result.candidates:
         detail += " [" + "; ".join(result.candidates) + "]"
-    raise Failure(f"{result.outcome.value}: {detail}")
+    print_outcome(result, as_json, detail)
 
 
 @click.command("open")

@@ -29,21 +29,7 @@ Asker = Callable[[Window, dict], "asking.Answer | asking.NoAnswer"]
 
 # Editors lunavect has a companion for: the VS Code family. JetBrains IDEs have none (yet): the channel is
 # documented (docs/editor-companion-protocol.md) for a plugin to speak.
-JETBRAINS = frozenset(
-    {
-        "idea",
-        "pycharm",
-        "webstorm",
-        "goland",
-        "clion",
-        "rider",
-        "rustrover",
-        "phpstorm",
-        "rubymine",
-        "datagrip",
-        "fleet",
-    }
-)
+JETBRAINS = detect.JETBRAINS
 
 
 def _install_hint(editor: str) -> str:

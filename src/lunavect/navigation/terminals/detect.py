@@ -64,15 +64,9 @@ DESKTOP_TERMINALS = frozenset(
         "tabby",
     }
 )
-EDITORS = frozenset(
+# The JetBrains family, which editor routing names on its own (it has no companion yet).
+JETBRAINS = frozenset(
     {
-        "code",
-        "code-insiders",
-        "codium",
-        "cursor",
-        "windsurf",
-        "zed",
-        "zed-editor",
         "idea",
         "pycharm",
         "webstorm",
@@ -84,6 +78,17 @@ EDITORS = frozenset(
         "rubymine",
         "datagrip",
         "fleet",
+    }
+)
+EDITORS = JETBRAINS | frozenset(
+    {
+        "code",
+        "code-insiders",
+        "codium",
+        "cursor",
+        "windsurf",
+        "zed",
+        "zed-editor",
         "Code Helper",
         "Code Helper (Plugin)",
         "Cursor Helper",
