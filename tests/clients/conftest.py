@@ -27,6 +27,7 @@ from claude_tmux import (
     ensure_clients,
     run_print,
 )
+from codex_harness import codex_env
 from responses_server import ResponsesServer
 
 _HERE = Path(__file__).resolve().parent
@@ -126,6 +127,16 @@ def codex_server() -> Iterator[ResponsesServer]:
     """A running scripted OpenAI Responses API on 127.0.0.1 for Codex (see responses_server.py)."""
     with ResponsesServer() as server:  # started, and stopped at teardown
         yield server
+
+
+@pytest.fixture
+def codex_tmux(client_paths: ClientPaths, iso_home: IsoHome, codex_server: ResponsesServer):
+    """(paths, iso, env) for a Codex TUI under tmux; skipped where the pinned Codex or tmux is missing."""
+    if client_paths.codex is None:
+        pytest.skip("the pinned Codex CLI is not installed")
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    return client_paths, iso_home, codex_env(iso_home, client_paths)
 
 
 @pytest.fixture

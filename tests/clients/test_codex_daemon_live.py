@@ -5,11 +5,9 @@ over its unix socket without ever starting it or keeping it alive."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from codex_harness import (
-    codex_env,
     lunavect,
     script_marker_approval,
     start_tui,
@@ -23,13 +21,9 @@ from lunavect.codex.daemon import SOCKET, read_live
 
 
 @pytest.fixture
-def codex(client_paths, iso_home, codex_server):
-    if client_paths.codex is None:
-        pytest.skip("the pinned Codex CLI is not installed")
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    without_hooks(iso_home)
-    return client_paths, iso_home, codex_env(iso_home, client_paths)
+def codex(codex_tmux):
+    without_hooks(codex_tmux[1])
+    return codex_tmux
 
 
 def test_without_hooks_the_daemon_shows_the_approval_prompt_as_permission(codex, codex_server: ResponsesServer):

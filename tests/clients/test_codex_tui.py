@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import time
 
 import pytest
 from codex_harness import (
-    codex_env,
     install_hooks,
     lunavect,
     script_marker_approval,
@@ -26,17 +24,8 @@ from codex_harness import (
 from responses_server import ResponsesServer, exec_command
 
 
-@pytest.fixture
-def codex(client_paths, iso_home, codex_server):
-    if client_paths.codex is None:
-        pytest.skip("the pinned Codex CLI is not installed")
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    return client_paths, iso_home, codex_env(iso_home, client_paths)
-
-
-def test_an_approval_prompt_shows_permission(codex, codex_server: ResponsesServer) -> None:
-    paths, iso, env = codex
+def test_an_approval_prompt_shows_permission(codex_tmux, codex_server: ResponsesServer) -> None:
+    paths, iso, env = codex_tmux
     write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
     install_hooks(env)
     marker = iso.work / "marker.txt"
@@ -61,8 +50,8 @@ def test_an_approval_prompt_shows_permission(codex, codex_server: ResponsesServe
 
 
 @pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "rollout-only"])
-def test_esc_during_a_command_does_not_leave_it_working(codex, codex_server: ResponsesServer, hooks: bool) -> None:
-    paths, iso, env = codex
+def test_esc_during_a_command_does_not_leave_it_working(codex_tmux, codex_server: ResponsesServer, hooks: bool) -> None:
+    paths, iso, env = codex_tmux
     write_config(iso, codex_server)
     if hooks:
         install_hooks(env)
@@ -84,12 +73,12 @@ def test_esc_during_a_command_does_not_leave_it_working(codex, codex_server: Res
         tui.kill()
 
 
-def test_kill_9_of_the_tui_does_not_leave_it_working(codex, codex_server: ResponsesServer) -> None:
+def test_kill_9_of_the_tui_does_not_leave_it_working(codex_tmux, codex_server: ResponsesServer) -> None:
     """The process that runs the thread is the one whose death ends it. Codex 0.169.0's TUI runs the thread
     itself, or (once Codex installed its managed app-server daemon under this CODEX_HOME) hands it to that
     daemon, which outlives the TUI: then the turn really goes on after the TUI is killed, and ends when the
     daemon is killed."""
-    paths, iso, env = codex
+    paths, iso, env = codex_tmux
     write_config(iso, codex_server)
     install_hooks(env)
     codex_server.script(exec_command("sleep 60", yield_time_ms=30000))

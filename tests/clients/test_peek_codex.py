@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 
-import pytest
-from codex_harness import codex_env, install_hooks, lunavect, sessions, start_tui, wait_session, write_config
+from codex_harness import install_hooks, lunavect, sessions, start_tui, wait_session, write_config
 from open_support import write_codex_hooks
 from responses_server import ResponsesServer, exec_command, message
 
@@ -26,21 +24,12 @@ def _dump(tui, name: str) -> None:
         Path(DUMP, name + ".txt").write_text(tui.capture(escapes=True))
 
 
-@pytest.fixture
-def codex(client_paths, iso_home, codex_server):
-    if client_paths.codex is None:
-        pytest.skip("the pinned Codex CLI is not installed")
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    return client_paths, iso_home, codex_env(iso_home, client_paths)
-
-
 def _asked(text: str):
     return lambda req: bool(req.tool_names) and req.last_user_text() == text and not req.function_outputs()
 
 
-def test_show_reply_and_answer_a_codex_tui(codex, codex_server: ResponsesServer) -> None:
-    paths, iso, env = codex
+def test_show_reply_and_answer_a_codex_tui(codex_tmux, codex_server: ResponsesServer) -> None:
+    paths, iso, env = codex_tmux
     write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
     install_hooks(env)
     marker = iso.work / "marker.txt"
@@ -102,10 +91,10 @@ def test_show_reply_and_answer_a_codex_tui(codex, codex_server: ResponsesServer)
         tui.kill()
 
 
-def test_a_reply_to_a_session_whose_terminal_is_ambiguous_is_refused(codex, codex_server: ResponsesServer) -> None:
+def test_a_reply_to_a_session_whose_terminal_is_ambiguous_is_refused(codex_tmux, codex_server: ResponsesServer) -> None:
     """Hooks run detached (`setsid -f`) record no process or terminal, and Codex has no live catalog: two
     Codex sessions in one folder cannot be told apart, so a reply to either types nothing anywhere."""
-    paths, iso, env = codex
+    paths, iso, env = codex_tmux
     write_config(iso, codex_server)
     write_codex_hooks(iso.codex_dir, f"setsid -f {hook_command('codex')}")
     tuis = []

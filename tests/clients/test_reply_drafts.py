@@ -10,13 +10,11 @@ fixtures in tests/unit/navigation/screens/ were recorded so).
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 
-import pytest
 from anthropic_server import has_tools, text
-from codex_harness import codex_env, install_hooks, start_tui, wait_session, write_config
+from codex_harness import install_hooks, start_tui, wait_session, write_config
 from lunavect_probe import lunavect, wait_state
 from responses_server import message
 
@@ -82,17 +80,8 @@ def test_claude_a_draft_under_a_box_shaped_reply_is_never_typed_into(claude_tmux
     claude.wait_for_screen("Got the reply LAMBDA", timeout=30)
 
 
-@pytest.fixture
-def codex(client_paths, iso_home, codex_server):
-    if client_paths.codex is None:
-        pytest.skip("the pinned Codex CLI is not installed")
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    return client_paths, iso_home, codex_env(iso_home, client_paths)
-
-
-def test_codex_a_draft_under_a_box_shaped_reply_is_never_typed_into(codex, codex_server) -> None:
-    paths, iso, env = codex
+def test_codex_a_draft_under_a_box_shaped_reply_is_never_typed_into(codex_tmux, codex_server) -> None:
+    paths, iso, env = codex_tmux
     write_config(iso, codex_server)
     install_hooks(env)
     codex_server.script(message(CODEX_BOX_REPLY), match=lambda r: r.last_user_text() == "show me a box")
