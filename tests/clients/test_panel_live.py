@@ -15,8 +15,14 @@ WORKING_ROW = re.compile(r"Working: Bash\s+(\d+)s\s*$", re.M)
 
 def test_panel_in_tmux_shows_a_real_session_go_from_working_to_ready(claude_tmux, model_server, iso_home):
     assert iso_home.lunavect_hooks_installed
+    # The command runs until the test has seen its row working and its timer tick (a loaded machine may take
+    # longer than any fixed sleep to draw it), then ends within a fifth of a second of the test's word.
+    done = iso_home.work / "build-done"
     model_server.script(
-        tool_use("Bash", {"command": "sleep 6; echo built", "description": "Build the thing"}),
+        tool_use(
+            "Bash",
+            {"command": f"while [ ! -e {done} ]; do sleep 0.2; done; echo built", "description": "Build the thing"},
+        ),
         text("Built it."),
     )
     claude = claude_tmux("--allowedTools", "Bash")
@@ -50,6 +56,7 @@ def test_panel_in_tmux_shows_a_real_session_go_from_working_to_ready(claude_tmux
             later = int(match.group(1))
         assert later > first, panel.capture()
 
+        done.touch()
         panel.wait_for_screen(r"Response ready", timeout=60)
         screen = panel.capture()
         assert "Working: Bash" not in screen, screen

@@ -17,6 +17,7 @@ from lunavect.frontends.tui.peek import PeekLog, PeekPane
 
 SIZE = (120, 40)
 DATA = shared_data_dir() / "claude" / "spotter"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared real transcripts are not at {DATA}")
 
 
 def transcript(session_id: str, source: str = "tool_heavy.jsonl") -> Path:

@@ -22,6 +22,9 @@ from lunavect.frontends.web.app import COOKIE, Settings, create_app
 
 BASE = "http://127.0.0.1:8765"
 ORIGIN = {"Origin": BASE, "Content-Type": "application/json"}
+DATA = shared_data_dir() / "claude" / "spotter"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared real transcripts are not at {DATA}")
+
 SID = "5e55e55e-0000-4000-8000-000000000001"
 
 
@@ -32,7 +35,7 @@ def _seed(conn) -> str:
     seed_snapshot(conn, session)
     folder = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-nowhere-proj"
     folder.mkdir(parents=True)
-    (folder / f"{SID}.jsonl").write_bytes((shared_data_dir() / "claude" / "spotter" / "tool_heavy.jsonl").read_bytes())
+    (folder / f"{SID}.jsonl").write_bytes((DATA / "tool_heavy.jsonl").read_bytes())
     return session.id
 
 
