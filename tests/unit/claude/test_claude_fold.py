@@ -65,6 +65,10 @@ def reference_take(summary: TranscriptSummary, facts: RecordFacts) -> None:
             summary.last_prompt_at = at
     if summary.first_prompt is None and facts.prompt_title:
         summary.first_prompt = facts.prompt_title
+    if summary.first_command is None and facts.command_title:
+        summary.first_command = facts.command_title
+    if facts.last_prompt:
+        summary.last_prompt = facts.last_prompt
     kinds = [a.kind for a in facts.activity]
     summary.responses += kinds.count("TranscriptResponse")
     own = facts.session_id in (None, summary.session_id)
