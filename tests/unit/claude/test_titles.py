@@ -83,7 +83,9 @@ def test_a_compacted_session_is_titled_by_its_last_prompt_not_its_summary():
 
 def test_a_shell_command_typed_with_a_bang_is_titled_as_the_picker_shows_it():
     bang = rec("user", 1, message={"role": "user", "content": "<bash-input>ls -a</bash-input>"})
-    output = rec("user", 2, message={"role": "user", "content": "<bash-stdout>.\n..</bash-stdout><bash-stderr></bash-stderr>"})
+    output = rec(
+        "user", 2, message={"role": "user", "content": "<bash-stdout>.\n..</bash-stdout><bash-stderr></bash-stderr>"}
+    )
     assert summarize(bang, {**output, "turnOrigin": "human"}).title == "! ls -a"
     assert summarize(bang, output, last_prompt("! ls -a")).title == "! ls -a"
 
@@ -92,7 +94,9 @@ def test_an_image_is_titled_by_its_label_and_its_text():
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
     labelled = [{"type": "text", "text": "[Image #1]"}, image]
     first = rec("user", 1, message={"role": "user", "content": labelled}, origin={"kind": "human"})
-    source = rec("user", 2, message={"role": "user", "content": [{"type": "text", "text": "[Image: source: /w/red.png]"}]})
+    source = rec(
+        "user", 2, message={"role": "user", "content": [{"type": "text", "text": "[Image: source: /w/red.png]"}]}
+    )
     images = [first, {**source, "isMeta": True}, last_prompt("[Image #1]")]
     assert summarize(*images).title == "[Image #1]" and summarize(first).title == "[Image #1]"
     asked = [{"type": "text", "text": "[Image #2] what colour is this"}, image]
