@@ -17,7 +17,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from lunavect.claude.records import RecordFacts, Unreadable, read_record
+from lunavect.claude.record_facts import RecordFacts
+from lunavect.claude.records import Unreadable, read_record
 from lunavect.claude.summary import TranscriptSummary, take
 from lunavect.files.tail import open_regular
 

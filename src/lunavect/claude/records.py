@@ -13,12 +13,12 @@ else names the session.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import msgspec
 
 from lunavect.claude import titles
-from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
+from lunavect.claude.agents import Launch, Note, Result, Send, ShellLaunch, ShellResult
+from lunavect.claude.record_facts import Activity, RecordFacts
 from lunavect.claude.record_shapes import (
     Block,
     Record,
@@ -40,7 +40,7 @@ from lunavect.claude.record_shapes import (
     text_decoder,
     typed_record_decoder,
 )
-from lunavect.claude.usage import MessageUsage, message_usage
+from lunavect.claude.usage import message_usage
 from lunavect.core import bounded_json
 from lunavect.core.bounds import http_status
 from lunavect.core.ids import is_session_id
@@ -51,10 +51,11 @@ from lunavect.shim.notifications import only_notifications, task_notifications
 
 # Only lines holding one of these strings can matter; every other line is skipped without being decoded.
 # They are the record types' values (quoted, so a key such as "userType" does not match), in any spacing:
-# "user", "assistant", "system", "summary", "custom-title", "ai-title", "agent-name", "last-prompt", "queue-operation" and
-# "queued_command", written with their shared beginnings factored out (the same strings, a faster search).
+# "user", "assistant", "system", "summary", "custom-title", "ai-title", "agent-name", "last-prompt",
+# "queue-operation" and "queued_command", written with their shared beginnings factored out (the same strings, a faster search).
 _INTERESTING = re.compile(
-    rb'"(?:user|a(?:ssistant|i-title|gent-name)|s(?:ystem|ummary)|custom-title|last-prompt|queue(?:-operation|d_command))"'
+    rb'"(?:user|a(?:ssistant|i-title|gent-name)|s(?:ystem|ummary)|custom-title|last-prompt'
+    rb'|queue(?:-operation|d_command))"'
 )
 # The cheap test itself, for loops that run it on every line (fold.py): None for a line that cannot matter.
 might_matter_search = _INTERESTING.search
@@ -67,55 +68,6 @@ _KIND_CHARS = 200
 _INTERRUPT_PREFIX = "[Request interrupted by user"
 # User texts that are the client's own bookkeeping, not a prompt sent to the model.
 _NOT_PROMPTS = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-stdout>", "Caveat:")
-
-
-@dataclass
-class Activity:
-    """One piece of activity a record proves: a kind the rules understand and its few typed details."""
-
-    kind: str
-    tool: str | None = None
-    tool_use_id: str | None = None
-    error: str | None = None
-    http_status: int | None = None
-    notification_only: bool = False
-
-
-@dataclass
-class RecordFacts:
-    """Everything lunavect takes from one line. Metadata and activity are kept apart: a title or a folder
-    never proves that a session works."""
-
-    kind: str
-    place: int = 0
-    at: float | None = None
-    uuid: str | None = None
-    session_id: str | None = None
-    activity: list[Activity] = field(default_factory=list)
-    observations: list[Observation] = field(default_factory=list)
-    # Metadata.
-    cwd: str | None = None
-    branch: str | None = None
-    version: str | None = None
-    entrypoint: str | None = None
-    session_kind: str | None = None
-    custom_title: str | None = None
-    ai_title: str | None = None
-    agent_name: str | None = None
-    summary: str | None = None
-    # The record's part in the title (titles.py): as a prompt, as the client's own last prompt, and a slash
-    # command's name as the last fallback.
-    prompt_title: str | None = None
-    last_prompt: str | None = None
-    command_title: str | None = None
-    # What happened, for the per-file summary.
-    human_prompt: bool = False
-    response: str | None = None  # "response" or "error" for an assistant record of the session
-    response_error: str | None = None
-    retry_status: int | None = None
-    compaction: str | None = None  # the trigger of a compaction boundary
-    interrupt: bool = False
-    usage: MessageUsage | None = None  # an assistant record's token counts (claude/usage.py)
 
 
 class Unreadable(Exception):

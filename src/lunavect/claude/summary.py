@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from lunavect.claude.records import RecordFacts
+from lunavect.claude.record_facts import RecordFacts
 from lunavect.claude.subagent_usage import AgentRead
 from lunavect.core.tokens import Tokens
 

@@ -26,7 +26,8 @@ from unit_support import shared_data_dir
 from lunavect.claude import transcript
 from lunavect.claude.fold import fold_lines
 from lunavect.claude.latest import TAIL_TOOLS, TAIL_TURNS, Latest
-from lunavect.claude.records import RecordFacts, Unreadable, read_plain, read_record
+from lunavect.claude.record_facts import RecordFacts
+from lunavect.claude.records import Unreadable, read_plain, read_record
 from lunavect.claude.summary import FirstResponse, TranscriptSummary, take_usage
 from lunavect.claude.transcript import AppendedLines
 from lunavect.core.model import Evidence
