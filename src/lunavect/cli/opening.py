@@ -19,8 +19,8 @@ from lunavect.core.terminal_text import clean_lines
     "--resume-in",
     type=click.Choice(["print", "clipboard", "tmux", "terminal"]),
     default=None,
-    help="For a finished session: print its resume command (the default), copy it, or run it in a new tmux "
-    "window or terminal window.",
+    help="For a finished session, or one its client runs in the background (`claude --bg`): print the command "
+    "that resumes or attaches to it (the default), copy it, or run it in a new tmux window or terminal window.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:

@@ -7,7 +7,8 @@ locate) and is a tmux pane; the session's process holds that terminal's foregrou
 shows the client's own prompt with nothing typed in it. An answer is pressed only when the session needs a
 permission, the screen shows that client's dialog for the tool lunavect expects, and the dialog offers the
 answer; the screen is read again to confirm the dialog closed. Anything else is refused with the reason
-and, where it helps, the resume command. Nothing typed is stored or logged.
+and, where it helps, the resume command (for a session its client runs in the background, whose terminal is
+its service's, the attach command). Nothing typed is stored or logged.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from dataclasses import dataclass
 
 from lunavect.core.clients import ENTER_AFTER_S, by_id, name_of
 from lunavect.core.model import State
-from lunavect.core.resume_command import display_command
+from lunavect.core.resume_command import attach_command, display_command
 from lunavect.host.processes import LiveProcesses, ProcessTable
+from lunavect.navigation import background, remote_host
 from lunavect.navigation import pane_text as screens
-from lunavect.navigation import remote_host
 from lunavect.navigation.locate import SessionLike, Status
-from lunavect.navigation.navigate import whereabouts
+from lunavect.navigation.navigate import background_job, whereabouts
 from lunavect.navigation.pane_io import TmuxPane
 from lunavect.navigation.terminals import tmux
 
@@ -65,8 +66,12 @@ class ReplyResult:
         }
 
 
-def _refuse(why: str, session: SessionLike | None = None, target: str | None = None) -> ReplyResult:
-    command = display_command(session.provider, session.session_id, session.cwd) if session else None
+def _refuse(
+    why: str, session: SessionLike | None = None, target: str | None = None, command: str | None = None
+) -> ReplyResult:
+    """A refusal, with the command that continues the session (its resume command unless `command` says)."""
+    if command is None and session is not None:
+        command = display_command(session.provider, session.session_id, session.cwd)
     message = f"{why}; nothing was typed" + (f" (to continue it yourself: {command})" if command else "")
     return ReplyResult(False, "refused", message, target, command)
 
@@ -96,6 +101,13 @@ def prove_pane(
     host = getattr(session, "host", None)
     if host and remote_host.is_elsewhere(host):
         return _refuse(f"it runs on the host {host}: reply there, with `ssh {host} lunavect reply`", session)
+    job = background_job(session, table)
+    if job is not None and job.live:
+        # Its terminal is its client's service's: nothing proves what typing there would reach.
+        why = background.described(job, name_of(session.provider))
+        return _refuse(
+            f"{why}, in no terminal of its own", session, command=attach_command(session.provider, job.job_id)
+        )
     where = whereabouts(session, table, others)
     if where.status == Status.AMBIGUOUS:
         return _refuse(f"cannot tell which terminal is this session's: {where.detail}", session)
