@@ -101,13 +101,6 @@ def prove_pane(
     host = getattr(session, "host", None)
     if host and remote_host.is_elsewhere(host):
         return _refuse(f"it runs on the host {host}: reply there, with `ssh {host} lunavect reply`", session)
-    job = background_job(session, table)
-    if job is not None and job.live:
-        # Its terminal is its client's service's: nothing proves what typing there would reach.
-        why = background.described(job, name_of(session.provider))
-        return _refuse(
-            f"{why}, in no terminal of its own", session, command=attach_command(session.provider, job.job_id)
-        )
     where = whereabouts(session, table, others)
     if where.status == Status.AMBIGUOUS:
         return _refuse(f"cannot tell which terminal is this session's: {where.detail}", session)
@@ -120,6 +113,20 @@ def prove_pane(
     if foreground(where.pid) is False:
         return _refuse(f"another program holds the foreground of its pane {pane.pane_id}", session, pane.pane_id)
     return TmuxPane(pane)
+
+
+def _in_background(session: SessionLike, table: ProcessTable) -> ReplyResult | None:
+    """The refusal for a session its client runs in the background (`claude --bg`), whatever its state: its
+    terminal is its client's service's, so nothing proves what typing there would reach, and its way back is
+    the attach command (its resume command would start a second copy of a session that still runs)."""
+    host = getattr(session, "host", None)
+    if host and remote_host.is_elsewhere(host):
+        return None  # its own machine's lunavect answers (prove_pane says so)
+    job = background_job(session, table)
+    if job is None or not job.live:
+        return None
+    why = background.described(job, name_of(session.provider))
+    return _refuse(f"{why}, in no terminal of its own", session, command=attach_command(session.provider, job.job_id))
 
 
 def _enter_after_s(provider: str, timing: Timing) -> float:
@@ -153,11 +160,14 @@ def reply(
     """Type `text` into the session's prompt and submit it, or refuse."""
     if not text.strip():
         return ReplyResult(False, "refused", "there is nothing to send")
+    table = table or LiveProcesses()
+    if (in_background := _in_background(session, table)) is not None:
+        return in_background
     if state == State.PERMISSION:
         return _refuse("it waits for a permission: answer it with `lunavect answer`", session)
     if state not in REPLY_STATES:
         return _refuse(f"it is {state.value}, not waiting for you", session)
-    proven = prove_pane(session, others, table or LiveProcesses(), os.environ if environ is None else environ)
+    proven = prove_pane(session, others, table, os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven
     pane, client = proven, name_of(session.provider)
@@ -203,9 +213,12 @@ def answer(
     """Press the key of the session's permission dialog that gives `choice`, and confirm the dialog closed."""
     if choice not in ANSWERS:
         return ReplyResult(False, "refused", f"the answer is one of {', '.join(ANSWERS)}")
+    table = table or LiveProcesses()
+    if (in_background := _in_background(session, table)) is not None:
+        return in_background
     if state != State.PERMISSION:
         return _refuse(f"it is {state.value}: it waits for no permission", session)
-    proven = prove_pane(session, others, table or LiveProcesses(), os.environ if environ is None else environ)
+    proven = prove_pane(session, others, table, os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven
     pane, client = proven, name_of(session.provider)

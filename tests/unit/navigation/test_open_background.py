@@ -136,3 +136,31 @@ def test_a_stale_entry_of_a_pid_reused_since_is_no_running_session(iso_env, proj
     catalog(service_process.pid, "1", project)  # recorded for a process that started long before this one
     proc = iso_env.cli("open", SESSION)
     assert "claude attach" not in proc.stdout and "--resume" in proc.stdout, proc.stdout + proc.stderr
+
+
+def asks_permission(iso_env, cwd: Path) -> None:
+    """The session's hooks: it asks permission for a command (in the background, nobody sees its dialog)."""
+    bash = {"tool_name": "Bash", "tool_input": {"command": "touch report.txt"}}
+    for name, extra in (
+        ("SessionStart", {}),
+        ("UserPromptSubmit", {"prompt": "write the marker"}),
+        ("PreToolUse", {"tool_use_id": "t1", **bash}),
+        ("PermissionRequest", bash),
+    ):
+        payload = {"session_id": SESSION, "hook_event_name": name, "cwd": str(cwd), **extra}
+        assert iso_env.hook(payload).returncode == 0
+
+
+@pytest.mark.parametrize("action", [("reply", "never typed"), ("answer", "allow")])
+def test_whatever_it_waits_for_a_reply_or_answer_gives_the_attach_command(
+    iso_env, project, claude_record, service_process, action
+):
+    """A permission is no reason to suggest `claude --resume`: that would start a second copy of a session that
+    still runs. Both refusals name the background job and its attach command."""
+    asks_permission(iso_env, project)
+    catalog(service_process.pid, start_ticks(service_process.pid), project, status="waiting")
+    assert json.loads(iso_env.cli("list", "--json", "--all").stdout)[0]["state"] == "permission"
+    proc = iso_env.cli(*action[:1], SESSION, *action[1:])
+    assert proc.returncode == 1 and "nothing was typed" in proc.stderr, proc.stderr
+    assert "in the background" in proc.stderr and f"claude attach {JOB}" in proc.stderr
+    assert "--resume" not in proc.stderr and not claude_record.exists()
