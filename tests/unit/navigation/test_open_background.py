@@ -164,3 +164,25 @@ def test_whatever_it_waits_for_a_reply_or_answer_gives_the_attach_command(
     assert proc.returncode == 1 and "nothing was typed" in proc.stderr, proc.stderr
     assert "in the background" in proc.stderr and f"claude attach {JOB}" in proc.stderr
     assert "--resume" not in proc.stderr and not claude_record.exists()
+
+
+def test_attaching_needs_the_cli_but_not_the_project_folder(iso_env, project, claude_record, service_process):
+    """The job is the client's service's: it needs no folder to attach (a resume does), only the command."""
+    running(iso_env, project, service_process)
+    project.rmdir()
+    proc = iso_env.cli("open", SESSION, "--json")
+    assert json.loads(proc.stdout)["command"] == f"claude attach {JOB}", proc.stdout + proc.stderr
+    iso_env.env["PATH"] = "/nonexistent"
+    proc = iso_env.cli("open", SESSION, "--resume-in", "clipboard")
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert (
+        "`claude` command is not on PATH, so it cannot attach" in proc.stderr and "no longer exists" not in proc.stderr
+    )
+
+
+def test_the_attach_command_to_no_clipboard_says_so(iso_env, project, claude_record, service_process):
+    running(iso_env, project, service_process)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "TMUX"):
+        iso_env.env.pop(name, None)
+    proc = iso_env.cli("open", SESSION, "--resume-in", "clipboard")
+    assert proc.returncode == 1 and "no clipboard tool found" in proc.stderr and "in the background" in proc.stderr
