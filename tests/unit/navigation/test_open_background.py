@@ -186,3 +186,18 @@ def test_the_attach_command_to_no_clipboard_says_so(iso_env, project, claude_rec
         iso_env.env.pop(name, None)
     proc = iso_env.cli("open", SESSION, "--resume-in", "clipboard")
     assert proc.returncode == 1 and "no clipboard tool found" in proc.stderr and "in the background" in proc.stderr
+
+
+def test_lunavect_resume_attaches_to_it_running_or_stopped(iso_env, project, claude_record, service_process):
+    """`lunavect resume` takes the same way back as `open`: a resume would start a second copy of it."""
+    running(iso_env, project, service_process)
+    printed = iso_env.cli("resume", SESSION, "--print")
+    assert (printed.returncode, printed.stdout) == (0, f"claude attach {JOB}\n"), printed.stderr
+    ran = iso_env.cli_process("resume", SESSION)  # it replaces its own process with the command
+    assert ran.returncode == 0, ran.stderr
+    assert claude_record.read_bytes().decode().split("\0") == [str(project), "attach", JOB, ""]
+    service_process.kill()
+    service_process.wait()
+    job_state()
+    printed = iso_env.cli("resume", SESSION, "--print")
+    assert (printed.returncode, printed.stdout) == (0, f"claude attach {JOB}\n"), printed.stderr
