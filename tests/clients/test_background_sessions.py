@@ -133,14 +133,14 @@ def test_a_background_session_is_followed_and_returned_to_through_claude_attach(
         tmux("send-keys", "-t", pane, "Enter")  # keys just after the dialog draws are ignored (FACTS.md)
         time.sleep(1.5)
     ready = background.row(lambda r: r["state"] == "ready", "ready")
-    assert ready["title"] == NAME and ready["open"] is True
+    assert ready["title"] == NAME and ready["open"] is True and ready["resume"] == attach
     assert (background.iso.work / "report.txt").exists()
 
     # Stopped: no longer working, its client no longer open; the same command brings it back.
     stopped = background.run("claude", "stop", job_id)
     assert stopped.returncode == 0, stopped.stdout + stopped.stderr
     ended = background.row(lambda r: r["open"] is False, "ended")
-    assert ended["state"] != "working" and ended["title"] == NAME
+    assert ended["state"] != "working" and ended["title"] == NAME and ended["resume"] == attach
     opened = background.run("open", ended["id"])
     assert opened.returncode == 0 and "finished" in opened.stdout and f"resume it with: {attach}" in opened.stdout
     assert ended["state"] == "ready"  # what it last did; its client is no longer open

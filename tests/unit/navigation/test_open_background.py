@@ -201,3 +201,27 @@ def test_lunavect_resume_attaches_to_it_running_or_stopped(iso_env, project, cla
     job_state()
     printed = iso_env.cli("resume", SESSION, "--print")
     assert (printed.returncode, printed.stdout) == (0, f"claude attach {JOB}\n"), printed.stderr
+
+
+def test_its_row_s_resume_command_is_the_attach_command_until_a_terminal_resumes_it(
+    iso_env, project, claude_record, service_process
+):
+    """What every front end copies (`resume`) is the way back `open` takes, running or stopped; once the
+    session is resumed in a terminal, its live entry is no job's and the row resumes it again."""
+    running(iso_env, project, service_process)
+    row = json.loads(iso_env.cli("list", "--json", "--all").stdout)[0]
+    assert row["resume"] == f"claude attach {JOB}" and row["open"] is True
+    service_process.kill()
+    service_process.wait()
+    job_state()
+    row = json.loads(iso_env.cli("list", "--json", "--all").stdout)[0]
+    assert row["resume"] == f"claude attach {JOB}" and row["open"] is False
+    terminal = subprocess.Popen(["sleep", "120"], stdin=subprocess.DEVNULL)
+    try:
+        (paths.claude_config_dir() / "sessions" / f"{service_process.pid}.json").unlink(missing_ok=True)
+        catalog(terminal.pid, start_ticks(terminal.pid), project, kind="interactive", jobId=None, status="busy")
+        row = json.loads(iso_env.cli("list", "--json", "--all").stdout)[0]
+        assert "--resume" in row["resume"] and row["open"] is True, row
+    finally:
+        terminal.kill()
+        terminal.wait()

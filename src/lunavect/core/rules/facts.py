@@ -145,6 +145,8 @@ class Facts(msgspec.Struct, omit_defaults=True):
     version: str | None = None
     entrypoint: str | None = None
     tmux: str | None = None
+    # Its background job while its client's latest live catalog entry names one (`Evidence.job`).
+    job: str | None = None
     # Which kind of evidence decided the current phase (hook, catalog, transcript, rollout).
     basis: tuple[str, ...] = ()
 
