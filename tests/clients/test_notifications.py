@@ -17,9 +17,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from anthropic_server import custom, error, text, tool_use
+from anthropic_server import custom, delayed, error, text, tool_use
 from desktop_bus import DesktopBus, missing
-from lunavect_probe import wait_state
+from lunavect_probe import lunavect, wait_state
 
 PERMISSION_DIALOG = r"Do you want to proceed\?"
 
@@ -178,6 +178,33 @@ def test_a_permission_prompt_names_the_tool(claude_tmux, model_server, iso_home,
     wait_state(iso_home.env, "permission", timeout=30)
     [note] = wait_shown(desktop, 1)
     assert "permission for Bash" in note["body"]
+
+
+@pytest.mark.parametrize("approved_by", ["the person in the pane", "lunavect answer"])
+def test_the_reply_after_the_person_approved_notifies_within_the_quiet_period(
+    claude_tmux, model_server, iso_home, desktop, collector, approved_by
+):
+    # Permission, notified; the person approves and walks away; the reply is ready 10 s later, well inside the
+    # 30 s quiet period that keeps a flapping session silent: it is news, and notifies.
+    model_server.script(
+        tool_use("Bash", {"command": "touch approved.txt", "description": "write"}), delayed(10, text("Written."))
+    )
+    claude = claude_tmux("--permission-mode", "default", cwd=folder(iso_home, "approve"))
+    claude.send_text("write the file")
+    row = wait_state(iso_home.env, "permission", timeout=30)
+    [asked] = wait_shown(desktop, 1)
+    assert "permission for Bash" in asked["body"]
+    claude.wait_for_screen(PERMISSION_DIALOG, timeout=20)
+    if approved_by == "lunavect answer":
+        answered = lunavect(iso_home.env, "answer", row["id"], "allow")
+        assert answered.returncode == 0, answered.stdout + answered.stderr
+    else:
+        claude.answer("1", until_gone=PERMISSION_DIALOG)
+    approved_at = time.monotonic()
+    wait_state(iso_home.env, "ready", timeout=40)
+    assert time.monotonic() - approved_at < 25  # the reply came inside the quiet period
+    shown = wait_shown(desktop, 2, timeout=30)
+    assert len(shown) == 2 and "response ready" in shown[1]["body"] and shown[1]["body"].startswith("approve · ")
 
 
 def test_a_429_says_the_limit_was_reached(claude_tmux, model_server, iso_home, desktop, collector):

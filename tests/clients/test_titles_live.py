@@ -1,9 +1,11 @@
 """Every session has the title its client shows, with the real Claude Code 2.1.328 and Codex 0.169.0: a first
 prompt that is a slash command with arguments, a pasted file, a session renamed in the client, a session
-resumed later. Read without hooks, from the clients' own files, through `lunavect list --json`."""
+resumed later, and sessions begun with local commands, a `/clear`, a shell command or an image, checked against
+the client's own resume picker. Read without hooks, from the clients' own files, through `lunavect list --json`."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -59,4 +61,102 @@ def test_a_pasted_file_as_the_first_prompt(hookless, claude_tmux, model_server):
     claude.send_keys("Enter")
     claude.wait_for_screen("Pasted ok.", timeout=40)
     row = wait_session(hookless, session, lambda r: r["state"] == "ready" and not r["untitled"])
-    assert row["title"] == "line 0 of the pasted file"
+    # The picker shows the pasted text on one line (`lastPrompt`); a row holds its first 80 characters.
+    joined = " ".join(f"line {i} of the pasted file" for i in range(30))
+    assert row["title"] == joined[:79] + "…"
+
+
+PICKER_ROW = re.compile(r" · (/\S+)\s*$")
+
+
+def picker_titles(claude_tmux, cwd) -> dict[str, set[str]]:
+    """What Claude Code's own resume picker (`claude --resume`, every project: Ctrl+A) lists: its titles by
+    folder (each session's title line is followed by a line ending in ` · <folder>`)."""
+    picker = claude_tmux("--resume", cwd=cwd, wait_ready=False, height=120)
+    picker.wait_for_screen("Resume session", timeout=30)
+    picker.send_keys("C-a")
+    picker.wait_for_screen("Ctrl\\+A to only show current repo", timeout=30)
+    lines = picker.capture().splitlines()
+    found: dict[str, set[str]] = {}
+    for above, line in zip(lines, lines[1:], strict=False):
+        where = PICKER_ROW.search(line)
+        if where:
+            found.setdefault(where.group(1), set()).add(above.strip().removeprefix("❯").strip())
+    picker.send_keys("Escape")
+    return found
+
+
+def test_titles_are_the_resume_pickers_after_commands_a_clear_a_shell_command_and_an_image(
+    hookless, claude_tmux, model_server
+):
+    model_server.script(*(text(f"Reply {n}.") for n in range(1, 7)))
+    folders = {name: hookless.work / name for name in ("commands", "clear", "bang", "image")}
+    for folder in folders.values():
+        folder.mkdir()
+
+    # A session that began with local commands (`/model`, then `/goal ...`), then the person's prompt.
+    commands = claude_tmux("--permission-mode", "acceptEdits", cwd=folders["commands"])
+    commands.send_text("/model")
+    commands.wait_for_screen("Select model", timeout=20)
+    commands.answer("Enter", until_gone="Select model")
+    commands.send_text("/goal make the report complete")
+    commands.wait_for_screen("Goal set", timeout=20)
+    commands.send_text("/goal clear")
+    commands.wait_for_screen("Goal cleared", timeout=60)
+    commands.send_text("please write the summary")
+    commands.wait_for_screen(r"Reply \d\.", timeout=40)
+
+    cleared = claude_tmux("--permission-mode", "acceptEdits", cwd=folders["clear"])
+    cleared.send_text("before the clear")
+    cleared.wait_for_screen(r"Reply \d\.", timeout=40)
+    cleared.send_text("/clear")
+    time.sleep(1)
+    cleared.send_text("after the clear")
+    cleared.wait_for_screen(r"Reply \d\.", timeout=40)
+
+    bang = claude_tmux("--permission-mode", "acceptEdits", cwd=folders["bang"])
+    bang.send_text("!ls -a")
+    bang.wait_for_screen(r"Reply \d\.", timeout=40)
+
+    image = claude_tmux("--permission-mode", "acceptEdits", cwd=folders["image"])
+    png = folders["image"] / "red.png"
+    png.write_bytes(_png())
+    image.tmux("set-buffer", "--", str(png))
+    image.tmux("paste-buffer", "-p", "-t", image.target)
+    image.wait_for_screen(r"\[Image #1\]", timeout=20)
+    time.sleep(1)
+    image.send_keys("Enter")
+    image.wait_for_screen(r"Reply \d\.", timeout=40)
+
+    for claude in (commands, cleared, bang, image):
+        assert claude.exit()
+    shown = picker_titles(claude_tmux, hookless.work)
+    assert shown == {
+        str(folders["commands"]): {"please write the summary"},
+        str(folders["clear"]): {"before the clear", "after the clear"},
+        str(folders["bang"]): {"! ls -a"},
+        str(folders["image"]): {"[Image #1]"},
+    }
+    deadline = time.monotonic() + 60
+    while True:
+        rows = lunavect_list(hookless, "--all")
+        titles: dict[str, set[str]] = {}
+        for row in rows:
+            titles.setdefault(row["cwd"], set()).add(row["title"])
+        if titles == shown or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    assert titles == shown  # lunavect's rows carry the very titles the client's own picker shows
+
+
+def _png() -> bytes:
+    """An 8x8 red PNG: what the client attaches as `[Image #1]` when its path is pasted."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * 8 for _ in range(8))
+    header = struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")

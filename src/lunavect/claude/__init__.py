@@ -26,14 +26,17 @@ if TYPE_CHECKING:
 
     from lunavect.claude.catalog import CatalogEntry
     from lunavect.claude.install import Status
+    from lunavect.claude.jobs import Job
     from lunavect.conversation.source import Source as Conversation
     from lunavect.evidence.sources import Source
+    from lunavect.host.processes import ProcessTable
 
 __all__ = [
     "CLIENT",
     "HOOK_PATH",
     "HTTP_EVENTS",
     "SECRET_HEADER",
+    "background_job",
     "conversation_at",
     "describe_status",
     "evidence_from_record",
@@ -149,6 +152,14 @@ def live_catalog() -> Sequence[CatalogEntry]:
 
     entries, _unusable = read_catalog(home())
     return entries
+
+
+def background_job(session_id: str, table: ProcessTable) -> Job | None:
+    """A session it runs in the background (`claude --bg`): its job, from its live catalog entry (`"kind": "bg"`,
+    `"jobId"`) or, once stopped, its jobs folder (`jobs/<job id>/state.json`)."""
+    from lunavect.claude.jobs import background_job as job
+
+    return job(session_id, home(), table)
 
 
 def process_facts(session_id: str) -> dict | None:

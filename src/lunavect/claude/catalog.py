@@ -7,8 +7,8 @@ counts only while its pid runs *and* that process started when the entry says (`
 the client formats it: clock ticks since boot on Linux, `ps` lstart text on macOS).
 
 This is the one reader of the catalog: the collector's source (claude/files_source.py) takes its status,
-and returning to a task takes its pid, start, tmux pane and entrypoint. Comparing starts is
-host/processes.py's.
+and returning to a task takes its pid, start, tmux pane, entrypoint and, for a background session, its job.
+Comparing starts is host/processes.py's.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import msgspec
 
+from lunavect.claude import titles
 from lunavect.core import bounded_json
 from lunavect.core.bounds import bounded, real
 from lunavect.core.ids import is_session_id
@@ -34,6 +35,8 @@ MAX_ENTRY_BYTES = 256 * 1024
 DECLARED_BACKGROUND = frozenset({"bg", "background", "daemon"})
 # The pane id at the end of the `tmux` field, `<session>:@<window>.%<pane>`.
 _PANE_RE = re.compile(r"%\d+$")
+# A background session's job id (`jobId`, `claude attach <job id>`): 2.1.328 writes eight hex digits.
+JOB_ID_RE = re.compile(r"[0-9a-f]{8,32}")
 
 
 class _Row(msgspec.Struct):
@@ -47,6 +50,7 @@ class _Row(msgspec.Struct):
     tmux: object = None
     name: object = None
     nameSource: object = None  # noqa: N815
+    jobId: object = None  # noqa: N815
     status: object = None
     waitingFor: object = None  # noqa: N815
     statusUpdatedAt: object = None  # noqa: N815
@@ -74,6 +78,8 @@ class CatalogEntry:
     entrypoint: str | None = None
     tmux: str | None = None
     name: str | None = None
+    # A background session's job (`claude --bg`): what `claude attach` takes.
+    job_id: str | None = None
 
     @property
     def declared_background(self) -> bool:
@@ -91,6 +97,11 @@ def tmux_pane(value: object) -> str | None:
         return None
     match = _PANE_RE.search(value)
     return match.group(0) if match else None
+
+
+def job_id(value: object) -> str | None:
+    """A job id as the client writes it, or None for anything else (it becomes a command's argument)."""
+    return value if isinstance(value, str) and JOB_ID_RE.fullmatch(value) else None
 
 
 def _text(value: object, limit: int = 4096) -> str | None:
@@ -137,6 +148,8 @@ def _entry(pid: int, session_id: str, row: _Row) -> CatalogEntry:
     status = row.status if isinstance(row.status, str) and row.status in STATUSES else None
     name_source = _text(row.nameSource, 100)
     proc_start = _text(str(row.procStart) if isinstance(row.procStart, int) else row.procStart, 100)
+    job = job_id(row.jobId) if row.kind in DECLARED_BACKGROUND else None
+    name = titles.of(row.name) if name_source not in (None, "derived") else None  # cut and cleaned
     return CatalogEntry(
         pid=pid,
         session_id=session_id,
@@ -150,8 +163,10 @@ def _entry(pid: int, session_id: str, row: _Row) -> CatalogEntry:
         kind=_text(row.kind, 100),
         entrypoint=_text(row.entrypoint, 100),
         tmux=_text(row.tmux, 200),
-        # A derived name is the folder's; a name without a source is the first prompt. Neither is a title.
-        name=_text(row.name, 200) if name_source not in (None, "derived") else None,
+        # A derived name is the folder's; a name without a source is the first prompt; a background job is
+        # named by its id until it has a name. None is a title.
+        name=None if name == job else name,
+        job_id=job,
     )
 
 

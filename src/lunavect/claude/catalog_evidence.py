@@ -29,4 +29,5 @@ def catalog_evidence(entry: CatalogEntry, proc: Proc) -> tuple[str, Evidence]:
         version=entry.version,
         entrypoint=entry.entrypoint,
         tmux=entry.tmux,
+        job=entry.job_id,
     )

@@ -17,7 +17,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from lunavect.claude.records import RecordFacts, Unreadable, read_record
+from lunavect.claude.record_facts import RecordFacts
+from lunavect.claude.records import Unreadable, read_record
 from lunavect.claude.summary import TranscriptSummary, take
 from lunavect.files.tail import open_regular
 
@@ -27,7 +28,7 @@ TAIL_BYTES = 64 << 10
 # sessions are still unlisted): a glance reads most of it anyway.
 WHOLE_BYTES = 2 * (HEAD_BYTES + TAIL_BYTES)
 # The records that name a session (summary.py's title order), found by bytes wherever a glance reads.
-_TITLES = re.compile(rb'"(?:custom-title|ai-title|agent-name|summary)"')
+_TITLES = re.compile(rb'"(?:custom-title|ai-title|agent-name|summary|last-prompt)"')
 
 
 @dataclass

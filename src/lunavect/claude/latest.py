@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from lunavect.claude.records import RecordFacts
+from lunavect.claude.record_facts import RecordFacts
 from lunavect.core.model import Evidence
 
 PROVIDER = "claude"

@@ -97,6 +97,7 @@ class Record(msgspec.Struct):
     aiTitle: object = None  # noqa: N815
     agentName: object = None  # noqa: N815
     summary: object = None
+    lastPrompt: object = None  # noqa: N815
     cwd: object = None
     gitBranch: object = None  # noqa: N815
     version: object = None

@@ -6,19 +6,19 @@ runs (metadata, kept apart from activity), and which background work started and
 decoded into structs that declare only the fields used (record_shapes.py), after a cheap byte test skips the lines that can
 mean nothing here (progress, snapshots, request blobs: most of a transcript). Private text is read only to
 classify it (is this a slash command, a task notification, an interrupt marker) and is never returned,
-except the first prompt's first line, which is the title the client itself shows when nothing else
-names the session.
+except a prompt's beginning on one line (titles.py), which is the title the client itself shows when nothing
+else names the session.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import msgspec
 
 from lunavect.claude import titles
-from lunavect.claude.agents import Launch, Note, Observation, Result, Send, ShellLaunch, ShellResult
+from lunavect.claude.agents import Launch, Note, Result, Send, ShellLaunch, ShellResult
+from lunavect.claude.record_facts import Activity, RecordFacts
 from lunavect.claude.record_shapes import (
     Block,
     Record,
@@ -40,7 +40,7 @@ from lunavect.claude.record_shapes import (
     text_decoder,
     typed_record_decoder,
 )
-from lunavect.claude.usage import MessageUsage, message_usage
+from lunavect.claude.usage import message_usage
 from lunavect.core import bounded_json
 from lunavect.core.bounds import http_status
 from lunavect.core.ids import is_session_id
@@ -51,10 +51,11 @@ from lunavect.shim.notifications import only_notifications, task_notifications
 
 # Only lines holding one of these strings can matter; every other line is skipped without being decoded.
 # They are the record types' values (quoted, so a key such as "userType" does not match), in any spacing:
-# "user", "assistant", "system", "summary", "custom-title", "ai-title", "agent-name", "queue-operation" and
-# "queued_command", written with their shared beginnings factored out (the same strings, a faster search).
+# "user", "assistant", "system", "summary", "custom-title", "ai-title", "agent-name", "last-prompt",
+# "queue-operation" and "queued_command", written with their shared beginnings factored out (the same strings, a faster search).
 _INTERESTING = re.compile(
-    rb'"(?:user|a(?:ssistant|i-title|gent-name)|s(?:ystem|ummary)|custom-title|queue(?:-operation|d_command))"'
+    rb'"(?:user|a(?:ssistant|i-title|gent-name)|s(?:ystem|ummary)|custom-title|last-prompt'
+    rb'|queue(?:-operation|d_command))"'
 )
 # The cheap test itself, for loops that run it on every line (fold.py): None for a line that cannot matter.
 might_matter_search = _INTERESTING.search
@@ -67,51 +68,6 @@ _KIND_CHARS = 200
 _INTERRUPT_PREFIX = "[Request interrupted by user"
 # User texts that are the client's own bookkeeping, not a prompt sent to the model.
 _NOT_PROMPTS = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-stdout>", "Caveat:")
-
-
-@dataclass
-class Activity:
-    """One piece of activity a record proves: a kind the rules understand and its few typed details."""
-
-    kind: str
-    tool: str | None = None
-    tool_use_id: str | None = None
-    error: str | None = None
-    http_status: int | None = None
-    notification_only: bool = False
-
-
-@dataclass
-class RecordFacts:
-    """Everything lunavect takes from one line. Metadata and activity are kept apart: a title or a folder
-    never proves that a session works."""
-
-    kind: str
-    place: int = 0
-    at: float | None = None
-    uuid: str | None = None
-    session_id: str | None = None
-    activity: list[Activity] = field(default_factory=list)
-    observations: list[Observation] = field(default_factory=list)
-    # Metadata.
-    cwd: str | None = None
-    branch: str | None = None
-    version: str | None = None
-    entrypoint: str | None = None
-    session_kind: str | None = None
-    custom_title: str | None = None
-    ai_title: str | None = None
-    agent_name: str | None = None
-    summary: str | None = None
-    prompt_title: str | None = None
-    # What happened, for the per-file summary.
-    human_prompt: bool = False
-    response: str | None = None  # "response" or "error" for an assistant record of the session
-    response_error: str | None = None
-    retry_status: int | None = None
-    compaction: str | None = None  # the trigger of a compaction boundary
-    interrupt: bool = False
-    usage: MessageUsage | None = None  # an assistant record's token counts (claude/usage.py)
 
 
 class Unreadable(Exception):
@@ -260,6 +216,8 @@ def _facts(record: Record, place: int, replaced: bool = False) -> RecordFacts | 
         facts.agent_name = titles.of(record.agentName)
     elif kind == "summary":
         facts.summary = titles.of(record.summary)
+    elif kind == "last-prompt":
+        facts.last_prompt = titles.of_last_prompt(record.lastPrompt)
     return facts
 
 
@@ -290,8 +248,8 @@ def _read_user(record: Record, facts: RecordFacts) -> None:
     text = block_text(content)
     if text is None:
         return
-    if not text.strip() and isinstance(content, list) and any(b.type == "image" for b in content):
-        text = titles.IMAGE_TITLE  # an image and nothing else: the client's own label for it
+    # An image and nothing else is a prompt without text: it names nothing (the picker skips it).
+    image_only = not text.strip() and isinstance(content, list) and any(b.type == "image" for b in content)
     origin = decode_raw(origin_decoder, record.origin)
     origin_kind = origin.kind if origin is not None else None
     stripped = text.lstrip()
@@ -312,13 +270,21 @@ def _read_user(record: Record, facts: RecordFacts) -> None:
         facts.activity.append(Activity("TranscriptInterrupt"))
         return
     if titles.is_command(stripped):
-        # A slash command: its expansion follows as a meta record; the client titles it "/name args".
-        facts.prompt_title = titles.one_line(titles.command_text(stripped) or "")
+        # A slash command: a custom one's expansion follows as a meta record, a built-in one's output as
+        # `<local-command-stdout>`.
+        facts.prompt_title, facts.command_title = titles.of_command(stripped)
+        return
+    if stripped.startswith("<bash-input>"):
+        facts.prompt_title = titles.of_shell_command(stripped)  # a shell command typed with `!`
+        return
+    if image_only:
+        facts.human_prompt = True
+        facts.activity.append(Activity("TranscriptPrompt"))
         return
     if not stripped or stripped.startswith(_NOT_PROMPTS) or stripped.startswith("<task-notification>"):
         return
     facts.human_prompt = True
-    facts.prompt_title = titles.one_line(titles.without_paste_marks(text))
+    facts.prompt_title = titles.of_prompt(text)
     facts.activity.append(Activity("TranscriptPrompt"))
 
 

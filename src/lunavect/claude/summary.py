@@ -1,16 +1,16 @@
 """What one transcript says about its session as a whole, kept between reads.
 
 The summary grows by counts and latest values only, never by records, so it stays small however long the
-transcript gets; it is stored with the file's cursor. Its title follows the order the client itself uses:
-a name the person gave, then the name the client generated, then an old-style summary, then the first
-prompt's first line.
+transcript gets; it is stored with the file's cursor. Its title is the one the client's resume picker shows
+(titles.py): a name, the generated title, an old-style summary, the last prompt as the client recorded it, the
+first prompt, and last the first slash command's name.
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from lunavect.claude.records import RecordFacts
+from lunavect.claude.record_facts import RecordFacts
 from lunavect.claude.subagent_usage import AgentRead
 from lunavect.core.tokens import Tokens
 
@@ -34,6 +34,8 @@ class TranscriptSummary(msgspec.Struct, omit_defaults=True):
     ai_title: str | None = None
     summary: str | None = None
     first_prompt: str | None = None
+    last_prompt: str | None = None
+    first_command: str | None = None
     cwd: str | None = None
     branch: str | None = None
     version: str | None = None
@@ -71,7 +73,15 @@ class TranscriptSummary(msgspec.Struct, omit_defaults=True):
 
     @property
     def title(self) -> str | None:
-        return self.custom_title or self.agent_name or self.ai_title or self.summary or self.first_prompt
+        return (
+            self.agent_name
+            or self.custom_title
+            or self.ai_title
+            or self.summary
+            or self.last_prompt
+            or self.first_prompt
+            or self.first_command
+        )
 
 
 def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
@@ -105,7 +115,11 @@ def take(summary: TranscriptSummary, facts: RecordFacts) -> None:
         summary.prompts += 1
         summary.last_prompt_at = at if at is not None else summary.last_prompt_at
     if summary.first_prompt is None and facts.prompt_title:
-        summary.first_prompt = facts.prompt_title  # a prompt's first line, or a slash command with its arguments
+        summary.first_prompt = facts.prompt_title  # a prompt, a shell command, a custom command with arguments
+    if summary.first_command is None and facts.command_title:
+        summary.first_command = facts.command_title
+    if facts.last_prompt:
+        summary.last_prompt = facts.last_prompt
     if facts.response is not None:
         own = facts.session_id is None or facts.session_id == summary.session_id
         if summary.first_response is None and own:

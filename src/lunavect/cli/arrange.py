@@ -96,7 +96,8 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
 @click.argument("session")
 @click.option("--print", "print_only", is_flag=True, help="Print the command instead of running it.")
 def resume_command(session: str, print_only: bool) -> None:
-    """Resume a session in its client, in its project folder (or print the command that does)."""
+    """Resume a session in its client, in its project folder, or attach to one its client runs in the background
+    (or print the command that does)."""
     from lunavect.listing.sessions import read_sessions
     from lunavect.navigation import resume
     from lunavect.navigation.open_result import OpenResult
@@ -106,7 +107,7 @@ def resume_command(session: str, print_only: bool) -> None:
     found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     if found is None or not found.resume:
         raise Failure(f"no resume command is known for {key}")
-    from lunavect.core.resume_command import ssh_command
+    from lunavect.core.resume_command import attach_command, ssh_command
     from lunavect.navigation.remote_host import is_elsewhere
 
     if is_elsewhere(found.host):
@@ -119,12 +120,20 @@ def resume_command(session: str, print_only: bool) -> None:
             os.execvp("ssh", ["ssh", found.host, "-t", "lunavect", "resume", found.id])
         except OSError as exc:
             raise Failure(f"cannot run `{clean(command)}`: {exc}") from None
+    from lunavect.host.processes import LiveProcesses
+    from lunavect.navigation import background
+    from lunavect.navigation.navigate import background_job
+
+    # A session its client runs in the background comes back through its attach command, running or stopped
+    # (a resume would start a second copy of one that runs).
+    job = background_job(found, LiveProcesses())
     if print_only:
-        click.echo(clean(found.resume))
+        attach = attach_command(found.provider, job.job_id) if job is not None else None
+        click.echo(clean(attach or found.resume))
         return
     # The same plan `lunavect open` follows: a deleted folder or a missing CLI is said in one line, never left
     # to a shell's `sh:` error.
-    ready = resume.plan(found.provider, found.session_id, found.cwd)
+    ready = background.plan(found, job) if job is not None else resume.plan(found.provider, found.session_id, found.cwd)
     if isinstance(ready, OpenResult):
         raise Failure(f"cannot resume {key}: {ready.message}")
     try:

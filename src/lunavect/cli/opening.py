@@ -19,8 +19,8 @@ RESUME_IN = click.option(
     "--resume-in",
     type=click.Choice(["print", "clipboard", "tmux", "terminal"]),
     default=None,
-    help="For a finished session: print its resume command (the default), copy it, or run it in a new tmux "
-    "window or terminal window.",
+    help="For a finished session, or one its client runs in the background: print the command that resumes or "
+    "attaches to it (the default), copy it, or run it in a new tmux window or terminal window.",
 )
 AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 

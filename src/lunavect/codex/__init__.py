@@ -25,10 +25,12 @@ if TYPE_CHECKING:
 
     from lunavect.codex.install import Status
     from lunavect.conversation.source import Source as Conversation
-    from lunavect.evidence.sources import LiveEntry, Source
+    from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
+    from lunavect.host.processes import ProcessTable
 
 __all__ = [
     "CLIENT",
+    "background_job",
     "conversation_at",
     "describe_status",
     "evidence_from_record",
@@ -117,6 +119,11 @@ def uninstall_hooks() -> list[str]:
 def live_catalog() -> Sequence[LiveEntry]:
     """Codex keeps no catalog of which process holds which thread: its hooks' process facts tell it."""
     return ()
+
+
+def background_job(session_id: str, table: ProcessTable) -> BackgroundJob | None:
+    """Codex runs no session apart from a terminal of its own (its app-server's threads are the TUI's)."""
+    return None
 
 
 def find_conversation(thread_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:

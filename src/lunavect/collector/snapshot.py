@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from lunavect.core.model import Session, State, session_key
-from lunavect.core.resume_command import display_command
+from lunavect.core.resume_command import attach_command, display_command
 from lunavect.core.rules import Decision, Facts
 from lunavect.core.times import iso, local_text
 from lunavect.host.name import machine_name
@@ -72,7 +72,9 @@ def build_session(
         error=decision.error.value if decision.error else None,
         pinned=False,
         hidden=False,
-        resume=display_command(facts.provider, facts.session_id, cwd),
+        # A background job comes back through its client's attach command (a resume would start a second copy).
+        resume=(facts.job and attach_command(facts.provider, facts.job))
+        or display_command(facts.provider, facts.session_id, cwd),
         basis=list(decision.basis),
         waiting_for=decision.waiting_for,
         updated=iso(facts.last_event_at),

@@ -234,7 +234,13 @@ class Collector:
             if self._written.get(key) != data:
                 updates.append((key, session.state, int(decision.listed), data.decode(), now))
                 moved.append(
-                    Transition(self._states.get(key), session, listed=decision.listed, task_reply=facts.task_reply)
+                    Transition(
+                        self._states.get(key),
+                        session,
+                        listed=decision.listed,
+                        task_reply=facts.task_reply,
+                        acted_at=facts.acted_at,
+                    )
                 )
             if settled(facts, now) and writers.get(key) is not True:
                 resting.append(key)

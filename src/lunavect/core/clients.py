@@ -1,10 +1,10 @@
 """What a client is, in one place: one descriptor per client lunavect reads, and the tuple of them all.
 
 Everything the rest of lunavect knows of a client without reading its files lives here: the id its rows carry,
-its name as shown, its CLI and how that resumes a session, its runtime's process names, how long its hook
-events stay fresh, how its screen takes a reply, what it calls its rate-limit windows, and the package whose
-face (`lunavect.claude`, `lunavect.codex`) reads its files, maps its hook records and installs its hooks
-(`lunavect.faces` finds that face from `package`). Outside this module and the client packages nothing
+its name as shown, its CLI and how that resumes a session (and attaches to one it runs in the background), its
+runtime's process names, how long its hook events stay fresh, how its screen takes a reply, what it calls its
+rate-limit windows, and the package whose face (`lunavect.claude`, `lunavect.codex`) reads its files, maps its
+hook records and installs its hooks (`lunavect.faces` finds that face from `package`). Outside this module and the client packages nothing
 compares a provider's name: code asks the descriptor (`by_id`), so adding a client is its package plus one
 descriptor in `CLIENTS`.
 
@@ -29,6 +29,7 @@ class Client:
     """One client: immutable once made (`__slots__`, no attribute set after `__init__`), compared by identity."""
 
     __slots__ = (
+        "attach",
         "command",
         "desktop_apps",
         "editor_panel",
@@ -55,6 +56,7 @@ class Client:
     processes: tuple[str, ...]
     resume: tuple[str, ...] | None
     resume_needs_folder: bool
+    attach: tuple[str, ...] | None
     terminal_origins: frozenset[str]
     event_authority_s: float | None
     enter_after_s: float
@@ -75,6 +77,7 @@ class Client:
         processes: tuple[str, ...],
         resume: tuple[str, ...] | None = None,
         resume_needs_folder: bool = False,
+        attach: tuple[str, ...] | None = None,
         terminal_origins: Iterable[str] = (),
         event_authority_s: float | None = None,
         enter_after_s: float = ENTER_AFTER_S,
@@ -88,7 +91,9 @@ class Client:
         - `id`: the provider as rows, keys (`claude:<session id>`), the spool and the hook command name it.
         - `name`, `label`: its name as shown in sentences ("Claude Code"), and on a filter button ("Claude").
         - `command`: its CLI on PATH; `resume`: the arguments before a session's id that resume it (None: it
-          cannot be resumed); `resume_needs_folder`: it finds a conversation only from the folder it was held in.
+          cannot be resumed); `resume_needs_folder`: it finds a conversation only from the folder it was held in;
+          `attach`: the arguments before a background job's id that bring that session into a terminal (None: it
+          runs no session apart from a terminal).
         - `package`: the package whose face reads its files, maps its hook records and installs its hooks.
         - `processes`: its runtime's process or executable names (a launcher script's interpreter is not it).
         - `terminal_origins`: the origin values its logs write for a session in a terminal (Claude Code's
@@ -111,6 +116,7 @@ class Client:
             "processes": tuple(processes),
             "resume": None if resume is None else tuple(resume),
             "resume_needs_folder": resume_needs_folder,
+            "attach": None if attach is None else tuple(attach),
             "terminal_origins": frozenset(terminal_origins),
             "event_authority_s": event_authority_s,
             "enter_after_s": enter_after_s,
@@ -142,6 +148,7 @@ CLAUDE = Client(
     processes=("claude",),
     resume=("--resume",),
     resume_needs_folder=True,
+    attach=("attach",),
     terminal_origins=("cli",),
     limit_windows=("five_hour", "seven_day"),
     editor_panel="claude-vscode",

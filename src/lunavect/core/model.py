@@ -101,6 +101,9 @@ class Evidence(msgspec.Struct, frozen=True, omit_defaults=True):
     version: str | None = None
     entrypoint: str | None = None
     tmux: str | None = None
+    # The job of a session its client runs in the background (Claude Code's `claude --bg`), as its live catalog
+    # names it; None for any other. Its way back is the client's attach command, not a resume.
+    job: str | None = None
 
 
 class Session(msgspec.Struct, omit_defaults=False):

@@ -44,6 +44,19 @@ def display_command(provider: str, session_id: str, cwd: str | None) -> str | No
     return in_folder(shell_words([client.command, *args]), cwd)
 
 
+def attach_args(provider: str, job_id: str) -> tuple[str, ...] | None:
+    """The CLI's arguments that bring a session it runs in the background into a terminal (`claude attach
+    <job id>`), or None for a client that runs none."""
+    client = by_id(provider)
+    return None if client is None or client.attach is None else (*client.attach, job_id)
+
+
+def attach_command(provider: str, job_id: str) -> str | None:
+    """What a person types to attach to a background session (`claude attach <job id>`)."""
+    client, args = by_id(provider), attach_args(provider, job_id)
+    return None if client is None or args is None else shell_words([client.command, *args])
+
+
 def ssh_command(host: str, *lunavect_args: str) -> str:
     """The command that runs lunavect on another machine (whose rows sync brought): `ssh HOST -t lunavect ...`.
     The host name was checked where it entered (`sync.keys`), so it can never be read by ssh as an option."""

@@ -115,3 +115,16 @@ class LiveEntry(Protocol):
     def tmux_pane(self) -> str | None: ...
     @property
     def entrypoint(self) -> str | None: ...
+
+
+class BackgroundJob(Protocol):
+    """A session its client runs under a service of its own, apart from any terminal (Claude Code's background
+    sessions, `claude --bg`): no pane or tab is its own, and its job id, after the client's `attach` arguments
+    (`Client.attach`), brings it into one (`lunavect.claude.jobs.Job` has it all)."""
+
+    @property
+    def job_id(self) -> str: ...
+    @property
+    def live(self) -> bool: ...
+    @property
+    def name(self) -> str | None: ...

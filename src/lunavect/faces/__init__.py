@@ -27,8 +27,9 @@ from lunavect.core.clients import Client
 from lunavect.core.model import Evidence
 from lunavect.core.pane_reading import Dialog, PromptReading
 from lunavect.evidence import spool_record
-from lunavect.evidence.sources import LiveEntry, Source
+from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
 from lunavect.evidence.spool_record import SpoolRecord
+from lunavect.host.processes import ProcessTable
 from lunavect.install.command import Http
 
 
@@ -94,6 +95,11 @@ class Face(Protocol):
         """Which session each of its running processes holds now, if the client keeps such a catalog."""
         ...
 
+    def background_job(self, session_id: str, table: ProcessTable) -> BackgroundJob | None:
+        """The job of a session the client runs in the background, apart from any terminal (its catalog's and
+        jobs' word; `table` tells a live entry from a stale one), or None for any other session."""
+        ...
+
     def read_prompt(self, screen: str) -> PromptReading:
         """Its prompt on a pane's screen (with colour escapes)."""
         ...
@@ -144,6 +150,13 @@ def live_catalog(provider: str) -> Sequence[LiveEntry]:
     """The live catalog of the session's client (empty for a client that keeps none, or that lunavect does not know)."""
     face = by_id(provider)
     return face.live_catalog() if face is not None else ()
+
+
+def background_job(provider: str, session_id: str, table: ProcessTable) -> BackgroundJob | None:
+    """The job of a session its client runs in the background (None for any other, or a client lunavect does
+    not know)."""
+    face = by_id(provider)
+    return face.background_job(session_id, table) if face is not None else None
 
 
 def find_conversation(provider: str, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:

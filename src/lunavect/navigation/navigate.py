@@ -3,7 +3,7 @@
 This is the one function every front end calls (`lunavect open`, the panel's Enter and row menu). It fails
 closed: a session is focused only where the evidence places it, each way it can fail has its own outcome
 and message, and a finished session is resumed only as the person asked (printed, copied, or opened in a
-new tmux or terminal window).
+new tmux or terminal window), as is a session its client runs in the background (`background.py`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import os
 from collections.abc import Mapping, Sequence
 
 from lunavect import faces
+from lunavect.evidence.sources import BackgroundJob
 from lunavect.host.processes import LiveProcesses, ProcessTable, ancestry
-from lunavect.navigation import remote_host, resume
+from lunavect.navigation import background, remote_host, resume
 from lunavect.navigation.editors import install as editor_companions
 from lunavect.navigation.editors import route as editor_route
 from lunavect.navigation.editors import windows as editor_windows
@@ -122,6 +123,12 @@ def resume_finished(session: SessionLike, why: str, resume_in: str | None, envir
     )
 
 
+def background_job(session: SessionLike, table: ProcessTable) -> BackgroundJob | None:
+    """The job of a session its client runs in the background (Claude Code's `claude --bg`), from its client's
+    live catalog and jobs folder now: its terminal is its client's service's, never one to focus or type into."""
+    return faces.background_job(session.provider, session.session_id, table)
+
+
 def whereabouts(session: SessionLike, table: ProcessTable, others: Sequence[SessionLike] = ()) -> Whereabouts:
     """Where a session of this machine runs now, from its recorded process, its client's live catalog (Claude
     Code's) and its folder (`locate`); also what the notifier asks to tell whether its person is looking at it."""
@@ -145,6 +152,11 @@ def open_session(
         # A synced session's pids and devices belong to its own machine: that machine's lunavect opens it.
         return remote_host.open_remote(host, session.id, env)
     table = table or LiveProcesses()
+    # A session its client runs in the background holds its service's terminal, never the person's: its way
+    # back is the client's attach command, whatever terminal its process is on.
+    job = background_job(session, table)
+    if job is not None and job.live:
+        return background.open_attached(session, job, resume_in, env)
     where = whereabouts(session, table, others)
     if where.status == Status.LIVE:
         return _with_resume(focus_live(where, table, env), session)
@@ -166,4 +178,7 @@ def open_session(
             f"cannot tell which terminal is this session's: {where.detail}",
             candidates=where.candidates,
         )
-    return resume_finished(session, f"the session has finished ({where.detail})", resume_in, env)
+    why = f"the session has finished ({where.detail})"
+    if job is not None:
+        return background.resume_stopped(session, job, why, resume_in, env)
+    return resume_finished(session, why, resume_in, env)

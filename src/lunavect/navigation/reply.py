@@ -7,7 +7,8 @@ locate) and is a tmux pane; the session's process holds that terminal's foregrou
 shows the client's own prompt with nothing typed in it. An answer is pressed only when the session needs a
 permission, the screen shows that client's dialog for the tool lunavect expects, and the dialog offers the
 answer; the screen is read again to confirm the dialog closed. Anything else is refused with the reason
-and, where it helps, the resume command. Nothing typed is stored or logged.
+and, where it helps, the resume command (for a session its client runs in the background, whose terminal is
+its service's, the attach command). Nothing typed is stored or logged.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from dataclasses import dataclass
 
 from lunavect.core.clients import ENTER_AFTER_S, by_id, name_of
 from lunavect.core.model import State
-from lunavect.core.resume_command import display_command
+from lunavect.core.resume_command import attach_command, display_command
 from lunavect.host.processes import LiveProcesses, ProcessTable
+from lunavect.navigation import background, remote_host
 from lunavect.navigation import pane_text as screens
-from lunavect.navigation import remote_host
 from lunavect.navigation.locate import SessionLike, Status
-from lunavect.navigation.navigate import whereabouts
+from lunavect.navigation.navigate import background_job, whereabouts
 from lunavect.navigation.pane_io import TmuxPane
 from lunavect.navigation.terminals import tmux
 
@@ -65,8 +66,12 @@ class ReplyResult:
         }
 
 
-def _refuse(why: str, session: SessionLike | None = None, target: str | None = None) -> ReplyResult:
-    command = display_command(session.provider, session.session_id, session.cwd) if session else None
+def _refuse(
+    why: str, session: SessionLike | None = None, target: str | None = None, command: str | None = None
+) -> ReplyResult:
+    """A refusal, with the command that continues the session (its resume command unless `command` says)."""
+    if command is None and session is not None:
+        command = display_command(session.provider, session.session_id, session.cwd)
     message = f"{why}; nothing was typed" + (f" (to continue it yourself: {command})" if command else "")
     return ReplyResult(False, "refused", message, target, command)
 
@@ -110,6 +115,20 @@ def prove_pane(
     return TmuxPane(pane)
 
 
+def _in_background(session: SessionLike, table: ProcessTable) -> ReplyResult | None:
+    """The refusal for a session its client runs in the background (`claude --bg`), whatever its state: its
+    terminal is its client's service's, so nothing proves what typing there would reach, and its way back is
+    the attach command (its resume command would start a second copy of a session that still runs)."""
+    host = getattr(session, "host", None)
+    if host and remote_host.is_elsewhere(host):
+        return None  # its own machine's lunavect answers (prove_pane says so)
+    job = background_job(session, table)
+    if job is None or not job.live:
+        return None
+    why = background.described(job, name_of(session.provider))
+    return _refuse(f"{why}, in no terminal of its own", session, command=attach_command(session.provider, job.job_id))
+
+
 def _enter_after_s(provider: str, timing: Timing) -> float:
     """How long to wait between typing and Enter: the timing's own wait, else the client's."""
     if timing.enter_after_s is not None:
@@ -141,11 +160,14 @@ def reply(
     """Type `text` into the session's prompt and submit it, or refuse."""
     if not text.strip():
         return ReplyResult(False, "refused", "there is nothing to send")
+    table = table or LiveProcesses()
+    if (in_background := _in_background(session, table)) is not None:
+        return in_background
     if state == State.PERMISSION:
         return _refuse("it waits for a permission: answer it with `lunavect answer`", session)
     if state not in REPLY_STATES:
         return _refuse(f"it is {state.value}, not waiting for you", session)
-    proven = prove_pane(session, others, table or LiveProcesses(), os.environ if environ is None else environ)
+    proven = prove_pane(session, others, table, os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven
     pane, client = proven, name_of(session.provider)
@@ -191,9 +213,12 @@ def answer(
     """Press the key of the session's permission dialog that gives `choice`, and confirm the dialog closed."""
     if choice not in ANSWERS:
         return ReplyResult(False, "refused", f"the answer is one of {', '.join(ANSWERS)}")
+    table = table or LiveProcesses()
+    if (in_background := _in_background(session, table)) is not None:
+        return in_background
     if state != State.PERMISSION:
         return _refuse(f"it is {state.value}: it waits for no permission", session)
-    proven = prove_pane(session, others, table or LiveProcesses(), os.environ if environ is None else environ)
+    proven = prove_pane(session, others, table, os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven
     pane, client = proven, name_of(session.provider)

@@ -108,7 +108,10 @@ def tmux_argv(p: ResumePlan, environ: dict[str, str]) -> list[str]:
     ]
 
 
-def in_tmux(p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]], Reply] = run) -> OpenResult:
+def in_tmux(
+    p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]], Reply] = run, done: str = "resumed"
+) -> OpenResult:
+    """`done` says what running the command does (a background session is attached, not resumed)."""
     argv = tmux_argv(p, environ)
     reply = runner(argv)
     if reply.failure == "missing":
@@ -120,12 +123,12 @@ def in_tmux(p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]]
     where, _, pane = reply.stdout.strip().partition(" ")
     if environ.get("TMUX"):
         return OpenResult(
-            Outcome.RESUMED, f"resumed in tmux window {where}", terminal="tmux", target=pane, command=p.display
+            Outcome.RESUMED, f"{done} in tmux window {where}", terminal="tmux", target=pane, command=p.display
         )
     attach = shell_words(["tmux", "attach", "-t", where.split(":")[0]])
     return OpenResult(
         Outcome.RESUMED,
-        f"resumed in the detached tmux session {where}: attach with `{attach}`",
+        f"{done} in the detached tmux session {where}: attach with `{attach}`",
         terminal="tmux",
         target=pane,
         command=attach,
@@ -180,7 +183,9 @@ def command_terminal_argv(
     return []
 
 
-def in_terminal(p: ResumePlan, environ: dict[str, str], platform: str = sys.platform) -> OpenResult:
+def in_terminal(
+    p: ResumePlan, environ: dict[str, str], platform: str = sys.platform, done: str = "resumed"
+) -> OpenResult:
     argv = terminal_argv(p, environ, platform)
     if argv is None:
         return OpenResult(
@@ -193,7 +198,7 @@ def in_terminal(p: ResumePlan, environ: dict[str, str], platform: str = sys.plat
         result = macos.interpret("Terminal", "", reply)
         if reply.ok:
             return OpenResult(
-                Outcome.RESUMED, "resumed in a new Terminal window", terminal="Terminal", command=p.display
+                Outcome.RESUMED, f"{done} in a new Terminal window", terminal="Terminal", command=p.display
             )
         return OpenResult(result.outcome, result.message, terminal="Terminal", command=p.display, grant=result.grant)
     try:
@@ -209,15 +214,15 @@ def in_terminal(p: ResumePlan, environ: dict[str, str], platform: str = sys.plat
         return OpenResult(Outcome.FAILED, f"{argv[0]}: {exc}", command=p.display)
     return OpenResult(
         Outcome.RESUMED,
-        f"resumed in a new {os.path.basename(argv[0])} window",
+        f"{done} in a new {os.path.basename(argv[0])} window",
         terminal=os.path.basename(argv[0]),
         command=p.display,
     )
 
 
-def to_clipboard(p: ResumePlan, environ: dict[str, str]) -> OpenResult:
+def to_clipboard(p: ResumePlan, environ: dict[str, str], what: str = "the resume command") -> OpenResult:
     try:
         tool = clipboard.copy(p.display, environ)
     except clipboard.ClipboardError as exc:
         return OpenResult(Outcome.UNAVAILABLE, str(exc), command=p.display)
-    return OpenResult(Outcome.RESUMED, f"copied the resume command ({tool})", command=p.display)
+    return OpenResult(Outcome.RESUMED, f"copied {what} ({tool})", command=p.display)

@@ -9,8 +9,15 @@ that host), whether the person is looking at a session right now.
 The rules it keeps: one notification per state change (the transition, and a mark made of its kind and the
 evidence time, which a re-read or a replay does not change); never for a row the rules do not list (a bare
 launch) or the collector keeps out (internal agents, sub-agents, tool-launched runtimes never become rows);
-hidden sessions only when asked; a per-session quiet period that only a more urgent kind passes; kinds on
-and off.
+hidden sessions only when asked; a per-session quiet period that only a more urgent kind passes, or the
+person acting on the session since it notified; kinds on and off.
+
+The quiet period guards against a session flapping between states without its person. Once the person acts
+on it (a prompt, an approval, an answer, an Esc, typed in the client or sent through `lunavect reply` and
+`answer`, which the client's own hooks and transcript report alike), what the session does next is news
+again: a person who approves a permission and walks away hears that the reply is ready. The transitions carry
+when the person last acted (`Facts.acted_at`, the rules' fold of that evidence); the decider compares it with
+what it was when the session last notified, so no clock of another process is compared with its own.
 """
 
 from __future__ import annotations
@@ -59,6 +66,9 @@ class Transition:
     hidden: bool = False
     # The reply that ended answered a background task's end, not the person (`Facts.task_reply`).
     task_reply: bool = False
+    # When the person last acted on the session, as its evidence says (`Facts.acted_at`; None: never, or a row
+    # that does not say, such as another host's).
+    acted_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -191,7 +201,10 @@ class Decider:
     ours: Callable[[Session], bool] = _always
     _pending: dict[str, Item] = field(default_factory=dict)
     _first_pending_at: float | None = None
-    _last: dict[str, tuple[float, int]] = field(default_factory=dict)
+    # Each session's last notification: when, how urgent, and when its person had last acted by then.
+    _last: dict[str, _Sent] = field(default_factory=dict)
+    # When the person had last acted on each pending session, as its offered transition said.
+    _acted: dict[str, float | None] = field(default_factory=dict)
 
     def offer(self, transition: Transition, now: float) -> str:
         """Consider one committed transition; returns what became of it ("pending" or why not), for tests and logs."""
@@ -200,6 +213,7 @@ class Decider:
         if kind is None:
             if session.id in self._pending and transition.old != session.state != State.UNKNOWN:
                 del self._pending[session.id]  # it moved on (the person answered) before the window closed
+                self._acted.pop(session.id, None)
             return "no kind"
         if not self.policy.enabled:
             return "off"
@@ -219,9 +233,15 @@ class Decider:
         if self.already_sent(item.key, item.mark):
             return "sent before"
         last = self._last.get(item.key)
-        if last is not None and now - last[0] < self.policy.quiet_s and item.urgency <= last[1]:
+        if (
+            last is not None
+            and now - last.at < self.policy.quiet_s
+            and item.urgency <= last.urgency
+            and not _acted_since(last.acted_at, transition.acted_at)
+        ):
             return "quiet"
         self._pending[item.key] = item
+        self._acted[item.key] = transition.acted_at
         if self._first_pending_at is None:
             self._first_pending_at = now
         return "pending"
@@ -245,8 +265,21 @@ class Decider:
         if at is None or now < at:
             return []
         items = [replace(i, title=title_now(i.key) or i.title) for i in self._pending.values() if not looking_at(i.key)]
+        acted, self._acted = self._acted, {}
         self._pending.clear()
         self._first_pending_at = None
         for item in items:
-            self._last[item.key] = (now, item.urgency)
+            self._last[item.key] = _Sent(now, item.urgency, acted.get(item.key))
         return [compose(items)] if items else []
+
+
+@dataclass(frozen=True)
+class _Sent:
+    at: float
+    urgency: int
+    acted_at: float | None
+
+
+def _acted_since(then: float | None, now: float | None) -> bool:
+    """The person acted on the session after it notified: its last act is newer than the one known then."""
+    return now is not None and (then is None or now > then)

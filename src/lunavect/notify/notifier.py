@@ -19,7 +19,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from lunavect import store
@@ -183,7 +183,7 @@ class Notifier:
         now = self._clock()
         for t in moved:
             if t.session.id in hidden:
-                t = Transition(t.old, t.session, listed=t.listed, hidden=True)
+                t = replace(t, hidden=True)
             outcome = decider.offer(t, now)
             if outcome != "no kind":
                 log.info("no notification for %s (%s): %s", t.session.id, t.session.state, outcome)

@@ -26,7 +26,8 @@ from unit_support import shared_data_dir
 from lunavect.claude import transcript
 from lunavect.claude.fold import fold_lines
 from lunavect.claude.latest import TAIL_TOOLS, TAIL_TURNS, Latest
-from lunavect.claude.records import RecordFacts, Unreadable, read_plain, read_record
+from lunavect.claude.record_facts import RecordFacts
+from lunavect.claude.records import Unreadable, read_plain, read_record
 from lunavect.claude.summary import FirstResponse, TranscriptSummary, take_usage
 from lunavect.claude.transcript import AppendedLines
 from lunavect.core.model import Evidence
@@ -65,6 +66,10 @@ def reference_take(summary: TranscriptSummary, facts: RecordFacts) -> None:
             summary.last_prompt_at = at
     if summary.first_prompt is None and facts.prompt_title:
         summary.first_prompt = facts.prompt_title
+    if summary.first_command is None and facts.command_title:
+        summary.first_command = facts.command_title
+    if facts.last_prompt:
+        summary.last_prompt = facts.last_prompt
     kinds = [a.kind for a in facts.activity]
     summary.responses += kinds.count("TranscriptResponse")
     own = facts.session_id in (None, summary.session_id)

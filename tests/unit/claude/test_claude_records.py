@@ -40,10 +40,10 @@ def kinds(record) -> list[str]:
     return [a.kind for a in facts.activity] if facts else []
 
 
-def test_a_typed_prompt_is_a_prompt_and_its_first_line_a_title():
+def test_a_typed_prompt_is_a_prompt_and_its_text_on_one_line_a_title():
     facts = read_record(line(prompt(1, "  Fix the   login bug\nand then the rest")))
     assert [a.kind for a in facts.activity] == ["TranscriptPrompt"]
-    assert facts.human_prompt and facts.prompt_title == "Fix the login bug"
+    assert facts.human_prompt and facts.prompt_title == "Fix the login bug and then the rest"
     assert (facts.cwd, facts.branch, facts.version, facts.entrypoint) == ("/srv/p", "main", "2.1.328", "cli")
 
 
@@ -193,7 +193,9 @@ def test_irrelevant_and_unknown_records_mean_nothing():
     assert read_record(b'{"type":"progress","data":{"type":"hook_progress"}}') is None
     assert read_record(b'{"type":"file-history-snapshot","snapshot":{}}') is None
     assert read_record(b'{"type":"brand-new-kind","user":"x"}') is None or kinds({"type": "brand-new-kind"}) == []
-    assert read_record(line({"type": "last-prompt", "lastPrompt": "private"})) is None
+    # The client's own record of the last prompt names the session (its title) and proves no activity.
+    last = read_record(line({"type": "last-prompt", "lastPrompt": "the task", "sessionId": SESSION}))
+    assert (last.last_prompt, last.activity, last.human_prompt) == ("the task", [], False)
 
 
 def test_spaced_json_is_read_too():
@@ -227,7 +229,7 @@ def summarize(*records) -> TranscriptSummary:
     return summary
 
 
-def test_title_order_custom_then_generated_then_summary_then_first_prompt():
+def test_title_order_names_then_generated_then_summary_then_the_prompts():
     first = prompt(1, "first prompt text")
     assert summarize(first, prompt(2, "second")).title == "first prompt text"
     assert summarize(first, {"type": "summary", "summary": "S"}).title == "S"

@@ -170,3 +170,40 @@ def test_the_text_holds_only_stored_fields() -> None:
         "needs": "input needed: a question for you",
         "since": iso(T0).replace(".000Z", "Z"),
     }
+
+
+def test_the_person_acting_on_a_session_ends_its_quiet_period() -> None:
+    # Permission, notified; the person approves 5 s later and walks away; the reply is ready 10 s after that.
+    d = Decider()
+    asking = row(1, State.PERMISSION, at=T0, waiting_for="Bash")
+    assert d.offer(moved(State.WORKING, asking, acted_at=T0 - 3), T0) == "pending"
+    [first] = d.due(T0 + COALESCE_S)
+    assert "permission for Bash" in first.body
+    assert d.offer(moved(State.PERMISSION, row(1, State.WORKING, at=T0 + 5), acted_at=T0 + 5), T0 + 5) == "no kind"
+    assert d.offer(moved(State.WORKING, row(1, at=T0 + 15), acted_at=T0 + 5), T0 + 15) == "pending"
+    [second] = d.due(T0 + 15 + COALESCE_S)
+    assert "response ready" in second.body and second.open_id == "claude:s1"
+
+
+def test_a_session_that_moves_without_its_person_stays_quiet() -> None:
+    d = Decider()
+    d.offer(moved(State.WORKING, row(1, at=T0), acted_at=T0 - 3), T0)
+    assert len(d.due(T0 + COALESCE_S)) == 1
+    # Its own work (a background task's end woke it, a state read again): the person did nothing since.
+    assert d.offer(moved(State.WORKING, row(1, at=T0 + 8), acted_at=T0 - 3), T0 + 8) == "quiet"
+    assert d.offer(moved(State.WORKING, row(1, at=T0 + 9)), T0 + 9) == "quiet"  # a row that says nothing of it
+
+
+def test_an_act_before_the_notification_was_shown_still_counts_as_after_it_was_offered() -> None:
+    # The person answered just as the notification went out: the answer reached the collector after it.
+    d = Decider()
+    d.offer(moved(State.WORKING, row(1, State.PERMISSION, at=T0, waiting_for="Bash"), acted_at=T0 - 3), T0)
+    assert len(d.due(T0 + COALESCE_S)) == 1
+    assert d.offer(moved(State.WORKING, row(1, at=T0 + 4), acted_at=T0 + 1.4), T0 + 4) == "pending"
+
+
+def test_the_first_act_of_a_session_that_never_said_it_counts_too() -> None:
+    d = Decider()
+    d.offer(moved(None, row(1, State.PERMISSION, at=T0, waiting_for="Bash")), T0)
+    assert len(d.due(T0 + COALESCE_S)) == 1
+    assert d.offer(moved(State.WORKING, row(1, at=T0 + 12), acted_at=T0 + 6), T0 + 12) == "pending"

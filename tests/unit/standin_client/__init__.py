@@ -123,6 +123,10 @@ def live_catalog() -> list[LiveEntry]:
     return []
 
 
+def background_job(session_id: str, table: object) -> None:
+    return None
+
+
 def read_prompt(screen: str) -> PromptReading:
     return PromptReading(None, "the stand-in draws no prompt")
 

@@ -89,6 +89,9 @@ class Facts(msgspec.Struct, omit_defaults=True):
     # The open turn began when a background task's end woke the session after its reply had ended: the guide
     # keeps the reply to such a task event silent (no "Response ready" notification for it).
     task_reply: bool = False
+    # When the person last acted on the session: a prompt, a permission or dialog answered, an Esc. Its
+    # notifications' quiet period ends there (notify/decide.py).
+    acted_at: float | None = None
     tool: str | None = None
     tool_use_id: str | None = None
     # Tools whose PreToolUse was seen in this turn and whose end was not, as (tool_use_id, name).
@@ -142,6 +145,8 @@ class Facts(msgspec.Struct, omit_defaults=True):
     version: str | None = None
     entrypoint: str | None = None
     tmux: str | None = None
+    # Its background job while its client's latest live catalog entry names one (`Evidence.job`).
+    job: str | None = None
     # Which kind of evidence decided the current phase (hook, catalog, transcript, rollout).
     basis: tuple[str, ...] = ()
 
@@ -221,8 +226,17 @@ def of_turn_cut_short(facts: Facts, ev: Evidence) -> bool:
     return since is not None and facts.phase in (State.IDLE, State.READY) and ev.at >= since
 
 
+def person_acted(facts: Facts, at: float) -> None:
+    """The person acted on the session at `at` (the latest act counts; a late record of an earlier one moves
+    nothing)."""
+    if facts.acted_at is None or at > facts.acted_at:
+        facts.acted_at = at
+
+
 def start_turn(facts: Facts, at: float) -> None:
-    """A new response begins: whatever the last turn left is over, and its error with it."""
+    """A new response begins, always at the person's prompt (a background task's end that wakes the session
+    is `wake_for_notification`): whatever the last turn left is over, and its error with it."""
+    person_acted(facts, at)
     close_turn(facts)
     open_turn(facts, at)
     facts.error = None

@@ -65,6 +65,10 @@ def fold(facts: Facts, ev: Evidence) -> Facts:
             setattr(facts, name, value)
     if ev.pid is not None:
         facts.pid, facts.pstart = ev.pid, ev.pstart
+    if ev.kind == "CatalogStatus":
+        # The latest live entry decides: a background job stopped keeps its job (attaching starts it again), one
+        # resumed in a terminal since is no job.
+        facts.job = ev.job
     if ev.kind in ACTIVITY_EVENTS:
         facts.active = True
     if facts.last_event_at is None or ev.at >= facts.last_event_at:

@@ -22,6 +22,7 @@ from lunavect.core.rules.facts import (
     error_reason,
     note_tool_running,
     open_turn,
+    person_acted,
     running_tasks,
     set_phase,
     set_phase_keeping_timer,
@@ -64,6 +65,7 @@ def _prompt(facts: Facts, ev: Evidence) -> None:
 def _interrupt(facts: Facts, ev: Evidence) -> None:
     # Codex reports Esc as its own event: the turn ends without a Stop.
     if facts.turn_open or facts.phase in LIVE_PHASES:
+        person_acted(facts, ev.at)
         end_turn(facts, State.IDLE, ev.at)
 
 
@@ -109,6 +111,8 @@ def _post_tool(facts: Facts, ev: Evidence) -> None:
         return
     if facts.tool_use_id is None or ev.tool_use_id in (None, facts.tool_use_id):
         facts.tool = facts.tool_use_id = None
+    if facts.phase in (State.PERMISSION, State.INPUT):
+        person_acted(facts, ev.at)  # the asking tool went on (or failed, denied): the person answered
     if facts.phase in (State.PERMISSION, State.WORKING, State.COMPACTING, State.INPUT):
         set_phase(facts, State.WORKING, ev.at)
     else:
@@ -123,6 +127,7 @@ def _elicitation(facts: Facts, ev: Evidence) -> None:
 
 def _elicitation_ended(facts: Facts, ev: Evidence) -> None:
     if facts.phase == State.INPUT and facts.input_reason in ("elicitation", "link"):
+        person_acted(facts, ev.at)
         set_phase(facts, State.WORKING if facts.turn_open else State.IDLE, ev.at)
 
 

@@ -21,6 +21,7 @@ from lunavect.core.rules.facts import (
     is_newer,
     note_tool_running,
     of_turn_cut_short,
+    person_acted,
     running_tasks,
     set_phase,
     start_turn,
@@ -53,6 +54,7 @@ def _answers_permission(facts: Facts, asked: str | None, call: str | None, name:
 
 def _permission_answered(facts: Facts, at: float) -> None:
     """The prompt's tool went on at `at`: working, or the client's own dialog if one opened since."""
+    person_acted(facts, at)
     held, held_at = facts.held_input, facts.held_input_at
     if held is not None and held_at is not None and held_at >= at:
         set_phase(facts, State.INPUT, held_at)
@@ -96,6 +98,7 @@ def _hooked_tool(facts: Facts, ev: Evidence) -> None:
     if facts.phase != State.WORKING and not waits_in_dialog(facts):
         return
     if facts.phase != State.WORKING:
+        person_acted(facts, ev.at)
         set_phase(facts, State.WORKING, ev.at)  # the dialog was answered: its tool went on
     if use:
         facts.tool, facts.tool_use_id = ev.tool, call
@@ -127,6 +130,7 @@ def _hooked(facts: Facts, ev: Evidence) -> None:
         return
     if facts.phase in (State.WORKING, State.PERMISSION) or waits_in_dialog(facts):
         if facts.confirmed_at is None or ev.at >= facts.confirmed_at:
+            person_acted(facts, ev.at)  # the person's Esc
             end_turn(facts, State.IDLE, ev.at)
 
 
