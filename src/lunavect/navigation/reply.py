@@ -193,6 +193,9 @@ def answer(
         return ReplyResult(False, "refused", f"the answer is one of {', '.join(ANSWERS)}")
     if state != State.PERMISSION:
         return _refuse(f"it is {state.value}: it waits for no permission", session)
+    descriptor = by_id(session.provider)
+    if descriptor is not None and not descriptor.answers_outside:
+        return _refuse(f"{descriptor.name}'s permission prompts are answered in {descriptor.name} itself", session)
     proven = prove_pane(session, others, table or LiveProcesses(), os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven
