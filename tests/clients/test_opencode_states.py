@@ -1,0 +1,173 @@
+"""The real OpenCode 1.18.33 under tmux, watched by lunavect through its plugin (installed by `lunavect hooks
+install`, as the iso fixture does) and its database: every state of the list OpenCode gives the evidence for."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+
+import pytest
+from chat_server import ChatServer, bash, error, hang, reply, tool_call
+from codex_harness import lunavect
+from lunavect_probe import Timeline, wait_for
+from opencode_harness import PERMISSION_RE, QUESTION_RE, ensure_opencode, opencode_env, prepare, start_tui
+
+QUESTION = {
+    "questions": [
+        {
+            "question": "Which colour?",
+            "header": "Colour",
+            "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}],
+        }
+    ]
+}
+
+
+@pytest.fixture
+def chat_server():
+    with ChatServer() as server:
+        yield server
+
+
+@pytest.fixture
+def opencode(iso_home):
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    command = ensure_opencode()
+    return command, iso_home, opencode_env(iso_home, command)
+
+
+def _waits(env, predicate, timeline=None, timeout=40):
+    return wait_for(env, lambda s: s["provider"] == "opencode" and predicate(s), timeout=timeout, timeline=timeline)
+
+
+def test_a_reply_a_tool_and_permissions_answered_and_refused(opencode, chat_server: ChatServer) -> None:
+    command, iso, env = opencode
+    prepare(iso, chat_server, permission={"bash": "ask"})
+    marker = iso.work / "marker.txt"
+    chat_server.script(
+        reply("Hello there"),
+        bash(f"python3 -c 'import time; time.sleep(4)'; touch {marker}"),
+        reply("Marker written"),
+        bash(f"touch {marker}.refused"),
+    )
+    tui = start_tui(command, iso, env)
+    try:
+        tui.send_text("say hello")
+        tui.wait_for_screen(r"Hello there")
+        ready = _waits(env, lambda s: s["state"] == "ready" and s["title"] == "Scripted title")
+        assert ready["id"] == f"opencode:{ready['session_id']}" and ready["session_id"].startswith("ses_")
+        assert ready["cwd"] == str(iso.work)
+        assert ready["pid"] == tui.pid() and ready["tty"] == tui.pane_tty()
+        assert ready["resume"] == f"cd {iso.work} && opencode --session {ready['session_id']}"
+        assert ready["basis"] == ["hook"]
+
+        timeline = Timeline()
+        tui.send_text("write the marker")
+        tui.wait_for_screen(PERMISSION_RE)
+        asking = _waits(env, lambda s: s["state"] == "permission", timeline)
+        assert asking["waiting_for"] == "bash" and asking["since"] is not None
+        assert json.loads(lunavect(env, "counts", "--json").stdout)["awaiting_input"] == 1
+        answered = lunavect(env, "answer", ready["session_id"], "allow")
+        assert answered.returncode != 0 and "answered in OpenCode itself" in answered.stderr, answered
+        tui.answer("Enter", until_gone=PERMISSION_RE)
+        # Approved: the command runs (OpenCode says so; the tool's end comes seconds later).
+        _waits(env, lambda s: s["state"] == "working" and s["activity"] == "bash", timeline)
+        tui.wait_for_screen(r"Marker written")
+        _waits(env, lambda s: s["state"] == "ready", timeline)
+        assert marker.exists()
+        assert timeline.states == ["permission", "working", "ready"], timeline
+
+        tui.send_text("try again")
+        tui.wait_for_screen(PERMISSION_RE)
+        _waits(env, lambda s: s["state"] == "permission")
+        tui.answer("Right", "Right", "Enter", until_gone=PERMISSION_RE)
+        refused = _waits(env, lambda s: s["state"] == "idle")
+        assert refused["session_id"] == ready["session_id"]
+        assert not (iso.work / "marker.txt.refused").exists()
+    finally:
+        tui.kill()
+
+
+def test_a_running_tool_then_a_question_answered_and_dismissed(opencode, chat_server: ChatServer) -> None:
+    command, iso, env = opencode
+    prepare(iso, chat_server)
+    chat_server.script(
+        bash("python3 -c 'import time; time.sleep(6)'"),
+        reply("Slept"),
+        tool_call("question", QUESTION),
+        reply("Red it is"),
+        tool_call("question", QUESTION),
+    )
+    tui = start_tui(command, iso, env)
+    try:
+        timeline = Timeline()
+        tui.send_text("sleep a while")
+        working = _waits(env, lambda s: s["state"] == "working" and s["activity"] == "bash", timeline)
+        assert working["since"] is not None
+        _waits(env, lambda s: s["state"] == "ready", timeline)
+        assert timeline.states[-2:] == ["working", "ready"], timeline
+
+        tui.send_text("ask me")
+        tui.wait_for_screen(QUESTION_RE)
+        asking = _waits(env, lambda s: s["state"] == "input")
+        assert asking["waiting_for"] == "elicitation"
+        tui.answer("Enter", until_gone=QUESTION_RE)
+        tui.wait_for_screen(r"Red it is")
+        _waits(env, lambda s: s["state"] == "ready")
+
+        tui.send_text("ask me again")
+        tui.wait_for_screen(QUESTION_RE)
+        _waits(env, lambda s: s["state"] == "input")
+        tui.answer("Escape", until_gone=QUESTION_RE)
+        _waits(env, lambda s: s["state"] == "idle")
+    finally:
+        tui.kill()
+
+
+def test_api_errors_retries_and_esc(opencode, chat_server: ChatServer) -> None:
+    command, iso, env = opencode
+    prepare(iso, chat_server)
+    chat_server.script(error(401, "bad key"), error(429), reply("After the retry"), hang())
+    tui = start_tui(command, iso, env)
+    try:
+        tui.send_text("fail please")
+        failed = _waits(env, lambda s: s["state"] == "error")
+        assert failed["error"] == "auth"
+
+        timeline = Timeline()
+        tui.send_text("retry please")
+        retrying = _waits(env, lambda s: s["activity"] == "retrying", timeline)
+        # OpenCode names no reason for a provider's 429 (only for its own plans' limits): "other".
+        assert retrying["state"] == "working" and retrying["error"] == "other", retrying
+        tui.wait_for_screen(r"After the retry", timeout=60)
+        _waits(env, lambda s: s["state"] == "ready", timeline)
+
+        tui.send_text("hang please")
+        _waits(env, lambda s: s["state"] == "working")
+        # OpenCode interrupts on a second Esc while its first one's "esc again to interrupt" shows.
+        tui.send_keys("Escape")
+        tui.wait_for_screen(r"esc again to interrupt")
+        tui.send_keys("Escape")
+        interrupted = _waits(env, lambda s: s["state"] == "idle")
+        assert interrupted["basis"] == ["hook"]
+    finally:
+        tui.kill()
+
+
+def test_kill_9_during_a_turn_does_not_leave_it_working(opencode, chat_server: ChatServer) -> None:
+    command, iso, env = opencode
+    prepare(iso, chat_server)
+    chat_server.script(hang())
+    tui = start_tui(command, iso, env)
+    try:
+        tui.send_text("hang please")
+        working = _waits(env, lambda s: s["state"] == "working")
+        os.kill(tui.pid(), signal.SIGKILL)
+        gone = _waits(env, lambda s: s["state"] != "working")
+        assert gone["state"] == "idle" and "process" in gone["basis"], gone
+        assert gone["session_id"] == working["session_id"]
+    finally:
+        tui.kill()
