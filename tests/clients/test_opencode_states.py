@@ -12,7 +12,15 @@ import pytest
 from chat_server import ChatServer, bash, error, hang, reply, tool_call
 from codex_harness import lunavect
 from lunavect_probe import Timeline, wait_for
-from opencode_harness import PERMISSION_RE, QUESTION_RE, ensure_opencode, opencode_env, prepare, start_tui
+from opencode_harness import (
+    PERMISSION_RE,
+    QUESTION_RE,
+    ensure_opencode,
+    opencode_env,
+    prepare,
+    start_tui,
+    without_plugin,
+)
 
 QUESTION = {
     "questions": [
@@ -169,5 +177,34 @@ def test_kill_9_during_a_turn_does_not_leave_it_working(opencode, chat_server: C
         gone = _waits(env, lambda s: s["state"] != "working")
         assert gone["state"] == "idle" and "process" in gone["basis"], gone
         assert gone["session_id"] == working["session_id"]
+    finally:
+        tui.kill()
+
+
+def test_the_database_read_right_with_the_plugin_off(opencode, chat_server: ChatServer) -> None:
+    command, iso, env = opencode
+    prepare(iso, chat_server)
+    without_plugin(iso)
+    sleep = "python3 -c 'import time; time.sleep(4)'"
+    chat_server.script(bash(sleep), reply("Database reply"), error(401, "bad key"))
+    tui = start_tui(command, iso, env)
+    try:
+        tui.send_text("run the tool")
+        # OpenCode writes a running tool's part as it starts: working on it, with no plugin.
+        working = _waits(env, lambda s: s["state"] == "working" and s["activity"] == "bash")
+        assert working["basis"] == ["transcript"], working
+        tui.wait_for_screen(r"Database reply")
+        ready = _waits(env, lambda s: s["state"] == "ready" and s["title"] == "Scripted title")
+        assert ready["basis"] == ["transcript"] and ready["cwd"] == str(iso.work), ready
+        assert ready["resume"] == f"cd {iso.work} && opencode --session {ready['session_id']}"
+        shown = lunavect(env, "show", ready["id"], "--json")
+        assert shown.returncode == 0, shown.stderr
+        messages = json.loads(shown.stdout)["messages"]
+        assert [(m["kind"], m.get("tool")) for m in messages] == [("prompt", None), ("tool", "bash"), ("text", None)]
+        assert messages[1]["text"] == sleep and messages[2]["text"] == "Database reply"
+
+        tui.send_text("fail please")
+        failed = _waits(env, lambda s: s["state"] == "error")
+        assert failed["error"] == "auth" and failed["basis"] == ["transcript"], failed
     finally:
         tui.kill()
