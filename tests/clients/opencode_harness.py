@@ -64,7 +64,7 @@ def ensure_opencode(root: Path = OPENCODE_DIR, timeout: float = 1800) -> Path:
             (root / "package.json").write_text(json.dumps({"name": "lunavect-test-opencode", "private": True}) + "\n")
         with open(root / "npm.log", "ab") as log:
             for cmd, cwd in (
-                ([npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", NPM_PACKAGE], root),
+                ([npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", NPM_PACKAGE], root),
                 # Its postinstall links the platform's native binary as bin/opencode.exe (every OS).
                 ([node, "postinstall.mjs"], root / "node_modules" / "opencode-ai"),
             ):
