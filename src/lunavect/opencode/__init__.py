@@ -89,10 +89,8 @@ def describe_status(status: Status) -> str:
 def setup_lines(hooks: str) -> list[str]:
     if hooks == "installed":
         return [f"{CLIENT.name} plugin: installed. OpenCode sessions also appear from its database, plugin or not."]
-    return [
-        f"{CLIENT.name} plugin: {hooks}. OpenCode sessions still appear from its database; run "
-        "`lunavect hooks install` for their permission prompts, questions and retries."
-    ]
+    # Without it the database still lists them; their prompts, questions and retries need `hooks install`.
+    return [f"{CLIENT.name} plugin: {hooks}. OpenCode sessions still appear from its database."]
 
 
 def install_hooks(*, http: Http | None = None) -> list[str]:
