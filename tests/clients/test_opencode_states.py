@@ -11,7 +11,7 @@ import signal
 import pytest
 from chat_server import ChatServer, bash, error, hang, reply, tool_call
 from codex_harness import lunavect
-from lunavect_probe import Timeline, wait_for
+from lunavect_probe import Timeline, list_sessions, wait_for
 from opencode_harness import (
     PERMISSION_RE,
     QUESTION_RE,
@@ -206,5 +206,33 @@ def test_the_database_read_right_with_the_plugin_off(opencode, chat_server: Chat
         tui.send_text("fail please")
         failed = _waits(env, lambda s: s["state"] == "error")
         assert failed["error"] == "auth" and failed["basis"] == ["transcript"], failed
+    finally:
+        tui.kill()
+
+
+def test_a_sub_agent_stays_out_of_the_rows_and_a_compaction_shows(opencode, chat_server: ChatServer) -> None:
+    command, iso, env = opencode
+    prepare(iso, chat_server)
+    task = {"description": "look around", "prompt": "list the folder", "subagent_type": "general"}
+    chat_server.script(
+        tool_call("task", task),
+        bash("python3 -c 'import time; time.sleep(3)'"),  # the sub-agent's own work
+        reply("Child done"),
+        reply("Parent done"),
+        hang(),  # the compaction's summary
+    )
+    tui = start_tui(command, iso, env)
+    try:
+        tui.send_text("delegate it")
+        working = _waits(env, lambda s: s["state"] == "working" and s["activity"] == "task")
+        tui.wait_for_screen(r"Parent done", timeout=60)
+        ready = _waits(env, lambda s: s["state"] == "ready")
+        assert ready["session_id"] == working["session_id"]
+        rows = [s for s in list_sessions(env) if s["provider"] == "opencode"]
+        assert [s["session_id"] for s in rows] == [ready["session_id"]], rows  # the child session is internal
+
+        tui.send_text("/compact", pause=1.0)
+        compacting = _waits(env, lambda s: s["state"] == "compacting")
+        assert compacting["session_id"] == ready["session_id"]
     finally:
         tui.kill()
