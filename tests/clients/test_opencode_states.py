@@ -186,7 +186,12 @@ def test_the_database_read_right_with_the_plugin_off(opencode, chat_server: Chat
     prepare(iso, chat_server)
     without_plugin(iso)
     sleep = "python3 -c 'import time; time.sleep(4)'"
-    chat_server.script(bash(sleep), reply("Database reply"), error(401, "bad key"))
+    chat_server.script(
+        bash(sleep),
+        reply("Database reply", usage={"prompt_tokens": 3000, "completion_tokens": 40,
+                                       "prompt_tokens_details": {"cached_tokens": 1000}}),
+        error(401, "bad key"),
+    )  # fmt: skip
     tui = start_tui(command, iso, env)
     try:
         tui.send_text("run the tool")
@@ -194,8 +199,16 @@ def test_the_database_read_right_with_the_plugin_off(opencode, chat_server: Chat
         working = _waits(env, lambda s: s["state"] == "working" and s["activity"] == "bash")
         assert working["basis"] == ["transcript"], working
         tui.wait_for_screen(r"Database reply")
-        ready = _waits(env, lambda s: s["state"] == "ready" and s["title"] == "Scripted title")
+        ready = _waits(env, lambda s: s["state"] == "ready" and s["title"] == "Scripted title" and s["usage"])
         assert ready["basis"] == ["transcript"] and ready["cwd"] == str(iso.work), ready
+        # Its tokens, both requests' (each message's `tokens`: input without the cached part); the context is the
+        # last request's whole input.
+        usage = ready["usage"]
+        assert (usage["model"], usage["context"]) == ("m", 3000), usage
+        assert usage["tokens"]["cache_read"] == 1000 and usage["tokens"]["output"] == 5 + 40, usage
+        assert usage["tokens"]["input"] > 2000 and usage["subagents"]["input"] == 0, usage
+        total = json.loads(lunavect(env, "usage", "--json", "--since", "1d").stdout)["total"]
+        assert total["tokens"] == usage["tokens"], total
         assert ready["resume"] == f"cd {iso.work} && opencode --session {ready['session_id']}"
         shown = lunavect(env, "show", ready["id"], "--json")
         assert shown.returncode == 0, shown.stderr
