@@ -71,6 +71,8 @@ def test_a_reply_a_tool_and_permissions_answered_and_refused(opencode, chat_serv
         assert ready["pid"] == tui.pid() and ready["tty"] == tui.pane_tty()
         assert ready["resume"] == f"cd {iso.work} && opencode --session {ready['session_id']}"
         assert ready["basis"] == ["hook"]
+        typed = lunavect(env, "reply", ready["session_id"], "never typed")
+        assert typed.returncode != 0 and "does not type into OpenCode's prompt" in typed.stdout + typed.stderr, typed
 
         timeline = Timeline()
         tui.send_text("write the marker")
