@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from anthropic_server import AnthropicServer
+from chat_server import ChatServer
 from claude_tmux import (
     DEFAULT_API_KEY,
     ClaudeTmux,
@@ -125,6 +126,13 @@ def model_server() -> Iterator[AnthropicServer]:
 def codex_server() -> Iterator[ResponsesServer]:
     """A running scripted OpenAI Responses API on 127.0.0.1 for Codex (see responses_server.py)."""
     with ResponsesServer() as server:  # started, and stopped at teardown
+        yield server
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A running scripted OpenAI Chat Completions API on 127.0.0.1 for OpenCode (see chat_server.py)."""
+    with ChatServer() as server:  # started, and stopped at teardown
         yield server
 
 

@@ -10,16 +10,9 @@ import signal
 import subprocess
 import sys
 
-import pytest
 from chat_server import ChatServer, reply
 from open_support import AttachedClient, Tmux
 from opencode_harness import READY_RE, ensure_opencode, opencode_env, opencode_pid, prepare
-
-
-@pytest.fixture
-def chat_server():
-    with ChatServer() as server:
-        yield server
 
 
 def _lunavect(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

@@ -34,12 +34,6 @@ QUESTION = {
 
 
 @pytest.fixture
-def chat_server():
-    with ChatServer() as server:
-        yield server
-
-
-@pytest.fixture
 def opencode(iso_home):
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
