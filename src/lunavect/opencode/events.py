@@ -119,7 +119,7 @@ def evidence_from_record(record: SpoolRecord) -> Evidence | None:
     kind, fields = mapped
     if evidence.agent_id is not None:
         kind = _AS_SUBAGENT.get(kind, kind)
-        fields = {key: value for key, value in fields.items() if key != "title"}
+        fields = {**fields, "title": None}  # a child session's title is never its root session's
     values: dict = {
         "provider": OPENCODE.id,
         "kind": kind,
