@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from anthropic_server import AnthropicServer
+from chat_server import ChatServer
 from claude_tmux import (
     DEFAULT_API_KEY,
     ClaudeTmux,
@@ -137,6 +138,13 @@ def codex_tmux(client_paths: ClientPaths, iso_home: IsoHome, codex_server: Respo
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     return client_paths, iso_home, codex_env(iso_home, client_paths)
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A running scripted OpenAI Chat Completions API on 127.0.0.1 for OpenCode (see chat_server.py)."""
+    with ChatServer() as server:  # started, and stopped at teardown
+        yield server
 
 
 @pytest.fixture

@@ -50,3 +50,10 @@ def test_ensure_clients_installs_once_under_a_lock(tmp_path: Path):
     found = find_clients(target)
     assert found is not None and outs == [str(found.claude)] * 3
     assert (target / "package.json").exists()  # npm must not adopt a parent project
+
+
+def test_scripts_test_installs_the_opencode_the_harness_pins():
+    from opencode_harness import OPENCODE_VERSION
+
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "test").read_text()
+    assert f"\nOPENCODE_VERSION={OPENCODE_VERSION} " in script and '"opencode-ai@$OPENCODE_VERSION"' in script

@@ -206,7 +206,8 @@ def iso_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iso:
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "OPENCODE_DB"):  # OpenCode's folders: under HOME too
+        monkeypatch.delenv(name, raising=False)
     env = dict(os.environ)
     env.update(values)
     iso = Iso(root=root, home=home, claude=claude, codex=codex, data=data, env=env)

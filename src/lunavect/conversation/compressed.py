@@ -1,4 +1,5 @@
-"""Windows of a compressed Codex rollout (`.jsonl.zst`): a finished thread, read forward as a stream.
+"""Windows of a conversation read forward as a stream: a compressed Codex rollout (`.jsonl.zst`, a finished
+thread), or the records a client keeps in no file of its own (`Source.records`: OpenCode's database rows).
 
 A compressed file cannot be read backwards, so its records stream through zstandard from the start, and only
 the newest records that make the window are kept (a queue that drops the oldest once the rest hold enough
@@ -57,7 +58,8 @@ def read_compressed(
     # Lines skipped unread as far back as the window reaches: those before each kept record, and since the last.
     skipped_before: deque[int] = deque()
     count, dropped, end, skipped, pending = 0, False, 0, 0, 0
-    for offset, after, line in _lines(str(source.path)):
+    records = source.records() if source.records is not None else _lines(str(source.path))
+    for offset, after, line in records:
         end = after
         if limit is not None and offset >= limit[0] and (offset > limit[0] or limit[1] == 0):
             break
@@ -76,7 +78,10 @@ def read_compressed(
             dropped = True
             skipped -= skipped_before.popleft() + skipped_before[0]
             skipped_before[0] = 0
-    st = os.stat(source.path)
+    try:
+        st = os.stat(source.path)
+    except OSError as exc:
+        raise Unreadable(f"cannot read {source.path}: {exc.strerror or exc}") from None
     return assemble_window(
         list(reversed(kept)), messages=messages, older=dropped, end=end, st=st, marks=("", ""), known=known,
         bytes_read=st.st_size, skipped=skipped,

@@ -39,8 +39,9 @@ class Follower:
         self.dev = self.ino = self.offset = 0
         self.head = self.mark = ""
         self.started = False
-        # A compressed rollout is finished: it is read again only when the file itself changed.
-        self.signature: tuple[int, int, int] | None = None
+        # A compressed rollout is finished: it is read again only when the file itself changed (a stream of
+        # records its client keeps elsewhere: when their signature changed).
+        self.signature: object = None
         # The line being appended is longer than MAX_LINE_BYTES: its bytes are passed over up to its newline.
         self.passing_over = False
         self.skipped = 0
@@ -65,7 +66,7 @@ class Follower:
         """What changed since the last poll (the first poll is the latest window, as a reset)."""
         if not self.started:
             return self._restart()
-        if self.source.compressed:
+        if self.source.streamed:
             return self._poll_compressed()
         try:
             fd = open_regular(self.source.path)
@@ -90,11 +91,16 @@ class Follower:
             os.close(fd)
 
     def _poll_compressed(self) -> Update:
-        try:
-            st = os.stat(self.source.path)
-        except OSError as exc:
-            raise Unreadable(f"cannot read {self.source.path}: {exc.strerror}") from None
-        signature = (st.st_ino, st.st_size, st.st_mtime_ns)
+        """A stream is read again whole when its signature changed: a compressed file's identity, size and time,
+        or what its client names (`Source.signature`)."""
+        if self.source.signature is not None:
+            signature: object = self.source.signature()
+        else:
+            try:
+                st = os.stat(self.source.path)
+            except OSError as exc:
+                raise Unreadable(f"cannot read {self.source.path}: {exc.strerror}") from None
+            signature = (st.st_ino, st.st_size, st.st_mtime_ns)
         if self.signature is None:
             self.signature = signature
         if signature == self.signature:

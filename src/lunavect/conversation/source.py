@@ -9,7 +9,7 @@ module is what the readers (window, follow, compressed) hold of it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,23 +24,40 @@ class Parser(Protocol):
     def __call__(self, record: Any, offset: int, *, sidechain: bool = False) -> list[Part]: ...
 
 
+# A conversation's records read forward, each as (its offset, the next record's, its JSON line or None for one
+# skipped unread): how a conversation that is not a plain file is read.
+Records = Callable[[], Iterator[tuple[int, int, bytes | None]]]
+
+
 @dataclass(frozen=True)
 class Source:
     """A conversation file, its client and that client's parser. `agent` names a sub-agent whose own file this is;
     `agents_folder` is where the client keeps the files of this conversation's sub-agents (`agent-<id>.jsonl`,
-    as Claude Code does), None when it keeps none."""
+    as Claude Code does), None when it keeps none.
+
+    A client that keeps a conversation in no file of its own (OpenCode: rows of one database for every session)
+    gives its `records` instead, its records as JSON lines, read forward like a compressed file, and the
+    `signature` that changes whenever they may have (a follower reads them again then); `path` is then the file
+    that holds them, for what is said of it."""
 
     path: Path
     provider: str
     parser: Parser
     agent: str | None = None
     agents_folder: Path | None = None
+    records: Records | None = None
+    signature: Callable[[], object] | None = None
 
     @property
     def compressed(self) -> bool:
         """A file its client compressed once it stopped writing it (`.jsonl.zst`, as Codex does): read as a
         stream."""
         return self.path.name.endswith(".jsonl.zst")
+
+    @property
+    def streamed(self) -> bool:
+        """Read forward as a stream of records (compressed, or kept in no file of its own), never backwards."""
+        return self.compressed or self.records is not None
 
     @property
     def parse(self) -> Callable[[Any, int], list[Part]]:

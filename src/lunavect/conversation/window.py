@@ -113,7 +113,7 @@ def read_assembled(
     known: Mapping[str, str] | None = None,
 ) -> tuple[Window, Assembly]:
     """The window, and the assembly that made it (what a follow goes on from: the calls awaiting results)."""
-    if source.compressed:
+    if source.streamed:
         from lunavect.conversation.compressed import read_compressed
 
         return read_compressed(source, before=before, messages=messages, known=known)

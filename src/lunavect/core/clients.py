@@ -3,8 +3,9 @@
 Everything the rest of lunavect knows of a client without reading its files lives here: the id its rows carry,
 its name as shown, its CLI and how that resumes a session (and attaches to one it runs in the background), its
 runtime's process names, how long its hook events stay fresh, how its screen takes a reply, what it calls its
-rate-limit windows, and the package whose face (`lunavect.claude`, `lunavect.codex`) reads its files, maps its
-hook records and installs its hooks (`lunavect.faces` finds that face from `package`). Outside this module and the client packages nothing
+rate-limit windows, whether lunavect may answer its permission prompts from outside, and the package whose face
+(`lunavect.claude`, `lunavect.codex`, `lunavect.opencode`) reads its files, maps its hook records and installs
+its hooks (`lunavect.faces` finds that face from `package`). Outside this module and the client packages nothing
 compares a provider's name: code asks the descriptor (`by_id`), so adding a client is its package plus one
 descriptor in `CLIENTS`.
 
@@ -29,6 +30,7 @@ class Client:
     """One client: immutable once made (`__slots__`, no attribute set after `__init__`), compared by identity."""
 
     __slots__ = (
+        "answers_outside",
         "attach",
         "command",
         "desktop_apps",
@@ -65,6 +67,7 @@ class Client:
     panel_opens: bool
     http_hooks: bool
     desktop_apps: frozenset[str]
+    answers_outside: bool
 
     def __init__(
         self,
@@ -86,6 +89,7 @@ class Client:
         panel_opens: bool = False,
         http_hooks: bool = False,
         desktop_apps: Iterable[str] = (),
+        answers_outside: bool = True,
     ) -> None:
         """Every field by name:
         - `id`: the provider as rows, keys (`claude:<session id>`), the spool and the hook command name it.
@@ -106,6 +110,8 @@ class Client:
           editor companion can ask that panel to show a given session.
         - `http_hooks`: its hooks can be HTTP hooks to the collector's listener (`lunavect.listener`).
         - `desktop_apps`: the process names of its desktop app, which is not a terminal.
+        - `answers_outside`: lunavect may answer its permission prompts from outside (`lunavect answer`, a key of
+          its dialog pressed in its proven pane); False: they are answered in the client only.
         """
         values = {
             "id": id,
@@ -125,6 +131,7 @@ class Client:
             "panel_opens": panel_opens,
             "http_hooks": http_hooks,
             "desktop_apps": frozenset(desktop_apps),
+            "answers_outside": answers_outside,
         }
         for key, value in values.items():
             object.__setattr__(self, key, value)
@@ -176,8 +183,22 @@ CODEX = Client(
     desktop_apps=("Codex", "Codex Helper"),
 )
 
+OPENCODE = Client(
+    id="opencode",
+    name="OpenCode",
+    label="OpenCode",
+    command="opencode",
+    package="lunavect.opencode",
+    # npm installs the native binary as `opencode.exe` on every system; the curl and brew installs as `opencode`.
+    processes=("opencode", "opencode.exe"),
+    # Its sessions are kept by id in one database for every folder: `opencode --session <id>` finds one anywhere.
+    resume=("--session",),
+    # Its permission prompts are answered in its own screen: lunavect's plugin only reports (README).
+    answers_outside=False,
+)
+
 # Every client, in the order lists and reports name them.
-CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX)
+CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, OPENCODE)
 
 
 def every() -> tuple[Client, ...]:

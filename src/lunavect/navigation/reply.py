@@ -218,6 +218,9 @@ def answer(
         return in_background
     if state != State.PERMISSION:
         return _refuse(f"it is {state.value}: it waits for no permission", session)
+    descriptor = by_id(session.provider)
+    if descriptor is not None and not descriptor.answers_outside:
+        return _refuse(f"{descriptor.name}'s permission prompts are answered in {descriptor.name} itself", session)
     proven = prove_pane(session, others, table, os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven

@@ -293,6 +293,14 @@ def wake_for_notification(facts: Facts, ev: Evidence) -> None:
         set_phase(facts, State.WORKING, ev.at)
 
 
+def note_retry(facts: Facts, ev: Evidence) -> None:
+    """A failed request the client retries: still working, with the reason, unless later news came first."""
+    if facts.phase == State.WORKING and facts.turn_open and (facts.progress_at is None or ev.at >= facts.progress_at):
+        facts.retry_error = error_reason(ev.error, ev.error_detail, ev.http_status).value
+        facts.retry_at = ev.at
+        confirm(facts, ev.at)
+
+
 def note_tool_running(facts: Facts, ev: Evidence) -> None:
     """A tool call began (its PreToolUse, or its use in the transcript): kept once, to match a permission."""
     if ev.tool_use_id and ev.tool and all(t[0] != ev.tool_use_id for t in facts.tools_running):

@@ -20,6 +20,7 @@ from lunavect.core.rules.facts import (
     cut_short,
     end_turn,
     error_reason,
+    note_retry,
     note_tool_running,
     open_turn,
     person_acted,
@@ -70,8 +71,12 @@ def _interrupt(facts: Facts, ev: Evidence) -> None:
 
 
 def _subagent_event(facts: Facts, ev: Evidence) -> None:
+    # A sub-agent's prompts for its person are the session's: its permission requests, and its questions where
+    # the client reports them (OpenCode's child sessions).
     if ev.kind == "PermissionRequest":
         enter_permission(facts, ev)
+    elif ev.kind in ("Elicitation", "ElicitationResult"):
+        EVENTS[ev.kind](facts, ev)
     else:
         confirm(facts, ev.at)
 
@@ -95,6 +100,34 @@ def _pre_tool(facts: Facts, ev: Evidence) -> None:
 def _permission_request(facts: Facts, ev: Evidence) -> None:
     facts.permission_requested_at = ev.at
     enter_permission(facts, ev)
+
+
+def _permission_answered(facts: Facts, ev: Evidence) -> None:
+    """The person answered a permission prompt and the client says so (OpenCode does; Claude Code and Codex do
+    not: the asking tool's progress answers theirs). Allowed, the tool runs; denied, the turn goes on until the
+    client says how it ends. A sub-agent's prompt answered: the session's own tool (the one that runs the
+    sub-agent) goes on."""
+    if facts.phase != State.PERMISSION:
+        confirm(facts, ev.at)
+        return
+    asked = facts.permission_tool_use_id
+    if ev.agent_id is None and asked and ev.tool_use_id and ev.tool_use_id != asked:
+        confirm(facts, ev.at)  # another call's answer: the prompt that waits is not this one
+        return
+    set_phase_keeping_timer(facts, State.WORKING, ev.at)
+    if ev.agent_id is None and ev.reason != "deny" and ev.tool:
+        facts.tool, facts.tool_use_id = ev.tool, ev.tool_use_id
+
+
+def _retry(facts: Facts, ev: Evidence) -> None:
+    """The client's hook reports a retry of a failed request (its reason), or, with no error, that the retried
+    request went through: working again without the reason."""
+    if ev.error is None:
+        if facts.retry_error is not None and ev.at >= (facts.retry_at or 0.0):
+            facts.retry_error = None
+        confirm(facts, ev.at)
+    else:
+        note_retry(facts, ev)
 
 
 def _post_tool(facts: Facts, ev: Evidence) -> None:
@@ -274,6 +307,8 @@ EVENTS: dict[str, Handler] = {
     "Interrupt": _interrupt,
     "PreToolUse": _pre_tool,
     "PermissionRequest": _permission_request,
+    "PermissionAnswered": _permission_answered,
+    "Retry": _retry,
     "PostToolUse": _post_tool,
     "PostToolUseFailure": _post_tool,
     "Notification": _notification,
@@ -289,7 +324,9 @@ EVENTS: dict[str, Handler] = {
 }
 # Events whose handler itself tells a subagent's event from the main loop's; any other event that carries an
 # `agent_id` is a subagent's own work.
-_AGENT_AWARE = frozenset({"SessionStart", "UserPromptSubmit", "Interrupt", "SubagentStart", "SubagentStop"})
+_AGENT_AWARE = frozenset(
+    {"SessionStart", "UserPromptSubmit", "Interrupt", "SubagentStart", "SubagentStop", "PermissionAnswered"}
+)
 
 
 def fold_hook(facts: Facts, ev: Evidence) -> None:

@@ -19,6 +19,7 @@ from lunavect.core.rules.facts import (
     end_turn,
     error_reason,
     is_newer,
+    note_retry,
     note_tool_running,
     of_turn_cut_short,
     person_acted,
@@ -30,14 +31,6 @@ from lunavect.core.rules.facts import (
 )
 
 Handler = Callable[[Facts, Evidence], None]
-
-
-def _retry(facts: Facts, ev: Evidence) -> None:
-    """A failed request the client retries: still working, with the reason, unless later news came first."""
-    if facts.phase == State.WORKING and facts.turn_open and (facts.progress_at is None or ev.at >= facts.progress_at):
-        facts.retry_error = error_reason(ev.error, ev.error_detail, ev.http_status).value
-        facts.retry_at = ev.at
-        confirm(facts, ev.at)
 
 
 def _tool_name(facts: Facts, tool_use_id: str | None) -> str | None:
@@ -112,7 +105,7 @@ def _hooked(facts: Facts, ev: Evidence) -> None:
         _hooked_tool(facts, ev)
         return
     if ev.kind == "TranscriptRetry":
-        _retry(facts, ev)  # no hook reports a retry
+        note_retry(facts, ev)  # Claude Code's hooks report no retry
         return
     if ev.kind == "TranscriptApiError":
         # The client's own record that the running turn failed. Its StopFailure hook says the same, but a
@@ -187,7 +180,7 @@ RECORDS: dict[str, Handler] = {
     "TranscriptToolUse": _tool,
     "TranscriptToolResult": _tool,
     "TranscriptApiError": _api_error,
-    "TranscriptRetry": _retry,
+    "TranscriptRetry": note_retry,
     "TranscriptInterrupt": _interrupt,
 }
 

@@ -1,0 +1,109 @@
+"""lunavect's plugin in OpenCode's configuration: written, checked and removed as one file of its own.
+
+OpenCode has no hook commands; it loads every `plugin/*.js` of its configuration folder into its server
+(places.py). lunavect's is `plugin/lunavect.js`: the package's plugin.js with this installation's spool path
+written in, so `hooks status` can tell it current from one an older lunavect (or another installation) wrote.
+Nothing else in the folder is touched: a file of that name that is not lunavect's is refused, never replaced,
+and uninstall removes exactly lunavect's file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from lunavect import paths
+from lunavect.core.clients import OPENCODE
+from lunavect.opencode import places
+from lunavect.shim.spoolfile import SPOOL_FILE_NAME
+
+# Every version of the plugin begins with this line: how lunavect knows the file is its own.
+MARK = "// lunavect's OpenCode plugin"
+_SPOOL = "__LUNAVECT_SPOOL__"
+
+
+class PluginError(Exception):
+    """The plugin file cannot be written or removed as asked (the line to print)."""
+
+
+@dataclass(frozen=True)
+class Status:
+    path: Path
+    state: str  # installed | missing | stale | unreadable
+    detail: str = ""
+
+
+def plugin_text() -> str:
+    """The plugin as this installation writes it: its spool path in a JavaScript string (JSON's, all ASCII)."""
+    template = resources.files("lunavect.opencode").joinpath("plugin.js").read_text(encoding="utf-8")
+    return template.replace(_SPOOL, json.dumps(str(paths.spool_dir() / SPOOL_FILE_NAME)), 1)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def status() -> Status:
+    path = places.plugin_path()
+    try:
+        found = _read(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        return Status(path, "unreadable", f"cannot read it: {exc}")
+    if found is None:
+        return Status(path, "missing")
+    if not found.startswith(MARK):
+        return Status(path, "unreadable", "a plugin of that name that is not lunavect's")
+    if found != plugin_text():
+        return Status(path, "stale", "written by another lunavect installation or version")
+    return Status(path, "installed")
+
+
+def install() -> bool:
+    """Write the plugin (or bring it up to date); False when it already was."""
+    path = places.plugin_path()
+    current = status()
+    if current.state == "installed":
+        return False
+    if current.state == "unreadable":
+        raise PluginError(f"{path}: {current.detail}; lunavect left it as it is")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Not `*.js` until renamed: OpenCode loads every `plugin/*.js`, and must never load a half-written one.
+    fd, tmp = tempfile.mkstemp(prefix=".lunavect.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(plugin_text())
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return True
+
+
+def uninstall() -> bool:
+    """Remove lunavect's plugin and nothing else; False when there was none."""
+    path = places.plugin_path()
+    current = status()
+    if current.state == "missing":
+        return False
+    if current.state == "unreadable":
+        raise PluginError(f"{path}: {current.detail}; lunavect left it as it is")
+    path.unlink()
+    return True
+
+
+def describe(status: Status) -> str:
+    line = f"{OPENCODE.id}: {'stale: reinstall' if status.state == 'stale' else status.state} ({status.path})"
+    return f"{line}: {status.detail}" if status.detail else line
