@@ -24,11 +24,13 @@ if TYPE_CHECKING:
     import sqlite3
 
     from lunavect.conversation.source import Source as Conversation
-    from lunavect.evidence.sources import LiveEntry, Source
+    from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
+    from lunavect.host.processes import ProcessTable
     from lunavect.opencode.install import Status
 
 __all__ = [
     "CLIENT",
+    "background_job",
     "conversation_at",
     "describe_status",
     "evidence_from_record",
@@ -121,6 +123,11 @@ def uninstall_hooks() -> list[str]:
 def live_catalog() -> Sequence[LiveEntry]:
     """OpenCode keeps no catalog of which process holds which session: its plugin's records tell it."""
     return ()
+
+
+def background_job(session_id: str, table: ProcessTable) -> BackgroundJob | None:
+    """OpenCode runs no session apart from a terminal of its own."""
+    return None
 
 
 def find_conversation(session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
