@@ -3,8 +3,8 @@
 Everything the rest of lunavect knows of a client without reading its files lives here: the id its rows carry,
 its name as shown, its CLI and how that resumes a session, its runtime's process names, how long its hook
 events stay fresh, how its screen takes a reply, what it calls its rate-limit windows, and the package whose
-face (`lunavect.claude`, `lunavect.codex`) reads its files, maps its hook records and installs its hooks
-(`lunavect.faces` finds that face from `package`). Outside this module and the client packages nothing
+face (`lunavect.claude`, `lunavect.codex`) reads its files, maps its hook records and installs
+its hooks (`lunavect.faces` finds that face from `package`). Outside this module and the client packages nothing
 compares a provider's name: code asks the descriptor (`by_id`), so adding a client is its package plus one
 descriptor in `CLIENTS`.
 
@@ -34,11 +34,14 @@ class Client:
         "editor_panel",
         "enter_after_s",
         "event_authority_s",
+        "hook_parent",
         "http_hooks",
         "id",
         "label",
         "limit_windows",
+        "live_title",
         "name",
+        "outcome_in_transcript",
         "package",
         "panel_opens",
         "processes",
@@ -63,6 +66,9 @@ class Client:
     panel_opens: bool
     http_hooks: bool
     desktop_apps: frozenset[str]
+    hook_parent: str | None
+    outcome_in_transcript: bool
+    live_title: bool
 
     def __init__(
         self,
@@ -83,6 +89,9 @@ class Client:
         panel_opens: bool = False,
         http_hooks: bool = False,
         desktop_apps: Iterable[str] = (),
+        hook_parent: str | None = None,
+        outcome_in_transcript: bool = False,
+        live_title: bool = False,
     ) -> None:
         """Every field by name:
         - `id`: the provider as rows, keys (`claude:<session id>`), the spool and the hook command name it.
@@ -101,6 +110,14 @@ class Client:
           editor companion can ask that panel to show a given session.
         - `http_hooks`: its hooks can be HTTP hooks to the collector's listener (`lunavect.listener`).
         - `desktop_apps`: the process names of its desktop app, which is not a terminal.
+        - `hook_parent`: the interpreter its runtime is a script of (`node`), when no process name of its own
+          tells it: a hook runs as the runtime's own child, so the shim takes the nearest ancestor of that name
+          for the agent. Nothing else takes a process of that name for it (every other script runs in it too).
+        - `outcome_in_transcript`: its reply-end hook (Stop) fires after a failed or cancelled turn too, and
+          only its transcript tells which: the transcript's record of the turn's failure or cancel wins over
+          that Stop, whichever is read first.
+        - `live_title`: it draws its state in its terminal's title while it runs (its face reads it:
+          `read_title`), which the collector reads from the session's tmux pane.
         """
         values = {
             "id": id,
@@ -119,6 +136,9 @@ class Client:
             "panel_opens": panel_opens,
             "http_hooks": http_hooks,
             "desktop_apps": frozenset(desktop_apps),
+            "hook_parent": hook_parent,
+            "outcome_in_transcript": outcome_in_transcript,
+            "live_title": live_title,
         }
         for key, value in values.items():
             object.__setattr__(self, key, value)
