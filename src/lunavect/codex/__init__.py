@@ -40,6 +40,7 @@ __all__ = [
     "live_catalog",
     "read_dialog",
     "read_prompt",
+    "read_title",
     "setup_lines",
     "new_source",
     "uninstall_hooks",
@@ -112,6 +113,11 @@ def uninstall_hooks() -> list[str]:
 
 
 # -- read on demand ----------------------------------------------------------------------------------------
+
+
+def read_title(title: str) -> str | None:
+    """Its terminal title is not read for its state (`Client.live_title` is false)."""
+    return None
 
 
 def live_catalog() -> Sequence[LiveEntry]:
