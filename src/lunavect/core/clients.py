@@ -3,7 +3,7 @@
 Everything the rest of lunavect knows of a client without reading its files lives here: the id its rows carry,
 its name as shown, its CLI and how that resumes a session, its runtime's process names, how long its hook
 events stay fresh, how its screen takes a reply, what it calls its rate-limit windows, and the package whose
-face (`lunavect.claude`, `lunavect.codex`) reads its files, maps its hook records and installs
+face (`lunavect.claude`, `lunavect.codex`, `lunavect.gemini`) reads its files, maps its hook records and installs
 its hooks (`lunavect.faces` finds that face from `package`). Outside this module and the client packages nothing
 compares a provider's name: code asks the descriptor (`by_id`), so adding a client is its package plus one
 descriptor in `CLIENTS`.
@@ -189,8 +189,26 @@ CODEX = Client(
     desktop_apps=("Codex", "Codex Helper"),
 )
 
+GEMINI = Client(
+    id="gemini",
+    name="Gemini CLI",
+    label="Gemini",
+    command="gemini",
+    package="lunavect.gemini",
+    # `node …/bin/gemini` relaunches itself as a child `node …/bin/gemini` (the session): no name of its own.
+    processes=(),
+    hook_parent="node",
+    resume=("--resume",),
+    # It finds a session by its id among the chats of the folder it is started in.
+    resume_needs_folder=True,
+    # Its AfterAgent hook fires after an API error and after Esc too; its chat file records which it was.
+    outcome_in_transcript=True,
+    # `✋  Action Required`, `⏲  Working…`, `✦  …`, `◇  Ready` (its `ui.dynamicWindowTitle`, on by default).
+    live_title=True,
+)
+
 # Every client, in the order lists and reports name them.
-CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX)
+CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI)
 
 
 def every() -> tuple[Client, ...]:
