@@ -45,6 +45,14 @@ _UNREACHABLE = ("ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNRES
 _FINISHED = frozenset({"success", "error", "cancelled"})
 
 
+# A field the line does not hold (or holds as null): raw fields stay unchecked until a reader needs them.
+ABSENT = msgspec.Raw()
+
+
+def _present(raw: msgspec.Raw) -> bool:
+    return len(raw) > 0 and bytes(raw) != b"null"
+
+
 class _Call(msgspec.Struct):
     id: object = None
     name: object = None
@@ -69,22 +77,22 @@ class _Part(msgspec.Struct):
 class _Set(msgspec.Struct):
     summary: object = None
     sessionId: object = None
-    messages: msgspec.Raw | None = None
+    messages: msgspec.Raw = ABSENT
 
 
 class _Record(msgspec.Struct):
     id: object = None
     timestamp: object = None
     type: object = None
-    content: msgspec.Raw | None = None
-    toolCalls: msgspec.Raw | None = None
-    tokens: msgspec.Raw | None = None
+    content: msgspec.Raw = ABSENT
+    toolCalls: msgspec.Raw = ABSENT
+    tokens: msgspec.Raw = ABSENT
     model: object = None
     sessionId: object = None
     projectHash: object = None
     startTime: object = None
     kind: object = None
-    set: msgspec.Raw | None = msgspec.field(name="$set", default=None)
+    set: msgspec.Raw = msgspec.field(name="$set", default=ABSENT)
     rewind: object = msgspec.field(name="$rewindTo", default=None)
 
 
@@ -96,8 +104,8 @@ _content = msgspec.json.Decoder(str | list[_Part])
 _messages = msgspec.json.Decoder(list[_Record])
 
 
-def _raw(decoder: msgspec.json.Decoder, raw: msgspec.Raw | None):  # noqa: ANN202 - the decoder's type
-    if raw is None:
+def _raw(decoder: msgspec.json.Decoder, raw: msgspec.Raw):  # noqa: ANN202 - the decoder's type
+    if not _present(raw):
         return None
     try:
         return decoder.decode(raw)
@@ -162,7 +170,7 @@ def _texts(content: object) -> tuple[list[str], bool]:
     return texts, any(p.functionResponse is not None for p in content)
 
 
-def _tokens_of(raw: msgspec.Raw | None) -> tuple[Tokens | None, int | None]:
+def _tokens_of(raw: msgspec.Raw) -> tuple[Tokens | None, int | None]:
     counts = _raw(_tokens, raw)
     if not isinstance(counts, _Tokens):
         return None, None
@@ -174,7 +182,7 @@ def _tokens_of(raw: msgspec.Raw | None) -> tuple[Tokens | None, int | None]:
     return Tokens(input=max(0, prompt - cached), output=output, cache_read=cached), prompt + count(counts.output)
 
 
-def _calls_of(raw: msgspec.Raw | None) -> list[Call]:
+def _calls_of(raw: msgspec.Raw) -> list[Call]:
     found = _raw(_calls, raw)
     calls: list[Call] = []
     for call in (found or [])[:256]:
@@ -231,13 +239,13 @@ def read_line(data: bytes) -> Line | None:
     except msgspec.DecodeError:
         return None
     line = Line("other", at=epoch(record.timestamp))
-    if record.set is not None:
+    if _present(record.set):
         updates = _raw(_set, record.set)
         line.kind = "summary"
         if isinstance(updates, _Set):
             line.summary = title_of(updates.summary) if isinstance(updates.summary, str) else None
             line.session_id = record_id(updates.sessionId)
-            if updates.messages is not None and line.summary is None:
+            if _present(updates.messages) and line.summary is None:
                 line.title = rebuilt_title(updates.messages)
         return line
     if record.sessionId is not None and record.id is None:
