@@ -101,29 +101,30 @@ def _complete_lines(tf: TailFile, offset: int, end: int, budget: int) -> tuple[l
     them ends, how many lines too long to keep were passed over, and whether the budget stopped the read."""
     lines: list[bytes] = []
     pieces: list[bytes] = []
-    size, skipped, skipping = 0, 0, False
+    size, skipped = 0, 0
     consumed = pos = offset
     while pos < end:
-        if lines and consumed - offset >= budget:
-            return lines, consumed, skipped, True
         block = tf.read(min(BLOCK_BYTES, end - pos), pos)
         if block is None:
             break  # cut shorter under the read: the next poll sees the file as it is then
         start = 0
         while (newline := block.find(b"\n", start)) >= 0:
-            if skipping:
+            size += newline - start
+            if size > MAX_LINE_BYTES:
                 skipped += 1
             else:
                 lines.append(b"".join(pieces) + block[start:newline])
-            pieces, size, skipping = [], 0, False
+            pieces, size = [], 0
             start = newline + 1
             consumed = pos + start
+            if consumed - offset >= budget and consumed < end:
+                return lines, consumed, skipped, True
         rest = block[start:]
-        if rest and not skipping:
+        size += len(rest)
+        if size <= MAX_LINE_BYTES:
             pieces.append(rest)
-            size += len(rest)
-            if size > MAX_LINE_BYTES:
-                pieces, size, skipping = [], 0, True
+        else:
+            pieces.clear()  # too long to keep: passed over once it ends
         pos += len(block)
     return lines, consumed, skipped, False
 
