@@ -13,7 +13,7 @@ import shutil
 import signal
 
 import pytest
-from gemini_harness import PERMISSION_RE, gemini_env, start_gemini, wait_session, write_settings
+from gemini_harness import PERMISSION_RE, chat_files, gemini_env, start_gemini, wait_session, write_settings
 from gemini_server import GeminiServer, ask_user, error, hang, shell, text
 
 
@@ -30,6 +30,11 @@ def gemini(client_paths, iso_home, gemini_server):
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     return client_paths, iso_home, gemini_env(iso_home, gemini_server)
+
+
+def cancelled(iso) -> bool:
+    """The chat file holds the client's record of a cancelled request."""
+    return any('"content":"Request cancelled."' in path.read_text() for path in chat_files(iso))
 
 
 def test_a_reply_is_ready_with_its_title_and_usage(gemini, gemini_server: GeminiServer) -> None:
@@ -105,6 +110,7 @@ def test_a_permission_denied_is_idle_from_the_chat_file(gemini, gemini_server: G
         after = wait_session(env, lambda s: s["state"] != "permission", timeout=20)
         assert (after["state"], after["basis"]) == ("idle", ["transcript"])
         assert not marker.exists() and len(gemini_server.stream_requests) == 1
+        assert cancelled(iso)
     finally:
         client.kill()
 
@@ -159,6 +165,7 @@ def test_esc_while_the_model_answers_is_idle(gemini, gemini_server: GeminiServer
 
         after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
         assert (after["state"], after["basis"]) == ("idle", ["transcript"])
+        assert cancelled(iso)
     finally:
         client.kill()
 
@@ -176,7 +183,7 @@ def test_esc_during_a_running_tool_is_idle(gemini, gemini_server: GeminiServer) 
 
         after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
         assert after["state"] == "idle"
-        assert len(gemini_server.stream_requests) == 1
+        assert len(gemini_server.stream_requests) == 1 and cancelled(iso)
     finally:
         client.kill()
 
