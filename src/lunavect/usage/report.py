@@ -18,7 +18,7 @@ from lunavect.core.bounds import EARLIEST
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import local, local_text
 from lunavect.core.tokens import Tokens
-from lunavect.usage import ledger, limits, prices
+from lunavect.usage import ledger, limits, pace, prices
 from lunavect.usage.text import count
 
 # A project's name or a session's title as the table's first column shows it (the JSON keeps it whole).
@@ -142,7 +142,8 @@ def _reset(at: float | None, now: float) -> str:
 
 
 def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
-    """One line per client and account: `codex 5 h 42 % · resets 14:00 | 7 d 8 %`; stale figures say so."""
+    """One line per client and account: `codex 5 h 42 % · resets 14:00 · runs out in 1 h 20 m | 7 d 8 % · resets
+    Mon 09:00 · lasts to reset` (at the pace of the last hour); stale figures say so instead."""
     lines = []
     for account in accounts:
         parts = []
@@ -152,7 +153,7 @@ def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
             if w.stale:
                 figure += f" (as of {local_text(account.at, '%Y-%m-%d %H:%M', missing='?')}, may be old)"
             else:
-                figure += _reset(w.resets_at, now)
+                figure += _reset(w.resets_at, now) + f" · {pace.words(w.pace, w.runs_out_at, now)}"
             parts.append(figure)
         name = clean(account.account, limit=64)
         label = account.client if account.account in ("default", account.client) else f"{account.client}/{name}"

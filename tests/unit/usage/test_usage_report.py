@@ -128,10 +128,18 @@ def test_status_bars_show_the_fullest_window(conn, tmp_path: Path, monkeypatch) 
                 at=NOW - 60, limit_id="codex", primary=LimitWindow(42.0, 300, resets), secondary=LimitWindow(8, 10080)
             ),
         )
-    expected = f"codex 5 h 42 % · resets {dt.datetime.fromtimestamp(resets).strftime('%H:%M')}"
+    # One report a minute old: how fast the window fills is not known yet.
+    expected = f"codex 5 h 42 % · resets {dt.datetime.fromtimestamp(resets).strftime('%H:%M')} · pace unknown"
     assert limits_note(conn, NOW) == expected
-    assert limits_note(conn, resets + 1) == "codex 7 d 8 %"  # the 5 h figure is old; the 7 d one holds
-    assert summarize(conn).notes in ((), (expected,), ("codex 7 d 8 %",), ("codex 5 h 42 % (old)",))
+    # The 5 h figure is old; the 7 d one holds, and did not grow in the last hour: it lasts.
+    assert limits_note(conn, resets + 1) == "codex 7 d 8 % · lasts to reset"
+    assert summarize(conn).notes in (
+        (),
+        (expected,),
+        ("codex 7 d 8 % · lasts to reset",),
+        ("codex 7 d 8 % · pace unknown",),
+        ("codex 5 h 42 % (old)",),
+    )
 
 
 def test_a_row_s_detail_and_the_web_row_carry_the_usage_line() -> None:

@@ -38,6 +38,7 @@ from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.toolbar import SearchInput, Toolbar
 from lunavect.frontends.tui.widgets import Counter, MessageLine, PanelHeader, StaleNote
 from lunavect.listing import arrangement
+from lunavect.listing.attention import NOTHING_WAITS, needs_person
 from lunavect.listing.hosts import not_current_note
 from lunavect.listing.sessions import auto_hide_after, count_sessions
 
@@ -47,6 +48,7 @@ class PanelScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+f,slash", "focus_search", "Search"),
         Binding("a", "toggle_awaiting", "Awaiting input"),
+        Binding("n", "next", "Next"),
         Binding("v", "toggle_active", "Active", show=False),
         Binding("c", "cycle_provider", "Client", show=False),
         Binding("h", "hidden", "Hidden"),
@@ -238,6 +240,16 @@ class PanelScreen(Screen[None]):
             pane.close()
         elif self.session_list.current is not None:
             pane.open()
+
+    def action_next(self) -> None:
+        """`n`: open the session that needs its person most, as `lunavect next` does (the same rule, the same
+        way back as Enter); the row gets the focus when the list shows it."""
+        waiting = needs_person(self.rows.sessions)
+        if not waiting:
+            self.show_message(NOTHING_WAITS[:1].upper() + NOTHING_WAITS[1:] + ".")
+            return
+        self.session_list.select_id(waiting[0].id)
+        self.open_session(waiting[0])
 
     def action_focus_search(self) -> None:
         self.query_one(SearchInput).focus()

@@ -36,6 +36,11 @@ NAVIGATION_BINDINGS = [
 ]
 
 
+# How often the rows on screen are checked for a "last did anything" that reads differently by now (`3 min` to
+# `4 min`): only a line whose words changed is drawn again.
+AGES_EVERY_S = 20.0
+
+
 class SessionList(ScrollView, can_focus=True):
     """One line per session; the cursor row is the focused session."""
 
@@ -48,6 +53,8 @@ class SessionList(ScrollView, can_focus=True):
         "session-list--dim",
         "session-list--capsule",
         "session-list--timer",
+        "session-list--open",
+        "session-list--ended",
         "session-list--state-working",
         "session-list--state-background",
         "session-list--state-compacting",
@@ -96,6 +103,11 @@ class SessionList(ScrollView, can_focus=True):
         # The Click that follows a drag's release is not a click on the drop row.
         self._swallow_click = False
         self._click_opened = False
+        # What each session's "last did anything" said when its line was last drawn (`refresh_ages`).
+        self._ages: dict[str, str] = {}
+
+    def on_mount(self) -> None:
+        self.set_interval(AGES_EVERY_S, self.refresh_ages)
 
     # -- data ---------------------------------------------------------------------------------------------
 
@@ -151,6 +163,19 @@ class SessionList(ScrollView, can_focus=True):
         top = int(self.scroll_offset.y)
         return [top + offset for offset, s in enumerate(self.sessions[top : top + self.size.height]) if s.since]
 
+    def refresh_ages(self) -> int:
+        """Redraw the lines on screen whose "last did anything" reads differently now; returns how many."""
+        now = self.clock()
+        top = int(self.scroll_offset.y)
+        stale = [
+            top + offset
+            for offset, s in enumerate(self.sessions[top : top + self.size.height])
+            if s.id in self._ages and self._ages[s.id] != rows.last_seen(s, now)
+        ]
+        for index in stale:
+            self.refresh_line(index)
+        return len(stale)
+
     def tick(self) -> bool:
         """Redraw the running timers on screen, and nothing else; False when none is on screen."""
         rows = self.timer_rows()
@@ -194,6 +219,7 @@ class SessionList(ScrollView, can_focus=True):
         elif index == self.cursor:
             row_style = base + self._fill("session-list--cursor" if self.has_focus else "session-list--cursor-blurred")
         now = self.clock()
+        self._ages[session.id] = rows.last_seen(session, now)
         segments: list[Segment] = []
         for number, column in enumerate(layout(width, self.usage_column)):
             text, style = self._cell(session, column, now)

@@ -1,7 +1,9 @@
-"""A row's actions (pin, unpin, hide, unhide, open), moving a row, and undoing the last hide.
+"""A row's actions (pin, unpin, hide, unhide, open), moving a row, undoing the last hide, and "next": open the
+session that needs its person most.
 
 Every arrangement goes through `lunavect.listing.arrangement` and "open" through `lunavect.navigation.navigate`,
-the same code as the CLI and the terminal panel; each is a change, so each passes `walls.control` first.
+the same code as the CLI and the terminal panel; "next" chooses by `lunavect.listing.attention.needs_person`, as
+`lunavect next` does, then opens as "open" does. Each is a change, so each passes `walls.control` first.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from lunavect.frontends.web.problems import BadRequest, Conflict, NotFound
 from lunavect.frontends.web.state import panel_of
 from lunavect.frontends.web.walls import body_json, control, on_this_machine
 from lunavect.listing import arrangement
+from lunavect.listing.attention import NOTHING_WAITS, needs_person
+from lunavect.listing.sessions import read_sessions
 
 ROW_ACTIONS = ("pin", "unpin", "hide", "unhide", "open")
 
@@ -42,6 +46,10 @@ async def row_action(request: Request) -> Response:
 
 
 async def open_row(request: Request, session: Session | None, listed: list[Session]) -> Response:
+    return JSONResponse(await _open(request, session, listed))
+
+
+async def _open(request: Request, session: Session | None, listed: list[Session]) -> dict[str, object]:
     """Raise the session's terminal, or resume it in a new one: only for a browser on the session's machine."""
     if session is None:
         raise NotFound("that session is not in the list")
@@ -51,7 +59,19 @@ async def open_row(request: Request, session: Session | None, listed: list[Sessi
 
     others = [s for s in listed if s.id != session.id]
     result = await asyncio.to_thread(open_session, session, resume_in=None, others=others)
-    return JSONResponse(result.as_dict())
+    return result.as_dict()
+
+
+async def next_row(request: Request) -> Response:
+    """Open the session that needs its person most, as "open" would; which one it was comes back with it."""
+    await control(request)
+    await body_json(request)
+    listed = await panel_of(request).worker.run(lambda conn: read_sessions(conn, include_hidden=True))
+    waiting = needs_person(listed)
+    if not waiting:
+        raise NotFound(NOTHING_WAITS)
+    chosen = waiting[0]
+    return JSONResponse({"id": chosen.id, "title": chosen.title, **await _open(request, chosen, listed)})
 
 
 async def move(request: Request) -> Response:
@@ -80,6 +100,7 @@ async def undo(request: Request) -> Response:
 # `/move` before `/{action}`, which would take it for an unknown action; the app puts peek's routes before these
 # for the same reason.
 ROUTES = [
+    Route("/api/next", next_row, methods=["POST"]),
     Route("/api/sessions/{id}/move", move, methods=["POST"]),
     Route("/api/sessions/{id}/{action}", row_action, methods=["POST"]),
     Route("/api/undo", undo, methods=["POST"]),
