@@ -13,7 +13,15 @@ import shutil
 import signal
 
 import pytest
-from gemini_harness import PERMISSION_RE, chat_files, gemini_env, start_gemini, wait_session, write_settings
+from gemini_harness import (
+    PERMISSION_RE,
+    chat_files,
+    gemini_env,
+    sessions,
+    start_gemini,
+    wait_session,
+    write_settings,
+)
 from gemini_server import GeminiServer, ask_user, error, hang, shell, text
 
 
@@ -49,7 +57,7 @@ def test_a_reply_is_ready_with_its_title_and_usage(gemini, gemini_server: Gemini
         assert (ready["title"], ready["basis"]) == ("say hello", ["hook"])
         assert ready["pid"] == client.pid()  # the relaunched child, not the launcher
         assert ready["usage"]["model"] == "gemini-2.5-flash" and ready["usage"]["tokens"]["output"] == 5
-        assert ready["resume"].endswith(f"gemini --resume {ready['session_id']}")
+        assert ready["resume"].endswith(f"gemini --resume {ready['session_id']}") and ready["open"] is True
     finally:
         client.kill()
 
@@ -202,6 +210,7 @@ def test_kill_9_is_not_left_working(gemini, gemini_server: GeminiServer) -> None
 
         after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
         assert after["state"] == "idle" and "process" in after["basis"]
+        assert wait_session(env, lambda s: s["open"] is False, timeout=10)["session_id"] == working["session_id"]
     finally:
         client.kill()
 
@@ -220,5 +229,51 @@ def test_without_hooks_the_chat_file_gives_title_ready_and_usage(gemini, gemini_
         ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
         assert (ready["title"], ready["basis"]) == ("say hello", ["transcript"])
         assert ready["usage"]["tokens"]["output"] == 5
+    finally:
+        client.kill()
+
+
+def test_resume_continues_the_same_row(gemini, gemini_server: GeminiServer) -> None:
+    paths, iso, env = gemini
+    write_settings(iso)
+    gemini_server.script(text("First reply"), text("Second reply"))
+    client = start_gemini(paths, iso, env)
+    try:
+        client.send_text("first question")
+        client.wait_for_screen(r"First reply", timeout=40)
+        first = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+    finally:
+        client.kill()
+    again = start_gemini(paths, iso, env, "--resume", first["session_id"], name="again")
+    try:
+        again.send_text("second question")
+        again.wait_for_screen(r"Second reply", timeout=40)
+        ready = wait_session(env, lambda s: s["state"] == "ready" and s["open"], timeout=30)
+        assert ready["session_id"] == first["session_id"] and ready["title"] == "first question"
+        assert ready["pid"] == again.pid()
+        assert [row["session_id"] for row in sessions(env)] == [first["session_id"]]
+    finally:
+        again.kill()
+
+
+def test_compress_is_compacting_until_its_record(gemini, gemini_server: GeminiServer) -> None:
+    """`/compress` fires `PreCompress` (`trigger: "manual"`) and no hook at its end: the chat file's record of
+    the compression ends it. The summary is the one `:generateContent` request, held back six seconds."""
+    paths, iso, env = gemini
+    write_settings(iso)
+    gemini_server.script(text("First reply"))
+    gemini_server.script(text("A summary", delay=6), match=lambda r: r.method_name == "generateContent")
+    client = start_gemini(paths, iso, env)
+    try:
+        client.send_text("first question")
+        client.wait_for_screen(r"First reply", timeout=40)
+        wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+
+        client.send_text("/compress")
+
+        compacting = wait_session(env, lambda s: s["state"] != "ready", timeout=20)
+        assert (compacting["state"], compacting["basis"]) == ("compacting", ["hook"])
+        after = wait_session(env, lambda s: s["state"] != "compacting", timeout=30)
+        assert (after["state"], after["basis"]) == ("idle", ["transcript"])
     finally:
         client.kill()
