@@ -107,11 +107,13 @@ def chat_files(iso: IsoHome) -> list[Path]:
 class GeminiTmux(ClaudeTmux):
     """The real Gemini CLI in a pane of a private tmux server."""
 
-    def wait_ready(self, timeout: float = 60.0) -> str:
+    def wait_ready(self, timeout: float = 60.0, *, starting: bool = True) -> str:
+        """Wait for the input box with its placeholder; while `starting`, also for the client's start to end
+        (once started, a prompt queued at its start leaves "Initializing..." in the history for good)."""
         deadline = time.monotonic() + timeout
         while True:
             screen = self.capture()
-            if READY_RE.search(screen) and not STARTING_RE.search(screen):
+            if READY_RE.search(screen) and not (starting and STARTING_RE.search(screen)):
                 return screen
             if time.monotonic() > deadline or not self.alive():
                 raise TimeoutError(f"gemini not ready within {timeout}s (alive={self.alive()}); screen:\n{screen}")
@@ -120,7 +122,7 @@ class GeminiTmux(ClaudeTmux):
     def send_text(self, text: str, *, enter: bool = True, pause: float = 0.3, timeout: float = 20.0) -> None:
         """Type `text` once the input box is ready, then press Enter until the client shows it took the prompt
         (its box drawn empty again, or a dialog in its place)."""
-        self.wait_ready(timeout)
+        self.wait_ready(timeout, starting=False)
         self.tmux("send-keys", "-t", self.target, "-l", text)
         if not enter:
             return

@@ -277,3 +277,27 @@ def test_compress_is_compacting_until_its_record(gemini, gemini_server: GeminiSe
         assert (after["state"], after["basis"]) == ("idle", ["transcript"])
     finally:
         client.kill()
+
+
+def test_without_hooks_the_chat_file_gives_an_api_error_and_a_cancel(gemini, gemini_server: GeminiServer) -> None:
+    paths, iso, env = gemini
+    settings = write_settings(iso)
+    quiet = json.loads(settings.read_text())
+    quiet.pop("hooks")
+    settings.write_text(json.dumps(quiet))
+    gemini_server.script(error(403, "Scripted failure of the model"), hang())
+    client = start_gemini(paths, iso, env)
+    try:
+        client.send_text("say hello")
+        client.wait_for_screen(r"API Error", timeout=40)
+        failed = wait_session(env, lambda s: s["state"] == "error", timeout=30)
+        assert (failed["error"], failed["basis"]) == ("auth", ["transcript"])
+
+        client.send_text("think long")
+        gemini_server.wait_for_count(2, timeout=30)
+        client.send_keys("Escape")
+
+        after = wait_session(env, lambda s: s["state"] == "idle", timeout=30)
+        assert after["basis"] == ["transcript"] and cancelled(iso)
+    finally:
+        client.kill()
