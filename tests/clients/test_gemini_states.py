@@ -22,7 +22,7 @@ from gemini_harness import (
     wait_session,
     write_settings,
 )
-from gemini_server import GeminiServer, ask_user, error, hang, shell, text
+from gemini_server import GeminiServer, ask_user, error, function_call, hang, shell, text
 
 
 @pytest.fixture
@@ -299,5 +299,29 @@ def test_without_hooks_the_chat_file_gives_an_api_error_and_a_cancel(gemini, gem
 
         after = wait_session(env, lambda s: s["state"] == "idle", timeout=30)
         assert after["basis"] == ["transcript"] and cancelled(iso)
+    finally:
+        client.kill()
+
+
+def test_a_sub_agent_stays_out_of_the_rows(gemini, gemini_server: GeminiServer) -> None:
+    """Its `invoke_agent` runs the sub-agent's own model loop (its requests offer no `invoke_agent`) and writes
+    its own chat file under `chats/<parent session>/`: the list keeps one row, the main session's."""
+    paths, iso, env = gemini
+    write_settings(iso)
+    gemini_server.script(
+        function_call("invoke_agent", {"agent_name": "generalist", "prompt": "say done"}), text("Main done")
+    )
+    gemini_server.script(
+        *[text("Sub done")] * 10, match=lambda r: r.is_stream and "invoke_agent" not in r.tool_names, route="sub"
+    )
+    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
+    try:
+        client.send_text("delegate")
+        client.wait_for_screen(r"Main done", timeout=60)
+        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+        assert [row["session_id"] for row in sessions(env)] == [ready["session_id"]]
+        assert any(r.route == "sub" for r in gemini_server.stream_requests)
+        own = list((iso.home / ".gemini" / "tmp").glob(f"*/chats/{ready['session_id']}/*.jsonl"))
+        assert len(own) == 1
     finally:
         client.kill()
