@@ -16,11 +16,17 @@ import re
 from lunavect.core.pane_reading import Dialog, PromptReading, dialog_options, plain, screen_rows
 
 PLACEHOLDER = "Type your message or @path/to/file"
+STARTING = "Initializing..."
+# A row the client writes into its history: a reply (`✦`), an error (`✕`) or a notice (`ℹ`).
+_OWN_ROW = re.compile(r"^\s*[✦✕ℹ]\s", re.M)
 FOOTER_ROWS = 3
 _QUESTION = re.compile(r"^\s*(?:Allow execution of \[(?P<tool>[^\]]+)\]\?|(?P<edit>Apply this change\?))\s*$", re.M)
 _BOX = re.compile(r"^\s*[│╭╰]\s?|\s?[│╮╯]\s*$")
 _RADIO = re.compile(r"^(\s*)[●○]\s")
+_HEADER = re.compile(r"^\s*\?\s+(?P<name>\S+)", re.M)
 TITLE_STATES = {"✋": "waiting", "✦": "busy", "⏲": "busy", "◇": "idle"}
+# A confirmation names its tool by its display name, its hooks by its name: `lunavect answer` compares the two.
+TOOL_NAMES = {"Shell": "run_shell_command", "Edit": "replace", "WriteFile": "write_file", "WebFetch": "web_fetch"}
 
 
 def read_title(title: str) -> str | None:
@@ -35,16 +41,27 @@ def _unboxed(text: str) -> list[str]:
 
 
 def read_dialog(screen: str) -> Dialog | None:
-    """Its confirmation box on the screen, or None."""
+    """Its confirmation box on the screen, or None; its tool as the hooks name it (`run_shell_command` for the
+    box's `Shell`), so that an answer goes only to the tool the session waits for."""
     rows = _unboxed(plain(screen))
     text = "\n".join(rows)
     questions = list(_QUESTION.finditer(text))
     if not questions:
         return None
     question = questions[-1]
-    tool = question.group("tool") or "Edit"
+    headers = list(_HEADER.finditer(text, 0, question.start()))
+    shown = question.group("tool") or (headers[-1].group("name") if headers else "Edit")
+    tool = TOOL_NAMES.get(shown, shown)  # a display name not known here stays itself: answer then refuses
     options = dialog_options([row for row in text[question.end() :].splitlines()[1:] if row.strip()])
     return Dialog(tool, options) if options else None
+
+
+def _starting(text: str) -> bool:
+    """It still starts: its "Initializing..." notice (a prompt typed meanwhile is queued) has nothing of its own
+    after it. The notice stays in the history for good, so once a reply, an error or a notice of the client's
+    follows it, the client has long started."""
+    at = text.rfind(STARTING)
+    return at >= 0 and _OWN_ROW.search(text, at + len(STARTING)) is None
 
 
 def read_prompt(screen: str) -> PromptReading:
@@ -53,7 +70,7 @@ def read_prompt(screen: str) -> PromptReading:
     text = plain(screen)
     if _QUESTION.search("\n".join(_unboxed(text))):
         return PromptReading(None, "it shows a confirmation")
-    if "Initializing..." in text:
+    if _starting(text):
         return PromptReading(None, "it is still starting")
     rows = screen_rows(text)
     row = next((i for i in range(len(rows) - 1, -1, -1) if rows[i].lstrip().startswith(">")), None)

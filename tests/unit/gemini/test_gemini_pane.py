@@ -25,9 +25,15 @@ def test_a_confirmation_is_no_prompt_and_its_keys_are_read() -> None:
     reading = gemini.read_prompt(SCREENS["dialog"])
     assert reading.empty is None and "confirmation" in reading.why
     dialog = gemini.read_dialog(SCREENS["dialog"])
-    assert dialog is not None and dialog.tool == "Shell"
+    assert dialog is not None and dialog.tool == "run_shell_command"  # as its hooks name it, not "Shell"
     assert (dialog.key("allow"), dialog.key("allow-always"), dialog.key("deny")) == ("1", "2", "Escape")
     assert gemini.read_dialog(SCREENS["ready"]) is None
+
+
+def test_a_client_still_starting_is_no_prompt_but_its_notice_left_in_the_history_is() -> None:
+    notice = "\n\u2139 Initializing... Prompts will be queued.\n\n > say hello\n"
+    assert gemini.read_prompt(notice + SCREENS["ready"]).empty is None
+    assert gemini.read_prompt(notice + "\n\u2726 ok\n" + SCREENS["ready"]).empty is True
 
 
 def test_another_screen_is_no_prompt() -> None:
