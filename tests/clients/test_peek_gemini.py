@@ -59,3 +59,24 @@ def test_show_reply_and_answer(gemini, gemini_server: GeminiServer) -> None:
         assert "Marker written IOTA" in shown
     finally:
         client.kill()
+
+
+def test_answer_deny_presses_esc_and_the_turn_ends_idle(gemini, gemini_server: GeminiServer) -> None:
+    paths, iso, env = gemini
+    write_settings(iso)
+    marker = iso.work / "marker"
+    gemini_server.script(shell(f"touch {marker}"), text("should not come"))
+    client = start_gemini(paths, iso, env)
+    try:
+        client.send_text("make the marker")
+        client.wait_for_screen(PERMISSION_RE.pattern, timeout=40)
+        sid = wait_session(env, lambda s: s["state"] == "permission", timeout=30)["id"]
+
+        denied = lunavect(env, "answer", sid, "deny")
+        assert denied.returncode == 0, denied.stdout + denied.stderr
+
+        after = wait_session(env, lambda s: s["state"] != "permission", timeout=20)
+        assert (after["state"], after["basis"]) == ("idle", ["transcript"])
+        assert not marker.exists() and len(gemini_server.stream_requests) == 1
+    finally:
+        client.kill()
