@@ -205,6 +205,19 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (client, account)
     );
     """,
+    # 11: the cursors of clients' files read incrementally by a source that keeps no table of its own (one per
+    # file: its session, the cursor, a small summary of what it said; `lunavect.evidence.file_cursors`).
+    """
+    CREATE TABLE file_cursor (
+        path TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        cursor TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX file_cursor_by_session ON file_cursor (provider, session_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

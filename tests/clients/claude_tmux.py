@@ -45,7 +45,12 @@ from typing import Any
 
 CLAUDE_VERSION = "2.1.328"
 CODEX_VERSION = "0.169.0"
-NPM_PACKAGES = (f"@anthropic-ai/claude-code@{CLAUDE_VERSION}", f"@openai/codex@{CODEX_VERSION}")
+GEMINI_VERSION = "0.61.0"
+NPM_PACKAGES = (
+    f"@anthropic-ai/claude-code@{CLAUDE_VERSION}",
+    f"@openai/codex@{CODEX_VERSION}",
+    f"@google/gemini-cli@{GEMINI_VERSION}",
+)
 
 REAL_HOME = Path(os.path.expanduser("~"))
 CLIENTS_DIR = Path(os.environ.get("LUNAVECT_CLIENTS_DIR") or REAL_HOME / ".cache" / "lunavect-test-clients")
@@ -101,6 +106,8 @@ class ClientPaths:
     codex_native: Path | None  # the native Codex binary
     claude_version: str | None = None
     codex_version: str | None = None
+    gemini: Path | None = None  # node_modules/.bin/gemini (the launcher that relaunches itself)
+    gemini_version: str | None = None
 
 
 def _pkg_version(pkg_dir: Path) -> str | None:
@@ -119,8 +126,12 @@ def find_clients(root: Path | str | None = None, *, check_versions: bool = True)
         return None
     claude_version = _pkg_version(nm / "@anthropic-ai" / "claude-code")
     codex_version = _pkg_version(nm / "@openai" / "codex")
-    if check_versions and (claude_version != CLAUDE_VERSION or codex_version != CODEX_VERSION):
+    gemini_version = _pkg_version(nm / "@google" / "gemini-cli")
+    if check_versions and (
+        claude_version != CLAUDE_VERSION or codex_version != CODEX_VERSION or gemini_version != GEMINI_VERSION
+    ):
         return None
+    gemini = nm / ".bin" / "gemini"
     codex = nm / ".bin" / "codex"
     natives = sorted(nm.glob("@openai/codex-*/vendor/*/bin/codex"))
     return ClientPaths(
@@ -131,6 +142,8 @@ def find_clients(root: Path | str | None = None, *, check_versions: bool = True)
         codex_native=natives[0] if natives else None,
         claude_version=claude_version,
         codex_version=codex_version,
+        gemini=gemini if gemini.exists() else None,
+        gemini_version=gemini_version,
     )
 
 
@@ -333,6 +346,8 @@ _STRIP_PREFIXES = (
     "ANTHROPIC_",
     "CLAUDE",
     "CODEX_",
+    "GEMINI_",
+    "GOOGLE_",
     "OPENAI_",
     "OTEL_",
     "LUNAVECT_",

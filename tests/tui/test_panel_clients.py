@@ -30,7 +30,7 @@ async def test_a_third_client_has_its_filter_button_and_its_turn_in_the_cycle(co
         await pilot.click("#provider-standin")
         assert ids(app) == ["standin:c"]
         await pilot.click("#provider-all")
-        await pilot.press("c", "c", "c", "c")  # Claude, Codex, OpenCode, then the stand-in
+        await pilot.press("c", "c", "c", "c", "c")  # Claude, Codex, Gemini, OpenCode, then the stand-in
         assert ids(app) == ["standin:c"]
         await pilot.press("c")
         assert len(ids(app)) == 3

@@ -67,7 +67,7 @@ async def test_provider_buttons_and_active(conn, make_app):
         assert len(ids(app)) == 4
         await pilot.press("c")  # the keyboard cycles the same choice: Claude
         assert set(ids(app)) == {"claude:w", "claude:n1", "claude:n2"}
-        await pilot.press("c", "c", "c")  # Codex, OpenCode, then all
+        await pilot.press("c", "c", "c", "c")  # Codex, Gemini, OpenCode, then all
         assert len(ids(app)) == 4
         await pilot.click("#active")
         assert ids(app) == ["claude:w"]

@@ -180,7 +180,9 @@ def test_search_and_filters(served, browser):
     page.locator("[data-provider=codex]").click()
     assert shown(page) == []
     assert "No session is Codex" in page.locator("#empty").inner_text()
-    page.locator("body").press("c")  # cycles on to OpenCode, then back to All
+    page.locator("body").press("c")  # cycles on to Gemini, OpenCode, then back to All
+    assert shown(page) == []
+    page.locator("body").press("c")
     assert shown(page) == []
     page.locator("body").press("c")
     assert len(shown(page)) == 4

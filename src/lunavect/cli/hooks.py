@@ -50,7 +50,7 @@ def hooks() -> None:
     help="Send Claude Code's tool events to the collector as HTTP hooks (needs the collector running).",
 )
 def hooks_install(statusline: bool, http: bool) -> None:
-    """Add lunavect's hooks to every client (Claude Code, Codex), keeping every other setting as it is."""
+    """Add lunavect's hooks to every client lunavect reads, keeping every other setting as it is."""
     from lunavect import claude, faces, paths
     from lunavect.install.command import describe_target
     from lunavect.listener import service as hook_service

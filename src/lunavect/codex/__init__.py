@@ -42,6 +42,7 @@ __all__ = [
     "live_catalog",
     "read_dialog",
     "read_prompt",
+    "read_title",
     "setup_lines",
     "new_source",
     "uninstall_hooks",
@@ -114,6 +115,11 @@ def uninstall_hooks() -> list[str]:
 
 
 # -- read on demand ----------------------------------------------------------------------------------------
+
+
+def read_title(title: str) -> str | None:
+    """Its terminal title is not read for its state (`Client.live_title` is false)."""
+    return None
 
 
 def live_catalog() -> Sequence[LiveEntry]:

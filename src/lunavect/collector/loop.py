@@ -38,10 +38,16 @@ ALIVE_S = 1.0
 
 
 def default_sources() -> list[Source]:
-    """The file and catalog sources the collector polls on every tick, besides the hook spool: each client's."""
+    """The file and catalog sources the collector polls on every tick, besides the hook spool: each client's,
+    and the live terminal titles of the clients that draw their state there."""
     from lunavect import faces
+    from lunavect.collector.pane_titles import PaneTitles
+    from lunavect.core import clients
 
-    return [face.new_source() for face in faces.every()]
+    sources = [face.new_source() for face in faces.every()]
+    if any(client.live_title for client in clients.every()):
+        sources.append(PaneTitles())
+    return sources
 
 
 class TransitionObserver(Protocol):

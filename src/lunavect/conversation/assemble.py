@@ -1,5 +1,6 @@
 """Parts in file order made into the messages a viewer shows: results joined to their calls, a prompt's echo
-dropped where the client recorded the prompt as an event just before it, every message marked."""
+dropped where the client recorded the prompt as an event just before it, a message the client wrote again
+(the same `key`) shown once in its latest form, every message marked."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class Assembly:
     def __init__(self) -> None:
         self.messages: list[Message] = []
         self.calls: dict[str, int] = {}
+        # Where each keyed message is held, so that the client's later version of it replaces it.
+        self.keys: dict[str, int] = {}
         # The text of the latest prompt a client recorded as an event (Codex `user_message`): the input item
         # that repeats it, written after it, is an echo.
         self.prompt_event: str | None = None
@@ -37,9 +40,20 @@ class Assembly:
                 self._append(part)
 
     def _append(self, message: Message) -> None:
+        held = self.keys.get(message.key) if message.key else None
+        if held is not None and held < len(self.messages) and self.messages[held].key == message.key:
+            # Written again by its client: its latest form, at the place it first stood (a viewer redraws it).
+            message = marked(msgspec.structs.replace(message, place=self.messages[held].place))
+            self.messages[held] = message
+            if message.kind == Kind.TOOL and message.call_id:
+                self.calls[message.call_id] = held
+            self.changed.append(message)
+            return
         message = marked(message)
         if message.kind == Kind.TOOL and message.call_id:
             self.calls[message.call_id] = len(self.messages)
+        if message.key:
+            self.keys[message.key] = len(self.messages)
         self.messages.append(message)
         self.changed.append(message)
 
@@ -59,6 +73,7 @@ class Assembly:
             return
         self.messages = self.messages[drop:]
         self.calls = {call: at - drop for call, at in self.calls.items() if at >= drop}
+        self.keys = {key: at - drop for key, at in self.keys.items() if at >= drop}
         held = {m.place for m in self.messages}
         self.changed = [m for m in self.changed if m.place in held]
 

@@ -39,6 +39,9 @@ class Message(msgspec.Struct, frozen=True, omit_defaults=True):
     result: str | None = None
     failed: bool = False
     at: str | None = None
+    # The client's own id of what this message shows, for a client that writes a message again each time it
+    # changes (Gemini CLI: the last line of an id wins): a later message with the same key replaces it.
+    key: str | None = None
     mark: str = ""
 
 

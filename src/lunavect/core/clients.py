@@ -4,10 +4,10 @@ Everything the rest of lunavect knows of a client without reading its files live
 its name as shown, its CLI and how that resumes a session (and attaches to one it runs in the background), its
 runtime's process names, how long its hook events stay fresh, how its screen takes a reply, what it calls its
 rate-limit windows, whether lunavect may answer its permission prompts from outside, and the package whose face
-(`lunavect.claude`, `lunavect.codex`, `lunavect.opencode`) reads its files, maps its hook records and installs
-its hooks (`lunavect.faces` finds that face from `package`). Outside this module and the client packages nothing
-compares a provider's name: code asks the descriptor (`by_id`), so adding a client is its package plus one
-descriptor in `CLIENTS`.
+(`lunavect.claude`, `lunavect.codex`, `lunavect.gemini`, `lunavect.opencode`) reads its files, maps its hook
+records and installs its hooks (`lunavect.faces` finds that face from `package`). Outside this module and the
+client packages nothing compares a provider's name: code asks the descriptor (`by_id`), so adding a client is
+its package plus one descriptor in `CLIENTS`.
 
 No import at all, not even `dataclasses` (whose import costs about one bare interpreter start): the hook shim
 reads the process names here on every event (`lunavect.shim.procfacts`).
@@ -37,11 +37,14 @@ class Client:
         "editor_panel",
         "enter_after_s",
         "event_authority_s",
+        "hook_parent",
         "http_hooks",
         "id",
         "label",
         "limit_windows",
+        "live_title",
         "name",
+        "outcome_in_transcript",
         "package",
         "panel_opens",
         "processes",
@@ -68,6 +71,9 @@ class Client:
     http_hooks: bool
     desktop_apps: frozenset[str]
     answers_outside: bool
+    hook_parent: str | None
+    outcome_in_transcript: bool
+    live_title: bool
 
     def __init__(
         self,
@@ -90,6 +96,9 @@ class Client:
         http_hooks: bool = False,
         desktop_apps: Iterable[str] = (),
         answers_outside: bool = True,
+        hook_parent: str | None = None,
+        outcome_in_transcript: bool = False,
+        live_title: bool = False,
     ) -> None:
         """Every field by name:
         - `id`: the provider as rows, keys (`claude:<session id>`), the spool and the hook command name it.
@@ -112,6 +121,14 @@ class Client:
         - `desktop_apps`: the process names of its desktop app, which is not a terminal.
         - `answers_outside`: lunavect may answer its permission prompts from outside (`lunavect answer`, a key of
           its dialog pressed in its proven pane); False: they are answered in the client only.
+        - `hook_parent`: the interpreter its runtime is a script of (`node`), when no process name of its own
+          tells it: a hook runs as the runtime's own child, so the shim takes the nearest ancestor of that name
+          for the agent. Nothing else takes a process of that name for it (every other script runs in it too).
+        - `outcome_in_transcript`: its reply-end hook (Stop) fires after a failed or cancelled turn too, and
+          only its transcript tells which: the transcript's record of the turn's failure or cancel wins over
+          that Stop, whichever is read first.
+        - `live_title`: it draws its state in its terminal's title while it runs (its face reads it:
+          `read_title`), which the collector reads from the session's tmux pane.
         """
         values = {
             "id": id,
@@ -132,6 +149,9 @@ class Client:
             "http_hooks": http_hooks,
             "desktop_apps": frozenset(desktop_apps),
             "answers_outside": answers_outside,
+            "hook_parent": hook_parent,
+            "outcome_in_transcript": outcome_in_transcript,
+            "live_title": live_title,
         }
         for key, value in values.items():
             object.__setattr__(self, key, value)
@@ -183,6 +203,24 @@ CODEX = Client(
     desktop_apps=("Codex", "Codex Helper"),
 )
 
+GEMINI = Client(
+    id="gemini",
+    name="Gemini CLI",
+    label="Gemini",
+    command="gemini",
+    package="lunavect.gemini",
+    # `node …/bin/gemini` relaunches itself as a child `node …/bin/gemini` (the session): no name of its own.
+    processes=(),
+    hook_parent="node",
+    resume=("--resume",),
+    # It finds a session by its id among the chats of the folder it is started in.
+    resume_needs_folder=True,
+    # Its AfterAgent hook fires after an API error and after Esc too; its chat file records which it was.
+    outcome_in_transcript=True,
+    # `✋  Action Required`, `⏲  Working…`, `✦  …`, `◇  Ready` (its `ui.dynamicWindowTitle`, on by default).
+    live_title=True,
+)
+
 OPENCODE = Client(
     id="opencode",
     name="OpenCode",
@@ -198,7 +236,7 @@ OPENCODE = Client(
 )
 
 # Every client, in the order lists and reports name them.
-CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, OPENCODE)
+CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE)
 
 
 def every() -> tuple[Client, ...]:

@@ -76,10 +76,12 @@ class Dialog:
         """The dialog's own key for `allow`, `allow-always` or `deny`, or None when it offers no such option."""
         for key, label in self.options.items():
             words = label.lower()
-            if answer == "allow" and (words == "yes" or words.startswith("yes, proceed")):
+            if answer == "allow" and (words in ("yes", "allow once") or words.startswith("yes, proceed")):
                 return key
             if answer == "allow-always" and (
-                words.startswith("yes, and always allow") or words.startswith("yes, and don't ask again")
+                words.startswith("yes, and always allow")
+                or words.startswith("yes, and don't ask again")
+                or words.startswith("allow for this session")
             ):
                 return key
             if answer == "deny" and (words == "no" or words.startswith("no,") or words.startswith("no ")):

@@ -45,6 +45,8 @@ class SpoolRecord(msgspec.Struct, frozen=True):
     trigger: str | None = None
     reason: str | None = None
     ntype: str | None = None
+    # The kind of request a notification names (Gemini CLI's `details.type`); read by its client's face.
+    detail: str | None = None
     error: str | None = None
     error_detail: str | None = None
     question: bool = False

@@ -108,6 +108,11 @@ class Face(Protocol):
         """Its permission dialog on a pane's screen, or None."""
         ...
 
+    def read_title(self, title: str) -> str | None:
+        """The state its terminal title shows (`busy`, `waiting`, `idle`), for a client that draws it there live
+        (`Client.live_title`); None for a title that says nothing."""
+        ...
+
     def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
         """The file a session's conversation is read from, or None when this machine holds none."""
         ...

@@ -42,6 +42,7 @@ __all__ = [
     "live_catalog",
     "read_dialog",
     "read_prompt",
+    "read_title",
     "setup_lines",
     "new_source",
     "uninstall_hooks",
@@ -123,6 +124,11 @@ def uninstall_hooks() -> list[str]:
 def live_catalog() -> Sequence[LiveEntry]:
     """OpenCode keeps no catalog of which process holds which session: its plugin's records tell it."""
     return ()
+
+
+def read_title(title: str) -> str | None:
+    """Its terminal title is not read for its state (`Client.live_title` is false)."""
+    return None
 
 
 def background_job(session_id: str, table: ProcessTable) -> BackgroundJob | None:

@@ -185,6 +185,13 @@ def extract(client: str, payload: dict) -> dict | None:
     title = _short(payload.get("session_title"), 300)
     if title:
         record["title"] = title
+    details = payload.get("details")
+    if isinstance(details, dict):
+        # What a notification asks of the person (Gemini CLI's confirmation type: `exec`, `edit`, `ask_user`):
+        # its kind only; the command, diff or question beside it stays here.
+        detail = _name(details.get("type"))
+        if detail:
+            record["detail"] = detail
 
     if event == "StopFailure":
         error = _name(payload.get("error"))

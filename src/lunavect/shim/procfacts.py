@@ -102,9 +102,13 @@ def linux_tty(pid: int) -> str | None:
 
 
 def process_names(client: str) -> tuple[str, ...]:
-    """The names of the client's own runtime (its descriptor's), or none for a client lunavect does not know."""
+    """The names the shim takes for the client's runtime among its ancestors: its runtime's own (its
+    descriptor's), and the interpreter its runtime is a script of (`hook_parent`: a hook is the runtime's own
+    child, so the nearest such ancestor is it); none for a client lunavect does not know."""
     known = by_id(client)
-    return known.processes if known is not None else ()
+    if known is None:
+        return ()
+    return known.processes + ((known.hook_parent,) if known.hook_parent else ())
 
 
 def _linux_agent(client: str, start_pid: int) -> dict:

@@ -1,4 +1,4 @@
-"""Adding a client is one package and one descriptor: a stand-in third client (tests/unit/standin_client),
+"""Adding a client is one package and one descriptor: a stand-in client (tests/unit/standin_client),
 registered beside Claude Code and Codex, flows through the collector's sources and hook mapping, `hooks
 install|status|uninstall`, doctor, the setup report, resume, notifications' names and the panel's and the web
 page's provider filter, with no other module edited."""
@@ -27,11 +27,14 @@ def test_its_sessions_come_from_its_source_with_its_resume_command(iso_env, stan
     from lunavect.listing.sessions import read_sessions
 
     sources = default_sources()
-    assert [type(s).__name__ for s in sources] == [
+    names = [type(s).__name__ for s in sources]
+    assert names == [
         "ClaudeFilesSource",
         "CodexSource",
+        "GeminiSource",
         "OpenCodeSource",
         "StandinSource",
+        "PaneTitles",
     ]
     for source in sources:
         source.close()
@@ -60,7 +63,7 @@ def test_its_hook_records_are_mapped_by_its_face(iso_env, standin) -> None:
 def test_hooks_install_status_and_uninstall_include_it(iso_env, standin) -> None:
     assert f"standin: installed in {standin.hooks_path()}" in iso_env.cli("hooks", "install").stdout
     report = json.loads(iso_env.cli("hooks", "status", "--json").stdout)
-    assert list(report) == ["claude", "codex", "opencode", "standin"]
+    assert list(report) == ["claude", "codex", "gemini", "opencode", "standin"]
     assert report["standin"]["state"] == "installed" and report["standin"]["last_event_age_s"] is None
     assert f"standin: installed ({standin.hooks_path()})" in iso_env.cli("hooks", "status").stdout
     assert f"standin: removed in {standin.hooks_path()}" in iso_env.cli("hooks", "uninstall").stdout
@@ -86,7 +89,7 @@ def test_resume_names_and_the_provider_filters_include_it(iso_env, standin) -> N
 
     assert display_command("standin", "s3", "/p") == "cd /p && standin --continue s3"
     assert client_name("standin", None) == "Stand-in CLI"
-    assert filters.providers() == ("all", "claude", "codex", "opencode", "standin")
+    assert filters.providers() == ("all", "claude", "codex", "gemini", "opencode", "standin")
     assert filters.provider_label("standin") == "Stand-in"
     assert filters.loads('{"provider": "standin"}').provider == "standin"
     page = assets.load()["index.html"].body.decode()

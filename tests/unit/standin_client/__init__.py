@@ -135,6 +135,10 @@ def read_dialog(screen: str) -> Dialog | None:
     return None
 
 
+def read_title(title: str) -> str | None:
+    return None
+
+
 def _parts(record: Any, offset: int, *, sidechain: bool = False) -> list[Part]:
     text = record.get("text") if isinstance(record, dict) else None
     return [Message(place(offset, 0), Kind.PROMPT, text)] if isinstance(text, str) else []

@@ -7,8 +7,8 @@ replayed exactly. Facts are small and serialisable, so the collector keeps them 
 a session's history in memory.
 
 Sources of evidence, most exact first: the agent's own hooks (`source="hook"`, hooks.py), the client's live
-catalog (`"catalog"`, catalog.py), its transcript (`"transcript"`, transcript.py) and Codex's rollout
-(`"rollout"`, rollout.py); each module is a table from its events to their handlers. When a hook reports a
+catalog (`"catalog"`, catalog.py), its transcript (`"transcript"`, transcript.py), Codex's rollout
+(`"rollout"`, rollout.py) and a terminal title its client draws live (`"title"`, title.py); each module is a table from its events to their handlers. When a hook reports a
 session, its exact events win: the coarser sources only prove what the hooks cannot see (an Esc interrupt, a
 denied permission prompt), or describe sessions that have no hooks at all.
 """

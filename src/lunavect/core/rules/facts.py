@@ -79,6 +79,8 @@ class Facts(msgspec.Struct, omit_defaults=True):
     # A prompt, tool, response or request has been seen: the session is a task, not a bare launch.
     active: bool = False
     hooked: bool = False
+    # The time of the newest hook event: a coarser live source (a terminal title) speaks only after it.
+    hooked_at: float | None = None
     # The phase the evidence last put the session in: one of the states, before freshness and liveness.
     phase: State = State.IDLE
     # When the current phase was entered, and when evidence last confirmed it (idle polls never do).
@@ -124,6 +126,9 @@ class Facts(msgspec.Struct, omit_defaults=True):
     # A turn that ended without its own outcome (the session ended, or the catalog said idle, while it ran):
     # its start. Its outcome may still be read afterwards (`cut_short`, `of_turn_cut_short`).
     cut_short_since: float | None = None
+    # When the transcript said how the latest turn ended (an API error, a cancel), for a client whose reply-end
+    # hook fires after those too (`Client.outcome_in_transcript`): that Stop must not make it a ready reply.
+    outcome_at: float | None = None
     # Background work: the exact set from the last Stop/SubagentStop, plus what started since.
     background: tuple[BackgroundTask, ...] = ()
     reports_background: bool = False
@@ -240,7 +245,21 @@ def start_turn(facts: Facts, at: float) -> None:
     close_turn(facts)
     open_turn(facts, at)
     facts.error = None
+    facts.outcome_at = None
     set_phase(facts, State.WORKING, at)
+
+
+def outcome_in_transcript(provider: str) -> bool:
+    """The client's reply-end hook fires after a failed or cancelled turn too, and only its transcript tells
+    which (its descriptor says so: Gemini CLI's AfterAgent)."""
+    client = by_id(provider)
+    return client is not None and client.outcome_in_transcript
+
+
+def outcome_read(facts: Facts) -> bool:
+    """The transcript already said how the latest turn ended (an error, a cancel): its Stop adds nothing."""
+    started = facts.turn_started
+    return facts.outcome_at is not None and started is not None and facts.outcome_at >= started
 
 
 def confirm(facts: Facts, at: float) -> None:

@@ -12,6 +12,7 @@ from lunavect.core.rules.catalog import fold_catalog
 from lunavect.core.rules.facts import Facts
 from lunavect.core.rules.hooks import fold_hook
 from lunavect.core.rules.rollout import fold_rollout
+from lunavect.core.rules.title import fold_title
 from lunavect.core.rules.transcript import fold_transcript
 
 # Events that prove a session is a task and not a lifecycle-only launch (the guide: "until a prompt, tool,
@@ -50,6 +51,7 @@ BY_SOURCE: dict[str, Callable[[Facts, Evidence], None]] = {
     "catalog": fold_catalog,
     "transcript": fold_transcript,
     "rollout": fold_rollout,
+    "title": fold_title,
 }
 
 
@@ -76,6 +78,7 @@ def fold(facts: Facts, ev: Evidence) -> Facts:
         facts.last_event = ev.kind
     if ev.source == "hook":
         facts.hooked = True
+        facts.hooked_at = max(ev.at, facts.hooked_at or ev.at)
     folder = BY_SOURCE.get(ev.source)
     if folder is not None:
         folder(facts, ev)

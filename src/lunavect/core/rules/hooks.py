@@ -23,6 +23,7 @@ from lunavect.core.rules.facts import (
     note_retry,
     note_tool_running,
     open_turn,
+    outcome_read,
     person_acted,
     running_tasks,
     set_phase,
@@ -176,6 +177,10 @@ def _subagent_stop(facts: Facts, ev: Evidence) -> None:
 
 
 def _stop(facts: Facts, ev: Evidence) -> None:
+    if not facts.turn_open and outcome_read(facts):
+        # The turn's own end came first from the transcript (an API error, Esc): this Stop is that end again.
+        confirm(facts, ev.at)
+        return
     close_turn(facts)
     facts.error = None
     after_stop(facts, ev)

@@ -22,6 +22,8 @@ from lunavect.core.rules.facts import (
     note_retry,
     note_tool_running,
     of_turn_cut_short,
+    outcome_in_transcript,
+    outcome_read,
     person_acted,
     running_tasks,
     set_phase,
@@ -29,6 +31,7 @@ from lunavect.core.rules.facts import (
     waits_in_dialog,
     wake_for_notification,
 )
+from lunavect.core.rules.hooks import end_compaction
 
 Handler = Callable[[Facts, Evidence], None]
 
@@ -100,7 +103,35 @@ def _hooked_tool(facts: Facts, ev: Evidence) -> None:
     confirm(facts, ev.at)
 
 
+def _turn_outcome(facts: Facts, ev: Evidence) -> bool:
+    """A client whose reply-end hook fires after a failed or cancelled turn too (`Client.outcome_in_transcript`):
+    the transcript's record that the latest turn failed or was cancelled is that turn's end, whether its Stop
+    (or a cancelled tool's late PostToolUse) was folded before it or comes after. True when it applied."""
+    started = facts.turn_started
+    if not outcome_in_transcript(facts.provider) or started is None or ev.at < started or outcome_read(facts):
+        return False
+    if not facts.turn_open and facts.phase not in (State.READY, State.IDLE):
+        return False  # the turn already rests otherwise (an error, a compaction): nothing of it to correct
+    at = max(ev.at, facts.phase_at or ev.at)  # the phase's time never goes back
+    close_turn(facts)
+    facts.cut_short_since = None
+    if ev.kind == "TranscriptApiError":
+        facts.error = error_reason(ev.error, ev.error_detail, ev.http_status).value
+        set_phase(facts, State.ERROR, at)
+    else:
+        facts.error = None
+        set_phase(facts, State.IDLE, at)
+    facts.outcome_at = ev.at
+    return True
+
+
 def _hooked(facts: Facts, ev: Evidence) -> None:
+    if ev.kind in ("TranscriptApiError", "TranscriptInterrupt") and _turn_outcome(facts, ev):
+        return
+    if ev.kind == "TranscriptCompacted":
+        if facts.phase == State.COMPACTING and (facts.compaction_started is None or ev.at >= facts.compaction_started):
+            end_compaction(facts, ev.at)  # no hook says that compaction ended: the client's own record does
+        return
     if ev.kind in ("TranscriptToolUse", "TranscriptToolResult"):
         _hooked_tool(facts, ev)
         return
@@ -173,8 +204,13 @@ def _interrupt(facts: Facts, ev: Evidence) -> None:
         end_turn(facts, State.IDLE, ev.at)
 
 
+def _compacted(facts: Facts, ev: Evidence) -> None:
+    end_compaction(facts, ev.at)
+
+
 # Handlers that apply only to a record at least as new as the current phase.
 RECORDS: dict[str, Handler] = {
+    "TranscriptCompacted": _compacted,
     "TranscriptPrompt": _prompt,
     "TranscriptResponse": _response,
     "TranscriptToolUse": _tool,
