@@ -73,10 +73,10 @@ class Latest:
         already handed it over, and older activity must not follow newer)."""
         kept = [self._prompt] if self._prompt is not None else []
         kept += [(facts, index) for _, facts, index in sorted([*self._tools, *self._turns], key=lambda i: i[0])]
-        found = [_evidence(self.session_id, facts, index) for facts, index in kept]
-        if after is None:
-            return found
-        return [(event_id, ev) for event_id, ev in found if ev.at > after]
+        if after is not None:
+            # Left out before any evidence is made: a whole read after a glance keeps nearly nothing.
+            kept = [(facts, index) for facts, index in kept if facts.at is not None and facts.at > after]
+        return [_evidence(self.session_id, facts, index) for facts, index in kept]
 
     def newest(self) -> float | None:
         """The time of the newest activity added (None when there was none)."""
