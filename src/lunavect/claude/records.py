@@ -81,10 +81,13 @@ class Activity:
     notification_only: bool = False
 
 
-@dataclass
+@dataclass(init=False)
 class RecordFacts:
     """Everything lunavect takes from one line. Metadata and activity are kept apart: a title or a folder
-    never proves that a session works."""
+    never proves that a session works.
+
+    One is made for every record of every whole read, so its constructor sets only what each record has; the
+    other fields keep their class defaults until a reader sets them (the generated constructor set all 24)."""
 
     kind: str
     place: int = 0
@@ -112,6 +115,13 @@ class RecordFacts:
     compaction: str | None = None  # the trigger of a compaction boundary
     interrupt: bool = False
     usage: MessageUsage | None = None  # an assistant record's token counts (claude/usage.py)
+
+    def __init__(
+        self, kind: str, place: int = 0, at: float | None = None, uuid: str | None = None, session_id: str | None = None
+    ) -> None:
+        self.kind, self.place, self.at, self.uuid, self.session_id = kind, place, at, uuid, session_id
+        self.activity = []
+        self.observations = []
 
 
 class Unreadable(Exception):
@@ -222,11 +232,11 @@ def _facts(record: Record, place: int, replaced: bool = False) -> RecordFacts | 
             raise Unreadable
         _valid_id[0] = session_id
     facts = RecordFacts(
-        kind=kind,
-        place=place,
-        at=epoch(record.timestamp),
-        uuid=short_str(exact(record.uuid, True) if replaced else record.uuid, 200),
-        session_id=short_str(session_id, 200),
+        kind,
+        place,
+        epoch(record.timestamp),
+        short_str(exact(record.uuid, True) if replaced else record.uuid, 200),
+        short_str(session_id, 200),
     )
     if record.isSidechain is True:
         # A subagent's own lines (older clients wrote them inline): they are not the session's, but their
