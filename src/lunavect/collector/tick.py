@@ -17,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import msgspec
 
@@ -70,6 +71,7 @@ class Collector:
         self.backlog: str | None = None
         self.network = NetworkWatch()
         self._pruned_at: float | None = None
+        self._pruned_cut: float | None = None  # the last prune's cut: events before it are pruned already
         self._probed_at: float | None = None
         self.errors = Errors(log)  # failures logged at a bounded rate, the newest kept for `lunavect doctor`
         # Called after each commit that changes what front ends show (the change feed's publisher).
@@ -93,9 +95,9 @@ class Collector:
         self._unsettled = set(self._facts)
         # Some source's last poll left sessions unlisted (`Known.listing`).
         self._listing = False
-        view = _View(self._facts, lambda: self._listing)
+        self._view = _View(self._facts, lambda: self._listing)
         for source in self.sources:
-            source.attach(view)
+            source.attach(self._view)
 
     @property
     def host(self) -> str | None:
@@ -167,6 +169,7 @@ class Collector:
         """Take committed facts into the in-memory view; their sessions are decided again."""
         self._facts.update(changed)
         self._unsettled.update(changed)
+        self._view.learn(changed)
 
     def poll_sources(self, now: float | None = None) -> int:
         """Poll every file and catalog source once; store what they found with their cursors."""
@@ -279,7 +282,9 @@ class Collector:
             return 0
         self._pruned_at = now
         with store.transaction(self.conn):
-            return store.prune_events(self.conn, now)
+            pruned = store.prune_events(self.conn, now, since=self._pruned_cut)
+        self._pruned_cut = now - store.DEDUP_WINDOW_S  # the next prune looks only at what was stored since
+        return pruned
 
     @property
     def at_rest(self) -> bool:
@@ -302,6 +307,7 @@ class Collector:
             if getattr(exc, "sqlite_errorname", None) != "SQLITE_FULL":
                 raise
             self._unsettled.update(self._facts)  # decide every row again once the disk has room
+            self._view.forget_changes()  # and the sources look at every session again: a drained change is lost
             self.errors.note(self.conn, "the store (its disk is full)", exc, now)
             return None
 
@@ -331,14 +337,40 @@ def _nobody_listens(_moved: list[Transition]) -> None:
 
 
 class _View:
-    """The sources' read-only view of what the collector knows (`sources.Known`)."""
+    """The sources' read-only view of what the collector knows (`sources.Known`).
+
+    Each provider's facts are kept apart and handed over as a live read-only mapping, never copied: a source
+    looks up the sessions it needs, and learns which ones changed (`changed`), so a poll's work follows what
+    changed rather than every session ever stored."""
 
     def __init__(self, facts: dict[str, Facts], listing: Callable[[], bool]) -> None:
         self._facts = facts
         self.listing = listing
+        self._by_provider: dict[str, dict[str, Facts]] = {}
+        # The keys changed since each provider's last `changed` call (kept once a source asked for them).
+        self._changed: dict[str, set[str]] = {}
+        self.learn(facts)
+
+    def learn(self, changed: Mapping[str, Facts]) -> None:
+        for key, facts in changed.items():
+            self._by_provider.setdefault(facts.provider, {})[key] = facts
+            pending = self._changed.get(facts.provider)
+            if pending is not None:
+                pending.add(key)
+
+    def forget_changes(self) -> None:
+        """Every session counts as changed again (a commit failed after the sources drained their changes)."""
+        self._changed.clear()
 
     def facts(self, provider: str) -> Mapping[str, Facts]:
-        return {key: f for key, f in self._facts.items() if f.provider == provider}
+        return MappingProxyType(self._by_provider.setdefault(provider, {}))
+
+    def changed(self, provider: str) -> set[str]:
+        if provider not in self._changed:
+            self._changed[provider] = set()
+            return set(self._by_provider.get(provider, {}))  # the first call: every session
+        found, self._changed[provider] = self._changed[provider], set()
+        return found
 
     def live(self, key: str) -> bool:
         facts = self._facts.get(key)

@@ -48,6 +48,11 @@ class Known(Protocol):
         """Each session's folded facts, by key, for one provider."""
         ...
 
+    def changed(self, provider: str) -> set[str]:
+        """The keys of this provider's sessions whose facts changed since the last call (every one at the first):
+        what a source follows incrementally, instead of walking every session at each poll."""
+        ...
+
     def live(self, key: str) -> bool:
         """True for a session whose facts say it runs now (the rules' judgement, not the source's)."""
         ...
@@ -63,6 +68,9 @@ class NothingKnown:
 
     def facts(self, provider: str) -> Mapping[str, Facts]:
         return {}
+
+    def changed(self, provider: str) -> set[str]:
+        return set()
 
     def live(self, key: str) -> bool:
         return False
