@@ -15,7 +15,7 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,7 +67,7 @@ def parse_name(name: str) -> RolloutName | None:
     return RolloutName(match["thread"].lower(), segment, match["stamp"], match["zst"] is not None)
 
 
-def prefix_lines(path: Path | str, max_bytes: int) -> Iterator[bytes]:
+def prefix_lines(path: Path | str, max_bytes: int) -> Generator[bytes, None, None]:
     """`read_prefix(path, max_bytes).split(b"\n")`, read lazily in growing blocks: a reader that finds what it
     looks for in the first lines (the header, the first prompt: within the first tens of KB of nearly every
     rollout, where the bound is megabytes) reads no further. OSError when the file cannot be read."""

@@ -220,7 +220,6 @@ def _one_batch(tmp_path: Path, monkeypatch, sessions: int) -> Counter[str]:
 def test_a_batch_costs_the_same_with_100_or_3000_stored_sessions(tmp_path, monkeypatch):
     small = _one_batch(tmp_path / "small", monkeypatch, 100)
     large = _one_batch(tmp_path / "large", monkeypatch, 3000)
-    print(small, large)
     assert small["statements"] > 0 and small["rows changed"] > 0, small
     # SQLite's steps may differ by a few with a deeper index; a scan of 3,000 sessions' rows would be thousands.
     assert large["sqlite steps"] <= small["sqlite steps"] * 1.1 + 10, (small, large)
