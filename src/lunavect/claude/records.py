@@ -23,6 +23,7 @@ from lunavect.claude.record_shapes import (
     Block,
     Record,
     ToolUseResult,
+    TypedRecord,
     agent_input_decoder,
     api_error_decoder,
     attachment_decoder,
@@ -156,6 +157,11 @@ def read_matching(line: bytes, place: int = 0) -> RecordFacts | None:
         return read_plain(line, place)
     if record.toolUseResult is not None and names_work(record.toolUseResult):
         return read_plain(line, place)
+    return _facts_of(record, place)
+
+
+def facts_of_typed(record: TypedRecord, place: int) -> RecordFacts | None:
+    """The facts of a line `read_matching` decoded in one pass (its tool result names no work)."""
     return _facts_of(record, place)
 
 
