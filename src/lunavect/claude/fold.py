@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from lunavect.claude import agents
-from lunavect.claude.fast_records import fold_common
+from lunavect.claude.fast_records import CommonRecords
 from lunavect.claude.latest import Latest
 from lunavect.claude.record_shapes import names_work, typed_record_decoder
 from lunavect.claude.records import Unreadable, facts_of_typed, might_matter_search, read_plain
@@ -44,6 +44,7 @@ def fold_lines(
     folded = Folded()
     observations, usage = folded.observations, folded.usage
     decode = typed_record_decoder.decode
+    common = CommonRecords(summary, latest, usage, now)
     if isinstance(lines, AppendedLines):
         batches: Iterable[Iterable[tuple[int, bytes | None]]] = lines.matching(might_matter_search)
     else:
@@ -61,7 +62,7 @@ def fold_lines(
             except msgspec.DecodeError:
                 record = None  # another shape: read field by field
             if record is not None and (record.toolUseResult is None or not names_work(record.toolUseResult)):
-                if fold_common(record, offset, summary, latest, usage, now):
+                if common.fold(record, offset):
                     continue
                 facts = facts_of_typed(record, offset)
             else:
@@ -73,6 +74,7 @@ def fold_lines(
         if facts is None:
             continue
         take(summary, facts)
+        common.taken_elsewhere()  # the summary's metadata may have moved: the next common record sets its own
         if facts.usage is not None or facts.compaction is not None:
             added = take_usage(summary, facts)
             if added is not None:
