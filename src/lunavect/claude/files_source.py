@@ -196,7 +196,9 @@ class ClaudeFilesSource(Source):
                 stored[read.path] = (read.session_id, read.cursor)
 
         backlog = "listing" if unlisted else "reading" if self._owed else None
-        return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog)
+        transcripts = max(self._finder.known, len(self._owed))
+        progress = (transcripts - len(self._owed), transcripts) if backlog is not None else None
+        return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog, progress=progress)
 
     def attach(self, known: Known) -> None:
         self._known = known

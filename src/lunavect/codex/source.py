@@ -132,6 +132,8 @@ class CodexSource(Source):
                 self.quarantine.put(path, exc, now)
         if self.history.pending:
             batch.backlog = "listing"
+            unread = sum(1 for path in self.history.pending if path not in self.rollouts)
+            batch.progress = (len(self.rollouts) - (len(self.history.pending) - unread), len(self.rollouts) + unread)
 
         live = self.catalog.take_live_result()
         if live is not None:

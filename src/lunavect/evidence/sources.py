@@ -39,6 +39,9 @@ class Batch:
     # Work the source left for its next polls: "listing" (sessions not listed yet: poll again at once) or
     # "reading" (whole reads behind a complete list: poll again within the collector's CPU budget).
     backlog: str | None = None
+    # While it has a backlog: how many of the sessions it knows it has read, and how many it knows (the
+    # collector says the sum as `reading history: 412 of 3,000`, for doctor and the panel's header).
+    progress: tuple[int, int] | None = None
 
 
 class Known(Protocol):

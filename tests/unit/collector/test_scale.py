@@ -158,3 +158,28 @@ def test_an_idle_tick_touches_no_finished_sessions_file(tmp_path, monkeypatch):
     claude.close()
     codex.close()
     conn.close()
+
+
+def test_a_first_start_says_how_far_its_reading_of_the_history_got(tmp_path, monkeypatch):
+    from lunavect.collector import doctor
+
+    config = tmp_path / "claude"
+    sessions = claude_history(config, copies=2)
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
+    conn = store.connect(tmp_path / "lv" / "lunavect.sqlite3")
+    source = ClaudeFilesSource(config, budget=256 << 10, processes=dict, one_process=lambda pid: None)
+    collector = Collector(conn, spool_dir=tmp_path / "spool", sources=[source])
+    said: list[str] = []
+    while collector.tick() is not None:
+        said.append(store.collector_values(conn).get("reading", ""))
+        assert len(said) < 1000
+    total = len(sessions)
+    assert said and said[0] == f"0 of {total}"  # every session known at once, none read whole yet
+    read = [int(text.split(" of ")[0]) for text in said if text]
+    assert read == sorted(read) and read[-1] < total and all(text.endswith(f" of {total}") for text in said if text)
+    assert store.collector_values(conn)["reading"] == ""  # at rest: nothing to say
+    store.set_collector_value(conn, "reading", said[len(said) // 2])
+    lines = doctor.lines(doctor.examine())
+    assert f"  reading history: {said[len(said) // 2]}" in lines
+    source.close()
+    conn.close()
