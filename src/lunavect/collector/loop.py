@@ -83,12 +83,26 @@ def run(
     external = changes.ExternalCommits(conn)
     link = SyncLink(paths.store_path())
 
-    def tick(beat: bool = True) -> str | None:
+    def tick(beat: bool = True, poll: bool = True) -> str | None:
         link.refresh(conn)
         collector.host = link.host
-        backlog = collector.tick(beat=beat)
+        backlog = collector.tick(beat=beat) if poll else collector.tick(beat=beat, poll=False)
         link.after_tick(conn, collector.transitions)
         return backlog
+
+    def pause(seconds: float) -> None:
+        """The wait between whole reads: a hook event or another process's commit is taken at once."""
+        assert wake is not None
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0 and not stop.is_set():
+            woken = wake.wait(left, ACTIVE_STEP_MS)
+            if woken.stopped:
+                return
+            committed = woken.committed and external.changed()
+            if committed:
+                notify()
+            if woken.spooled or committed:
+                tick(poll=False)
 
     # Made only once this process holds the lock: a second collector that exits at once starts nothing.
     watcher = observer() if observer is not None else None
@@ -127,7 +141,7 @@ def run(
                 ticked = time.monotonic()
                 files_waiting = False
             while backlog is not None and not stop.is_set() and data_dir.exists():
-                backlog = catch_up(tick, external, publisher, stop)
+                backlog = catch_up(tick, external, publisher, stop, pause)
                 ticked = time.monotonic()
     except FileNotFoundError:
         log.info("the spool folder disappeared; stopping")

@@ -40,6 +40,8 @@ log = logging.getLogger("lunavect.collector")
 # At rest, the tick time is committed at most this often (`tick(beat=False)`): `lunavect doctor` reads its age
 # (a collector silent for 30 s is behind), and a front end that waits for a tick pokes, which asks for a beat.
 BEAT_EVERY_S = 5.0
+# The collector value that says how far a first start's reading of the history got ("412 of 3,000"; empty at rest).
+READING_KEY = "reading"
 # How often the events table is pruned of what is past the de-duplication window (`store.prune_events`).
 PRUNE_EVERY_S = 60.0
 
@@ -78,6 +80,7 @@ class Collector:
         self.notify: Callable[[], None] = _nobody
         self._host: str | None = None
         self._decided_at = 0.0
+        self._reading: str | None = None  # the progress last said (`READING_KEY`)
         self._beat_at: float | None = None
         # Called after each snapshot commit with the rows it changed (the notifier's feed: committed
         # transitions, never raw events). It must not block: the notifier queues them for its own thread.
@@ -177,6 +180,7 @@ class Collector:
         stored = 0
         listed = False
         backlogs: set[str] = set()
+        read, known = 0, 0
         for source in self.sources:
             try:
                 batch = source.poll(self.conn, now)
@@ -186,6 +190,8 @@ class Collector:
                 continue
             if batch.backlog is not None:
                 backlogs.add(batch.backlog)
+            if batch.progress is not None:
+                read, known = read + batch.progress[0], known + batch.progress[1]
             changed: dict[str, Facts] = {}
             with store.transaction(self.conn):
                 stored += self._store(batch.evidence, changed, now)
@@ -205,6 +211,10 @@ class Collector:
             self.notify()  # a complete catalog listing may move sessions off the hidden list
         self.backlog = "listing" if "listing" in backlogs else "reading" if backlogs else None
         self._listing = "listing" in backlogs
+        reading = f"{read:,} of {known:,}" if self.backlog is not None and known else ""
+        if reading != self._reading:
+            store.set_collector_value(self.conn, READING_KEY, reading)  # doctor and the panel's header say it
+            self._reading = reading
         return stored
 
     # -- snapshot ----------------------------------------------------------------------------------------
@@ -292,17 +302,18 @@ class Collector:
         nothing: then only a notification, or the slow safety sweep, needs a tick (collector_loop.py)."""
         return not self._unsettled and self.backlog is None
 
-    def tick(self, now: float | None = None, beat: bool = True) -> str | None:
+    def tick(self, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
         """One tick; returns what the sources left for the next ones (`backlog`): the caller ticks again soon.
 
         `beat` commits the tick's start (what `wait_caught_up` and `lunavect doctor` read); without it the
-        start is committed only when BEAT_EVERY_S has passed since the last one.
+        start is committed only when BEAT_EVERY_S has passed since the last one. Without `poll` it takes the
+        spool only (a hook event arriving between two whole reads), and polls no source.
 
         A store on a full disk fails the tick's commits: each rolled back whole, and the in-memory view moves
         only after a commit, so nothing is lost; the tick is noted and retried, never a crash (a collector that
         exited would be restarted by the next front end into the same failure, a crash loop)."""
         try:
-            return self._tick(now, beat)
+            return self._tick(now, beat, poll)
         except sqlite3.OperationalError as exc:
             if getattr(exc, "sqlite_errorname", None) != "SQLITE_FULL":
                 raise
@@ -311,21 +322,27 @@ class Collector:
             self.errors.note(self.conn, "the store (its disk is full)", exc, now)
             return None
 
-    def _tick(self, now: float | None, beat: bool) -> str | None:
+    def _tick(self, now: float | None, beat: bool, poll: bool) -> str | None:
         started = time.time()
         self.ingest(now)
         # Hook events and freshness are published before any source is read (the guide, "How state is
         # determined"): counts expire and hooks show even when a transcript or app-server read is slow.
         self.snapshot(now)
+        if not poll:  # only the spool (a hook event between two whole reads): the reading goes on after
+            self._beat(started, beat)
+            return self.backlog
         self.poll_sources(now)
         self.snapshot(now)
         self.probe_setup()
         self.prune(now)
+        self._beat(started, beat)
+        return self.backlog
+
+    def _beat(self, started: float, beat: bool) -> None:
         # A front end that asked at time T sees its events once a tick that started after T has finished.
         if beat or self._beat_at is None or not 0 <= started - self._beat_at < BEAT_EVERY_S:
             store.set_collector_value(self.conn, "tick_started", repr(started))
             self._beat_at = started
-        return self.backlog
 
 
 def _nobody() -> None:
