@@ -146,6 +146,19 @@ def resolve(argv: list[str]) -> list[str]:
     return [program, *argv[1:]]
 
 
+def thread_cpu_s(pid: int) -> float:
+    """Seconds on a CPU of every live thread of `pid`, in nanosecond resolution (/proc/<pid>/task/*/schedstat):
+    a process's user+system times count whole clock ticks, too coarse for an idle process. (A thread that has
+    ended no longer counts: for a long window of a busy process, read its process times.)"""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that just ended
+    return total / 1e9
+
+
 # -- figures ---------------------------------------------------------------------------------------------------
 
 
