@@ -135,11 +135,16 @@ def run(
                 notify()
             files_waiting = files_waiting or woken.files
             due = time.monotonic() - ticked >= (REST_S if resting else tick_s)
-            if woken.spooled or committed or due or (files_waiting and time.monotonic() - ticked >= tick_s):
+            sources_due = files_waiting and time.monotonic() - ticked >= tick_s
+            if committed or due or sources_due or woken.poked:
                 # A timed tick at rest or while live commits its start only as a heartbeat (BEAT_EVERY_S).
                 backlog = tick(beat=woken.spooled or committed)
                 ticked = time.monotonic()
                 files_waiting = False
+            elif woken.spooled:
+                # Hook events only: taken at once, without reading the sources (their whole tick comes at its
+                # time): a turn's burst of tool events costs the collector its events, not a poll of each source.
+                backlog = tick(poll=False)
             while backlog is not None and not stop.is_set() and data_dir.exists():
                 backlog = catch_up(tick, external, publisher, stop, pause)
                 ticked = time.monotonic()

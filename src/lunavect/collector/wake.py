@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from lunavect.collector.process import POKE_FILE_NAME
 from lunavect.files import inotify
 from lunavect.paths import write_marker
 
@@ -39,6 +40,7 @@ class Woken:
     """Why one wait ended: several at once, or none (the timeout)."""
 
     spooled: bool = False  # something arrived in the hook spool (a hook event, a front end's poke)
+    poked: bool = False  # a front end's poke among them: it waits for a whole tick
     committed: bool = False  # the store's WAL changed: perhaps another process committed
     files: bool = False  # a source's watch saw its files change
     stopped: bool = False
@@ -114,6 +116,7 @@ class Wake:
                     woken.files = True
                 elif str(Path(path).parent) == self._spool:
                     woken.spooled = True
+                    woken.poked = woken.poked or Path(path).name == POKE_FILE_NAME
             if woken.spooled or woken.committed or woken.files:
                 return woken
             # Only files nobody ticks for (the log): wait for the rest of the time.
@@ -142,9 +145,10 @@ class _Folders:
         """Wait up to `timeout_s` for the events that matter and mark them in `woken`."""
         for wd, mask, name in self._watch.read(timeout_s):
             if mask & inotify.IN_Q_OVERFLOW:
-                woken.spooled = woken.committed = woken.files = True  # anything may have changed
+                woken.spooled = woken.poked = woken.committed = woken.files = True  # anything may have changed
             elif wd == self._spool or (wd == self._data and name == self._spool_name):
                 woken.spooled = True  # a hook event or a poke; or the spool folder itself went (the tick says)
+                woken.poked = woken.poked or name in (POKE_FILE_NAME, "")
             elif wd == self._data and name == self._wal_name:
                 woken.committed = True
             elif wd == self._data and name == self._marker_name:

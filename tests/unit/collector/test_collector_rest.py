@@ -38,9 +38,9 @@ def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_en
     ticks: list[Collector] = []
     real_tick = Collector.tick
 
-    def counting(self: Collector, now: float | None = None, beat: bool = True) -> str | None:
+    def counting(self: Collector, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
         ticks.append(self)
-        return real_tick(self, now, beat)
+        return real_tick(self, now, beat, poll)
 
     monkeypatch.setattr(Collector, "tick", counting)
     assert iso_env.hook(PROMPT).returncode == 0
@@ -71,3 +71,33 @@ def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_en
         thread.join(timeout=10)
         conn.close()
     assert not thread.is_alive()
+
+
+def test_hook_events_are_taken_at_once_without_polling_the_sources(iso_env, monkeypatch):
+    """A turn's burst of tool events wakes the collector for each, but polls no source for them: the sources'
+    whole tick comes at its time."""
+    monkeypatch.setattr(collector_loop, "TICK_S", 5.0)  # the whole tick of a live session: not within this test
+    calls: list[bool] = []
+    real_tick = Collector.tick
+
+    def counting(self: Collector, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
+        calls.append(poll)
+        return real_tick(self, now, beat, poll)
+
+    monkeypatch.setattr(Collector, "tick", counting)
+    conn = store.connect()
+    stop = threading.Event()
+    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop, "tick_s": 5.0}, daemon=True)
+    thread.start()
+    try:
+        assert _wait(lambda: bool(calls)), "the collector never ticked"
+        first = len(calls)
+        assert iso_env.hook(PROMPT).returncode == 0
+        assert _wait(lambda: _state(conn) == "working", timeout=10), "the hook event was not taken"
+        assert iso_env.hook(STOP).returncode == 0
+        assert _wait(lambda: _state(conn) == "ready", timeout=10), "the second hook event was not taken"
+        assert calls[first:] and not any(calls[first:]), calls  # spool only: no source was polled for them
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        conn.close()
