@@ -34,7 +34,7 @@ class CommonRecords:
     def __init__(self, summary: TranscriptSummary, latest: Latest, usage: ledger.Deltas, now: float) -> None:
         self.summary, self.latest, self.usage, self.now = summary, latest, usage, now
         # The metadata last folded (records.py hands the same tuple for the same values): taken once.
-        self._metadata = _NO_METADATA
+        self._metadata: tuple[str | None, ...] = _NO_METADATA
 
     def taken_elsewhere(self) -> None:
         """A record of another shape was folded (summary.take): its metadata may differ from the last one here."""

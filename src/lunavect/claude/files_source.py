@@ -160,8 +160,8 @@ class ClaudeFilesSource(Source):
             if (known is not None and known[1].partial) or path in self._glanced:
                 deep.append((path, session_id, known))
                 continue
-            if time.monotonic() > deadline:
-                unlisted = True
+            if unlisted or time.monotonic() > deadline or self._known.urgent():
+                unlisted = True  # the rest waits for the next poll: its time is up, or a hook event waits
                 continue
             if known is None and (st.st_size > WHOLE_BYTES or now - st.st_mtime >= HOT_S):
                 # A file never read lists its session from a glance (a small old one too: its whole read
@@ -177,8 +177,8 @@ class ClaudeFilesSource(Source):
         if not unlisted and not self._known.listing():
             waiting = ((p, sid, stored.get(p)) for p, sid in list(self._owed.items()) if p not in looked)
             for path, session_id, known in itertools.chain(deep, waiting):
-                if budget <= 0:
-                    break
+                if budget <= 0 or self._known.urgent():
+                    break  # the rest at the next poll: a hook event is taken first
                 budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
 
         evidence.sort(key=lambda item: item[1].at)

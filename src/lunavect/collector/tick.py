@@ -13,6 +13,7 @@ its facts, `sources.Known`), and tells front ends of each commit that changes wh
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
@@ -98,7 +99,8 @@ class Collector:
         self._unsettled = set(self._facts)
         # Some source's last poll left sessions unlisted (`Known.listing`).
         self._listing = False
-        self._view = _View(self._facts, lambda: self._listing)
+        self._spool_seen: tuple[int, int] | None = None  # (inode, size) of the live spool file at the last ingest
+        self._view = _View(self._facts, lambda: self._listing, self._spool_waits)
         for source in self.sources:
             source.attach(self._view)
 
@@ -125,7 +127,19 @@ class Collector:
                     break
                 stored += self._ingest_chunk(chunk, time.time() if now is None else now)
         spool.rotate_and_retire(self.conn, self.spool_dir, now)
+        self._spool_seen = self._live_spool()
         return stored
+
+    def _live_spool(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.spool_dir / spool.SPOOL_FILE_NAME)
+        except OSError:
+            return None
+        return st.st_ino, st.st_size
+
+    def _spool_waits(self) -> bool:
+        """A hook event arrived since the last ingest (the sources' `Known.urgent`): one stat."""
+        return self._live_spool() != self._spool_seen
 
     def _ingest_chunk(self, chunk: spool.Chunk, now: float) -> int:
         changed: dict[str, Facts] = {}
@@ -360,9 +374,10 @@ class _View:
     looks up the sessions it needs, and learns which ones changed (`changed`), so a poll's work follows what
     changed rather than every session ever stored."""
 
-    def __init__(self, facts: dict[str, Facts], listing: Callable[[], bool]) -> None:
+    def __init__(self, facts: dict[str, Facts], listing: Callable[[], bool], urgent: Callable[[], bool]) -> None:
         self._facts = facts
         self.listing = listing
+        self.urgent = urgent
         self._by_provider: dict[str, dict[str, Facts]] = {}
         # The keys changed since each provider's last `changed` call (kept once a source asked for them).
         self._changed: dict[str, set[str]] = {}

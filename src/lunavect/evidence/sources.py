@@ -60,6 +60,11 @@ class Known(Protocol):
         """True for a session whose facts say it runs now (the rules' judgement, not the source's)."""
         ...
 
+    def urgent(self) -> bool:
+        """True when a hook event waits in the spool: a long read (a first start's glances and whole reads)
+        stops before its next file and leaves the rest for its next poll, so the event shows at once."""
+        ...
+
     def listing(self) -> bool:
         """True while some source still has sessions to list (its last `Batch.backlog` said "listing"): a
         source's whole reads wait for every source's list, not only its own."""
@@ -76,6 +81,9 @@ class NothingKnown:
         return set()
 
     def live(self, key: str) -> bool:
+        return False
+
+    def urgent(self) -> bool:
         return False
 
     def listing(self) -> bool:

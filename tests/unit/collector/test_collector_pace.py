@@ -70,3 +70,33 @@ def test_a_hook_event_during_the_whole_reads_is_taken_between_two_reads(iso_env,
         thread.join(timeout=10)
         conn.close()
     assert not thread.is_alive()
+
+
+def test_a_hook_event_arriving_during_a_whole_read_stops_it_at_the_next_file(tmp_path, monkeypatch):
+    from lunavect.claude import files_source
+    from lunavect.shim import entry
+
+    config = tmp_path / "claude"
+    claude_history(config, copies=2)
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
+    conn = store.connect(paths.store_path())
+    source = ClaudeFilesSource(config, budget=1 << 40, processes=dict, one_process=lambda pid: None)
+    collector = Collector(conn, spool_dir=paths.ensure_private_dir(paths.spool_dir()), sources=[source])
+    assert collector.tick() == "reading"  # every session listed; whole reads next, all within one budget
+    read: list[str] = []
+    real_read = files_source.read_transcript
+
+    def reading(conn, path, *args, **kwargs):
+        if not read:  # the person types while the first whole read runs
+            entry.handle("claude", json.dumps(PROMPT).encode(), None)
+        read.append(path)
+        return real_read(conn, path, *args, **kwargs)
+
+    monkeypatch.setattr(files_source, "read_transcript", reading)
+    assert collector.tick() == "reading"  # stopped at the next file: the rest waits
+    assert len(read) == 1
+    assert _state(conn) is None  # the event waits for the next tick, which takes it first
+    collector.tick()
+    assert _state(conn) == "working"
+    source.close()
+    conn.close()
