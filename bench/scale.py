@@ -171,21 +171,26 @@ def cold_start(tree: Tree, files: list[str], sessions: int, transcripts: int, ti
     return Cold(first, used, rest, wc, start_load, load())
 
 
-def hook_probe(tree: Tree, sessions: int, transcripts: int, timeout: float) -> tuple[list[float], list[str]]:
-    """Hook event to snapshot latencies (s) while the whole reads run, and the progress doctor reported."""
+def hook_probe(
+    tree: Tree, sessions: int, transcripts: int, timeout: float, at_rest: int = 15
+) -> tuple[list[float], list[float], list[str]]:
+    """Hook event to snapshot latencies (s) while the whole reads run, then `at_rest` more once the collector
+    rests (the reference), and the progress doctor reported meanwhile."""
     data_dir = fresh(tree)
     command = _hook_command(tree)
     store_path = data_dir / STORE_FILE
     lunavect(tree, "list", "--json")
     proc = collector(data_dir)
     latencies: list[float] = []
+    resting: list[float] = []
     progress: list[str] = []
     start = time.monotonic()
     index = 0
-    while time.monotonic() - start < timeout:
+    while time.monotonic() - start < timeout and len(resting) < at_rest:
         listed, whole = store_counts(store_path)
-        if whole >= transcripts and listed >= sessions:
-            break
+        reading = not (whole >= transcripts and listed >= sessions)
+        if not reading and not resting:
+            time.sleep(3.0)  # the last whole read's tick ends; then the collector rests
         index += 1
         tool = f"Probe{index}"
         payload = hook_payload("PreToolUse", PROBE_SESSION, tree.env["HOME"])
@@ -194,15 +199,15 @@ def hook_probe(tree: Tree, sessions: int, transcripts: int, timeout: float) -> t
         subprocess.run(command, shell=True, input=json.dumps(payload).encode(), env=tree.env, check=False)
         while time.monotonic() - sent < 5.0:
             if _shows(store_path, tool):
-                latencies.append(time.monotonic() - sent)
+                (latencies if reading else resting).append(time.monotonic() - sent)
                 break
             time.sleep(0.002)
-        if index % 10 == 1:
+        if reading and index % 10 == 1:
             _, out = lunavect(tree, "doctor", "--json", check=False)
             progress.append(_progress_of(out))
         time.sleep(0.3)
     stop(proc)
-    return latencies, progress
+    return latencies, resting, progress
 
 
 def _hook_command(tree: Tree) -> str:
@@ -374,20 +379,21 @@ def main() -> int:
             print()
             probe_rows = []
             for tree in trees:
-                latencies, progress = hook_probe(tree, sessions, transcripts, args.timeout)
-                if latencies:
-                    probe_rows.append(
-                        [
-                            tree.name,
-                            str(len(latencies)),
-                            f"{1000 * statistics.median(latencies):.0f}",
-                            f"{1000 * statistics.quantiles(latencies, n=20, method='inclusive')[18]:.0f}"
-                            if len(latencies) > 1
-                            else "-",
-                            f"{1000 * max(latencies):.0f}",
-                            "; ".join(dict.fromkeys(progress)) or "-",
-                        ]
-                    )
+                latencies, resting, progress = hook_probe(tree, sessions, transcripts, args.timeout)
+                for when, found in (("during the whole reads", latencies), ("at rest after", resting)):
+                    if found:
+                        probe_rows.append(
+                            [
+                                f"{tree.name}, {when}",
+                                str(len(found)),
+                                f"{1000 * statistics.median(found):.0f}",
+                                f"{1000 * statistics.quantiles(found, n=20, method='inclusive')[18]:.0f}"
+                                if len(found) > 1
+                                else "-",
+                                f"{1000 * max(found):.0f}",
+                                "; ".join(dict.fromkeys(progress)) or "-" if when.startswith("during") else "",
+                            ]
+                        )
             print(
                 md_table(
                     ["tree", "hook events", "to snapshot median ms", "p95 ms", "max ms", "doctor said meanwhile"],

@@ -119,8 +119,8 @@ class CodexSource(Source):
 
         deadline = clock + READ_BUDGET_S
         for path in self._candidates(facts, now, told):
-            if time.monotonic() > deadline:
-                break
+            if time.monotonic() > deadline or self.known.urgent():
+                break  # the rest at the next poll: its time is up, or a hook event waits
             self.history.looked_at(path)
             if self.quarantine.holds(path):
                 continue
