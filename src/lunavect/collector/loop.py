@@ -35,6 +35,8 @@ REST_S = 20.0
 # However long it rests, it looks this often whether its data folder and lock file are still there (two stats, no
 # tick): a data folder deleted takes the watch with it, so no notification would ever say so.
 ALIVE_S = 1.0
+# After a WAL change that showed no other process's commit yet, it is looked at again this long after.
+RECHECK_S = (0.003, 0.02, 0.1)
 
 
 def default_sources() -> list[Source]:
@@ -116,15 +118,27 @@ def run(
         backlog = tick()
         ticked = time.monotonic()
         files_waiting = False  # a source's files changed, and the tick for them waits for `tick_s` to pass
+        # When to look again whether another process committed: its WAL write can come a moment before its
+        # commit shows (the WAL index is updated after the last frame is written, and that update is no file
+        # write a watch sees), so a WAL change that shows no commit yet is looked at again a few times.
+        recheck: list[float] = []
         while not stop.is_set():
             # Other hosts' rows follow their heartbeats (sync): a collector with sync on does not rest.
             resting = collector.at_rest and link.config is None and not files_waiting
             since = time.monotonic() - ticked
             timeout = (REST_S if resting else tick_s) - since
+            if recheck:
+                timeout = min(timeout, recheck[0] - time.monotonic())
             # Fine steps while live, or while a front end is open (a panel shows another process's commit, or a
             # hook event, within a step or two); coarse steps at rest with nobody watching.
             step = REST_STEP_MS if resting and not publisher.listened() else ACTIVE_STEP_MS
             woken = wake.wait(min(max(timeout, 0.0), ALIVE_S), step)
+            if recheck and time.monotonic() >= recheck[0]:
+                recheck.pop(0)
+                woken.committed = True
+            elif woken.committed:
+                clock = time.monotonic()
+                recheck = [clock + delay for delay in RECHECK_S]
             if woken.stopped:
                 break
             if not data_dir.exists() or not holds_lock_file(fd):
@@ -132,6 +146,7 @@ def run(
                 break
             committed = woken.committed and external.changed()
             if committed:
+                recheck = []
                 notify()
             files_waiting = files_waiting or woken.files
             due = time.monotonic() - ticked >= (REST_S if resting else tick_s)

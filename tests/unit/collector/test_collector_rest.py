@@ -101,3 +101,46 @@ def test_hook_events_are_taken_at_once_without_polling_the_sources(iso_env, monk
         stop.set()
         thread.join(timeout=10)
         conn.close()
+
+
+def test_another_process_commit_seen_a_moment_after_its_wal_write_is_still_passed_on(iso_env, monkeypatch):
+    """The WAL is written before the commit shows: a look at the very moment of the write finds nothing new.
+    The collector looks again a moment later, and passes the commit on to the front ends."""
+    from lunavect.listing import changes
+
+    monkeypatch.setattr(collector_loop, "REST_S", 1e6)
+    published: list[float] = []
+    real_publish = changes.Publisher.publish
+
+    def counting(self) -> None:
+        published.append(time.monotonic())
+        real_publish(self)
+
+    monkeypatch.setattr(changes.Publisher, "publish", counting)
+    real_changed = changes.ExternalCommits.changed
+    early: list[bool] = []
+
+    def late(self) -> bool:
+        if armed and not early:  # the look that comes with the WAL write: the commit does not show yet
+            early.append(True)
+            return False
+        return real_changed(self)
+
+    monkeypatch.setattr(changes.ExternalCommits, "changed", late)
+    armed = False
+    conn = store.connect()
+    stop = threading.Event()
+    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop}, daemon=True)
+    thread.start()
+    try:
+        time.sleep(1.5)  # started, and resting
+        before = len(published)
+        armed = True
+        with store.transaction(conn):
+            store.set_setting(conn, "bench.probe", "1")
+        assert _wait(lambda: len(published) > before, timeout=5), "the other process's commit was not passed on"
+        assert early, "the first look did not happen"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        conn.close()
