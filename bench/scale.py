@@ -256,7 +256,7 @@ def idle_costs(tree: Tree, seconds: float) -> tuple[float, float, float, float]:
     data_dir = Path(tree.env["LUNAVECT_HOME"])
     lunavect(tree, "list", "--json")
     proc = collector(data_dir)
-    time.sleep(3.0)  # settle after the command's poke
+    time.sleep(15.0)  # a collector started on a full store looks at everything once (its first sweep): let it
     sleeper = subprocess.Popen(["sleep", str(2 * seconds + 30)])
     s0, c0 = thread_cpu_s(sleeper.pid), thread_cpu_s(proc.pid)
     time.sleep(seconds)
