@@ -17,6 +17,7 @@ from test_notify_decide import row  # noqa: E402
 
 from lunavect import store
 from lunavect.core.model import State
+from lunavect.listing import sessions
 from lunavect.notify import settings
 from lunavect.notify.decide import Transition
 from lunavect.notify.notifier import Notifier
@@ -44,7 +45,7 @@ def test_markup_in_a_title_and_a_folder_shows_as_written(desktop, tmp_path: Path
     settings.save(conn, chosen)
     conn.close()
 
-    notifier = Notifier()
+    notifier = Notifier(stored=sessions)
     try:
         now = time.time()
         notifier([Transition(State.WORKING, row(1, at=now, title=TITLE, project=FOLDER))])

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from anthropic_server import AnthropicServer, has_tools, text
+from anthropic_server import AnthropicServer, has_tools, text, tool_use
 from claude_tmux import READY_RE, ClientPaths, IsoHome
 from open_support import AttachedClient, Tmux, write_codex_hooks
 from responses_server import API_KEY_ENV, ResponsesServer, message
@@ -298,3 +299,71 @@ def _alive(pid: int | None) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+PERMISSION_DIALOG = r"Do you want to proceed\?"
+
+
+def test_next_opens_the_session_that_needs_its_person_most_as_open_does(
+    stage: Stage, model_server: AnthropicServer
+) -> None:
+    """Two real Claude Code sessions: A's reply is ready first, then B asks permission for a command. `next`
+    chooses B (a permission before a ready reply, however long the reply waited) and brings the attached
+    client to B's exact pane with what `open` answers for B; once B's permission is answered and its reply is
+    ready too, A's, the older, comes first; once both clients exit, nothing waits for the person: one line,
+    exit 1. The rows say open while each client runs and ended once it exited."""
+    tmux = stage.tmux
+    pane_a = tmux.new_session("work", stage.folder("a"), "claude")
+    pane_b = tmux.new_window("work", stage.folder("b"), "claude", "--permission-mode", "default")
+    stage.claude(pane_a, "Reply from A", model_server)
+    ttys = {pane: tmux.pane_value(pane, "#{pane_tty}") for pane in (pane_a, pane_b)}
+    tmux.wait_screen(pane_b, READY_RE.pattern, timeout=60)
+    prompt = "please run the marker command"
+    model_server.script(
+        tool_use("Bash", {"command": "echo approved > marker.txt", "description": "write"}),
+        text("Done with B."),  # the server's own "ok" may answer the tool's result instead: only the state matters
+        match=lambda r: has_tools(r) and prompt in r.last_user_text(),
+    )
+    stage._submit(pane_b, prompt, lambda: any(prompt in r.last_user_text() for r in model_server.requests))
+    sessions = stage.wait_sessions(
+        lambda ss: (
+            any(s.get("tty") == ttys[pane_a] and s["state"] == "ready" for s in ss)
+            and any(s.get("tty") == ttys[pane_b] and s["state"] == "permission" for s in ss)
+        )
+    )
+    a, b = _by_tty(sessions, ttys[pane_a]), _by_tty(sessions, ttys[pane_b])
+    assert a["open"] and b["open"] and a["last_active"] < b["last_active"]
+
+    client = stage.attach("home")
+    printed = stage.lunavect("next", "--print")
+    assert (
+        printed.returncode == 0 and printed.stdout == f"permission: {b['title']} (claude) · lunavect open {b['id']}\n"
+    )
+    proc = stage.lunavect("next", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["outcome"] == "focused" and result["terminal"] == "tmux" and result["target"] == pane_b
+    assert tmux.client_pane(client.name) == pane_b
+    assert json.loads(stage.lunavect("open", b["id"], "--json").stdout) == result  # what open says for B
+
+    # B's permission answered at its own dialog: both replies ready, A's the older.
+    tmux.wait_screen(pane_b, PERMISSION_DIALOG, timeout=30)
+    deadline = time.monotonic() + 30
+    while re.search(PERMISSION_DIALOG, tmux.capture(pane_b)) and time.monotonic() < deadline:
+        tmux("send-keys", "-t", pane_b, "Enter")  # keys just after the dialog draws are ignored (FACTS.md)
+        time.sleep(1.5)
+    stage.wait_sessions(lambda ss: any(s["id"] == b["id"] and s["state"] == "ready" for s in ss))
+    proc = stage.lunavect("next")
+    assert proc.returncode == 0 and "tmux pane" in proc.stdout, proc.stdout + proc.stderr
+    assert tmux.client_pane(client.name) == pane_a
+    assert stage.lunavect("next").stdout == stage.lunavect("open", a["id"]).stdout
+
+    # Both clients exit: their rows say ended, and a ready reply of an ended client waits for nobody.
+    for pane in (pane_a, pane_b):
+        tmux("send-keys", "-t", pane, "Escape")
+        tmux.send_text(pane, "/exit")
+    ended = stage.wait_sessions(lambda ss: all(not s["open"] for s in ss if s["id"] in (a["id"], b["id"])))
+    assert {s["id"]: s["state"] for s in ended if s["id"] in (a["id"], b["id"])} == {a["id"]: "ready", b["id"]: "ready"}
+    nothing = stage.lunavect("next")
+    assert (nothing.returncode, nothing.stdout) == (1, "")
+    assert nothing.stderr.startswith("lunavect: nothing needs you: ") and len(nothing.stderr.splitlines()) == 1

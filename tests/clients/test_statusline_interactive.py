@@ -187,3 +187,41 @@ def test_a_subscription_s_rate_limits_are_recorded_exactly(claude_tmux, model_se
     assert "claude 5 h 42 %" in status.stdout, status.stdout
     assert lunavect(env, "hooks", "uninstall").returncode == 0
     assert iso_home.claude_settings.read_bytes() == original
+
+
+def test_the_windows_say_how_long_they_last_at_the_pace_of_the_last_hour(
+    claude_tmux, model_server: AnthropicServer, iso_home
+):
+    """Two subscription sessions through the wrapper: the first reports 12 % of the 5 h window and 8 % of the
+    week, the second 42 % and 8 %. No test waits an hour, so between them the first figure is moved an hour
+    back in the wrapper's file (as if it had been kept then): at 30 points an hour the 5 h window runs out in
+    1 h 56 m, before its reset in 3 h; the week's did not grow and lasts. The wrapper kept both real figures in
+    its history, numbers only, and every front end that shows the windows says the verdict."""
+    env = dict(iso_home.env)
+    _write_person_s_settings(iso_home)
+    assert lunavect(env, "hooks", "install", "--statusline").returncode == 0
+    now = int(time.time())
+    five_hour, seven_day = now + 3 * 3600, now + 5 * 86400
+    first = {**_headers(five_hour, seven_day), "anthropic-ratelimit-unified-5h-utilization": "0.12"}
+    _session(claude_tmux, model_server, first, SUBSCRIPTION, expect='"used_percentage": 12')
+    kept_path = Path(env["LUNAVECT_HOME"]) / "limits" / "claude.json"
+    kept = json.loads(kept_path.read_text())
+    assert [point[1:] for point in kept["history"]] == [[12, 8]]
+    kept["history"] = [[at - 3600, *figures] for at, *figures in kept["history"]]
+    kept["at"] -= 3600
+    kept_path.write_text(json.dumps(kept))
+
+    _session(claude_tmux, model_server, _headers(five_hour, seven_day), SUBSCRIPTION, expect='"used_percentage": 42')
+    kept = json.loads(kept_path.read_text())
+    assert [point[1:] for point in kept["history"]] == [[12, 8], [42, 8]]
+    assert set(kept) == {"at", "primary", "secondary", "history"}  # numbers only
+    report = json.loads(lunavect(env, "usage", "--json").stdout)
+    [claude] = [a for a in report["limits"] if a["client"] == "claude"]
+    windows = {w["name"]: w for w in claude["windows"]}
+    assert (windows["five_hour"]["used_percent"], windows["five_hour"]["pace"]) == (42.0, "runs_out")
+    assert abs(windows["five_hour"]["runs_out_at"] - (time.time() + 58 / 30 * 3600)) < 300
+    assert (windows["seven_day"]["pace"], windows["seven_day"]["runs_out_at"]) == ("lasts", None)
+    status = lunavect(env, "status").stdout
+    assert "claude 5 h 42 %" in status and "runs out in 1 h 5" in status, status
+    assert "lasts to reset" in lunavect(env, "usage").stdout
+    assert lunavect(env, "hooks", "uninstall").returncode == 0

@@ -110,3 +110,44 @@ def test_status_line_pane_state_and_popup_follow_the_real_claude(servers, model_
     wait(lambda: inner("show-options", "-gqv", "@lunavect_awaiting") == "0", "@lunavect_awaiting = 0")
     wait(lambda: "⏳ 0" in outer.capture(view), "⏳ 0 in the status line", screen=lambda: outer.capture(view))
     wait(lambda: inner("show-options", "-pqv", "-t", claude, "@lunavect_state") in ("ready", "idle"), "ready")
+
+
+def test_prefix_n_brings_the_client_to_the_session_that_needs_its_person_most(
+    servers, model_server: AnthropicServer, iso_home
+):
+    """The key beside the popup's runs `lunavect next` in a popup: with the real Claude asking permission in
+    another window, `prefix N` brings the attached client to its pane and the popup closes; once the session's
+    client has exited nothing waits, and the popup stays to say so until Esc."""
+    env, inner, outer = servers
+    assert lunavect(env, "tmux", "install").returncode == 0
+    inner.conf.write_text(f"set -g status on\nsource-file {Path(env['HOME']) / '.tmux.conf'}\n")
+    claude = inner.new_session("work", iso_home.work, "claude", "--permission-mode", "default")
+    inner("new-window", "-t", "work:", "-c", str(iso_home.work), "sh")  # the client shows this one
+    view = outer.new_session("view", iso_home.work, "env", "-u", "TMUX", "tmux", "-S", str(inner.socket), "attach")
+    wait(lambda: "⚙ 0" in outer.capture(view), "the client's status line", screen=lambda: outer.capture(view))
+    model_server.script(
+        tool_use("Bash", {"command": "echo approved > marker.txt", "description": "write"}),
+        text("Done."),
+        match=lambda r: has_tools(r) and "print something" in r.last_user_text(),
+    )
+    inner.wait_screen(claude, READY_RE.pattern, timeout=60)
+    inner.send_text(claude, "print something")
+    wait(lambda: inner("show-options", "-gqv", "@lunavect_awaiting") == "1", "@lunavect_awaiting = 1")
+    client = inner("list-clients", "-F", "#{client_name}")
+    assert inner("display-message", "-p", "-c", client, "#{pane_id}") != claude
+
+    outer("send-keys", "-t", view, "C-b", "N")
+    wait(
+        lambda: inner("display-message", "-p", "-c", client, "#{pane_id}") == claude,
+        "the client on Claude's pane",
+        screen=lambda: outer.capture(view),
+    )
+    wait(lambda: "focused" not in outer.capture(view) and "┌" not in outer.capture(view), "the popup closed")
+
+    # The client is killed with its pane (no SessionEnd): nothing waits any more, and the popup says so and stays.
+    inner("kill-pane", "-t", claude)
+    wait(lambda: inner("show-options", "-gqv", "@lunavect_awaiting") == "0", "@lunavect_awaiting = 0", timeout=60)
+    outer("send-keys", "-t", view, "C-b", "N")
+    wait(lambda: "nothing needs you" in outer.capture(view), "the popup's words", screen=lambda: outer.capture(view))
+    outer("send-keys", "-t", view, "Escape")
+    wait(lambda: "nothing needs you" not in outer.capture(view), "the popup closed by Esc")

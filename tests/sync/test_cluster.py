@@ -7,6 +7,7 @@ from sync_support import create_bucket, host_config, host_store, row, wait_until
 from test_kv_client import states
 
 from lunavect.core.model import State
+from lunavect.listing.sessions import own_ids
 from lunavect.sync.client import SyncClient
 
 
@@ -15,9 +16,14 @@ def test_sync_continues_when_one_cluster_node_dies(tmp_path, nats_cluster):
     first, second = nats_cluster.urls[0], nats_cluster.urls[1]
     alpha_db, beta_db = host_store(tmp_path, "alpha"), host_store(tmp_path, "beta")
     # Alpha knows the first node first, beta the second: killing the first moves alpha to another node.
-    alpha = SyncClient(host_config(tmp_path, "alpha", "pw-alpha", nats_cluster.urls), "m-alpha", alpha_db)
+    alpha = SyncClient(
+        host_config(tmp_path, "alpha", "pw-alpha", nats_cluster.urls), "m-alpha", alpha_db, own_ids=own_ids
+    )
     beta = SyncClient(
-        host_config(tmp_path, "beta", "pw-beta", [second, first, nats_cluster.urls[2]]), "m-beta", beta_db
+        host_config(tmp_path, "beta", "pw-beta", [second, first, nats_cluster.urls[2]]),
+        "m-beta",
+        beta_db,
+        own_ids=own_ids,
     )
     alpha.start()
     beta.start()

@@ -15,7 +15,7 @@ from sync_support import create_bucket, host_config, host_store, row, wait_until
 from lunavect import store
 from lunavect.core.model import State
 from lunavect.listing import hosts
-from lunavect.listing.sessions import counts, read_sessions
+from lunavect.listing.sessions import counts, own_ids, read_sessions
 from lunavect.sync import admin, remote
 from lunavect.sync.client import SyncClient
 
@@ -43,7 +43,9 @@ def pair(tmp_path, nats_server):
 
     def start(host: str, password: str, beat_s: float = 1.0) -> tuple[SyncClient, Path]:
         path = host_store(tmp_path, host)
-        client = SyncClient(host_config(tmp_path, host, password, [nats_server.url], beat_s), f"m-{host}", path)
+        client = SyncClient(
+            host_config(tmp_path, host, password, [nats_server.url], beat_s), f"m-{host}", path, own_ids=own_ids
+        )
         client.start()
         clients.append(client)
         return client, path
@@ -89,7 +91,9 @@ def test_a_returning_host_replaces_its_rows_without_ghosts(tmp_path, pair, nats_
     wait_until(lambda: len(states(beta_db)) == 2, what="two rows")
     alpha.stop()
     # Alpha comes back (its store kept) listing only s3: s1 and s2 leave beta's list.
-    again = SyncClient(host_config(tmp_path, "alpha", "pw-alpha", [nats_server.url]), "m-alpha", alpha_db)
+    again = SyncClient(
+        host_config(tmp_path, "alpha", "pw-alpha", [nats_server.url]), "m-alpha", alpha_db, own_ids=own_ids
+    )
     again.start()
     try:
         again.offer({"claude:s3": row("s3", "alpha")})

@@ -26,7 +26,7 @@ from sync_support import create_bucket, host_config, host_store, row, wait_until
 from lunavect import faults, store
 from lunavect.core.model import State
 from lunavect.listing import hosts
-from lunavect.listing.sessions import read_sessions
+from lunavect.listing.sessions import own_ids, read_sessions
 from lunavect.sync import admin, keys, remote, remote_row
 from lunavect.sync.client import SyncClient
 from lunavect.sync.open_server import WARNING
@@ -82,7 +82,7 @@ def clients(tmp_path, nats_server):
     def start(host: str, path: Path | None = None) -> tuple[SyncClient, Path]:
         path = path or host_store(tmp_path, host)
         config = host_config(tmp_path, host, HOSTS[host], [nats_server.url])
-        client = SyncClient(config, f"m-{host}", path)
+        client = SyncClient(config, f"m-{host}", path, own_ids=own_ids)
         client.start()
         started.append(client)
         return client, path
@@ -291,10 +291,10 @@ def loop_failures(path: Path) -> dict[str, int]:
 def test_a_fault_in_one_intake_entry_costs_that_entry_only(clients, monkeypatch):
     real = remote.apply
 
-    def faulty(conn: sqlite3.Connection, own_host: str, entries: list, drops: Any = None) -> int:
+    def faulty(conn: sqlite3.Connection, own_host: str, entries: list, drops: Any = None, *, own_ids: Any) -> int:
         if own_host == "beta" and any(e.key == "alpha.s.claude.poison" for e in entries):
             raise RuntimeError("an entry that trips a bug")
-        return real(conn, own_host, entries, drops)
+        return real(conn, own_host, entries, drops, own_ids=own_ids)
 
     monkeypatch.setattr(remote, "apply", faulty)
     alpha, _ = clients("alpha")
@@ -338,8 +338,12 @@ def test_a_fault_in_a_put_step_keeps_the_connection_and_the_next_change_goes_out
 def test_on_a_cluster_a_forged_beat_and_a_rogue_row_are_refused_the_same_way(tmp_path, nats_cluster):
     create_bucket(nats_cluster.urls, replicas=3)
     alpha_db, beta_db = host_store(tmp_path, "alpha"), host_store(tmp_path, "beta")
-    alpha = SyncClient(host_config(tmp_path, "alpha", HOSTS["alpha"], nats_cluster.urls), "m-alpha", alpha_db)
-    beta = SyncClient(host_config(tmp_path, "beta", HOSTS["beta"], nats_cluster.urls[::-1]), "m-beta", beta_db)
+    alpha = SyncClient(
+        host_config(tmp_path, "alpha", HOSTS["alpha"], nats_cluster.urls), "m-alpha", alpha_db, own_ids=own_ids
+    )
+    beta = SyncClient(
+        host_config(tmp_path, "beta", HOSTS["beta"], nats_cluster.urls[::-1]), "m-beta", beta_db, own_ids=own_ids
+    )
     alpha.start()
     beta.start()
     try:

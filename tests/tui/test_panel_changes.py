@@ -52,10 +52,12 @@ async def test_a_row_whose_activity_is_newer_moves_to_the_top_and_filters_hold(c
         await wait_for(pilot, lambda: ids(app) == ["claude:r11", "claude:r10"], timeout=60)
         assert "Working: Bash" in lines(app)[0]
         seed.write(conn, [seed.session("r03", "working", since=1, updated=0)])
-        await wait_for(pilot, lambda: app.sessions[0].id == "claude:r03", timeout=60)
+        await wait_for(pilot, lambda: app.panel.sessions[0].id == "claude:r03", timeout=60)
         # The search still narrows the list: r03 does not match it.
         assert ids(app) == ["claude:r11", "claude:r10"]
-        assert [s.id for s in app.sessions] == [s.id for s in read_sessions(conn, include_hidden=True, now=clock())]
+        assert [s.id for s in app.panel.sessions] == [
+            s.id for s in read_sessions(conn, include_hidden=True, now=clock())
+        ]
 
 
 @pilot_test

@@ -150,7 +150,7 @@ async def test_mouse_drag_moves_a_row(conn, make_app):
         await pilot.pause()
         assert ids(app) == ["codex:n3", "claude:n1", "claude:n2"]
         assert listed(conn) == ids(app)
-        assert app.message == ""  # a drag is not a click: nothing was opened
+        assert app.panel.message == ""  # a drag is not a click: nothing was opened
 
 
 @pilot_test
@@ -186,9 +186,9 @@ async def test_row_menu_pin_copy_resume_folder_and_hide(conn, make_app):
         assert ids(app)[0] == "claude:n2"
         await pilot.press("m", *["down"] * 6, "enter")  # Copy the resume command
         assert app.clipboard == "cd /home/dev/src/beta && claude --resume n2"
-        assert "Copied" in app.message
+        assert "Copied" in app.panel.message
         await pilot.press("m", *["down"] * 5, "enter")  # Open the project folder (none here: its path)
-        assert "/home/dev/src/beta" in app.message
+        assert "/home/dev/src/beta" in app.panel.message
         await pilot.press("m", "down", "down", "enter")  # Hide
         assert "claude:n2" not in ids(app)
         assert "claude:n2" not in listed(conn)

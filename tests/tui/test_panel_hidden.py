@@ -8,7 +8,7 @@ from tui_support import ids, pilot_test, wait_for
 
 from lunavect import store
 from lunavect.core.hiding import DAY_S
-from lunavect.frontends.tui.list_view import FILTER_SETTING
+from lunavect.frontends.tui.preferences import FILTER_SETTING
 from lunavect.frontends.tui.screens import HiddenScreen, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.listing import arrangement
@@ -37,7 +37,7 @@ async def test_delete_hides_and_ctrl_z_restores_while_the_panel_is_open(conn, ma
         await pilot.press("down", "delete")  # hide the working session
         assert "claude:w" not in ids(app)
         assert [s.id for s in read_hidden(conn)] == ["claude:w"]
-        assert "Hid “Busy build”" in app.message and "Undo" in app.message
+        assert "Hid “Busy build”" in app.panel.message and "Undo" in app.panel.message
         # Hiding never cancels work: the hidden session still counts as working.
         assert counts(conn)["working"] == 1
         assert "1 working" in str(app.query_one("#working").render())
@@ -81,7 +81,7 @@ async def test_hidden_view_reviews_and_restores(conn, make_app):
         assert ids(app, "#hidden-sessions") == ["claude:w", "claude:r"]
         await pilot.press("down", "enter")  # restore the first
         assert ids(app, "#hidden-sessions") == ["claude:r"]
-        assert "Restored" in app.message
+        assert "Restored" in app.panel.message
         await pilot.press("escape", "escape")  # clear the row focus, then leave the view
         assert not isinstance(app.screen, HiddenScreen)
         assert ids(app) == ["claude:w", "claude:i"]
@@ -129,7 +129,7 @@ async def test_reopening_keeps_search_and_filters_and_returns_to_current_session
         await pilot.press("ctrl+f", *"quiet", "escape")
         await pilot.click("#provider-claude")
         await pilot.press("down", "delete")  # a message at the top
-        assert first.message
+        assert first.panel.message
         await pilot.press("h")  # and the hidden view is open when the panel closes
         assert isinstance(first.screen, HiddenScreen)
     assert store.get_setting(conn, FILTER_SETTING)
@@ -138,17 +138,17 @@ async def test_reopening_keeps_search_and_filters_and_returns_to_current_session
         await pilot.pause()
         assert not isinstance(second.screen, HiddenScreen)  # back to current sessions
         assert second.query_one("#search").value == "quiet"
-        assert second.filter.provider == "claude"
+        assert second.panel.filter.provider == "claude"
         assert second.query_one("#provider-claude").has_class("-selected")
-        assert second.message == ""
+        assert second.panel.message == ""
         assert not second.query_one("#message").has_class("-shown")
 
 
 @pilot_test
 async def test_an_empty_list_explains_itself(conn, make_app):
-    from lunavect.collector.setup_report import SetupReport
+    from lunavect.collector.setup_probe import report_of
 
-    app = make_app(setup=lambda: SetupReport(claude_hooks="missing", claude_found=True, codex_found=False))
+    app = make_app(setup=lambda: report_of({"claude": (True, "missing")}))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         text = str(app.query_one("#empty").render())
@@ -156,7 +156,7 @@ async def test_an_empty_list_explains_itself(conn, make_app):
         assert "Clients found: Claude Code" in text
         assert "Claude Code hooks: missing." in text
         assert "lunavect hooks install" in text
-    installed = make_app(setup=lambda: SetupReport(claude_hooks="installed", claude_found=True, codex_found=True))
+    installed = make_app(setup=lambda: report_of({"claude": (True, "installed"), "codex": (True, "missing")}))
     async with installed.run_test(size=SIZE) as pilot:
         await pilot.pause()
         text = str(installed.query_one("#empty").render())

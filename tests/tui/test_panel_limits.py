@@ -32,11 +32,30 @@ async def test_the_header_shows_the_fullest_window_and_says_when_it_is_old(conn,
         await pilot.pause()
         note = app.query_one("#limits")
         at = dt.datetime.fromtimestamp(resets).strftime("%H:%M")
-        assert str(note.render()) == f"codex 5 h 42 % · resets {at}"
+        assert str(note.render()) == f"codex 5 h 42 % · resets {at} · pace unknown"  # one report: no pace yet
         assert note.display
         clock.advance(2 * 3600)  # past the 5 h window's reset: that figure is old, the 7 d one holds
         note.refresh_note()  # type: ignore[attr-defined]
-        assert str(note.render()) == "codex 7 d 8 %"
+        assert str(note.render()) == "codex 7 d 8 % · lasts to reset"  # and it did not grow in the last hour
+
+
+@pilot_test
+async def test_the_header_says_how_long_the_fullest_window_lasts_at_the_pace_of_the_last_hour(conn, make_app, clock):
+    """Two Codex reports an hour apart, 30 % then 60 %: at 30 points an hour, the 40 left last 1 h 20 m, before the
+    reset in 4 h; when the figure stops growing, the window lasts to its reset."""
+    resets = seed.NOW + 4 * 3600
+    with conn:
+        for at, used in ((seed.NOW - 3600, 30.0), (seed.NOW, 60.0)):
+            limits.record(conn, "codex", Limits(at=at, primary=LimitWindow(used, 300, resets)))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        note = app.query_one("#limits")
+        at = dt.datetime.fromtimestamp(resets).strftime("%H:%M")
+        assert str(note.render()) == f"codex 5 h 60 % · resets {at} · runs out in 1 h 20 m"
+        clock.advance(3600)  # an hour without a new report: the figure held
+        note.refresh_note()  # type: ignore[attr-defined]
+        assert str(note.render()) == f"codex 5 h 60 % · resets {at} · lasts to reset"
 
 
 @pilot_test
@@ -61,4 +80,4 @@ async def test_a_hostile_status_line_through_the_wrapper_leaves_the_panel_starti
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert str(app.query_one("#limits").render()) == "claude 5 h 95 %"
+        assert str(app.query_one("#limits").render()) == "claude 5 h 95 % · pace unknown"

@@ -43,7 +43,9 @@ async def test_enter_opens_the_focused_session(conn, make_app, tmp_path):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "enter")
-        await wait_for(pilot, lambda: expected in app.message, timeout=15, what=f"{expected!r} in {app.message!r}")
+        await wait_for(
+            pilot, lambda: expected in app.panel.message, timeout=15, what=f"{expected!r} in {app.panel.message!r}"
+        )
 
 
 @pilot_test
@@ -55,10 +57,12 @@ async def test_a_click_focuses_a_row_and_a_click_on_the_focused_row_opens_it(con
     async with app.run_test(size=SIZE) as pilot:
         await pilot.click("#sessions", offset=(10, 0))
         assert app.query_one("#sessions", SessionList).current.id == "claude:f1"
-        assert app.message == ""  # a first click only focuses
+        assert app.panel.message == ""  # a first click only focuses
         await pilot.pause(0.6)  # not a double click
         await pilot.click("#sessions", offset=(10, 0))
-        await wait_for(pilot, lambda: expected in app.message, timeout=15, what=f"{expected!r} in {app.message!r}")
+        await wait_for(
+            pilot, lambda: expected in app.panel.message, timeout=15, what=f"{expected!r} in {app.panel.message!r}"
+        )
 
 
 @pytest.fixture
@@ -100,7 +104,33 @@ async def test_enter_inside_tmux_resumes_in_a_hostile_folder_and_runs_nothing(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "enter")
-        await wait_for(pilot, lambda: "resumed in tmux window" in app.message, timeout=15, what=app.message)
+        await wait_for(pilot, lambda: "resumed in tmux window" in app.panel.message, timeout=15, what=app.panel.message)
         await wait_for(pilot, lambda: record.exists() and record.stat().st_size > 0, timeout=15, what="claude ran")
     assert not x.exists() and not y.exists(), "a command in the folder name ran"
     assert record.read_bytes().decode().split("\0") == [str(project), "--resume", "f1", ""]
+
+
+@pilot_test
+async def test_n_opens_the_session_that_needs_its_person_most_as_enter_would(conn, make_app, tmp_path):
+    """`n` opens what `lunavect next` opens (a permission prompt before a ready reply, whatever the list's order
+    or the focused row), through the same way back as Enter, and says when nothing waits."""
+    waiting = finished(tmp_path)
+    waiting.session_id, waiting.id, waiting.state, waiting.waiting_for = "p1", "claude:p1", "permission", "Bash"
+    seed.write(conn, [waiting, seed.session("r1", "ready", title="A reply", updated=5)])
+    expected = outcome_text(waiting)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.query_one("#sessions", SessionList)
+        await wait_for(pilot, lambda: len(widget.sessions) == 2)
+        assert widget.sessions[0].id == "claude:r1"  # the list's own order puts the reply first
+        await pilot.press("n")
+        await wait_for(
+            pilot, lambda: expected in app.panel.message, timeout=15, what=f"{expected!r} in {app.panel.message!r}"
+        )
+        assert widget.current is not None and widget.current.id == "claude:p1"
+    seed.write(conn, [seed.session("p1", "idle", title="Answered"), seed.session("r1", "idle", title="Read")])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.panel.message.startswith("Nothing needs you: "))

@@ -85,7 +85,23 @@ async def test_a_reply_without_a_proven_pane_is_refused(conn, make_app):
         for key in "hello":
             await pilot.press(key)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "nothing was typed" in app.message, timeout=20, what=app.message)
+        await wait_for(pilot, lambda: "nothing was typed" in app.panel.message, timeout=20, what=app.panel.message)
+
+
+@pilot_test
+async def test_esc_closes_the_peek_from_the_log_and_the_reply_box_and_the_list_has_the_focus(conn, make_app):
+    transcript("e1", "short.jsonl")
+    seed.write(conn, [seed.session("e1", "ready", updated=10)])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        session_list = app.query_one("#sessions")
+        pane = app.query_one(PeekPane)
+        for keys in (("escape",), ("tab", "escape")):  # from the messages, then from the reply box
+            await pilot.press("down", "space")
+            await wait_for(pilot, lambda: len(shown(app)) > 0, what="messages")
+            assert pane.display and app.focused is app.query_one(PeekLog)
+            await pilot.press(*keys)
+            assert not pane.display and app.focused is session_list and session_list.current.id == "claude:e1"
 
 
 @pytest.mark.parametrize("depth", [1100, 2000, 100_000])
@@ -104,4 +120,6 @@ async def test_a_line_nested_too_deep_is_skipped_and_said(conn, make_app, depth)
         await pilot.press("down", "space")
         await wait_for(pilot, lambda: any("DEEP-1234" in line for line in shown(app)), what="the other messages")
         assert any("Interrupted" in line for line in shown(app))  # short.jsonl's own messages, before the line
-        await wait_for(pilot, lambda: "1 line of this conversation was skipped" in app.message, what=app.message)
+        await wait_for(
+            pilot, lambda: "1 line of this conversation was skipped" in app.panel.message, what=app.panel.message
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tui_seed as seed
 from tui_support import lines, pilot_test, record_drawn_lines, wait_for
 
+from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.session_list import SessionList
 
 SIZE = (120, 30)
@@ -37,8 +38,9 @@ async def test_rows_show_title_project_provider_state_detail_timer_and_capsule(c
         assert "Unknown or stale" in row_of(app, "claude:b5")
         ready = row_of(app, "codex:b1")
         assert "Response ready" in ready and "codex" in ready and "api" in ready
-        # No timer without a current response: a finished session shows none (not its lifetime).
-        assert ready.rstrip().endswith("Response ready")
+        # No timer without a current response: a finished session shows none (not its lifetime), only that its
+        # client is open and when it last did anything.
+        assert ready.rstrip().endswith("Response ready                    ● 6 min")
         assert "Idle" in row_of(app, "codex:b2")
 
 
@@ -113,3 +115,43 @@ async def test_without_a_running_timer_a_tick_redraws_nothing(conn, make_app, cl
         clock.advance(5)
         await pilot.pause(2.5)
         assert len(calls) == before
+
+
+@pilot_test
+async def test_every_row_says_open_or_ended_and_since_when_and_ended_ones_recede(conn, make_app, clock):
+    """A reply from a minute ago in a running client and one from days ago whose client ended no longer read
+    alike: the LAST column says which is open and how long ago each last did anything, in the person's order
+    and with the counters unchanged, and the ended row's title is drawn quieter than the open one's."""
+    seed.write(
+        conn,
+        [
+            seed.session("old", "ready", title="February reply", updated=5 * 86400, open=False),
+            seed.session("new", "ready", title="Fresh reply", updated=70),
+            seed.session("w", "working", title="Still going", activity="thinking", since=20),
+        ],
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        widget = app.query_one("#sessions", SessionList)
+        assert [s.id for s in widget.sessions] == ["claude:w", "claude:new", "claude:old"]  # most recent first
+        assert "LAST" in app.screen.query_one(ColumnHeader).render_line(0).text
+        assert row_of(app, "claude:new").split()[-4:] == ["ready", "●", "1", "min"]
+        assert row_of(app, "claude:old").split()[-4:] == ["Response", "ready", "○", "5", "d"][-4:]
+        assert row_of(app, "claude:w").split()[-3:] == ["●", "now", "20s"]
+        header = str(app.query_one("#working").render()), str(app.query_one("#awaiting").render())
+        assert header == ("● 1 working", "◆ 0 awaiting input")
+
+        def title_style(key: str):
+            index = [s.id for s in widget.sessions].index(key)
+            strip = widget.render_line(index - int(widget.scroll_offset.y))
+            return next(seg.style for seg in strip if "reply" in seg.text)
+
+        quiet, plain = title_style("claude:old"), title_style("claude:new")
+        assert quiet.color != plain.color and plain.bold and not quiet.bold
+
+        # Time alone changes "1 min" into "4 min": only the lines whose words changed are drawn again.
+        clock.advance(180)
+        assert widget.refresh_ages() == 2  # the fresh reply and the working row; "5 d" still reads "5 d"
+        assert row_of(app, "claude:new").rstrip().endswith("● 4 min")
+        assert widget.refresh_ages() == 0

@@ -10,6 +10,7 @@ import tui_seed as seed
 from tui_support import lines, pilot_test
 
 from lunavect import store
+from lunavect.listing.sessions import own_ids
 from lunavect.sync import config, keys, remote
 
 SIZE = (120, 30)
@@ -30,6 +31,7 @@ async def test_another_machines_row_and_the_not_current_note(conn, make_app):
             remote.Entry(keys.beat_key("away"), 1, beat, time.time()),
             remote.Entry(keys.session_key("away", away.id), 2, away_row, time.time()),
         ],
+        own_ids=own_ids,
     )
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -9,7 +9,7 @@ from tui_support import pilot_test, wait_for
 from lunavect import store
 from lunavect.core.tokens import Tokens
 from lunavect.frontends.tui.columns import ColumnHeader
-from lunavect.frontends.tui.list_view import USAGE_COLUMN_SETTING
+from lunavect.frontends.tui.preferences import USAGE_COLUMN_SETTING
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.usage import ledger
 
@@ -47,7 +47,7 @@ async def test_the_usage_column_shows_the_exact_figures_persists_and_goes_away(c
         assert "USAGE" not in header(app) and SHOWN not in row(app, "claude:u1")
         await pilot.press("t")
         await wait_for(pilot, lambda: "USAGE" in header(app))
-        assert row(app, "claude:u1").rstrip().endswith(SHOWN)
+        assert row(app, "claude:u1").rstrip().endswith(f"{SHOWN}    ● now")  # then open or ended, and since when
         # A session whose files hold no usage shows nothing there, not a zero.
         assert "·" not in row(app, "claude:u2") and " 0 " not in row(app, "claude:u2")
     assert store.get_setting(conn, USAGE_COLUMN_SETTING) == "1"

@@ -21,6 +21,10 @@ def iso(ts: float | None) -> str | None:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# The states whose client the seed's rows run in unless a test says otherwise.
+RUNNING = frozenset({"working", "background", "compacting", "permission", "input", "ready", "offline"})
+
+
 def session(
     sid: str,
     state: str = "idle",
@@ -34,8 +38,11 @@ def session(
     background: dict[str, int] | None = None,
     error: str | None = None,
     waiting_for: str | None = None,
+    open: bool | None = None,  # noqa: A002 - the contract's name
 ) -> Session:
-    """A snapshot row as the collector would write it (`since`/`updated` in seconds before NOW)."""
+    """A snapshot row as the collector would write it (`since`/`updated` in seconds before NOW). Its client is
+    open unless said otherwise while the state needs a running client (or a ready reply waits in it); the session
+    last did anything at `updated`."""
     cwd = f"/home/dev/src/{project}" if project else None
     command = "claude --resume" if provider == "claude" else "codex resume"
     return Session(
@@ -57,6 +64,8 @@ def session(
         basis=["hook"],
         waiting_for=waiting_for,
         updated=iso(NOW - (updated if updated is not None else (since if since is not None else 60))),
+        open=open if open is not None else state in RUNNING,
+        last_active=iso(NOW - (updated if updated is not None else (since if since is not None else 60))),
     )
 
 

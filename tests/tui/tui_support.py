@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import tui_seed as seed
 
-from lunavect.collector.setup_report import SetupReport
+from lunavect.collector.setup_probe import report_of
 from lunavect.frontends.tui import PanelApp
 
-NO_SETUP = SetupReport(claude_hooks="missing", claude_found=False, codex_found=False)
+NO_SETUP = report_of({})  # no client found, no hooks
 
 
 class Clock:

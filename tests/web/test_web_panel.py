@@ -99,6 +99,58 @@ def test_the_list_renders_with_states_counters_and_no_token_in_the_address_bar(s
     )
 
 
+def test_every_row_says_open_or_ended_and_since_when_and_ended_rows_recede(served, browser):
+    """The page says what `list --json` says: the working and the waiting session run in a client (their fresh
+    evidence needs one), the ready and the failed ones have no process to say so (the hooks here come from no
+    agent), and those are drawn quieter."""
+    page = open_page(browser, served.control)
+    rows = {s["id"]: s for s in list_json(served.env)}
+    assert {key: rows[key]["open"] for key in (BUILD, SITE, DOCS, PARSER)} == {
+        BUILD: True,
+        SITE: True,
+        DOCS: False,
+        PARSER: False,
+    }
+    assert all(rows[key]["last_active"] for key in rows)
+    assert row(page, BUILD).locator(".presence").inner_text() == "open · just now"
+    assert row(page, DOCS).locator(".presence").inner_text() == "ended · just now"
+    assert row(page, DOCS).get_attribute("class").split().count("ended") == 1
+    assert "ended" not in row(page, SITE).get_attribute("class").split()
+    weight = "el => getComputedStyle(el).fontWeight"
+    assert row(page, BUILD).locator(".title").evaluate(weight) == "600"
+    assert row(page, DOCS).locator(".title").evaluate(weight) == "500"
+    # The order and the counters are the person's as before.
+    assert page.locator("#working").inner_text() == "1 working"
+    assert page.locator("#awaiting").inner_text() == "1 awaiting input"
+
+
+def test_every_rate_limit_window_says_how_long_it_lasts_at_the_pace_of_the_last_hour(served, browser):
+    """Claude Code's windows as the status-line wrapper keeps them, with their recent figures: 20 % an hour ago,
+    50 % now, the reset in 3 h: at 30 an hour the 5 h window runs out in 1 h 40 m; the 7 d one did not grow."""
+    import time
+    from pathlib import Path
+
+    now = time.time()
+    folder = Path(served.env["LUNAVECT_HOME"]) / "limits"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "claude.json").write_text(
+        json.dumps(
+            {
+                "at": now,
+                "primary": {"used_percent": 50, "window_minutes": 300, "resets_at": now + 3 * 3600},
+                "secondary": {"used_percent": 8, "window_minutes": 10080, "resets_at": now + 5 * 86400},
+                "history": [[now - 3600, 20, 8], [now, 50, 8]],
+            }
+        )
+    )
+    page = open_page(browser, served.control)
+    hook(served.env, sid(DOCS), "UserPromptSubmit", prompt="Again", project="docs")  # a change: the page reads again
+    page.wait_for_selector("#limits li", timeout=20_000)
+    line = page.locator("#limits li").inner_text()
+    assert line.startswith("claude: 5 h 50 % · resets ") and "· runs out in 1 h 40 m | 7 d 8 %" in line, line
+    assert line.endswith("· lasts to reset"), line
+
+
 def test_a_change_in_the_store_shows_without_reload(served, browser):
     page = open_page(browser, served.control)
     page.evaluate("window.sameDocument = true")
@@ -357,6 +409,55 @@ def test_open_in_a_browser_on_the_sessions_machine_says_what_lunavect_open_says(
         arg=message[:40],
         timeout=20_000,
     )
+
+
+def test_next_opens_the_session_that_needs_its_person_most_as_open_does(served, browser):
+    """The page's Next (and `n`) asks the server, which chooses as `lunavect next` does (the permission prompt
+    before the others) and opens it as "open" does: the page says which session and what `lunavect open` says.
+    A view-only token has no Next, and the server refuses its request."""
+    page = open_page(browser, served.control)
+    title = stored(served.env, SITE)["title"]
+    printed = lunavect(served.env, "next", "--print").stdout
+    assert printed == f"permission: {title} (claude) · lunavect open {SITE}\n", printed
+    expected = json.loads(lunavect(served.env, "open", SITE, "--json").stdout)["message"]
+    page.locator("#next").click()
+    page.wait_for_function(
+        "m => document.querySelector('#message-text').textContent.toLowerCase().includes(m.toLowerCase())",
+        arg=expected[:40],
+        timeout=20_000,
+    )
+    assert page.locator("#message-text").inner_text().startswith(f"“{title}”: ")
+    assert page.evaluate("document.activeElement.dataset.id") == SITE
+    say = page.locator("#message-text").inner_text()
+    page.keyboard.press("n")
+    page.wait_for_function("t => document.querySelector('#message-text').textContent !== t", arg=say, timeout=5_000)
+    page.wait_for_function(
+        "t => document.querySelector('#message-text').textContent.startsWith(t)", arg=f"“{title}”: ", timeout=20_000
+    )
+
+    viewer = open_page(browser, served.view)
+    assert viewer.locator("#next").is_hidden()
+    status = viewer.evaluate(
+        """() => fetch('/api/next', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'})
+             .then(r => r.status)"""
+    )
+    assert status == 403
+
+
+def test_next_with_nothing_waiting_says_so(tmp_path, browser):
+    env = isolated_env(tmp_path)
+    hook(env, sid(BUILD), "UserPromptSubmit", prompt="Fix the build", project="builder")
+    server = start_web(env)
+    try:
+        page = open_page(browser, server.control)
+        page.locator("#next").click()
+        page.wait_for_function(
+            "() => document.querySelector('#message-text').textContent.startsWith('nothing needs you: ')",
+            timeout=20_000,
+        )
+    finally:
+        server.stop()
+        stop_collector(env)
 
 
 def test_the_row_menu_and_the_other_keys(served, browser):

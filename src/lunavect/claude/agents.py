@@ -156,41 +156,79 @@ def _latest(entries: dict[str, _Observed], key: str, entry: _Observed) -> None:
 
 
 def finish(observations: list[Observation], settled: int = SETTLED) -> list[TranscriptTask]:
-    """The session's tasks, latest-started first: every running one, then at most `settled` that ended."""
-    launches: dict[str, Launch] = {}
-    results: dict[str, Result] = {}
-    sends: dict[str, Send] = {}
-    bash: dict[str, ShellLaunch] = {}
-    shells: dict[str, ShellResult] = {}
-    notes: list[Note] = []
+    """The session's tasks, latest-started first: every running one, then at most `settled` that ended.
+
+    Five steps, each the same whatever order the observations arrived in: keep each call's latest observation
+    (`_seen`), start the agents their launches' results name (`_start_agents`), run again the agents a
+    message resumed (`_resume_agents`), start the background shells (`_start_shells`), then end the runs the
+    task notifications name (`_end_runs`); the answer is each task's latest run (`_answer`)."""
+    seen = _seen(observations)
+    ledger = _Ledger()
+    _start_agents(seen, ledger)
+    _resume_agents(seen, ledger)
+    _start_shells(seen, ledger)
+    for task in ledger.tasks.values():
+        task.runs.sort(key=lambda run: run.place)
+    _end_runs(seen.notes, ledger)
+    return _answer(ledger.tasks, settled)
+
+
+@dataclass
+class _Seen:
+    """The observations by kind: for each call the one furthest into the file, and every notification."""
+
+    launches: dict[str, Launch] = field(default_factory=dict)
+    results: dict[str, Result] = field(default_factory=dict)
+    sends: dict[str, Send] = field(default_factory=dict)
+    bash: dict[str, ShellLaunch] = field(default_factory=dict)
+    shells: dict[str, ShellResult] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
+
+
+def _seen(observations: list[Observation]) -> _Seen:
+    seen = _Seen()
     for entry in observations:
         if isinstance(entry, Launch):
-            _latest(launches, entry.call, entry)
+            _latest(seen.launches, entry.call, entry)
         elif isinstance(entry, Result):
-            _latest(results, entry.call, entry)
+            _latest(seen.results, entry.call, entry)
         elif isinstance(entry, Send):
-            _latest(sends, entry.call, entry)
+            _latest(seen.sends, entry.call, entry)
         elif isinstance(entry, ShellLaunch):
-            _latest(bash, entry.call, entry)
+            _latest(seen.bash, entry.call, entry)
         elif isinstance(entry, ShellResult):
-            _latest(shells, entry.call, entry)
+            _latest(seen.shells, entry.call, entry)
         elif isinstance(entry, Note):
-            notes.append(entry)
+            seen.notes.append(entry)
+    return seen
 
-    tasks: dict[str, _Task] = {}
-    runs: dict[str, tuple[_Task, _Run]] = {}
 
-    def start(task_id: str, kind: str, call: str, run: _Run, **details: Any) -> None:
-        task = tasks.get(task_id)
+@dataclass
+class _Ledger:
+    """The tasks found so far, and each run by the call that started it (what a notification names)."""
+
+    tasks: dict[str, _Task] = field(default_factory=dict)
+    runs: dict[str, tuple[_Task, _Run]] = field(default_factory=dict)
+
+    def start(self, task_id: str, kind: str, call: str, run: _Run, **details: Any) -> None:
+        """A run of the task `task_id`, which its first run creates."""
+        task = self.tasks.get(task_id)
         if task is None:
-            task = tasks[task_id] = _Task(
+            task = self.tasks[task_id] = _Task(
                 id=task_id, kind=kind, tool_use_id=call, launched_at=run.started_at, **details
             )
-        task.runs.append(run)
-        runs[call] = (task, run)
+        self.again(task, call, run)
 
-    # Launches in the order their results stand in the file, so the first launch of an agent names it.
-    for call, launch in sorted(launches.items(), key=lambda item: _place_of(results.get(item[0]))):
+    def again(self, task: _Task, call: str, run: _Run) -> None:
+        task.runs.append(run)
+        self.runs[call] = (task, run)
+
+
+def _start_agents(seen: _Seen, ledger: _Ledger) -> None:
+    """Each launch whose result names its agent starts a run of that agent: in the order the results stand in
+    the file, so that the first launch of an agent names it. A foreground agent's own result ends its run."""
+    results = seen.results
+    for call, launch in sorted(seen.launches.items(), key=lambda item: _place_of(results.get(item[0]))):
         result = results.get(call)
         if result is None or result.error or result.agent_id is None:
             continue
@@ -199,37 +237,40 @@ def finish(observations: list[Observation], settled: int = SETTLED) -> list[Tran
         if not background:
             # A foreground agent is part of its turn; its own result ends it.
             run.outcome, run.finished_at = "completed", result.at
-        start(result.agent_id, "agent", call, run, background=background, agent_type=launch.agent_type)
-    for call in sends:
-        result = results.get(call)
+        ledger.start(result.agent_id, "agent", call, run, background=background, agent_type=launch.agent_type)
+
+
+def _resume_agents(seen: _Seen, ledger: _Ledger) -> None:
+    """A message whose result names the agent it resumed starts another run of that (known) agent."""
+    for call in seen.sends:
+        result = seen.results.get(call)
         if result is None or result.error or result.resumed is None:
             continue
-        task = tasks.get(result.resumed)
+        task = ledger.tasks.get(result.resumed)
         if task is None or task.kind != "agent":
             continue
-        run = _Run(call, (result.place, result.seq), result.at)
-        task.runs.append(run)
-        runs[call] = (task, run)
-    for call, shell in shells.items():
+        ledger.again(task, call, _Run(call, (result.place, result.seq), result.at))
+
+
+def _start_shells(seen: _Seen, ledger: _Ledger) -> None:
+    """A Bash result that moved its command into the background starts that shell; its launch says whether
+    the command is a long-lived service."""
+    for call, shell in seen.shells.items():
         if shell.error:
             continue
-        shell_launch = bash.get(call)
+        shell_launch = seen.bash.get(call)
         run = _Run(call, (shell.place, shell.seq), shell.at)
-        start(
-            shell.task_id,
-            "shell",
-            call,
-            run,
-            background=True,
-            service=shell_launch is not None and shell_launch.service,
-        )
-    for task in tasks.values():
-        task.runs.sort(key=lambda run: run.place)
+        service = shell_launch is not None and shell_launch.service
+        ledger.start(shell.task_id, "shell", call, run, background=True, service=service)
 
+
+def _end_runs(notes: list[Note], ledger: _Ledger) -> None:
+    """Each task notification, in file order, ends the run its `<tool-use-id>` names, else (only when the
+    runtime's own stamp proves it is the runtime's) the task's latest run before it; the first ending wins."""
     for note in sorted(notes, key=lambda n: (n.place, n.seq)):
-        named = runs.get(note.tool_use_id) if note.tool_use_id is not None else None
+        named = ledger.runs.get(note.tool_use_id) if note.tool_use_id is not None else None
         for task_id in note.task_ids:
-            task = tasks.get(task_id)
+            task = ledger.tasks.get(task_id)
             if task is None:
                 continue
             if named is not None and named[0] is task:
@@ -243,6 +284,9 @@ def finish(observations: list[Observation], settled: int = SETTLED) -> list[Tran
                 continue  # the first notice ends a run; the same notice written again changes nothing
             run.outcome, run.finished_at = ended_state(note.status), note.at
 
+
+def _answer(tasks: dict[str, _Task], settled: int) -> list[TranscriptTask]:
+    """Each task as its latest run says it, latest-started first: every running one, then `settled` ended."""
     answer = []
     for task in tasks.values():
         latest = task.runs[-1]

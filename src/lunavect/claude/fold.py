@@ -5,7 +5,7 @@ This loop runs once for every line of every transcript a person ever wrote (a wh
 is gigabytes), so it is written for throughput: most lines (progress, snapshots, request blobs) are dropped by
 the byte test alone, without a Python call per line beyond it; the rest are read in one pass over their bytes
 (records.py). What it produces is exactly what reading each line on its own and folding its facts gives
-(tests/unit/test_claude_fold.py holds the two side by side).
+(tests/unit/claude/test_claude_fold.py holds the two side by side).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from lunavect.claude import agents
 from lunavect.claude.fast_records import CommonRecords
 from lunavect.claude.latest import Latest
 from lunavect.claude.record_shapes import names_work, typed_record_decoder
-from lunavect.claude.records import Unreadable, facts_of_typed, might_matter_search, read_plain
+from lunavect.claude.records import Unreadable, facts_of, might_matter_search, read_plain
 from lunavect.claude.summary import TranscriptSummary, take, take_usage
 from lunavect.claude.transcript import AppendedLines
 from lunavect.usage import ledger
@@ -64,7 +64,7 @@ def fold_lines(
             if record is not None and (record.toolUseResult is None or not names_work(record.toolUseResult)):
                 if common.fold(record, offset):
                     continue
-                facts = facts_of_typed(record, offset)
+                facts = facts_of(record, offset)
             else:
                 facts = read_plain(line, offset)
         except Unreadable:

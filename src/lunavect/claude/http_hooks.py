@@ -7,7 +7,7 @@ call's PreToolUse and PostToolUse(Failure), two per tool call, the cost HTTP hoo
 record per tool use and per tool result (core/rules/transcript.py folds them for hooked sessions); every
 other event (a turn's start and end, permission requests, notifications, compaction, sub-agents, the
 session's start and end) changes state that nothing else proves as exactly, and keeps the command shim,
-which needs no collector (its events wait in the spool). tests/unit/test_http_hook_loss.py proves it.
+which needs no collector (its events wait in the spool). tests/unit/core/test_http_hook_loss.py proves it.
 
 The handler names the listener's URL with the per-install secret as a literal header (no environment
 needed) and a short timeout: a listener that accepts and never answers holds the hook for its whole timeout.

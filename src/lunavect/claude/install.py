@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lunavect import paths
 from lunavect.claude import http_hooks
-from lunavect.install.command import hook_command
+from lunavect.install.command import Http, hook_command
 from lunavect.install.hooks_file import HooksFileError, describe, entries, install_hooks, is_ours, load, uninstall_hooks
 
 # Every lifecycle event lunavect reads (FACTS.md, research/claude-formats.md §1.1).
@@ -68,14 +68,6 @@ class Status:
     detail: str = ""
     # The events whose lunavect handler is an HTTP hook (the rest run the command shim).
     http_events: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Http:
-    """Where this installation's HTTP hooks go: the listener's port and the per-install secret."""
-
-    port: int
-    secret: str
 
 
 def status(path: Path | None = None, http: Http | None = None) -> Status:

@@ -23,7 +23,6 @@ from lunavect.claude.record_shapes import (
     Block,
     Record,
     ToolUseResult,
-    TypedRecord,
     agent_input_decoder,
     api_error_decoder,
     attachment_decoder,
@@ -85,10 +84,8 @@ class Activity:
 @dataclass(init=False)
 class RecordFacts:
     """Everything lunavect takes from one line. Metadata and activity are kept apart: a title or a folder
-    never proves that a session works.
-
-    One is made for every record of every whole read, so its constructor sets only what each record has; the
-    other fields keep their class defaults until a reader sets them (the generated constructor set all 24)."""
+    never proves that a session works. One is made per record of every whole read: its constructor sets only what
+    each record has, the other fields keep their class defaults until a reader sets them."""
 
     kind: str
     place: int = 0
@@ -121,8 +118,7 @@ class RecordFacts:
         self, kind: str, place: int = 0, at: float | None = None, uuid: str | None = None, session_id: str | None = None
     ) -> None:
         self.kind, self.place, self.at, self.uuid, self.session_id = kind, place, at, uuid, session_id
-        self.activity = []
-        self.observations = []
+        self.activity, self.observations = [], []
 
 
 class Unreadable(Exception):
@@ -157,12 +153,7 @@ def read_matching(line: bytes, place: int = 0) -> RecordFacts | None:
         return read_plain(line, place)
     if record.toolUseResult is not None and names_work(record.toolUseResult):
         return read_plain(line, place)
-    return _facts_of(record, place)
-
-
-def facts_of_typed(record: TypedRecord, place: int) -> RecordFacts | None:
-    """The facts of a line `read_matching` decoded in one pass (its tool result names no work)."""
-    return _facts_of(record, place)
+    return facts_of(record, place)
 
 
 def read_plain(line: bytes, place: int = 0) -> RecordFacts | None:
@@ -183,10 +174,11 @@ def read_plain(line: bytes, place: int = 0) -> RecordFacts | None:
         except msgspec.DecodeError:
             raise Unreadable from None
         replaced = True
-    return _facts_of(record, place, replaced)
+    return facts_of(record, place, replaced)
 
 
-def _facts_of(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
+def facts_of(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
+    """The facts of a decoded record: `read_matching`'s one pass, `read_plain`'s, or a line fold.py decoded."""
     try:
         return _facts(record, place, replaced)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError):

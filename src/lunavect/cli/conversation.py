@@ -61,9 +61,9 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
     Read from the client's own files on demand; nothing of it is stored, logged or synced.
     """
     from lunavect.conversation.follow import Follower
-    from lunavect.conversation.source import find_source
     from lunavect.conversation.window import read_window
     from lunavect.conversation.window_parts import Unreadable
+    from lunavect.listing.conversation import find_source
 
     conn = fresh_store()
     session, _others = _session(conn, session_id)
@@ -71,7 +71,7 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
     conn.close()
     if source is None:
         raise Failure(f"this machine holds no conversation file for {session.id}")
-    agents = source.agents() if source.provider == "claude" and agent is None else []
+    agents = source.agents() if agent is None else []
     if agent is not None:
         if agent not in source.agents():
             raise Failure(f"{session.id} has no sub-agent {agent!r}")

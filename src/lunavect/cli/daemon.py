@@ -38,10 +38,12 @@ def _notifier() -> TransitionObserver:
     HTTP hook listener, when HTTP hooks were set up (lunavect/hook_service.py)."""
     from lunavect import paths
     from lunavect.listener import service as hook_service
+    from lunavect.listing import sessions
     from lunavect.notify.notifier import Notifier
 
     data_dir = paths.data_dir()
-    return hook_service.WithListener(Notifier(), hook_service.start(data_dir), follow=data_dir)
+    notifier = Notifier(stored=sessions)  # the snapshot is read by the listing's readers
+    return hook_service.WithListener(notifier, hook_service.start(data_dir), follow=data_dir)
 
 
 COMMANDS: tuple[click.Command, ...] = (daemon,)

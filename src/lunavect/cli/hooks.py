@@ -7,6 +7,7 @@ never reaches it, because `lunavect.cli.main` answers that before click is impor
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,14 +15,17 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store
+from lunavect.core import clients
 from lunavect.core.times import elapsed
+from lunavect.install.hooks_file import HooksRefused
 
 if TYPE_CHECKING:
-    from lunavect.claude.install import Http
+    from lunavect.faces import Face, HooksStatus
+    from lunavect.install.command import Http
 
 
 @click.command("hook")
-@click.argument("client", type=click.Choice(["claude", "codex"]))
+@click.argument("client", type=click.Choice(clients.ids()))
 def hook_command(client: str) -> None:
     """Record one agent event from stdin (run by the agent's hooks; prints nothing, always exits 0)."""
     from lunavect.shim.entry import main as hook_main
@@ -46,55 +50,53 @@ def hooks() -> None:
     help="Send Claude Code's tool events to the collector as HTTP hooks (needs the collector running).",
 )
 def hooks_install(statusline: bool, http: bool) -> None:
-    """Add lunavect's hooks to Claude Code and Codex, keeping every other setting as it is."""
-    from lunavect import paths
-    from lunavect.claude import install
-    from lunavect.codex import install as codex_install
+    """Add lunavect's hooks to every client (Claude Code, Codex), keeping every other setting as it is."""
+    from lunavect import claude, faces, paths
     from lunavect.install.command import describe_target
     from lunavect.listener import service as hook_service
 
     if statusline:
-        _install_statusline(install.settings_path())
-    if http:
-        _install_http(paths.data_dir())
-    else:
-        try:
-            changed = install.install()
-        except (install.SettingsError, OSError) as exc:
-            raise Failure(str(exc)) from None
-        click.echo(install.describe_install(changed))
-        if hook_service.unconfigure(paths.data_dir()):
-            click.echo("claude: HTTP hooks replaced by the command shim")
-    try:
-        click.echo(codex_install.describe_install(codex_install.install()))
-    except (codex_install.SettingsError, OSError) as exc:
-        raise Failure(f"codex: {exc}") from None
+        _install_statusline(claude.settings_path())
+    data_dir = paths.data_dir()
+    for face in faces.every():
+        client = face.CLIENT
+        if http and client.http_hooks:
+            _install_http(face, data_dir)
+            continue
+        _echo(face.install_hooks)
+        if client.http_hooks and hook_service.unconfigure(data_dir):
+            click.echo(f"{client.id}: HTTP hooks replaced by the command shim")
     click.echo(describe_target())
+
+
+def _echo(act: Callable[[], list[str]]) -> None:
+    """The lines a face's install or uninstall prints, or its refusal as the one-line failure."""
+    try:
+        lines = act()
+    except HooksRefused as exc:
+        raise Failure(str(exc)) from None
+    for line in lines:
+        click.echo(line)
 
 
 # How long `hooks install --http` waits for the collector's listener to answer.
 ANSWER_WAIT_S = 5.0
 
 
-def _install_http(data_dir: Path) -> None:
-    """Claude's tool events as HTTP hooks (claude/http_hooks.py), the rest by the shim; says whether the
+def _install_http(face: Face, data_dir: Path) -> None:
+    """The client's tool events as HTTP hooks (claude/http_hooks.py), the rest by the shim; says whether the
     collector's listener answers, because an HTTP hook's event is lost while nothing listens."""
-    from lunavect.claude import http_hooks, install
     from lunavect.collector import process as collector_process
+    from lunavect.install.command import Http
     from lunavect.listener import secret as hook_secret
     from lunavect.listener import service as hook_service
 
     try:
         port = hook_service.configure(data_dir)
-        http = install.Http(port, hook_secret.load_or_create(data_dir))
-        changed = install.install(http=http)
-    except (install.SettingsError, OSError) as exc:
+        http = Http(port, hook_secret.load_or_create(data_dir))
+    except OSError as exc:
         raise Failure(str(exc)) from None
-    click.echo(install.describe_install(changed))
-    click.echo(
-        f"claude: {', '.join(http_hooks.HTTP_EVENTS)} as HTTP hooks to 127.0.0.1:{port}; the other events run the "
-        "command shim"
-    )
+    _echo(lambda: face.install_hooks(http=http))
     collector_process.ensure_running()
     deadline = time.monotonic() + ANSWER_WAIT_S
     while not (answers := (hook_service.probe(data_dir) or {}).get("answers")) and time.monotonic() < deadline:
@@ -109,15 +111,16 @@ def _install_http(data_dir: Path) -> None:
 
 
 def _expected_http(data_dir: Path) -> Http | None:
-    """What `hooks status` checks Claude's settings against: this setup's HTTP handlers, or none."""
-    from lunavect.claude import install
+    """What `hooks status` checks an HTTP-capable client's settings against: this setup's HTTP handlers, or
+    none."""
+    from lunavect.install.command import Http
     from lunavect.listener import secret as hook_secret
     from lunavect.listener import service as hook_service
 
     port = hook_service.configured_port(data_dir)
     if port is None or not hook_secret.secret_path(data_dir).exists():
         return None
-    return install.Http(port, hook_secret.load_or_create(data_dir))
+    return Http(port, hook_secret.load_or_create(data_dir))
 
 
 def _install_statusline(path: Path) -> None:
@@ -136,79 +139,59 @@ def _install_statusline(path: Path) -> None:
 )
 def hooks_uninstall(only_statusline: bool) -> None:
     """Remove lunavect's hooks (and its status-line wrapper, your own status line put back) and nothing else."""
-    from lunavect.claude import install
+    from lunavect import claude, faces, paths
     from lunavect.install import statusline
+    from lunavect.listener import service as hook_service
 
+    path = claude.settings_path()
     try:
-        put_back = statusline.uninstall(install.settings_path())
+        put_back = statusline.uninstall(path)
     except (statusline.HooksFileError, OSError) as exc:
         raise Failure(str(exc)) from None
     if put_back or only_statusline:
-        click.echo(f"claude: status line {'put back' if put_back else 'not wrapped'} in {install.settings_path()}")
+        click.echo(f"claude: status line {'put back' if put_back else 'not wrapped'} in {path}")
     if only_statusline:
         return
-    try:
-        changed = install.uninstall()
-    except (install.SettingsError, OSError) as exc:
-        raise Failure(str(exc)) from None
-    click.echo(f"claude: {'removed' if changed else 'nothing to remove'} in {install.settings_path()}")
-    from lunavect import paths
-    from lunavect.codex import install as codex_install
-    from lunavect.listener import service as hook_service
-
-    hook_service.unconfigure(paths.data_dir())
-
-    try:
-        removed = codex_install.uninstall()
-    except (codex_install.SettingsError, OSError) as exc:
-        raise Failure(f"codex: {exc}") from None
-    click.echo(f"codex: {'removed' if removed else 'nothing to remove'} in {codex_install.hooks_path()}")
+    for face in faces.every():
+        _echo(face.uninstall_hooks)
+        if face.CLIENT.http_hooks:
+            hook_service.unconfigure(paths.data_dir())
 
 
 @hooks.command("status")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def hooks_status(as_json: bool) -> None:
     """Tell, per client, whether the hooks are installed and whether events arrive."""
-    from lunavect import paths, store
-    from lunavect.claude import install
-    from lunavect.codex import install as codex_install
+    from lunavect import faces, paths, store
     from lunavect.listener import service as hook_service
 
-    status = install.status(http=_expected_http(paths.data_dir()))
-    codex_status = codex_install.status()
+    expected = _expected_http(paths.data_dir())
+    described: list[tuple[Face, HooksStatus]] = [
+        (face, face.hooks_status(http=expected if face.CLIENT.http_hooks else None)) for face in faces.every()
+    ]
     conn = fresh_store()
-    last = store.latest_event_time(conn, "claude")
-    report = {
-        "claude": {
-            "state": status.state,
-            "settings": str(status.path),
-            "missing_events": status.missing,
-            "stale_commands": status.stale_commands,
-            "detail": status.detail,
-            "http_events": status.http_events,
-            "last_event_age_s": round(time.time() - last, 1) if last else None,
-        },
-        "codex": codex_install.report(codex_status),
-    }
-    report["claude"]["http_listener"] = hook_service.probe(paths.data_dir())
-    codex_last = store.latest_event_time(conn, "codex")
-    report["codex"]["last_event_age_s"] = round(time.time() - codex_last, 1) if codex_last else None
+    listener = hook_service.probe(paths.data_dir())
+    report: dict[str, dict] = {}
+    for face, status in described:
+        client = face.CLIENT
+        last = store.latest_event_time(conn, client.id)
+        entry = report[client.id] = face.hooks_report(status)
+        entry["last_event_age_s"] = round(time.time() - last, 1) if last else None
+        if client.http_hooks:
+            entry["http_listener"] = listener
     if as_json:
         click.echo(msgspec.json.encode(report).decode())
         return
-    claude = report["claude"]
-    click.echo(install.describe_status(status))
-    age = claude["last_event_age_s"]
-    click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
-    listener = claude["http_listener"]
-    if status.http_events:
-        click.echo(f"  by HTTP: {', '.join(status.http_events)}; the other events by the command shim")
-    if listener is not None:
-        answer = "answers" if listener["answers"] else "does not answer (is the collector running?)"
-        click.echo(f"  HTTP hooks: the collector's listener on 127.0.0.1:{listener['port']} {answer}")
-    click.echo(codex_install.describe_status(codex_status))
-    age = report["codex"]["last_event_age_s"]
-    click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
+    for face, status in described:
+        entry = report[face.CLIENT.id]
+        click.echo(face.describe_status(status))
+        age = entry["last_event_age_s"]
+        click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
+        if entry.get("http_events"):
+            click.echo(f"  by HTTP: {', '.join(entry['http_events'])}; the other events by the command shim")
+        if face.CLIENT.http_hooks and listener is not None:
+            answer = "answers" if listener["answers"] else "does not answer (is the collector running?)"
+            click.echo(f"  HTTP hooks: the collector's listener on 127.0.0.1:{listener['port']} {answer}")
 
 
 COMMANDS: tuple[click.Command, ...] = (hook_command, hooks)

@@ -1,10 +1,14 @@
-"""`lunavect open ID`: return to a session's exact terminal pane or tab, or resume it when it has finished.
+"""`lunavect open ID`: return to a session's exact terminal pane or tab, or resume it when it has finished; and
+`lunavect next`: the same for the session that needs its person most.
 
-The command is a thin shell around `lunavect.navigation.navigate.open_session`, the same function the panel's
-Enter and row menu call, so every front end says the same thing for the same outcome.
+Both are thin shells around `lunavect.navigation.navigate.open_session`, the same function the panel's Enter
+and row menu call, so every front end says the same thing for the same outcome; `next` only chooses the
+session first (`lunavect.listing.attention.needs_person`, the one rule every front end's "next" follows).
 """
 
 from __future__ import annotations
+
+import sqlite3
 
 import click
 import msgspec
@@ -12,28 +16,21 @@ import msgspec
 from lunavect.cli.common import Failure, fresh_store, session_key
 from lunavect.core.terminal_text import clean_lines
 
-
-@click.command("open")
-@click.argument("session_id", metavar="ID")
-@click.option(
+RESUME_IN = click.option(
     "--resume-in",
     type=click.Choice(["print", "clipboard", "tmux", "terminal"]),
     default=None,
     help="For a finished session: print its resume command (the default), copy it, or run it in a new tmux "
     "window or terminal window.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
-def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
-    """Bring a session's exact terminal pane or tab to the front, or resume it if it has finished.
+AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 
-    ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
-    session id, or a prefix of either that names one session; hidden sessions can be named too.
-    """
+
+def open_key(conn: sqlite3.Connection, key: str, named: str, resume_in: str | None, as_json: bool) -> None:
+    """Open the session `key` (as the person `named` it) and say what happened, exiting 1 when it failed."""
     from lunavect.listing.sessions import all_sessions
     from lunavect.navigation.navigate import open_session
 
-    conn = fresh_store()
-    key = session_key(conn, session_id)
     sessions = all_sessions(conn)
     found = next((s for s in sessions if s.id == key), None)
     if found is None:  # another machine's session (sync): its own machine opens it
@@ -41,7 +38,7 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
 
         found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     if found is None:  # its row turned unreadable between the two reads
-        raise Failure(f"no session {session_id!r} (see `lunavect list --all`)")
+        raise Failure(f"no session {named!r} (see `lunavect list --all`)")
     others = [s for s in sessions if s.id != found.id]
     try:
         result = open_session(found, resume_in=resume_in, others=others)
@@ -63,4 +60,51 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     raise Failure(f"{result.outcome.value}: {detail}")
 
 
-COMMANDS: tuple[click.Command, ...] = (open_command,)
+@click.command("open")
+@click.argument("session_id", metavar="ID")
+@RESUME_IN
+@AS_JSON
+def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
+    """Bring a session's exact terminal pane or tab to the front, or resume it if it has finished.
+
+    ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
+    session id, or a prefix of either that names one session; hidden sessions can be named too.
+    """
+    conn = fresh_store()
+    open_key(conn, session_key(conn, session_id), session_id, resume_in, as_json)
+
+
+@click.command("next")
+@click.option("--print", "print_only", is_flag=True, help="Only name the session and the command that opens it.")
+@RESUME_IN
+@AS_JSON
+def next_command(print_only: bool, resume_in: str | None, as_json: bool) -> None:
+    """Open the session that needs you most, exactly as `lunavect open` would.
+
+    A permission prompt first, then a question or form, then a failed turn, then a ready reply; within each,
+    the one that has waited longest. Hidden sessions and those of a machine that fell silent are skipped, and
+    a failed or ready session only while its client is open. With nothing waiting, says so and exits 1.
+    """
+    from lunavect.frontends.bar.formats import label
+    from lunavect.listing.attention import NOTHING_WAITS, needs_person
+    from lunavect.listing.sessions import read_sessions
+
+    conn = fresh_store()
+    waiting = needs_person(read_sessions(conn, include_hidden=True))
+    if not waiting:
+        if as_json:
+            click.echo(msgspec.json.encode({"outcome": "nothing", "message": NOTHING_WAITS}).decode())
+            raise SystemExit(1)
+        raise Failure(NOTHING_WAITS)
+    chosen = waiting[0]
+    if print_only:
+        command = f"lunavect open {chosen.id}"
+        if as_json:
+            click.echo(msgspec.json.encode({"id": chosen.id, "state": chosen.state, "command": command}).decode())
+        else:
+            click.echo(f"{label(chosen)} · {command}")
+        return
+    open_key(conn, chosen.id, chosen.id, resume_in, as_json)
+
+
+COMMANDS: tuple[click.Command, ...] = (open_command, next_command)

@@ -28,6 +28,7 @@ def usage_command(since: str, by: str, as_json: bool, prices: str | None) -> Non
     """Print tokens used (from the clients' own files), rate limits, and estimated costs."""
     import time
 
+    from lunavect.listing.sessions import names
     from lunavect.usage import prices as price_table
     from lunavect.usage import report
 
@@ -38,7 +39,7 @@ def usage_command(since: str, by: str, as_json: bool, prices: str | None) -> Non
     start = report.parse_since(since, now)
     if start is None:
         raise Failure(f"--since takes a count and a unit (12h, 7d, 2w), not {since!r}")
-    result = report.build(conn, start, by, now, costs=price_table.enabled(conn))
+    result = report.build(conn, start, by, now, costs=price_table.enabled(conn), names=names)
     if as_json:
         click.echo(msgspec.json.encode(result).decode())
     else:

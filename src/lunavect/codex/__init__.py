@@ -1,0 +1,131 @@
+"""Codex, as lunavect reads it: its face, the one thing the rest of lunavect imports of this package.
+
+Every member of `lunavect.faces.Face` is here: the collector's source (rollouts, its thread catalog and
+app-server) and hook mapping, the hooks installer (with Codex's own trust of them), the screen readers and the
+conversation files; Codex keeps no live catalog of its processes. The modules behind it are this package's
+own: callers never import them. Each member imports its module when first called, so importing the face costs
+little.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lunavect import paths
+from lunavect.codex.hooks import evidence_from_record
+from lunavect.codex.pane import read_dialog, read_prompt
+from lunavect.core.clients import CODEX
+from lunavect.install.command import Http
+from lunavect.install.hooks_file import HooksRefused
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from lunavect.codex.install import Status
+    from lunavect.conversation.source import Source as Conversation
+    from lunavect.evidence.sources import LiveEntry, Source
+
+__all__ = [
+    "CLIENT",
+    "conversation_at",
+    "describe_status",
+    "evidence_from_record",
+    "find_conversation",
+    "home",
+    "hooks_report",
+    "hooks_status",
+    "install_hooks",
+    "live_catalog",
+    "read_dialog",
+    "read_prompt",
+    "setup_lines",
+    "new_source",
+    "uninstall_hooks",
+]
+
+CLIENT = CODEX
+
+
+def new_source() -> Source:
+    """Its rollouts, thread catalog and app-server: every Codex session appears from them, hooks or not."""
+    from lunavect.codex.source import CodexSource
+
+    return CodexSource()
+
+
+def home() -> Path:
+    return paths.codex_home()
+
+
+# -- its hooks ---------------------------------------------------------------------------------------------
+
+
+def hooks_status(*, http: Http | None = None, verify: bool = True) -> Status:
+    """What hooks.json says, and whether Codex trusts the hooks (`verify`: asked of its app-server; else read
+    from its config). Codex has no HTTP hooks (`http` is not its)."""
+    from lunavect.codex import install
+
+    return install.status(verify=verify)
+
+
+def hooks_report(status: Status) -> dict:
+    from lunavect.codex import install
+
+    return install.report(status)
+
+
+def describe_status(status: Status) -> str:
+    from lunavect.codex import install
+
+    return install.describe_status(status)
+
+
+def setup_lines(hooks: str) -> list[str]:
+    if hooks == "installed":
+        return [f"{CLIENT.name} hooks: installed. Codex sessions also appear from their rollouts, hooks or not."]
+    if hooks == "untrusted":
+        return [f"{CLIENT.name} hooks: installed but not trusted yet: trust them in Codex's `/hooks`."]
+    return [f"{CLIENT.name} hooks: {hooks}. Codex sessions still appear from their rollouts."]
+
+
+def install_hooks(*, http: Http | None = None) -> list[str]:
+    """Install or repair its hooks in hooks.json and have Codex trust them (the command shim: `http` is not
+    Codex's)."""
+    from lunavect.codex import install
+
+    try:
+        return [install.describe_install(install.install())]
+    except (install.SettingsError, OSError) as exc:
+        raise HooksRefused(f"{CLIENT.id}: {exc}") from None
+
+
+def uninstall_hooks() -> list[str]:
+    from lunavect.codex import install
+
+    try:
+        removed = install.uninstall()
+    except (install.SettingsError, OSError) as exc:
+        raise HooksRefused(f"{CLIENT.id}: {exc}") from None
+    return [f"{CLIENT.id}: {'removed' if removed else 'nothing to remove'} in {install.hooks_path()}"]
+
+
+# -- read on demand ----------------------------------------------------------------------------------------
+
+
+def live_catalog() -> Sequence[LiveEntry]:
+    """Codex keeps no catalog of which process holds which thread: its hooks' process facts tell it."""
+    return ()
+
+
+def find_conversation(thread_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
+    from lunavect.codex.conversation import find_conversation as find
+
+    return find(thread_id, conn)
+
+
+def conversation_at(path: Path) -> Conversation:
+    from lunavect.codex.conversation import conversation_at as at
+
+    return at(path)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from lunavect.codex.appserver import NativeExecutable
 from lunavect.core.model import State
-from lunavect.core.rules import EVENT_AUTHORITY_BY_PROVIDER, Facts
+from lunavect.core.rules import Facts, event_authority_s
 from lunavect.host.writers import FileId, file_id, processes_by_executable, reconcile_ownership, scan_writers
 
 HOLD_S = 10.0
@@ -54,7 +54,7 @@ class CodexWriterProof:
         confirmed = facts.confirmed_at if facts.confirmed_at is not None else facts.last_event_at
         if confirmed is None:
             return False
-        limit = EVENT_AUTHORITY_BY_PROVIDER.get("codex", 120.0)
+        limit = event_authority_s(facts.provider)
         unconfirmed = facts.unconfirmed_at is not None and facts.unconfirmed_at >= confirmed
         return unconfirmed or now - confirmed >= limit - LEAD_S
 

@@ -58,15 +58,11 @@ def _catalog_age(conn: sqlite3.Connection, provider: str, now: float) -> float |
 
 
 def _clients(report: Report, conn: sqlite3.Connection | None, now: float) -> None:
-    from lunavect.claude import install as claude_install
-    from lunavect.codex import install as codex_install
+    from lunavect import faces
 
-    claude = claude_install.status()
-    codex = codex_install.status()
-    for name, state, where, detail in (
-        ("claude", claude.state, str(claude.path), claude.detail),
-        ("codex", codex.state, str(codex.path), codex.detail),
-    ):
+    for face in faces.every():
+        name, status = face.CLIENT.id, face.hooks_status()
+        state, where, detail = status.state, str(status.path), status.detail
         entry: dict = {"hooks": state, "hooks_file": where, "detail": detail or None}
         if conn is not None:
             entry["last_event"] = _last_event(conn, name, now)
@@ -78,7 +74,10 @@ def _clients(report: Report, conn: sqlite3.Connection | None, now: float) -> Non
             report.problems.append(Problem(f"{name}: {detail}", f"fix or move {where}, then lunavect hooks install"))
         elif state == "untrusted":
             report.problems.append(
-                Problem("codex: hooks not trusted", "lunavect hooks install (or trust them in Codex's /hooks)")
+                Problem(
+                    f"{name}: hooks not trusted",
+                    f"lunavect hooks install (or trust them in {face.CLIENT.name}'s /hooks)",
+                )
             )
 
 

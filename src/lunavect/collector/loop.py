@@ -40,11 +40,10 @@ RECHECK_S = (0.003, 0.02, 0.1)
 
 
 def default_sources() -> list[Source]:
-    """The file and catalog sources the collector polls on every tick, besides the hook spool."""
-    from lunavect.claude.files_source import ClaudeFilesSource
-    from lunavect.codex.source import CodexSource
+    """The file and catalog sources the collector polls on every tick, besides the hook spool: each client's."""
+    from lunavect import faces
 
-    return [ClaudeFilesSource(), CodexSource()]
+    return [face.new_source() for face in faces.every()]
 
 
 class TransitionObserver(Protocol):

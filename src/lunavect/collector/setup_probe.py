@@ -7,21 +7,29 @@ PATH (it never starts Codex to verify hook trust), which is the clients' busines
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 
-from lunavect import paths
-from lunavect.claude import install as claude_install
-from lunavect.codex import install as codex_install
-from lunavect.collector.setup_report import SetupReport
+from lunavect import faces
+from lunavect.collector.setup_report import ClientSetup, SetupReport
 
 PROBE_EVERY_S = 5.0
 
 
 def probe() -> SetupReport:
-    claude = shutil.which("claude") is not None or paths.claude_config_dir().exists()
-    codex = shutil.which("codex") is not None or paths.codex_home().exists()
+    """Each client: on PATH or its folder here, and its hooks' state as its settings say."""
     return SetupReport(
-        claude_hooks=claude_install.status().state,
-        claude_found=claude,
-        codex_found=codex,
-        codex_hooks=codex_install.status(verify=False).state,
+        tuple(
+            _client(face, shutil.which(face.CLIENT.command) is not None or face.home().exists(), None)
+            for face in faces.every()
+        )
     )
+
+
+def report_of(found: Mapping[str, tuple[bool, str]]) -> SetupReport:
+    """A report of the clients' states as given (client id: (found, hooks)), in their words: what a test shows."""
+    return SetupReport(tuple(_client(face, *found.get(face.CLIENT.id, (False, "missing"))) for face in faces.every()))
+
+
+def _client(face: faces.Face, found: bool, hooks: str | None) -> ClientSetup:
+    state = face.hooks_status(verify=False).state if hooks is None else hooks
+    return ClientSetup(face.CLIENT.id, found, state, tuple(face.setup_lines(state)))

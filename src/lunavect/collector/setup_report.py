@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from lunavect import store
+from lunavect.core.clients import by_id, name_of
 
 # The last line of every explanation: where to look when the list (empty or not) seems wrong.
 DOCTOR_HINT = "If this looks wrong, `lunavect doctor` checks every connection and names the fix."
@@ -22,11 +23,19 @@ SETUP_KEY = "setup_report"
 
 
 @dataclass(frozen=True)
+class ClientSetup:
+    """One client as the collector found it: on this machine or not, its hooks' state, and what the empty list
+    says of them (its face's words, so that no front end reads a client's configuration or words)."""
+
+    client: str  # the client's id
+    found: bool
+    hooks: str  # installed | untrusted | partial | stale | missing | unreadable
+    lines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SetupReport:
-    claude_hooks: str  # installed | partial | stale | missing | unreadable
-    claude_found: bool
-    codex_found: bool
-    codex_hooks: str = "missing"  # installed | untrusted | partial | stale | missing | unreadable
+    clients: tuple[ClientSetup, ...]
 
 
 def record(conn: sqlite3.Connection, report: SetupReport) -> bool:
@@ -45,9 +54,20 @@ def stored(conn: sqlite3.Connection) -> SetupReport | None:
     if value is None:
         return None
     try:
-        return SetupReport(**json.loads(value))
-    except (ValueError, TypeError):
+        found = json.loads(value)["clients"]
+        return SetupReport(tuple(ClientSetup(**{**entry, "lines": tuple(entry["lines"])}) for entry in found))
+    except (ValueError, TypeError, KeyError):
         return None
+
+
+def _none_on_path(report: SetupReport) -> str:
+    """`neither `claude` nor `codex` is`, or `none of `a`, `b` or `c` is`: the commands of the clients looked for."""
+    commands = [f"`{client.command}`" for entry in report.clients if (client := by_id(entry.client)) is not None]
+    if len(commands) == 2:
+        return f"neither {commands[0]} nor {commands[1]} is"
+    if len(commands) < 2:
+        return f"{''.join(commands) or 'no client'} is not"
+    return f"none of {', '.join(commands[:-1])} or {commands[-1]} is"
 
 
 def explain(report: SetupReport | None) -> list[str]:
@@ -56,19 +76,9 @@ def explain(report: SetupReport | None) -> list[str]:
     if report is None:
         lines.append("The collector has not looked at this machine's clients yet.")
         return lines
-    found = [name for name, present in (("Claude Code", report.claude_found), ("Codex", report.codex_found)) if present]
-    lines.append("Clients found: " + (", ".join(found) if found else "none (neither `claude` nor `codex` is on PATH)"))
-    if report.claude_hooks == "installed":
-        lines.append("Claude Code hooks: installed.")
-        lines.append("Start or continue a session in `claude`; it appears here as soon as it works.")
-    else:
-        lines.append(f"Claude Code hooks: {report.claude_hooks}.")
-        lines.append("Run `lunavect hooks install`, then start or continue a session in `claude`.")
-    if report.codex_hooks == "installed":
-        lines.append("Codex hooks: installed. Codex sessions also appear from their rollouts, hooks or not.")
-    elif report.codex_hooks == "untrusted":
-        lines.append("Codex hooks: installed but not trusted yet: trust them in Codex's `/hooks`.")
-    else:
-        lines.append(f"Codex hooks: {report.codex_hooks}. Codex sessions still appear from their rollouts.")
+    found = [name_of(entry.client) for entry in report.clients if entry.found]
+    lines.append("Clients found: " + (", ".join(found) if found else f"none ({_none_on_path(report)} on PATH)"))
+    for entry in report.clients:
+        lines.extend(entry.lines)
     lines.append(DOCTOR_HINT)
     return lines

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from lunavect import store
 from lunavect.collector.notify_feed import RemoteTransitions
-from lunavect.listing import hosts
+from lunavect.listing import hosts, sessions
 from lunavect.sync import config as sync_config
 from lunavect.sync import presence, remote
 from lunavect.sync.config import SyncConfig
@@ -60,7 +60,7 @@ class SyncLink:
 
         with store.transaction(conn):
             machine = sync_config.machine_id(conn)
-        client = SyncClient(wanted, machine, self.store_path)
+        client = SyncClient(wanted, machine, self.store_path, own_ids=sessions.own_ids)
         client.start()
         self._client = client
 

@@ -22,8 +22,7 @@ from types import MappingProxyType
 
 import msgspec
 
-from lunavect import paths, store
-from lunavect.codex.hooks import evidence_from_record as codex_evidence
+from lunavect import faces, paths, store
 from lunavect.collector import evidence_rows, setup_probe, setup_report
 from lunavect.collector.snapshot import build_session
 from lunavect.core.model import Evidence, State, session_key
@@ -70,6 +69,9 @@ class Collector:
         # The sessions whose rows are not known to rest (`settled`): decided at every snapshot. A settled
         # session's row stands until new evidence changes its facts.
         self._unsettled: set[str] = set()
+        # Resting rows that say their client is open: its process is asked again at every snapshot (a client
+        # killed without its SessionEnd leaves no evidence), so such a row rests only while it stays open.
+        self._open: set[str] = set()
         # What the sources left for their next polls ("listing" first, then "reading"; None when caught up).
         self.backlog: str | None = None
         self.network = NetworkWatch()
@@ -165,7 +167,7 @@ class Collector:
             store.bump_counter(self.conn, f"hook.rejected.{record.rejected}")
             return None
         event_id = record.id
-        evidence = codex_evidence(record) if record.client == "codex" else spool_record.evidence(record)
+        evidence = faces.evidence_from_record(record)
         if evidence is None or event_id is None:
             store.bump_counter(self.conn, "spool.unusable")
             return None
@@ -241,15 +243,20 @@ class Collector:
             self._unsettled.update(self._facts)  # the clock went back: settled only holds for later instants
         self._decided_at = now
         self._unsettled -= self.internal
+        self._unsettled |= self._exited()
         unsettled = {key: self._facts[key] for key in self._unsettled}
         writers = self._writer_proofs(unsettled, now)
         updates: list[tuple[str, str, int, str, float]] = []
         moved: list[Transition] = []
         resting: list[str] = []  # settled rows, skipped from the next snapshot on once this one is stored
         for key, facts in unsettled.items():
-            alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and _needs_liveness(facts) else None
+            alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and not facts.ended else None
             decision = decide(facts, now, alive, offline_since, writer=writers.get(key))
-            session = build_session(facts, decision, host=self.host)
+            session = build_session(facts, decision, host=self.host, alive=alive, writer=writers.get(key))
+            if session.open and facts.pid is not None:
+                self._open.add(key)
+            else:
+                self._open.discard(key)
             data = _session_encoder.encode(session)
             if self._written.get(key) != data:
                 updates.append((key, session.state, int(decision.listed), data.decode(), now))
@@ -273,6 +280,15 @@ class Collector:
             self.transitions(moved)
         self._unsettled.difference_update(resting)
         return len(updates)
+
+    def _exited(self) -> set[str]:
+        """The resting rows that say their client is open whose process has exited since."""
+        gone = set()
+        for key in self._open - self._unsettled:
+            facts = self._facts.get(key)
+            if facts is not None and is_alive(facts.pid, facts.pstart) is False:
+                gone.add(key)
+        return gone
 
     def _writer_proofs(self, facts: Mapping[str, Facts], now: float) -> dict[str, bool | None]:
         """Writer proofs (Codex) from the sources that give them, for the sessions that need one now."""

@@ -2,7 +2,8 @@
 calls with a one-line summary, shortened results, errors, compaction and background-task events.
 
 Read on demand from the client's own files (a Claude Code transcript, a Codex rollout) in bounded windows
-and never kept: nothing here writes, logs or sends what it reads. Front ends import this package (show,
-the panel's peek, the web panel); it parses both clients' records itself, so it never reaches the client
-packages that feed the collector, and they never depend on it.
+and never kept: nothing here writes, logs or sends what it reads. Which file, and what its records mean, is
+each client's own knowledge (`lunavect.claude.conversation`, `lunavect.codex.conversation`, reached through
+their faces: `listing.conversation.find_source`); this package is the reading that every client's
+conversation shares (windows, following, compressed files, the displayed message), and imports no client.
 """

@@ -79,6 +79,24 @@ def decode(decoder: msgspec.json.Decoder[Any], data: bytes | str | msgspec.Raw) 
         return decoder.decode(data)
     except RecursionError:
         raise TooDeep("JSON nested deeper than the stack allows") from None
+    except msgspec.ValidationError:
+        raise
+    except msgspec.DecodeError:
+        if isinstance(data, msgspec.Raw) or not _may_hold_surrogates(data):
+            raise
+        return _mended_line(decoder, data)
+
+
+def _mended_line(decoder: msgspec.json.Decoder[Any], data: bytes | str) -> Any:  # noqa: ANN401 - the decoder's type
+    """A line msgspec refused only for a lone surrogate escape (half of a UTF-16 pair, which JavaScript's
+    JSON.stringify writes for a string cut inside an emoji): read by the json module, mended (`loads`) and
+    decoded again (its raw fields as the mended JSON), so that one cut emoji costs a character, not the record
+    (a hook's event, a transcript's prompt). Whatever else is wrong with the line stays a DecodeError."""
+    try:
+        mended = msgspec.json.encode(loads(data))
+    except (ValueError, TypeError) as exc:
+        raise msgspec.DecodeError(str(exc)) from None
+    return decoder.decode(mended)
 
 
 def decode_any(data: bytes | str) -> Any:  # noqa: ANN401 - any JSON value

@@ -140,6 +140,12 @@ class Session(msgspec.Struct, omit_defaults=False):
     # Tokens, model and context fill as the client's own files count them (`lunavect.usage`); None when the
     # session's files hold no usage (yet), or for another host's row.
     usage: SessionUsage | None = None
+    # Whether the client's process that reported the session still runs: its pid with its start time (from its
+    # hooks or Claude Code's live catalog) is alive and no SessionEnd came since (`collector.snapshot.is_open`).
+    open: bool = False
+    # When the session last did anything: its latest prompt, tool, response or request, or its entering the
+    # state it is in (`collector.snapshot.last_active`). Never a re-read, an idle poll or the snapshot's write.
+    last_active: str | None = None
 
 
 def session_key(provider: str, session_id: str) -> str:

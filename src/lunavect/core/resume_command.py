@@ -11,9 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-CLI_NAMES = {"claude": "claude", "codex": "codex"}
-# What follows the CLI's name to resume a session: `claude --resume <id>`, `codex resume <id>`.
-_RESUME_ARGS = {"claude": ("--resume",), "codex": ("resume",)}
+from lunavect.core.clients import by_id
 
 
 def shell_words(words: Sequence[str]) -> str:
@@ -31,18 +29,19 @@ def in_folder(command: str, cwd: str | None) -> str:
 
 
 def resume_args(provider: str, session_id: str) -> tuple[str, ...] | None:
-    """The CLI's arguments that resume the session, or None for a provider lunavect cannot resume."""
-    verb = _RESUME_ARGS.get(provider)
-    return None if verb is None else (*verb, session_id)
+    """The CLI's arguments that resume the session (what follows the CLI's name: `claude --resume <id>`,
+    `codex resume <id>`), or None for a provider lunavect cannot resume."""
+    client = by_id(provider)
+    return None if client is None or client.resume is None else (*client.resume, session_id)
 
 
 def display_command(provider: str, session_id: str, cwd: str | None) -> str | None:
     """What a person types to resume the session (`cd <folder> && claude --resume <id>`), or None for a
     provider lunavect cannot resume. This is also the snapshot's `resume` field."""
-    args = resume_args(provider, session_id)
-    if args is None:
+    client, args = by_id(provider), resume_args(provider, session_id)
+    if client is None or args is None:
         return None
-    return in_folder(shell_words([CLI_NAMES[provider], *args]), cwd)
+    return in_folder(shell_words([client.command, *args]), cwd)
 
 
 def ssh_command(host: str, *lunavect_args: str) -> str:

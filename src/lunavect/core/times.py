@@ -69,3 +69,30 @@ def elapsed(seconds: float) -> str:
     if seconds < 86400:
         return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
     return f"{seconds // 86400}d {seconds % 86400 // 3600:02d}h"
+
+
+def age(seconds: float) -> str:
+    """How long ago something happened, to the unit that matters at that distance: `now`, `3 min`, `2 h`, `5 d`
+    (a row's "last did anything": a second's precision would redraw every row every second for nothing)."""
+    finite = real(seconds)
+    seconds = max(0, int(finite)) if finite is not None else 0
+    if seconds < 60:
+        return "now"
+    if seconds < 3600:
+        return f"{seconds // 60} min"
+    if seconds < 86400:
+        return f"{seconds // 3600} h"
+    return f"{min(seconds // 86400, 9999)} d"
+
+
+def span(seconds: float) -> str:
+    """A duration ahead, to the minute: `45 m`, `1 h 20 m`, `2 d 3 h` (how long a rate-limit window lasts)."""
+    finite = real(seconds)
+    minutes = max(0, int(finite) // 60) if finite is not None else 0
+    if minutes < 60:
+        return f"{minutes} m"
+    if minutes < 1440:
+        hours, rest = divmod(minutes, 60)
+        return f"{hours} h {rest} m" if rest else f"{hours} h"
+    days, rest = divmod(minutes // 60, 24)
+    return f"{min(days, 9999)} d {rest} h" if rest else f"{min(days, 9999)} d"

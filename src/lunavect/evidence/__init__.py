@@ -1,1 +1,2 @@
-"""The contract every reader implements (`Source`, `Batch`, `Known`), and the hook spool it shares with the shim."""
+"""The contract every reader implements (`Source`, `Batch`, `Known`, a live catalog's `LiveEntry`), and the hook
+spool it shares with the shim."""

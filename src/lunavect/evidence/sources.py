@@ -118,3 +118,19 @@ class Source(Protocol):
     def close(self) -> None:
         """Called when the collector stops: a child process such as Codex's app-server ends with it."""
         return None
+
+
+class LiveEntry(Protocol):
+    """One entry of a client's live catalog (Claude Code's `sessions/<pid>.json`): which session a running process
+    holds now, as returning to a task needs it (`lunavect.claude.catalog.CatalogEntry` has it all)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def started(self) -> float | None: ...
+    @property
+    def tmux_pane(self) -> str | None: ...
+    @property
+    def entrypoint(self) -> str | None: ...

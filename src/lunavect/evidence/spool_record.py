@@ -12,6 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from lunavect.core import bounded_json
+from lunavect.core.clients import CLAUDE
 from lunavect.core.ids import is_session_id
 from lunavect.core.model import BackgroundTask, Evidence
 from lunavect.core.times import bounded
@@ -30,7 +31,7 @@ class SpoolRecord(msgspec.Struct, frozen=True):
     """One spool line. `rejected` (a counted payload the shim could not use) carries no event."""
 
     id: str | None = None
-    client: str = "claude"
+    client: str = CLAUDE.id  # a line of an early shim names no client: those were Claude Code's
     t: float | None = None
     rejected: str | None = None
     event: str | None = None
@@ -80,7 +81,7 @@ def evidence(record: SpoolRecord) -> Evidence | None:
         return None
     assert record.session is not None
     return Evidence(
-        provider=record.client or "claude",
+        provider=record.client or CLAUDE.id,
         session_id=record.session,
         kind=record.event,
         at=at,

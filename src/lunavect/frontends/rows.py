@@ -11,7 +11,7 @@ import time
 
 from lunavect.core.model import WORKING_STATES, Session, State
 from lunavect.core.terminal_text import clean
-from lunavect.core.times import elapsed, epoch
+from lunavect.core.times import age, elapsed, epoch
 from lunavect.listing.hosts import silent_host_row
 from lunavect.usage.text import usage_line
 
@@ -119,6 +119,29 @@ def ago(iso: str | None, now: float) -> str:
     return elapsed(now - then) + " ago"
 
 
+# A row's open-or-ended mark: the client still runs, or it has ended (a saved title never makes a session open).
+OPEN_MARK = "●"
+ENDED_MARK = "○"
+
+
+def last_seen(session: Session, now: float) -> str:
+    """How long ago the session last did anything (`3 min`, `2 h`, `5 d`), after its open or ended mark; just the
+    mark when that time is unknown."""
+    mark = OPEN_MARK if session.open else ENDED_MARK
+    then = epoch(session.last_active)
+    return mark if then is None else f"{mark} {age(now - then)}"
+
+
+def presence(session: Session, now: float) -> str:
+    """The same in words, for a row's detail: `Open · last active 3 min ago`, `Ended · last active 5 d ago`."""
+    word = "Open" if session.open else "Ended"
+    then = epoch(session.last_active)
+    if then is None:
+        return word
+    when = age(now - then)
+    return f"{word} · last active " + ("just now" if when == "now" else f"{when} ago")
+
+
 def tooltip(session: Session, now: float) -> str:
     """The row's hidden detail: ids, kinds, counts and times only."""
     lines = [
@@ -126,6 +149,7 @@ def tooltip(session: Session, now: float) -> str:
         clean(f"{session.provider} · {session.project or 'no project'}"),
     ]
     lines.append(clean(state_label(session)))
+    lines.append(presence(session, now))
     count = background_count(session)
     if count:
         lines.append(clean(f"Background: {background_detail(session)}"))

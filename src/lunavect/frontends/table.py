@@ -8,9 +8,10 @@ import shutil
 from lunavect.core.model import Session
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import elapsed, epoch
-from lunavect.frontends.rows import place
+from lunavect.frontends.rows import last_seen, place
 
-COLUMNS = ("STATE", "DETAIL", "FOR", "PROVIDER", "PROJECT", "TITLE", "ID")
+# LAST: open (●) or ended (○), and how long ago the session last did anything.
+COLUMNS = ("STATE", "DETAIL", "FOR", "LAST", "PROVIDER", "PROJECT", "TITLE", "ID")
 
 
 def _ago(iso: str | None, now: _dt.datetime) -> str:
@@ -46,6 +47,7 @@ def render(sessions: list[Session], now: _dt.datetime | None = None, width: int 
             clean(s.state) + (" (hidden)" if s.hidden else "") + (" *" if s.pinned else ""),
             detail(s),
             _ago(s.since, now),
+            last_seen(s, now.timestamp()),
             clean(s.provider),
             clean(place(s)),
             clean(s.title),

@@ -1,4 +1,4 @@
-"""Was this Claude runtime started by another agent's command? Bounded process ancestry, nothing more.
+"""Was this agent runtime started by another agent's command? Bounded process ancestry, nothing more.
 
 A Claude Code started by a command inside another Claude Code or Codex task (`claude -p` in a Bash tool
 call, say) is that task's tool, not a session of its own person. Its ancestry shows it: a Claude runtime,
@@ -22,14 +22,15 @@ __all__ = ["Origin", "launched_by_agent"]
 
 @dataclass(frozen=True)
 class Origin:
-    """The agent runtime whose command started a Claude runtime."""
+    """The agent runtime whose command started another one (`runtime`: that client's id)."""
 
     runtime: str
     pid: int
 
 
 def launched_by_agent(table: Mapping[int, Proc], pid: int) -> Origin | None:
-    """The agent whose command started Claude runtime `pid`, or None when the ancestry does not prove one.
+    """The agent whose command started the agent runtime `pid` (a Claude runtime, as `claude.launches` asks),
+    or None when the ancestry does not prove one.
 
     A runtime directly under another runtime (no command between) is that runtime's own helper or a
     declared background session, not a tool call's child. A chain that ends before an agent runtime (the
@@ -37,7 +38,7 @@ def launched_by_agent(table: Mapping[int, Proc], pid: int) -> Origin | None:
     origin.
     """
     proc = table.get(pid)
-    if proc is None or proc.runtime != "claude":
+    if proc is None or proc.runtime is None:
         return None
     parents = ancestry(table, pid)[1:]
     for commands, parent in enumerate(parents):

@@ -23,12 +23,11 @@ from typing import Protocol
 
 import psutil
 
+from lunavect.core.clients import by_process
 from lunavect.shim import procfacts
-from lunavect.shim.procfacts import CLIENT_PROCESS_NAMES, MAX_ANCESTRY
+from lunavect.shim.procfacts import MAX_ANCESTRY
 
 __all__ = [
-    "AGENT_RUNTIMES",
-    "CLIENT_PROCESS_NAMES",
     "MAX_ANCESTRY",
     "START_TOLERANCE_S",
     "LiveProcesses",
@@ -45,8 +44,6 @@ __all__ = [
     "terminal",
 ]
 
-# The agents' own runtimes, by process or executable name: the names the hook shim looks for.
-AGENT_RUNTIMES = tuple(name for names in CLIENT_PROCESS_NAMES.values() for name in names)
 # How far two readings of one process's start (in seconds) may differ: the shim rounds to 1/100 s, psutil
 # and /proc compute from the same kernel clock, `ps` lstart (macOS, and Claude Code's catalog there) has a
 # one-second resolution; a reused pid starts at another time entirely. A start in clock ticks since boot
@@ -72,10 +69,12 @@ class Proc:
 
     @property
     def runtime(self) -> str | None:
-        """Which agent runtime this process is ("claude", "codex"), if any."""
+        """The id of the client whose runtime this process is ("claude", "codex"), if any: by process or
+        executable name, the names the hook shim looks for (`core.clients`)."""
         for candidate in (self.name, self.exe_name):
-            if candidate in AGENT_RUNTIMES:
-                return candidate
+            client = by_process(candidate) if candidate else None
+            if client is not None:
+                return client.id
         return None
 
 

@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from lunavect.core.clients import CLAUDE
+
 # The module the command imports and runs; its file in the package folder proves the folder still holds
 # lunavect.
 SHIM_MODULE = "lunavect.shim.entry"
@@ -33,6 +35,15 @@ HTTP_PATH_PREFIX = "/lunavect/hook/"
 LAUNCHER = f"import sys;sys.path.insert(0,sys.argv.pop(1));import {SHIM_MODULE} as h;h.main()"
 
 
+@dataclass(frozen=True)
+class Http:
+    """Where this installation's HTTP hooks go, for a client whose hooks can be HTTP hooks: the collector's
+    listener's port and the per-install secret."""
+
+    port: int
+    secret: str
+
+
 def shim_file() -> Path:
     from lunavect import shim  # the package only: its __init__ imports nothing, nor runs the entry point
 
@@ -44,7 +55,7 @@ def package_parent() -> Path:
     return shim_file().parents[len(SHIM_MODULE.split(".")) - 1]
 
 
-def hook_command(client: str = "claude") -> str:
+def hook_command(client: str = CLAUDE.id) -> str:
     """The command the agent runs: this installation's interpreter on the shim, without `site`.
 
     With -I -S and the module's cached bytecode it costs about one bare interpreter start, where the

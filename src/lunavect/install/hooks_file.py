@@ -27,6 +27,10 @@ BACKUP_SUFFIX = ".lunavect-backup"
 STATUS_LINE_MODULE = "lunavect.shim.statusline"
 
 
+class HooksRefused(Exception):
+    """An install or uninstall a client's face refused, with the line the command prints."""
+
+
 class HooksFileError(Exception):
     """The hooks file cannot be read or is not the shape the client reads; nothing was changed."""
 

@@ -1,6 +1,6 @@
 """What the HTTP hook listener makes of the bytes a connection sent: where the head ends, and whether it is
 exactly lunavect's own hook request. Pure functions over bytes, apart from the sockets, so that every rule is
-checked with any input (tests/unit/test_hook_listener.py feeds them random bytes) and none can raise.
+checked with any input (tests/unit/listener/test_hook_listener.py feeds them random bytes) and none can raise.
 
 The head is bounded as it arrives: `head_end` is asked after every read, and the listener never reads past
 `MAX_HEAD_BYTES` of a head (a 20 KB head in one segment is refused, not parsed).
@@ -11,10 +11,10 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-from lunavect.claude.http_hooks import HOOK_PATH
-from lunavect.claude.http_hooks import SECRET_HEADER as _SECRET_HEADER
+from lunavect import claude
+from lunavect.claude import HOOK_PATH
 
-SECRET_HEADER = _SECRET_HEADER.lower()  # header names are compared lower-cased
+SECRET_HEADER = claude.SECRET_HEADER.lower()  # header names are compared lower-cased
 # Claude's hook payloads are a few KB; a PostToolUse carries the tool's output, kept whole up to this size.
 MAX_BODY_BYTES = 8 * 1024 * 1024
 MAX_HEAD_BYTES = 16 * 1024

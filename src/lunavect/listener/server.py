@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from lunavect.core.clients import CLAUDE
 from lunavect.faults import Loop
 from lunavect.host.loopback_peer import peer_uid
 from lunavect.listener.request import (
@@ -79,14 +80,14 @@ ProcessOf = Callable[[str], "dict | None"]
 def _record(body: bytes, received: float, process_of: ProcessOf | None = None) -> dict:
     """The spool line for one accepted body: the shim's own filter, or a counted rejection. The request names
     no process, so `process_of` (the live catalog, by session id) gives the facts the shim reads from /proc."""
-    base = {"v": SPOOL_FORMAT, "id": new_id(), "client": "claude", "t": round(received, 6), "via": "http"}
+    base = {"v": SPOOL_FORMAT, "id": new_id(), "client": CLAUDE.id, "t": round(received, 6), "via": "http"}
     try:
         payload = json_loads(body.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError):
         return dict(base, rejected="not-json")
     if not isinstance(payload, dict):
         return dict(base, rejected="not-an-object")
-    record = extract("claude", payload)
+    record = extract(CLAUDE.id, payload)
     if record is None:
         return dict(base, rejected="no-event-name")
     record.update(base)

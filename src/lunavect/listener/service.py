@@ -70,10 +70,9 @@ def unconfigure(data_dir: Path) -> bool:
 
 
 def _process_of(session_id: str) -> dict | None:
-    from lunavect import paths
-    from lunavect.claude.live_process import process_facts
+    from lunavect import claude
 
-    return process_facts(session_id, paths.claude_config_dir())
+    return claude.process_facts(session_id)
 
 
 def start(data_dir: Path) -> HookListener | None:

@@ -25,6 +25,11 @@ class ArrangeError(Exception):
     """An arrangement the person asked for cannot be made (unknown id, a move across the pinned group)."""
 
 
+class UnknownSession(ArrangeError):
+    """No stored session is the one named: a front end tells this apart by its type (the web panel answers 404,
+    every other refusal here is a conflict), never by its words."""
+
+
 # -- which session ------------------------------------------------------------------------------------------
 
 
@@ -38,7 +43,7 @@ def resolve_id(conn: sqlite3.Connection, text: str) -> str:
     A name that fits several sessions is an error naming them, never a guess."""
     text = text.strip()
     if not text:
-        raise ArrangeError("no session id given")
+        raise UnknownSession("no session id given")
     # Other machines' sessions (sync) can be named too: to open them there, or to arrange them.
     ids = [
         row[0] for row in conn.execute("SELECT id FROM snapshot WHERE listed = 1 UNION SELECT id FROM remote_session")
@@ -52,7 +57,7 @@ def resolve_id(conn: sqlite3.Connection, text: str) -> str:
         return matches[0]
     quoted = repr(text if len(text) <= 80 else text[:79] + "…")  # a pasted 128 KB id is not echoed whole
     if not matches:
-        raise ArrangeError(f"no session {quoted} (see `lunavect list --all`)")
+        raise UnknownSession(f"no session {quoted} (see `lunavect list --all`)")
     shown = ", ".join(sorted(matches)[:4]) + (", ..." if len(matches) > 4 else "")
     raise ArrangeError(f"{quoted} matches {len(matches)} sessions ({shown}): give more of the id")
 
@@ -148,9 +153,9 @@ def _move(conn: sqlite3.Connection, key: str, target: str, *, before: bool, now:
         rows = read_rows(conn, now)
         by_id = {r.session.id: r for r in rows}
         if key not in by_id:
-            raise ArrangeError(f"no session {key!r}")
+            raise UnknownSession(f"no session {key!r}")
         if target not in by_id:
-            raise ArrangeError(f"no session {target!r}")
+            raise UnknownSession(f"no session {target!r}")
         moving = by_id[key]
         if moving.pinned != by_id[target].pinned:
             group = "pinned" if moving.pinned else "not pinned"

@@ -32,6 +32,8 @@ class Summary:
     # Sessions that need their person: awaiting ones first (longest wait first), then errors.
     attention: tuple[Session, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    # The session `lunavect next` opens: the one that needs its person most (`needs_person`).
+    next: Session | None = None
 
     @property
     def urgent(self) -> Session | None:
@@ -50,22 +52,48 @@ class Summary:
         return "idle"
 
 
-def _waited_since(session: Session) -> float:
-    return epoch(session.since) or epoch(session.updated) or 0.0
+# What `lunavect next` opens first: a permission prompt, then a question or form, then a failed turn, then a
+# ready reply; within each, the session that has waited longest.
+NEXT_ORDER = (State.PERMISSION, State.INPUT, State.ERROR, State.READY)
+# What every front end's "next" says when no session waits for its person.
+NOTHING_WAITS = "nothing needs you: no session waits for a permission, an answer, or a look at its error or reply"
+
+
+def waited_since(session: Session) -> float:
+    """Since when a session has waited: the moment it last did anything (it entered its wait then), else its
+    timer's start or its latest evidence (rows written before `last_active` was)."""
+    return epoch(session.last_active) or epoch(session.since) or epoch(session.updated) or 0.0
+
+
+def needs_person(sessions: list[Session]) -> list[Session]:
+    """The sessions `lunavect next` would open, the most urgent first (`NEXT_ORDER`, then the longest wait).
+    Hidden sessions and those of a machine that fell silent are left out, and a failed turn or a ready reply
+    counts only while its client is open: a reply from February whose client ended waits for nobody."""
+    waiting = [
+        s
+        for s in sessions
+        if s.state in NEXT_ORDER
+        and not s.hidden
+        and not hosts.silent_host_row(s)
+        and (s.state in AWAITING_STATES or s.open)
+    ]
+    return sorted(waiting, key=lambda s: (NEXT_ORDER.index(s.state), waited_since(s), s.id))
 
 
 def summarize_sessions(sessions: list[Session], notes: tuple[str, ...] = ()) -> Summary:
     """The summary of a list that includes hidden sessions."""
     totals = count_sessions(sessions)
     current = [s for s in sessions if not hosts.silent_host_row(s)]
-    awaiting = sorted((s for s in current if s.state in AWAITING_STATES), key=_waited_since)
-    errors = sorted((s for s in current if s.state == State.ERROR), key=_waited_since)
+    awaiting = sorted((s for s in current if s.state in AWAITING_STATES), key=waited_since)
+    errors = sorted((s for s in current if s.state == State.ERROR), key=waited_since)
+    most = needs_person(sessions)
     return Summary(
         working=totals["working"],
         awaiting_input=totals["awaiting_input"],
         errors=len(errors),
         attention=tuple(awaiting + errors),
         notes=notes,
+        next=most[0] if most else None,
     )
 
 

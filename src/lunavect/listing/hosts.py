@@ -52,6 +52,7 @@ def present(session: Session, host: Host | None, now: float) -> Session:
         session.heard = iso(host.heard)
     if host is None or host.silent(now):
         session.state = State.OFFLINE
+        session.open = False  # nobody can tell whether its client still runs there
         session.activity = None
         session.waiting_for = None
         session.basis = [HEARTBEAT_BASIS]

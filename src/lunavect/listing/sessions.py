@@ -26,6 +26,8 @@ from lunavect.usage import ledger
 AUTO_HIDE_SETTING = "auto_hide_after"
 
 _decoder = msgspec.json.Decoder(Session)
+# The SQL condition on a session id of the sessions listed in this machine's snapshot (the usage ledger's read).
+LISTED = "id IN (SELECT id FROM snapshot WHERE listed = 1)"
 
 
 @dataclass
@@ -63,6 +65,44 @@ def all_sessions(conn: sqlite3.Connection) -> list[Session]:
         except msgspec.DecodeError:
             continue
     return sessions
+
+
+def title_of(conn: sqlite3.Connection, key: str) -> str | None:
+    """One session's title in this machine's snapshot (what a notification names it by), listed or not."""
+    row = conn.execute("SELECT data FROM snapshot WHERE id = ?", (key,)).fetchone()
+    if row is None:
+        return None
+    try:
+        return _decoder.decode(row[0]).title
+    except msgspec.DecodeError:
+        return None
+
+
+class _Names(msgspec.Struct):
+    project: str | None = None
+    title: str | None = None
+
+
+_names_decoder = msgspec.json.Decoder(_Names)
+
+
+def names(conn: sqlite3.Connection) -> dict[str, tuple[str | None, str | None]]:
+    """Each session's (project, title) in this machine's snapshot, decoded from only those two fields (what the
+    usage report groups and names its rows by)."""
+    found = {}
+    for key, data in conn.execute("SELECT id, data FROM snapshot"):
+        try:
+            named = _names_decoder.decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        found[key] = (named.project, named.title)
+    return found
+
+
+def own_ids(conn: sqlite3.Connection) -> set[str]:
+    """The ids of every session of this machine's snapshot, listed or not: no other machine's row may stand
+    for one of them (sync's intake refuses it)."""
+    return {key for (key,) in conn.execute("SELECT id FROM snapshot")}
 
 
 def auto_hide_after(conn: sqlite3.Connection) -> float | None:
@@ -124,7 +164,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
     # machine that claims one of this machine's sessions).
     remote_hosts = hosts.hosts(conn)
     keyed: list[tuple[tuple[int, float, str], Row]] = []
-    usage = ledger.listed_sessions(conn)
+    usage = ledger.sessions(conn, LISTED)
     kept_before = memo._kept if memo is not None else {}
     kept_now: dict[str, _Kept] = {}
     if memo is not None:

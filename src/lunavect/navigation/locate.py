@@ -18,30 +18,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from lunavect.host.processes import CLIENT_PROCESS_NAMES, Proc, ProcessTable, ancestry, is_same_process
+from lunavect.core.clients import by_id
+from lunavect.evidence.sources import LiveEntry as CatalogEntry
+from lunavect.host.processes import Proc, ProcessTable, ancestry, is_same_process
 from lunavect.navigation.origin import APP, classify, resolved
 from lunavect.navigation.terminals import detect
 
 # `Session.client` values of sessions that run in a terminal (anything else is a Desktop app or an editor).
 TERMINAL_CLIENTS = frozenset({"cli", "exec"})
-# The executable names of each client's own runtime (a launcher script's interpreter is not the agent): the
-# same the hook shim looks for among its ancestors.
-AGENT_NAMES = CLIENT_PROCESS_NAMES
 
 
-class CatalogEntry(Protocol):
-    """What locating needs of a live catalog entry (lunavect.claude.catalog.CatalogEntry has it all)."""
-
-    @property
-    def pid(self) -> int: ...
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def started(self) -> float | None: ...
-    @property
-    def tmux_pane(self) -> str | None: ...
-    @property
-    def entrypoint(self) -> str | None: ...
+def agent_names(provider: str) -> tuple[str, ...]:
+    """The executable names of the client's own runtime (a launcher script's interpreter is not the agent):
+    the same the hook shim looks for among its ancestors."""
+    client = by_id(provider)
+    return client.processes if client is not None else ()
 
 
 class SessionLike(Protocol):
@@ -79,12 +70,12 @@ class Whereabouts:
     detail: str | None = None
 
 
-def _catalog_process(table: ProcessTable, entry: CatalogEntry) -> Proc | None:
+def _catalog_process(table: ProcessTable, entry: CatalogEntry, provider: str) -> Proc | None:
     """The live process of a catalog entry; a stale entry (crashed client, reused pid) gives None."""
     proc = is_same_process(table, entry.pid, entry.started)
     if proc is None:
         return None
-    if entry.started is None and not proc.named(*AGENT_NAMES["claude"]):
+    if entry.started is None and not proc.named(*agent_names(provider)):
         return None  # no start time to compare: at least the name must be the agent's
     return proc
 
@@ -124,8 +115,9 @@ def locate(
     others: Sequence[SessionLike] = (),
     origin: Callable[[], str | None] = lambda: None,
 ) -> Whereabouts:
-    """Where `session` runs now. `others` are the rest of the known sessions (for the folder rule);
-    `origin` gives the client's own origin value from the session's log (read only when needed)."""
+    """Where `session` runs now. `catalog` is its client's live catalog (Claude Code's; none for Codex);
+    `others` are the rest of the known sessions (for the folder rule); `origin` gives the client's own origin
+    value from the session's log (read only when needed)."""
     by_pid = {entry.pid: entry for entry in catalog}
     pstart = getattr(session, "pstart", None)
     client = getattr(session, "client", None)
@@ -151,23 +143,22 @@ def locate(
                 )
             return _live(table, proc, session.tty, "hook", pane)
 
-    # 2. Claude Code's live catalog names the session's current process (also after a resume).
-    if session.provider == "claude":
-        for entry in catalog:
-            if entry.session_id != session.session_id:
-                continue
-            proc = _catalog_process(table, entry)
-            if proc is None:
-                continue
-            if classify("claude", entry.entrypoint) == APP:
-                return Whereabouts(
-                    Status.NO_TERMINAL,
-                    pid=proc.pid,
-                    via="catalog",
-                    app=entry.entrypoint,
-                    detail=f"it runs in {entry.entrypoint}",
-                )
-            return _live(table, proc, None, "catalog", entry.tmux_pane)
+    # 2. The client's live catalog (Claude Code's) names the session's current process (also after a resume).
+    for entry in catalog:
+        if entry.session_id != session.session_id:
+            continue
+        proc = _catalog_process(table, entry, session.provider)
+        if proc is None:
+            continue
+        if classify(session.provider, entry.entrypoint) == APP:
+            return Whereabouts(
+                Status.NO_TERMINAL,
+                pid=proc.pid,
+                via="catalog",
+                app=entry.entrypoint,
+                detail=f"it runs in {entry.entrypoint}",
+            )
+        return _live(table, proc, None, "catalog", entry.tmux_pane)
 
     if session.pid is not None:
         return Whereabouts(Status.FINISHED, pid=session.pid, detail=f"its process (pid {session.pid}) has exited")
@@ -194,7 +185,7 @@ def _by_folder(
     if classify(session.provider, value) == APP:
         # A Desktop or editor session is a different conversation from any CLI in the same folder.
         return Whereabouts(Status.NO_TERMINAL, via="log", app=value, detail=f"it was started in {value}")
-    names = AGENT_NAMES.get(session.provider, ())
+    names = agent_names(session.provider)
     claimed = {o.pid for o in others if o.pid is not None and o.id != session.id}
     candidates: list[Proc] = []
     for proc in table.processes():

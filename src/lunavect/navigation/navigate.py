@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from lunavect import paths
-from lunavect.claude.catalog import read_catalog
+from lunavect import faces
 from lunavect.host.processes import LiveProcesses, ProcessTable, ancestry
 from lunavect.navigation import remote_host, resume
 from lunavect.navigation.editors import install as editor_companions
@@ -124,9 +123,9 @@ def resume_finished(session: SessionLike, why: str, resume_in: str | None, envir
 
 
 def whereabouts(session: SessionLike, table: ProcessTable, others: Sequence[SessionLike] = ()) -> Whereabouts:
-    """Where a session of this machine runs now, from its recorded process, Claude Code's live catalog and its
-    folder (`locate`); also what the notifier asks to tell whether its person is looking at it."""
-    catalog, _unusable = read_catalog(paths.claude_config_dir())
+    """Where a session of this machine runs now, from its recorded process, its client's live catalog (Claude
+    Code's) and its folder (`locate`); also what the notifier asks to tell whether its person is looking at it."""
+    catalog = faces.live_catalog(session.provider)
     return locate(session, table, catalog, others, origin=lambda: getattr(session, "entrypoint", None))
 
 

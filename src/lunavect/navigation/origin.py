@@ -10,24 +10,19 @@ from __future__ import annotations
 
 import os
 
+from lunavect.core.clients import by_id
+
 CLI = "cli"
 APP = "app"
 
-# Claude Code's entrypoints for a terminal session; every other named one is an app or editor.
-_CLAUDE_CLI = {"cli"}
-# Codex originators of its terminal clients; Desktop and editor originators are apps.
-_CODEX_CLI = {"codex-tui", "codex_cli_rs", "codex_exec", "codex-exec", "codex_tui"}
-
 
 def classify(provider: str, value: str | None) -> str | None:
-    """CLI or APP for a client's own origin value; None when unknown."""
-    if not value:
+    """CLI or APP for a client's own origin value (its descriptor names the values of a terminal session; every
+    other named one is an app or editor); None when unknown."""
+    client = by_id(provider)
+    if not value or client is None:
         return None
-    if provider == "claude":
-        return CLI if value in _CLAUDE_CLI else APP
-    if provider == "codex":
-        return CLI if value in _CODEX_CLI else APP
-    return None
+    return CLI if value in client.terminal_origins else APP
 
 
 def resolved(path: str | None) -> str | None:

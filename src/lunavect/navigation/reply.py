@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from lunavect.core.clients import ENTER_AFTER_S, by_id, name_of
 from lunavect.core.model import State
 from lunavect.core.resume_command import display_command
 from lunavect.host.processes import LiveProcesses, ProcessTable
@@ -30,17 +31,17 @@ from lunavect.navigation.terminals import tmux
 # States in which a session waits for its person: a reply goes only to these.
 REPLY_STATES = frozenset({State.READY, State.INPUT, State.IDLE})
 ANSWERS = ("allow", "allow-always", "deny")
-CLIENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 
 
 @dataclass(frozen=True)
 class Timing:
-    """Waits around keys: a dialog ignores keys for a moment after it appears; Codex's TUI holds an Enter
-    typed right after text in its key-burst buffer; a screen takes a moment to show what was typed."""
+    """Waits around keys: a dialog ignores keys for a moment after it appears; a client's screen takes a moment
+    to take typed text before Enter (`enter_after_s`; None: the client's own wait, `Client.enter_after_s`:
+    Codex's TUI holds an Enter typed right after text in its key-burst buffer); a screen takes a moment to
+    show what was typed."""
 
     settle_s: float = 0.4
-    enter_after_s: float = 0.3
-    codex_enter_after_s: float = 1.0
+    enter_after_s: float | None = None
     confirm_s: float = 8.0
     retry_every_s: float = 1.0
     poll_s: float = 0.1
@@ -109,6 +110,14 @@ def prove_pane(
     return TmuxPane(pane)
 
 
+def _enter_after_s(provider: str, timing: Timing) -> float:
+    """How long to wait between typing and Enter: the timing's own wait, else the client's."""
+    if timing.enter_after_s is not None:
+        return timing.enter_after_s
+    client = by_id(provider)
+    return client.enter_after_s if client is not None else ENTER_AFTER_S
+
+
 def _wait(check: Callable[[], bool], seconds: float, poll: float) -> bool:
     deadline = time.monotonic() + seconds
     while True:
@@ -139,7 +148,7 @@ def reply(
     proven = prove_pane(session, others, table or LiveProcesses(), os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven
-    pane, client = proven, CLIENT_NAMES.get(session.provider, session.provider)
+    pane, client = proven, name_of(session.provider)
 
     def reading() -> screens.PromptReading:
         screen = pane.screen(escapes=True)
@@ -160,7 +169,7 @@ def reply(
         return ReplyResult(False, "failed", f"tmux did not take the text for pane {pane.target}", pane.target)
     if not _wait(lambda: prompt() is False, timing.confirm_s, timing.poll_s):
         return ReplyResult(False, "failed", f"the text did not show in pane {pane.target}; not submitted", pane.target)
-    time.sleep(timing.codex_enter_after_s if session.provider == "codex" else timing.enter_after_s)
+    time.sleep(_enter_after_s(session.provider, timing))
     for _attempt in range(3):
         pane.key("Enter")
         if _wait(lambda: prompt() is not False, timing.confirm_s / 3, timing.poll_s):
@@ -187,7 +196,7 @@ def answer(
     proven = prove_pane(session, others, table or LiveProcesses(), os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven
-    pane, client = proven, CLIENT_NAMES.get(session.provider, session.provider)
+    pane, client = proven, name_of(session.provider)
     screen = pane.screen()
     shown = screens.dialog(session.provider, screen or "")
     if shown is None:

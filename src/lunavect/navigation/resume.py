@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lunavect.core import tmux_text
-from lunavect.core.resume_command import CLI_NAMES, display_command, shell_words
+from lunavect.core.clients import by_id
+from lunavect.core.resume_command import display_command, shell_words
 from lunavect.core.resume_command import in_folder as _in_folder
 from lunavect.core.resume_command import resume_args as _resume_args
 from lunavect.navigation import clipboard
@@ -50,15 +51,17 @@ def plan(
     """The resume plan, or an UNAVAILABLE result naming what is missing."""
     display = display_command(provider, session_id, cwd)
     args = _resume_args(provider, session_id)
-    name = CLI_NAMES.get(provider)
-    if name is None or display is None or args is None:
+    client = by_id(provider)
+    if client is None or display is None or args is None:
         return OpenResult(Outcome.UNAVAILABLE, f"lunavect does not know how to resume {provider} sessions")
-    if provider == "claude" and not cwd:
+    if client.resume_needs_folder and not cwd:
         return OpenResult(
             Outcome.UNAVAILABLE,
-            "its project folder is unknown, and Claude Code resumes a conversation only from the folder it was held in",
+            f"its project folder is unknown, and {client.name} resumes a conversation only from the folder it was "
+            "held in",
             command=display,
         )
+    name = client.command
     if cwd and not os.path.isdir(cwd):
         return OpenResult(
             Outcome.UNAVAILABLE, f"its project folder {cwd} no longer exists (moved or deleted)", command=display

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
+from lunavect.core.clients import name_of
 from lunavect.core.model import Session, State
 from lunavect.core.times import epoch, iso, local_text
 from lunavect.notify.kinds import BY_NAME, Kind, kind_of
@@ -31,7 +32,6 @@ FRESH_S = 120.0
 # At most this many sessions are named in one notification's text; the rest are counted.
 NAMED_AT_MOST = 5
 
-PROVIDER_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 # The kind of a usage warning (not a session's transition: `notify.usage` makes them).
 USAGE_KIND = "usage"
 
@@ -130,7 +130,7 @@ def _clock_time(ts: float | None) -> str:
 
 
 def client_name(provider: str, client: str | None) -> str:
-    name = PROVIDER_NAMES.get(provider, provider)
+    name = name_of(provider)
     return f"{name} ({client})" if client else name
 
 

@@ -12,7 +12,7 @@ repeating it after a restart).
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import logging
 import queue
 import sqlite3
@@ -21,8 +21,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
-
-import msgspec
 
 from lunavect import store
 from lunavect.core.model import Session
@@ -34,7 +32,19 @@ from lunavect.notify.settings import NotifySettings, load
 
 log = logging.getLogger("lunavect.notify")
 
-_session_decoder = msgspec.json.Decoder(Session)
+
+class Stored(Protocol):
+    """What the notifier reads of this machine's stored snapshot. The snapshot is the listing's and the
+    collector's to read, and the listing is above the notifier: the process that runs the notifier hands it the
+    listing's readers (`lunavect.listing.sessions`, which has both)."""
+
+    def all_sessions(self, conn: sqlite3.Connection) -> list[Session]:
+        """Every session, listed or not (a notification's session and its neighbours, to place it)."""
+        ...
+
+    def title_of(self, conn: sqlite3.Connection, key: str) -> str | None:
+        """One session's title (what a notification names it by)."""
+        ...
 
 
 class Shower(Protocol):
@@ -69,24 +79,6 @@ def this_host(_session: Session) -> bool:
     return True
 
 
-def stored_sessions(conn: sqlite3.Connection) -> list[Session]:
-    out: list[Session] = []
-    for (data,) in conn.execute("SELECT data FROM snapshot"):
-        with contextlib.suppress(msgspec.DecodeError):
-            out.append(_session_decoder.decode(data))
-    return out
-
-
-def stored_title(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT data FROM snapshot WHERE id = ?", (key,)).fetchone()
-    if row is None:
-        return None
-    try:
-        return _session_decoder.decode(row[0]).title
-    except msgspec.DecodeError:
-        return None
-
-
 def hidden_ids(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT id FROM arrangement WHERE hidden = 1")}
 
@@ -98,12 +90,14 @@ class Notifier:
         self,
         connect: Callable[[], sqlite3.Connection] = store.connect,
         *,
+        stored: Stored,
         ours: Callable[[Session], bool] = this_host,
         clock: Callable[[], float] = time.time,
         desktop: Callable[[Callable[[str], None]], Shower] | None = None,
         usage_every: float = usage.CHECK_S,
     ) -> None:
         self._connect = connect
+        self._stored = stored
         self._usage_every = usage_every
         self._ours = ours
         self._clock = clock
@@ -158,7 +152,9 @@ class Notifier:
             decider.policy = settings.policy()
             if isinstance(item, list):
                 self._offer(conn, decider, item)
-            notes = decider.due(self._clock(), self._looking(conn, settings), lambda key: stored_title(conn, key))
+            notes = decider.due(
+                self._clock(), self._looking(conn, settings), lambda key: self._stored.title_of(conn, key)
+            )
             for note in notes:
                 sent.record(conn, note.items, self._clock())
         except sqlite3.Error as exc:  # a busy or damaged store costs this batch, not the notifier
@@ -199,7 +195,7 @@ class Notifier:
         def looking(key: str) -> bool:
             from lunavect.navigation.watched import looking_at
 
-            sessions = stored_sessions(conn)
+            sessions = self._stored.all_sessions(conn)
             found = next((s for s in sessions if s.id == key), None)
             if found is None:
                 return False
@@ -218,7 +214,7 @@ class Notifier:
 
         factory: Callable[[Callable[[str], None]], Shower] = self._desktop_factory or Desktop
         try:
-            return factory(open_from_notification), False
+            return factory(functools.partial(open_from_notification, stored=self._stored)), False
         except DesktopUnavailable as exc:
             log.warning("desktop notifications are off: %s", exc)
             return None, True
@@ -233,7 +229,7 @@ class Notifier:
             log.warning("%s", exc)
 
 
-def open_from_notification(key: str) -> None:
+def open_from_notification(key: str, *, stored: Stored) -> None:
     """A click on a notification (or its "Open"): the same code as `lunavect open`."""
     from lunavect.navigation.navigate import open_session
 
@@ -243,7 +239,7 @@ def open_from_notification(key: str) -> None:
         log.warning("cannot open %s: %s", key, exc)
         return
     try:
-        sessions = stored_sessions(conn)
+        sessions = stored.all_sessions(conn)
     finally:
         conn.close()
     found = next((s for s in sessions if s.id == key), None)

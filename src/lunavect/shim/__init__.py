@@ -1,7 +1,8 @@
 """The hook shim: what Claude Code and Codex run for every lifecycle event (`entry.main`).
 
 It runs on the agent's hot path, so it must never hurt the agent: its modules import only the standard
-library (and lunavect's pure classifiers, themselves standard-library only), it prints nothing, always exits
+library (and lunavect's pure classifiers and client descriptors, themselves standard-library only or
+import-free), it prints nothing, always exits
 0, never waits on the collector or a lock, and survives bad input, a full disk and an unwritable data folder.
 
 One job per module, so the rest of lunavect can reuse a part without loading the entry point:

@@ -21,9 +21,10 @@ if __package__ in (None, ""):
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from lunavect.core.clients import CLAUDE, by_id  # noqa: E402
 from lunavect.shim.jsoncodec import json_loads  # noqa: E402
 from lunavect.shim.payload import extract  # noqa: E402
-from lunavect.shim.procfacts import CLIENT_PROCESS_NAMES, agent_process  # noqa: E402
+from lunavect.shim.procfacts import agent_process  # noqa: E402
 from lunavect.shim.spoolfile import SPOOL_FORMAT, append_record, new_id, spool_path  # noqa: E402
 
 TYPE_CHECKING = False  # typing's own flag costs an import; type checkers treat this name alike
@@ -154,7 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point; never returns normally and never raises: the agent must only ever see exit 0."""
     try:
         args = sys.argv[1:] if argv is None else argv
-        client = args[0] if args and args[0] in CLIENT_PROCESS_NAMES else "claude"
+        # The hook commands of earlier versions name no client: those were Claude Code's.
+        client = args[0] if args and by_id(args[0]) is not None else CLAUDE.id
         raw, error = read_stdin()
         handle(client, raw, error)
     except BaseException:  # noqa: BLE001 - the agent must never see a failure

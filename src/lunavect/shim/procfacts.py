@@ -13,11 +13,8 @@ import posix
 import sys
 import time
 
-# The agents' own runtimes, by process or executable name, for each client.
-CLIENT_PROCESS_NAMES = {
-    "claude": ("claude",),
-    "codex": ("codex",),
-}
+from lunavect.core.clients import by_id
+
 # How many processes a walk up the parents reads at most: deep enough for runtime → shell → wrapper →
 # shell → runtime chains and terminal → multiplexer → shell chains; bounded so no table can loop.
 MAX_ANCESTRY = 32
@@ -104,8 +101,14 @@ def linux_tty(pid: int) -> str | None:
     return None
 
 
+def process_names(client: str) -> tuple[str, ...]:
+    """The names of the client's own runtime (its descriptor's), or none for a client lunavect does not know."""
+    known = by_id(client)
+    return known.processes if known is not None else ()
+
+
 def _linux_agent(client: str, start_pid: int) -> dict:
-    names = CLIENT_PROCESS_NAMES.get(client, ())
+    names = process_names(client)
     pid = start_pid
     for _ in range(MAX_ANCESTRY):
         if pid <= 1:
@@ -132,7 +135,7 @@ def _ps_agent(client: str, start_pid: int) -> dict:
     import os
     import subprocess
 
-    names = CLIENT_PROCESS_NAMES.get(client, ())
+    names = process_names(client)
     try:
         out = subprocess.run(
             ["ps", "-A", "-o", "pid=,ppid=,tty=,lstart=,comm="],

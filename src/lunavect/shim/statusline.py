@@ -19,6 +19,7 @@ import os
 import sys
 import time
 
+from lunavect.core import limit_history
 from lunavect.core.bounds import bounded, percent
 from lunavect.shim.jsoncodec import json_dumps, json_loads
 from lunavect.shim.spoolfile import data_dir
@@ -30,6 +31,8 @@ _MINUTES = {"five_hour": 300, "seven_day": 10080}
 # A pipe holds at least this much everywhere lunavect runs (Linux 64 KiB, macOS 16 KiB): an input this size is
 # left whole in the pipe before the person's command starts; a larger one is fed by a writer process.
 _PIPE_HOLDS = 16 * 1024
+# The most of the kept file read back (what `usage.limits` reads too): its history is at most some 10 KB.
+_FILE_HOLDS = 64 * 1024
 SHELL = "/bin/sh"
 
 
@@ -67,18 +70,39 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _history(path: str) -> list:
+    """The recent figures the file kept (`core.limit_history`), each checked again; none when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return []
+    try:
+        raw = os.read(fd, _FILE_HOLDS)
+    finally:
+        os.close(fd)
+    try:
+        kept = json_loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return []
+    return limit_history.checked(kept.get("history")) if isinstance(kept, dict) else []
+
+
 def record(data: bytes, now: float, folder: str | None = None) -> None:
-    """Keep the input's windows, replacing the file in one rename (a reader never sees half of it)."""
+    """Keep the input's windows with their recent figures (what the pace of the last hour is read from),
+    replacing the file in one rename (a reader never sees half of it)."""
     limits = limits_of(data, now)
     if limits is None:
         return
     folder = folder or os.path.join(data_dir(), LIMITS_DIR)
+    point = (now, limits.get("primary", {}).get("used_percent"), limits.get("secondary", {}).get("used_percent"))
+    history = limit_history.merged(_history(os.path.join(folder, "claude.json")), point)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     tmp = os.path.join(folder, f".claude.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
         try:
-            _write_all(fd, json_dumps(limits).encode())
+            text = json_dumps(limits)
+            _write_all(fd, (text[:-1] + ',"history":' + limit_history.as_json(history) + "}").encode())
         finally:
             os.close(fd)
         os.replace(tmp, os.path.join(folder, "claude.json"))

@@ -52,8 +52,10 @@ _beat_encoder = msgspec.json.Encoder()
 class SyncClient:
     """One host's link to the bucket; `start` it, `offer` rows, `stop` it."""
 
-    def __init__(self, config: SyncConfig, machine: str, store_path: Path) -> None:
+    def __init__(self, config: SyncConfig, machine: str, store_path: Path, *, own_ids: remote.OwnIds) -> None:
+        """`own_ids` reads the ids of this machine's own sessions, which no other host's row may take."""
         self.config = config
+        self.own_ids = own_ids
         self.machine = machine
         self.store_path = store_path
         self._lock = threading.Lock()
@@ -367,7 +369,7 @@ class SyncClient:
                 ours = beat is not None and beat.machine == self.machine
                 self._foreign(conn, entry.key, "an entry under this host's name that this machine did not write", ours)
         try:
-            remote.apply(conn, self.config.host, batch, self.drops)
+            remote.apply(conn, self.config.host, batch, self.drops, own_ids=self.own_ids)
         except sqlite3.Error:
             # Nothing of the batch was stored: watching again from the revision stored brings it back.
             log.exception("sync: cannot store other hosts' rows; watching again from the last stored revision")
@@ -376,7 +378,7 @@ class SyncClient:
             self.faults.failed(exc)
             for entry in batch:
                 try:
-                    remote.apply(conn, self.config.host, [entry], self.drops)
+                    remote.apply(conn, self.config.host, [entry], self.drops, own_ids=self.own_ids)
                 except sqlite3.Error:
                     self._resubscribe = True
                     return

@@ -19,6 +19,7 @@ import logging
 import math
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
@@ -137,9 +138,16 @@ def revision(conn: sqlite3.Connection) -> int:
     return int(store.collector_values(conn).get(REVISION) or 0)
 
 
-def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: Drops | None = None) -> int:
+# The ids of this machine's own sessions (`listing.sessions.own_ids`: the snapshot is the listing's to read).
+OwnIds = Callable[[sqlite3.Connection], set[str]]
+
+
+def apply(
+    conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: Drops | None = None, *, own_ids: OwnIds
+) -> int:
     """Apply watched entries (other hosts' only) and the revision reached; returns how many rows changed.
-    Entries that are not valid are skipped and noted in `drops`, rows cut to fit are kept and noted too."""
+    Entries that are not valid are skipped and noted in `drops`, rows cut to fit are kept and noted too. No row
+    may stand for one of this machine's own sessions (`own_ids`, read in the batch's transaction)."""
     if not entries:
         return 0
     drops = drops if drops is not None else Drops()
@@ -148,7 +156,7 @@ def apply(conn: sqlite3.Connection, own_host: str, entries: list[Entry], drops: 
     here = machine_name()  # this machine's name: no other may take it
     with store.transaction(conn):
         reached = start = revision(conn)
-        held = _Held(conn)
+        held = _Held(conn, own_ids(conn))
         for entry in entries:
             if entry.revision <= start:
                 continue  # delivered again (a watch restarted behind another): applied already
@@ -201,8 +209,8 @@ class _Held:
     first host heard with an id keeps it), and how many rows each host has (at most
     `remote_row.MAX_ROWS_PER_HOST`)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.local = {key for (key,) in conn.execute("SELECT id FROM snapshot")}
+    def __init__(self, conn: sqlite3.Connection, local: set[str]) -> None:
+        self.local = local
         self.owner: dict[str, str] = {}
         self.keys: dict[str, set[str]] = {}
         for host, key in conn.execute("SELECT host, id FROM remote_session ORDER BY revision"):

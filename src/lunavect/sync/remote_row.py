@@ -95,7 +95,7 @@ def admit(session: Session, host: str, key_session: str, put_at: float) -> bool:
         value, was_cut = _cut(getattr(session, name), limit)
         setattr(session, name, value)
         cut = cut or was_cut
-    for name in ("since", "updated"):
+    for name in ("since", "updated", "last_active"):
         value, was_cut = _time(getattr(session, name), put_at)
         setattr(session, name, value)
         cut = cut or was_cut

@@ -20,6 +20,9 @@ BEGIN = "# >>> lunavect >>> (written by `lunavect tmux install`; `lunavect tmux 
 END = "# <<< lunavect <<<"
 BACKUP_SUFFIX = ".lunavect-backup"
 POPUP_KEY = "a"
+# Beside the popup's: `lunavect next` in a popup that closes once it opened the session, and stays to say why
+# when it could not (nothing waits, or the way back failed).
+NEXT_KEY = "N"
 STATUS_FRAGMENT = " #{@lunavect_status}"
 # Added to the person's own pane-border-format (tmux's default one when they have none), and taken back out.
 BORDER_FRAGMENT = "#{?@lunavect_state, [#{@lunavect_state}],}"
@@ -53,6 +56,7 @@ def block(command: str | None = None) -> str:
     """
     command = command or lunavect_command()
     popup = tmux_text.conf_word(f"{command} tmux popup")
+    following = tmux_text.conf_word(f"{command} next")
     publish = tmux_text.conf_word(tmux_text.expanded(f"{command} tmux publish"))
     lines = [
         BEGIN,
@@ -61,6 +65,7 @@ def block(command: str | None = None) -> str:
         "if -F '#{e|<|:#{status-right-length},80}' 'set -g status-right-length 80'",
         f"if -F '#{{m:*@lunavect_state*,#{{pane-border-format}}}}' '' \"set -ag pane-border-format '{BORDER_FRAGMENT}'\"",
         f"bind-key {POPUP_KEY} display-popup -E -w 80% -h 50% {popup}",
+        f"bind-key {NEXT_KEY} display-popup -EE -w 80% -h 6 {following}",
         f"run-shell -b {publish}",
         END,
     ]

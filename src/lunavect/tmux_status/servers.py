@@ -8,7 +8,7 @@ from pathlib import Path
 from lunavect.core import tmux_text
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import run
-from lunavect.tmux_status.conf import BORDER_FRAGMENT, OLD_BORDER_FORMAT, POPUP_KEY, STATUS_FRAGMENT, block
+from lunavect.tmux_status.conf import BORDER_FRAGMENT, NEXT_KEY, OLD_BORDER_FORMAT, POPUP_KEY, STATUS_FRAGMENT, block
 from lunavect.tmux_status.options import GLOBAL_OPTIONS
 from lunavect.tmux_status.publish import PANE_OPTION
 
@@ -33,7 +33,7 @@ def remove_from(sockets: list[str]) -> None:
         commands: list[str] = []
         for name in GLOBAL_OPTIONS:
             commands += ["set-option", "-gu", name, ";"]
-        commands += ["unbind-key", POPUP_KEY]
+        commands += ["unbind-key", POPUP_KEY, ";", "unbind-key", NEXT_KEY]
         run(tmux.argv(socket, *commands))
         panes = run(tmux.argv(socket, "list-panes", "-a", "-F", "#{pane_id}"))
         for pane in panes.stdout.split() if panes.ok else []:

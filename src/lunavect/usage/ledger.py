@@ -95,17 +95,10 @@ def set_state(
     )
 
 
-_LISTED = "id IN (SELECT id FROM snapshot WHERE listed = 1)"
-
-
-def listed_sessions(conn: sqlite3.Connection) -> dict[str, SessionUsage]:
-    """The usage of every listed session: what every refresh of a list reads."""
-    return sessions(conn, _LISTED)
-
-
 def sessions(conn: sqlite3.Connection, where: str = "1") -> dict[str, SessionUsage]:
-    """Every session's usage (or those matching the SQL condition `where`, a constant of this module's
-    callers): totals from the history, the latest state of the session's files."""
+    """Every session's usage (or those matching the SQL condition `where` on the session id, a constant of this
+    module's callers: the listing's `LISTED`, what every refresh of a list reads): totals from the history, the
+    latest state of the session's files."""
     found: dict[str, SessionUsage] = {}
     for key, subagent, i, o, cr, cw in conn.execute(
         "SELECT id, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) FROM usage_ledger "

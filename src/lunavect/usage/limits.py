@@ -12,12 +12,15 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from lunavect import paths
-from lunavect.core import bounds
+from lunavect.core import bounds, limit_history
+from lunavect.core.clients import CLAUDE, LIMIT_WINDOWS, by_id
 from lunavect.files.tail import open_regular
+from lunavect.usage import pace
 
 
 class LimitWindow(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -36,11 +39,12 @@ class Limits(msgspec.Struct, frozen=True, omit_defaults=True):
     plan: str | None = None
     primary: LimitWindow | None = None
     secondary: LimitWindow | None = None
+    # The recent figures, `[at, primary used, secondary used]` each (`core.limit_history`): any JSON, read back
+    # checked, so that a damaged history (or one damaged point) never costs the report.
+    history: Any = None
 
 
 _decoder = msgspec.json.Decoder(Limits)
-# What each client calls its two windows.
-_NAMES = {"claude": ("five_hour", "seven_day")}
 
 
 class Window(msgspec.Struct, omit_defaults=False):
@@ -52,6 +56,10 @@ class Window(msgspec.Struct, omit_defaults=False):
     resets_at: float | None
     # The report is older than the window or its reset passed: the figure may no longer hold.
     stale: bool
+    # At the pace of the last hour (`usage.pace`): `lasts` to the reset, `runs_out` at `runs_out_at` (epoch s),
+    # or `unknown` (too little history, or a stale figure).
+    pace: str = "unknown"
+    runs_out_at: float | None = None
 
 
 class AccountLimits(msgspec.Struct, omit_defaults=False):
@@ -62,15 +70,38 @@ class AccountLimits(msgspec.Struct, omit_defaults=False):
     windows: list[Window]
 
 
+def point_of(limits: Limits) -> limit_history.Point:
+    return (
+        limits.at,
+        limits.primary.used_percent if limits.primary else None,
+        limits.secondary.used_percent if limits.secondary else None,
+    )
+
+
 def record(conn: sqlite3.Connection, client: str, limits: Limits) -> None:
-    """Keep `limits` unless a newer report of the same client and account is kept already."""
+    """Keep `limits` unless a newer report of the same client and account is kept already; either way its
+    figures join the account's recent history (reports of several sessions arrive out of order)."""
     account = limits.limit_id or "default"
+    row = conn.execute("SELECT data FROM usage_limits WHERE client = ? AND account = ?", (client, account)).fetchone()
+    kept = _decode(row[0]) if row else None
+    history = limit_history.checked(kept.history) if kept is not None else []
+    if kept is not None and not history:
+        history = [point_of(kept)]  # kept before histories were: its own figure is the first point
+    history = limit_history.merged(history, point_of(limits))
+    newest = limits if kept is None or limits.at >= kept.at else kept
+    newest = msgspec.structs.replace(newest, history=[list(p) for p in history])
     conn.execute(
         "INSERT INTO usage_limits (client, account, data, at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (client, account) DO UPDATE SET data = excluded.data, at = excluded.at "
-        "WHERE excluded.at >= usage_limits.at",
-        (client, account, msgspec.json.encode(limits).decode(), limits.at),
+        "ON CONFLICT (client, account) DO UPDATE SET data = excluded.data, at = excluded.at",
+        (client, account, msgspec.json.encode(newest).decode(), newest.at),
     )
+
+
+def _decode(data: str | bytes) -> Limits | None:
+    try:
+        return _decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 def _checked(window: LimitWindow | None) -> LimitWindow | None:
@@ -91,12 +122,18 @@ def _stale(window: LimitWindow, at: float, now: float) -> bool:
     return window.window_minutes is not None and now - at > window.window_minutes * 60
 
 
+def _window_names(client_id: str) -> tuple[str, str]:
+    """What the client calls its two windows: its descriptor's names, else the plain ones."""
+    client = by_id(client_id)
+    return client.limit_windows if client is not None else LIMIT_WINDOWS
+
+
 def _status_line_file(folder: Path | None) -> list[tuple[str, str, bytes]]:
     """Claude Code's windows as the status-line wrapper last kept them (shim/statusline.py), if it runs."""
     path = (folder if folder is not None else paths.data_dir() / "limits") / "claude.json"
     try:
         with os.fdopen(open_regular(path), "rb") as f:
-            return [("claude", "default", f.read(64 * 1024))]
+            return [(CLAUDE.id, "default", f.read(64 * 1024))]
     except OSError:
         return []
 
@@ -108,21 +145,26 @@ def read(conn: sqlite3.Connection, now: float | None = None, folder: Path | None
     found = []
     rows = conn.execute("SELECT client, account, data FROM usage_limits ORDER BY client, account").fetchall()
     for client, account, data in [*_status_line_file(folder), *rows]:
-        try:
-            limits = _decoder.decode(data)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        limits = _decode(data)
+        if limits is None:
             continue
         if bounds.bounded(limits.at) is None:
             continue  # a report of no believable moment: neither fresh nor stale can be said of it
-        windows = [
-            Window(name, w.used_percent, w.window_minutes, w.resets_at, _stale(w, limits.at, now))
-            for name, w in zip(
-                _NAMES.get(client, ("primary", "secondary")),
-                (_checked(limits.primary), _checked(limits.secondary)),
-                strict=True,
+        checked = (_checked(limits.primary), _checked(limits.secondary))
+        latest = (limits.at, *(w.used_percent if w else None for w in checked))
+        history = limit_history.merged([*limit_history.checked([latest]), *limit_history.checked(limits.history)], None)
+        windows = []
+        for side, (name, w) in enumerate(zip(_window_names(client), checked, strict=True), start=1):
+            if w is None:
+                continue
+            stale = _stale(w, limits.at, now)
+            paced = pace.UNKNOWN
+            if not stale:
+                points = limit_history.of_window(history, side)
+                paced = pace.pace(points, now, window_minutes=w.window_minutes, resets_at=w.resets_at)
+            windows.append(
+                Window(name, w.used_percent, w.window_minutes, w.resets_at, stale, paced.verdict, paced.runs_out_at)
             )
-            if w is not None
-        ]
         found.append(AccountLimits(client, account, limits.plan, limits.at, windows))
     return found
 

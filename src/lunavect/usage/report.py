@@ -10,6 +10,7 @@ import datetime as dt
 import re
 import sqlite3
 import time
+from collections.abc import Callable, Mapping
 
 import msgspec
 
@@ -17,7 +18,7 @@ from lunavect.core.bounds import EARLIEST
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import local, local_text
 from lunavect.core.tokens import Tokens
-from lunavect.usage import ledger, limits, prices
+from lunavect.usage import ledger, limits, pace, prices
 from lunavect.usage.text import count
 
 # A project's name or a session's title as the table's first column shows it (the JSON keeps it whole).
@@ -63,38 +64,28 @@ def parse_since(text: str, now: float) -> float | None:
     return max(EARLIEST, (midnight - dt.timedelta(days=days - 1)).timestamp())
 
 
-def _names(conn: sqlite3.Connection) -> dict[str, tuple[str | None, str | None]]:
-    """Each session's (project, title) from the snapshot, decoded from only those two fields."""
-
-    class _Names(msgspec.Struct):
-        project: str | None = None
-        title: str | None = None
-
-    decoder = msgspec.json.Decoder(_Names)
-    found = {}
-    for key, data in conn.execute("SELECT id, data FROM snapshot"):
-        try:
-            names = decoder.decode(data)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-        found[key] = (names.project, names.title)
-    return found
+# Each session's (project, title), by session key: what the report groups and names its rows by.
+Names = Callable[[sqlite3.Connection], Mapping[str, tuple[str | None, str | None]]]
 
 
-def build(conn: sqlite3.Connection, since: float, by: str, now: float | None = None, costs: bool = True) -> Report:
+def build(
+    conn: sqlite3.Connection, since: float, by: str, now: float | None = None, costs: bool = True, *, names: Names
+) -> Report:
+    """The report of the tokens used since `since`, by day, project, model or session. `names` reads the
+    sessions' projects and titles (`listing.sessions.names`: the snapshot is the listing's to read)."""
     now = time.time() if now is None else now
     history = ledger.history(conn, since, by)
-    names = _names(conn) if by in ("project", "session") else {}
+    named = names(conn) if by in ("project", "session") else {}
     sums: dict[str, dict[str, Tokens]] = {}  # key -> model -> tokens
     for row in history:
         if by == "day":
             key = local_text(row.hour, "%Y-%m-%d", missing="(unknown day)")
         elif by == "project":
-            key = names.get(row.id, (None, None))[0] or "(no project)"
+            key = named.get(row.id, (None, None))[0] or "(no project)"
         elif by == "model":
             key = row.model or "(unknown model)"
         else:
-            project, title = names.get(row.id, (None, None))
+            project, title = named.get(row.id, (None, None))
             key = f"{row.id} {title or ''}".strip() if title else row.id
         models = sums.setdefault(key, {})
         models[row.model] = models.get(row.model, Tokens()).plus(row.tokens)
@@ -151,7 +142,8 @@ def _reset(at: float | None, now: float) -> str:
 
 
 def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
-    """One line per client and account: `codex 5 h 42 % · resets 14:00 | 7 d 8 %`; stale figures say so."""
+    """One line per client and account: `codex 5 h 42 % · resets 14:00 · runs out in 1 h 20 m | 7 d 8 % · resets
+    Mon 09:00 · lasts to reset` (at the pace of the last hour); stale figures say so instead."""
     lines = []
     for account in accounts:
         parts = []
@@ -161,7 +153,7 @@ def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
             if w.stale:
                 figure += f" (as of {local_text(account.at, '%Y-%m-%d %H:%M', missing='?')}, may be old)"
             else:
-                figure += _reset(w.resets_at, now)
+                figure += _reset(w.resets_at, now) + f" · {pace.words(w.pace, w.runs_out_at, now)}"
             parts.append(figure)
         name = clean(account.account, limit=64)
         label = account.client if account.account in ("default", account.client) else f"{account.client}/{name}"

@@ -84,16 +84,67 @@ def test_capsule_counts_background_work_only_while_working():
 
 
 def test_tooltip_holds_kinds_counts_ids_and_times_only():
-    s = make("working", activity="Bash", since="2027-01-15T07:59:00Z", background={"shell": 1})
+    s = make(
+        "working",
+        activity="Bash",
+        since="2027-01-15T07:59:00Z",
+        background={"shell": 1},
+        open=True,
+        last_active="2027-01-15T07:57:00Z",
+    )
     tip = rows.tooltip(s, NOW)
     assert tip.splitlines() == [
         "Fix the parser",
         "claude · lunavect",
         "Working: Bash",
+        "Open · last active 3 min ago",
         "Background: 1 command",
         "This response: 1m 00s",
         "claude:s",
     ]
+
+
+def test_ages_and_spans_as_every_front_end_says_them():
+    from lunavect.core.times import age, span
+
+    assert [age(s) for s in (-5, 0, 59, 60, 3599, 3600, 86399, 86400 * 5, 10**12, float("nan"))] == [
+        "now",
+        "now",
+        "now",
+        "1 min",
+        "59 min",
+        "1 h",
+        "23 h",
+        "5 d",
+        "9999 d",
+        "now",
+    ]
+    assert [span(s) for s in (0, 59, 60, 4800, 3600, 86400 + 3 * 3600, 2 * 86400, float("inf"))] == [
+        "0 m",
+        "0 m",
+        "1 m",
+        "1 h 20 m",
+        "1 h",
+        "1 d 3 h",
+        "2 d",
+        "0 m",
+    ]
+
+
+def test_open_or_ended_and_since_when():
+    """Every row says whether its client still runs and how long ago it last did anything, to the unit that
+    matters at that distance; a session whose time is unknown shows its mark alone."""
+    cases = [
+        (dict(open=True, last_active="2027-01-15T07:59:30Z"), "● now", "Open · last active just now"),
+        (dict(open=True, last_active="2027-01-15T07:57:00Z"), "● 3 min", "Open · last active 3 min ago"),
+        (dict(open=False, last_active="2027-01-15T05:30:00Z"), "○ 2 h", "Ended · last active 2 h ago"),
+        (dict(open=False, last_active="2027-01-10T08:00:00Z"), "○ 5 d", "Ended · last active 5 d ago"),
+        (dict(open=False, last_active=None), "○", "Ended"),
+        (dict(open=False, last_active="not a time"), "○", "Ended"),
+    ]
+    for fields, column, words in cases:
+        session = make("ready", **fields)
+        assert (rows.last_seen(session, NOW), rows.presence(session, NOW)) == (column, words)
 
 
 def test_filters():

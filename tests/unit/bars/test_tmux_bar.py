@@ -104,6 +104,13 @@ def test_the_block_parses_in_tmux_and_sourcing_twice_appends_once(iso_env, tmux_
     tmux(iso_env.env, "one", "source-file", str(path))
     assert tmux(iso_env.env, "one", "show-options", "-gv", "status-right").count(conf.STATUS_FRAGMENT) == 1
     assert "tmux popup" in tmux(iso_env.env, "one", "list-keys", "-T", "prefix", conf.POPUP_KEY)
+    # Beside the popup's key, the one that opens the session that needs the person most.
+    following = tmux(iso_env.env, "one", "list-keys", "-T", "prefix", conf.NEXT_KEY)
+    assert "display-popup -EE" in following and following.endswith(' -m lunavect next"'), following
+    _wait_block_publishers(iso_env)
+    assert iso_env.cli("tmux", "uninstall").returncode == 0
+    keys = subprocess.run(["tmux", "-L", "one", "list-keys", "-T", "prefix"], env=iso_env.env, capture_output=True)
+    assert b"lunavect" not in keys.stdout  # both keys gone from the running server
 
 
 def test_the_collector_publishes_to_every_server_on_change(iso_env, tmux_dir):
@@ -241,6 +248,10 @@ def test_the_block_runs_a_python_whose_path_holds_quotes_and_formats_and_nothing
     tmux(iso_env.env, "outer", "send-keys", "-t", "main", "C-b", "a")
     while "-m lunavect tmux popup " not in recorded():
         assert time.monotonic() < deadline + 30, f"the popup did not run the Python: {recorded()!r}"
+        time.sleep(0.05)
+    tmux(iso_env.env, "outer", "send-keys", "-t", "main", "C-b", "N")  # the popup above closed: its command exited
+    while "-m lunavect next " not in recorded():
+        assert time.monotonic() < deadline + 45, f"the next key did not run the Python: {recorded()!r}"
         time.sleep(0.05)
     assert not x.exists() and not y.exists()
 

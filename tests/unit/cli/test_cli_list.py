@@ -25,6 +25,8 @@ CONTRACT = {
     "hidden": bool,
     "resume": (str, type(None)),
     "basis": list,
+    "open": bool,
+    "last_active": (str, type(None)),
 }
 STATES = {"working", "background", "compacting", "permission", "input", "ready", "idle", "error", "offline", "unknown"}
 ERRORS = {"limit", "unreachable", "service", "auth", "account", "other"}
@@ -122,7 +124,11 @@ def test_json_contract(iso_env, sessions):
     assert working["basis"] == ["hook"]
     assert working["error"] is None and working["background"] == {}
 
+    # No agent process sent these events: the working one is open by its fresh evidence alone, the ready one is
+    # not (nothing says its client still runs); each last did something at its newest event.
+    assert working["open"] is True and working["last_active"] == working["updated"]
     ready = found[READY]
+    assert ready["open"] is False and ready["last_active"] == ready["updated"]
     assert (ready["state"], ready["activity"], ready["since"], ready["error"]) == ("ready", None, None, None)
     failed = found[FAILED]
     assert (failed["state"], failed["error"], failed["activity"]) == ("error", "limit", None)
@@ -156,8 +162,9 @@ def test_human_table(iso_env, sessions):
     proc = iso_env.cli("list")
     assert proc.returncode == 0 and proc.stderr == ""
     lines = proc.stdout.splitlines()
-    assert lines[0].split()[:3] == ["STATE", "DETAIL", "FOR"]
+    assert lines[0].split()[:4] == ["STATE", "DETAIL", "FOR", "LAST"]
     rows = {line.split()[-1]: line for line in lines[1:]}
+    assert "● now" in rows[WORKING[:8]] and "○ now" in rows[READY[:8]]  # open or ended, and since when
     assert rows[WORKING[:8]].startswith("working") and "Bash" in rows[WORKING[:8]]
     assert rows[READY[:8]].startswith("ready")
     assert rows[FAILED[:8]].startswith("error") and "limit" in rows[FAILED[:8]]

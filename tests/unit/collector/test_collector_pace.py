@@ -7,7 +7,7 @@ import json
 import threading
 import time
 
-from test_scale import claude_history
+from history_support import claude_history
 
 from lunavect import paths, store
 from lunavect.claude.files_source import ClaudeFilesSource

@@ -12,9 +12,9 @@ import pytest
 from unit_support import shared_data_dir
 
 from lunavect.conversation.follow import Follower
-from lunavect.conversation.source import Source
 from lunavect.conversation.window import read_window
 from lunavect.conversation.window_parts import MAX_LINE_BYTES
+from lunavect.faces import conversation_at
 
 REAL = shared_data_dir() / "claude" / "spotter" / "tool_heavy.jsonl"
 pytestmark = pytest.mark.skipif(not REAL.is_file(), reason=f"the shared real transcripts are not at {REAL}")
@@ -49,22 +49,22 @@ def peak(read):  # noqa: ANN001, ANN202 - any reading
 
 def test_a_line_longer_than_the_bound_is_skipped_said_and_never_held(tmp_path: Path) -> None:
     lines = REAL.read_bytes().splitlines(keepends=True)
-    pristine = read_window(Source(REAL, "claude"), messages=500)
+    pristine = read_window(conversation_at(REAL, "claude"), messages=500)
     path = tmp_path / "huge.jsonl"
     path.write_bytes(b"".join([*lines[:20], huge_result(60 * 1024 * 1024), *lines[20:]]))
-    window, held = peak(lambda: read_window(Source(path, "claude"), messages=500))
+    window, held = peak(lambda: read_window(conversation_at(path, "claude"), messages=500))
     assert window.skipped == 1
     assert shown(window.messages) == shown(pristine.messages)
     assert held < HELD, held
     # A line just within the bound is read as any other.
     path.write_bytes(b"".join([*lines[:20], huge_result(MAX_LINE_BYTES - 1000), *lines[20:]]))
-    assert read_window(Source(path, "claude"), messages=500).skipped == 0
+    assert read_window(conversation_at(path, "claude"), messages=500).skipped == 0
 
 
 def test_a_long_line_appended_in_pieces_is_passed_over_once(tmp_path: Path) -> None:
     path = tmp_path / "live.jsonl"
     path.write_bytes(REAL.read_bytes())
-    follower = Follower(Source(path, "claude"))
+    follower = Follower(conversation_at(path, "claude"))
     follower.poll()
     line = huge_result(20 * 1024 * 1024)
     skipped, held = 0, 0
@@ -90,6 +90,6 @@ def test_a_long_line_in_a_compressed_rollout_is_skipped_and_said(tmp_path: Path)
     lines = rollout.read_bytes().splitlines(keepends=True)
     packed = tmp_path / rollout.with_suffix(".jsonl.zst").name
     packed.write_bytes(zstandard.ZstdCompressor().compress(b"".join([*lines[:5], huge + b"\n", *lines[5:]])))
-    window = read_window(Source(packed, "codex"), messages=500)
+    window = read_window(conversation_at(packed, "codex"), messages=500)
     assert window.skipped == 1
-    assert shown(window.messages) == shown(read_window(Source(rollout, "codex"), messages=500).messages)
+    assert shown(window.messages) == shown(read_window(conversation_at(rollout, "codex"), messages=500).messages)

@@ -17,6 +17,7 @@ from lunavect.conversation.message import Kind
 from lunavect.conversation.source import Source
 from lunavect.conversation.window import BLOCK_BYTES, read_window
 from lunavect.conversation.window_parts import compare
+from lunavect.faces import conversation_at
 
 DATA = shared_data_dir()
 FILES = sorted(DATA.glob("claude/*/*.jsonl")) + sorted(DATA.glob("codex/*/*.jsonl"))
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.skipif(not FILES, reason="shared/data is not beside thi
 
 def _source(path: Path, into: Path | None = None) -> Source:
     provider = "codex" if path.parent.parent.name == "codex" else "claude"
-    return Source(into or path, provider)
+    return conversation_at(into or path, provider)
 
 
 def _cut(path: Path, tmp: Path, size: int) -> Path:
@@ -152,13 +153,13 @@ def test_a_replaced_file_is_read_again(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("path", AGENT_FILES, ids=lambda p: p.name)
 def test_sub_agents_are_kept_apart(path: Path) -> None:
-    session = Source(path.parent.parent.with_suffix(".jsonl"), "claude")
+    session = conversation_at(path.parent.parent.with_suffix(".jsonl"), "claude")
     agent_id = path.name[len("agent-") : -len(".jsonl")]
     assert agent_id in session.agents()
     agent = read_window(session.agent_source(agent_id), messages=50)
     assert agent.messages  # the agent's own records, all sidechain, read as its conversation
     # ...and none of them is read as the session's.
-    assert read_window(Source(path, "claude"), messages=50).messages == []
+    assert read_window(conversation_at(path, "claude"), messages=50).messages == []
 
 
 @pytest.mark.parametrize("path", sorted(DATA.glob("codex/*/*.jsonl")), ids=lambda p: p.name[:24])
@@ -166,7 +167,7 @@ def test_a_compressed_rollout_shows_what_its_plain_one_shows(path: Path, tmp_pat
     zstandard = pytest.importorskip("zstandard")
     packed = tmp_path / (path.name + ".zst")
     packed.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
-    plain, compressed = _source(path), Source(packed, "codex")
+    plain, compressed = _source(path), conversation_at(packed, "codex")
     assert compressed.compressed
     for limit in (1, 7, 10_000):
         want, got = read_window(plain, messages=limit), read_window(compressed, messages=limit)

@@ -94,3 +94,39 @@ def test_with_hooks_an_api_error_record_older_than_newer_hook_news_changes_nothi
     newer = play(ev("UserPromptSubmit", 0, source="hook"), ev("PreToolUse", 8, source="hook", tool="Read"))
     late = fold(newer, ev("TranscriptApiError", 5, http_status=500))
     assert decide(late, T0 + 9).state is State.WORKING
+
+
+def test_with_hooks_a_failure_read_after_the_session_end_still_ends_in_the_error():
+    """The same run as the collector meets it when SessionEnd and the transcript's final record arrive
+    within one tick: the spool's hooks fold first, so SessionEnd ends the turn before the failure's own
+    record (older) is read. Seen with the real `claude -p` under load (tests/clients/test_retries.py)."""
+    for between in ((), (ev("CatalogStatus", 8.01, source="catalog", status="idle"),)):
+        facts = play(
+            ev("UserPromptSubmit", 0, source="hook"),
+            ev("TranscriptRetry", 1, http_status=500),
+            *between,
+            ev("SessionEnd", 8.05, source="hook", reason="other"),
+            ev("TranscriptApiError", 8, http_status=500),
+        )
+        decision = decide(facts, T0 + 9)
+        assert (decision.state, decision.error, decision.activity) == (State.ERROR, ErrorReason.SERVICE, None)
+
+
+def test_a_failure_of_an_older_turn_never_lands_on_a_turn_cut_short_later():
+    facts = play(
+        ev("UserPromptSubmit", 0, source="hook"),
+        ev("Stop", 3, source="hook"),
+        ev("UserPromptSubmit", 5, source="hook"),
+        ev("SessionEnd", 8, source="hook", reason="other"),
+        ev("TranscriptApiError", 2, http_status=500),  # older than the turn the session end cut short
+    )
+    assert decide(facts, T0 + 9).state is State.IDLE
+
+
+def test_without_hooks_a_failure_read_after_the_catalogs_idle_still_ends_in_the_error():
+    facts = play(
+        ev("TranscriptPrompt", 0),
+        ev("CatalogStatus", 8.01, source="catalog", status="idle"),
+        ev("TranscriptApiError", 8, http_status=500),
+    )
+    assert (decide(facts, T0 + 9).state, decide(facts, T0 + 9).error) == (State.ERROR, ErrorReason.SERVICE)

@@ -35,9 +35,9 @@ from lunavect.codex.rollout import first_prompt_title, read_header
 from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.render import render
-from lunavect.conversation.source import Source
 from lunavect.conversation.window import read_window
 from lunavect.conversation.window_parts import parts_of
+from lunavect.faces import conversation_at
 
 DATA = shared_data_dir()
 CLAUDE_LINES = [line for p in sorted((DATA / "claude").rglob("*.jsonl")) for line in p.read_bytes().splitlines()]
@@ -197,7 +197,7 @@ def test_no_line_raises_in_a_claude_reader(line, where):
     with tempfile.TemporaryDirectory() as folder:
         path = a_file(Path(folder), f"{SESSION}.jsonl", CLAUDE_LINES, line, where)
         msgspec.json.encode(glance(str(path), SESSION).summary)
-        source = Source(path, "claude")
+        source = conversation_at(path, "claude")
         window = read_window(source, messages=20)
         printed_and_sent(window.messages)
         if window.older and window.start is not None:
@@ -220,7 +220,7 @@ def test_no_line_raises_in_a_codex_reader(line, where):
         if header is not None:
             msgspec.json.encode([header.thread_id, header.cwd, header.originator])
         msgspec.json.encode(first_prompt_title(path))  # the title the collector stores
-        window = read_window(Source(path, "codex"), messages=20)
+        window = read_window(conversation_at(path, "codex"), messages=20)
         printed_and_sent(window.messages)
         packed = path.with_name(path.name + ".zst")
         import zstandard
@@ -228,13 +228,13 @@ def test_no_line_raises_in_a_codex_reader(line, where):
         packed.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
         life, state = codex_compressed.read_whole(packed)
         msgspec.json.encode([life, state])
-        printed_and_sent(read_window(Source(packed, "codex"), messages=20).messages)
+        printed_and_sent(read_window(conversation_at(packed, "codex"), messages=20).messages)
 
 
 @PROPERTY
 @given(line=lines(CLAUDE_LINES) | lines(CODEX_LINES), provider=st.sampled_from(["claude", "codex"]))
 def test_no_line_raises_in_a_conversation_parser(line, provider):
-    source = Source(Path("unused.jsonl"), provider)
+    source = conversation_at(Path("unused.jsonl"), provider)
     parts = parts_of(source, line, 0)
     assembly = Assembly()
     assembly.add(parts or ())
@@ -247,7 +247,7 @@ def test_no_line_appended_raises_while_a_conversation_is_followed(line, seed):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"{SESSION}.jsonl"
         path.write_bytes(b"\n".join(CLAUDE_LINES[:10]) + b"\n")
-        follower = Follower(Source(path, "claude"))
+        follower = Follower(conversation_at(path, "claude"))
         follower.poll()
         # Appended in pieces, as a client writes while lunavect reads.
         data = line + b"\n" + CLAUDE_LINES[10] + b"\n"

@@ -30,13 +30,13 @@ from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.claude.records import Unreadable, read_plain, read_record
 from lunavect.collector.tick import Collector
 from lunavect.conversation.follow import Follower
-from lunavect.conversation.source import Source
 from lunavect.conversation.window import read_window
 from lunavect.core import bounded_json, lenient_json
 from lunavect.core.rules import decide
 from lunavect.core.times import epoch
 from lunavect.evidence import spool
 from lunavect.evidence.spool_record import decode
+from lunavect.faces import conversation_at
 from lunavect.files import quarantine
 
 DATA = shared_data_dir()
@@ -303,24 +303,26 @@ def conversation_file(tmp_path: Path, provider: str, depth: int | None, name: st
 @pytest.mark.parametrize("provider", ["claude", "codex"])
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_the_window_shows_every_other_message_and_counts_the_line(tmp_path, provider, depth):
-    pristine = read_window(Source(conversation_file(tmp_path, provider, None, "a.jsonl"), provider), messages=500)
+    pristine = read_window(
+        conversation_at(conversation_file(tmp_path, provider, None, "a.jsonl"), provider), messages=500
+    )
     path = conversation_file(tmp_path, provider, depth, "b.jsonl")
-    window = read_window(Source(path, provider), messages=500)
+    window = read_window(conversation_at(path, provider), messages=500)
     assert pristine.skipped == 0 and window.skipped == 1 if provider == "claude" else window.skipped == 2
     assert shown(window.messages) == shown(pristine.messages) and len(window.messages) > 5
     # Paging back over it, and following it, show the same.
-    older = read_window(Source(path, provider), messages=3)
+    older = read_window(conversation_at(path, provider), messages=3)
     assert older.older and older.start is not None
-    back = read_window(Source(path, provider), before=older.start, messages=500)
+    back = read_window(conversation_at(path, provider), before=older.start, messages=500)
     assert shown(back.messages + older.messages) == shown(window.messages)
-    follower = Follower(Source(path, provider), messages=500)
+    follower = Follower(conversation_at(path, provider), messages=500)
     assert shown(follower.poll().changed) == shown(pristine.messages)
 
 
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_a_deep_line_appended_while_followed_is_skipped_and_said(tmp_path, depth):
     path = conversation_file(tmp_path, "claude", None, "live.jsonl")
-    follower = Follower(Source(path, "claude"))
+    follower = Follower(conversation_at(path, "claude"))
     follower.poll()
     with path.open("ab") as out:
         out.write(claude_line("5e55e55e-0000-4000-8000-000000000001", depth))
@@ -339,9 +341,9 @@ def test_a_deep_line_in_a_compressed_rollout_is_skipped_and_said(tmp_path):
     plain = conversation_file(tmp_path, "codex", 2000, "c.jsonl")
     packed = tmp_path / "c.jsonl.zst"
     packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
-    window = read_window(Source(packed, "codex"), messages=500)
+    window = read_window(conversation_at(packed, "codex"), messages=500)
     assert window.skipped == 2
-    assert shown(window.messages) == shown(read_window(Source(plain, "codex"), messages=500).messages)
+    assert shown(window.messages) == shown(read_window(conversation_at(plain, "codex"), messages=500).messages)
 
 
 # -- show: the other messages, and one line saying one was skipped --------------------------------------------

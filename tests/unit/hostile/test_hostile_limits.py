@@ -21,6 +21,7 @@ from lunavect import store
 from lunavect.codex.usage import UsageScan
 from lunavect.core.model import State
 from lunavect.install.statusline import wrapper_command
+from lunavect.listing import sessions
 from lunavect.notify import settings
 from lunavect.notify.decide import Transition
 from lunavect.notify.notifier import Notifier
@@ -83,11 +84,36 @@ def test_a_reset_of_1e300_through_the_wrapper_leaves_every_format_and_usage_boun
         assert result.stdout.count("\n") == 1 and "claude 5 h 95 %" in result.stdout, fmt
     report = run(env, "usage")
     assert report.returncode == 0 and report.stderr == "", report.stderr
-    assert "Limits claude: 5 h 95 %\n" in report.stdout + "\n"
+    assert "Limits claude: 5 h 95 % · pace unknown\n" in report.stdout + "\n"
     as_json = run(env, "usage", "--json")
     assert as_json.returncode == 0, as_json.stderr
     [claude] = json.loads(as_json.stdout)["limits"]
     assert [(w["name"], w["used_percent"], w["resets_at"]) for w in claude["windows"]] == [("five_hour", 95.0, None)]
+
+
+def test_a_hostile_history_in_the_wrappers_file_costs_only_its_bad_points(env) -> None:
+    """The wrapper's file holds the recent figures the pace is read from: another program (or an older version)
+    may have left anything there. The wrapper keeps only the points that are points when it writes again, and
+    every reader paces from those alone."""
+    folder = Path(env["LUNAVECT_HOME"]) / "limits"
+    folder.mkdir(parents=True)
+    now = time.time()
+    hostile = [[value, value, value] for value in HOSTILE] + [[now - 3600, 20, 8], "x", [[[[]]]], {"a": 1}]
+    (folder / "claude.json").write_text(json.dumps({"at": now, "history": hostile * 40}))
+    pipe_through_wrapper(
+        status_input({"used_percentage": 50, "resets_at": now + 3 * 3600}, {"used_percentage": 8}), env
+    )
+    kept = json.loads((folder / "claude.json").read_text())
+    assert [point[1:] for point in kept["history"]] == [[20, 8], [50, 8]]
+    for fmt in FORMATS:
+        result = run(env, "status", "--format", fmt)
+        assert result.returncode == 0 and result.stderr == "", (fmt, result.stderr)
+        assert "claude 5 h 50 %" in result.stdout and "runs out in 1 h 4" in result.stdout, (fmt, result.stdout)
+    (folder / "claude.json").write_text(json.dumps({"at": now, "primary": {"used_percent": 9}, "history": 5}))
+    report = run(env, "usage", "--json")
+    assert report.returncode == 0, report.stderr
+    [claude] = json.loads(report.stdout)["limits"]
+    assert [(w["used_percent"], w["pace"], w["runs_out_at"]) for w in claude["windows"]] == [(9.0, "unknown", None)]
 
 
 @pytest.mark.parametrize("value", HOSTILE, ids=repr)
@@ -178,7 +204,7 @@ def test_the_notifier_warns_with_a_bounded_figure_and_delivers_the_next_notifica
     settings.save(conn, chosen)
     conn.close()
 
-    notifier = Notifier(usage_every=0.05)
+    notifier = Notifier(stored=sessions, usage_every=0.05)
     try:
         _wait(lambda: out.exists() and out.read_text().count("\n") == 1)
         [warning] = [json.loads(line) for line in out.read_text().splitlines()]

@@ -18,7 +18,8 @@ from lunavect import paths
 from lunavect.claude.records import Unreadable, read_record
 from lunavect.codex.catalog import thread_from
 from lunavect.codex.rollout import header_from_record, parse_name
-from lunavect.conversation.source import Source, find_source
+from lunavect.faces import conversation_at
+from lunavect.listing.conversation import find_source
 
 HOSTILE = ["bbbbbbbb-1111-2222-3333-444444444444\n", "../../../../x", "id\x1b]0;pwned\x07x", "*", ""]
 
@@ -50,7 +51,7 @@ def test_the_conversation_reader_builds_no_path_from_an_id_that_is_no_id(iso_env
     assert find_source("claude", "../p2/victim") is None
     assert find_source("claude", bad) is None and find_source("codex", bad) is None
     with pytest.raises(ValueError):
-        Source(projects / "p" / f"{S1}.jsonl", "claude").agent_source("../../p2/victim")
+        conversation_at(projects / "p" / f"{S1}.jsonl", "claude").agent_source("../../p2/victim")
 
 
 @pytest.mark.parametrize("bad", ["../../x", "s1\nrow", "caf\udce9", 7])

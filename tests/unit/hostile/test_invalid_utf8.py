@@ -129,3 +129,49 @@ def test_a_stray_byte_in_a_claude_transcript_costs_only_a_character_of_its_title
         assert getattr(corrupt, field) == getattr(pristine, field), field
     assert pristine.cwd == "/home/marco/projects/spotter"  # the last record's folder, unreadable, is not taken
     assert corrupt.title == "Caf\ufffd " + pristine.title
+
+
+CUT_EMOJI = "\ud83d"  # the first half of 😀 alone: what JavaScript's JSON.stringify writes for a string cut in it
+
+
+def _escaped_line(record: dict) -> bytes:
+    """A JSON line as a JavaScript client writes it: a lone surrogate as its `\\ud83d` escape."""
+    return json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
+
+
+def test_half_a_utf16_pair_in_a_claude_transcript_costs_only_a_character_of_its_title(world) -> None:  # noqa: F811
+    if not TRANSCRIPT.is_file():
+        pytest.skip(f"the real transcripts of shared/data are missing ({TRANSCRIPT})")
+    (world.project / f"{S1}.jsonl").write_bytes(_claude_lines(S1, corrupt=False))
+    records = [json.loads(raw) for raw in _claude_lines(S2, corrupt=False).splitlines()]
+    first_prompt = next(
+        r for r in records if r["type"] == "user" and isinstance((r.get("message") or {}).get("content"), str)
+    )
+    first_prompt["message"]["content"] = "Smile " + CUT_EMOJI + " " + first_prompt["message"]["content"]
+    (world.project / f"{S2}.jsonl").write_bytes(b"".join(_escaped_line(r) for r in records))
+    world.tick()
+    pristine, cut = world.sessions()[S1], world.sessions()[S2]
+    for field in ("state", "since", "cwd", "project", "basis", "activity"):
+        assert getattr(cut, field) == getattr(pristine, field), field
+    assert cut.title == "Smile \ufffd " + pristine.title
+
+
+def test_half_a_utf16_pair_in_a_hook_payload_costs_only_a_character_not_the_event(iso_env) -> None:
+    """The shim writes what it keeps as JSON, a lone surrogate as its escape; the collector used to refuse the
+    whole spool line for it (msgspec does), so the event of a prompt cut inside an emoji was lost."""
+    session = "5f0c2a9e-3b1d-4c8e-9a7f-2d6b8e1c4a30"
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": session,
+        "cwd": str(iso_env.root),
+        "transcript_path": str(iso_env.root / "t.jsonl"),
+        "prompt": "hello",
+        "session_title": "Smile " + CUT_EMOJI + " please",  # the title a person gave it, which the shim keeps
+    }
+    assert iso_env.hook(json.dumps(payload, ensure_ascii=True)).returncode == 0
+    assert b"\\ud83d" in iso_env.spool.read_bytes()
+    proc = iso_env.cli("list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(proc.stdout)
+    assert (row["session_id"], row["state"]) == (session, "working")
+    assert row["title"] == "Smile \ufffd please"

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from lunavect.claude import pane as claude_pane
+from lunavect.codex import pane as codex_pane
+from lunavect.core import pane_reading
 from lunavect.core.model import State
 from lunavect.navigation import pane_text as screens
 from lunavect.navigation import reply as reply_module
@@ -49,7 +52,7 @@ def _box_at_column_one(name: str) -> str:
     """A recorded draft screen with the reply's box-shaped block moved to the first column: rule, `❯`, rule
     high on the screen, as the input box draws them (the issue's stand-in, edited from a real screen)."""
     rows = screen(name).split("\n")
-    drawn = [i for i, row in enumerate(rows) if screens.plain(row).rstrip() in ("  " + "─" * 60, "  ❯")]
+    drawn = [i for i, row in enumerate(rows) if pane_reading.plain(row).rstrip() in ("  " + "─" * 60, "  ❯")]
     assert len(drawn) == 3 and drawn == list(range(drawn[0], drawn[0] + 3)), drawn
     for i in drawn:
         rows[i] = rows[i].removeprefix("  ")
@@ -70,12 +73,12 @@ def test_a_box_shaped_block_above_a_draft_is_not_taken_for_the_input_box(monkeyp
 def test_only_the_footer_may_stand_below_the_input_box(monkeypatch) -> None:
     ready = screen("claude_box_ready").rstrip("\n")
     assert screens.prompt_empty("claude", ready + "\n  a status line\n  and another") is True
-    for below in ("\n  one more row" * (screens.CLAUDE_FOOTER_ROWS + 1), "\n❯ ", "\n──── a rule"):
-        reading = screens.read_claude_prompt(ready + below)
+    for below in ("\n  one more row" * (claude_pane.FOOTER_ROWS + 1), "\n❯ ", "\n──── a rule"):
+        reading = claude_pane.read_prompt(ready + below)
         assert reading.empty is None and "rows other than the footer" in reading.why, below
     codex = screen("codex_box_ready").rstrip("\n")
     for below in ("\n\n  another row", "\n  one\n  two\n  three"):
-        assert screens.read_codex_prompt(codex + below).empty is None, below
+        assert codex_pane.read_prompt(codex + below).empty is None, below
     pane = Typist(ready + "\n❯ ")
     _placed(monkeypatch, LIVE, pane)
     result = reply_module.reply(Session(), "hello", state=State.READY, table=object(), environ={})
@@ -211,7 +214,7 @@ def test_the_empty_input_box_under_a_box_shaped_reply_takes_the_reply(monkeypatc
     pane.type = lambda text: pane.typed.append(text) or setattr(pane, "shows", screen(typed)) or True  # type: ignore[method-assign]
     pane.key = lambda name: pane.typed.append(name) or setattr(pane, "shows", screen(ready)) or True  # type: ignore[method-assign]
     monkeypatch.setattr(Session, "provider", provider)
-    timing = reply_module.Timing(enter_after_s=0, codex_enter_after_s=0, confirm_s=2, poll_s=0.01)
+    timing = reply_module.Timing(enter_after_s=0, confirm_s=2, poll_s=0.01)
     result = reply_module.reply(Session(), "hello", state=State.READY, table=object(), environ={}, timing=timing)
     assert result.ok and result.outcome == "sent" and pane.typed == ["hello", "Enter"], result.message
 

@@ -14,6 +14,7 @@ from test_notify_decide import row  # noqa: E402
 
 from lunavect import store
 from lunavect.core.model import State
+from lunavect.listing import sessions
 from lunavect.notify import settings
 from lunavect.notify.command import run_command
 from lunavect.notify.decide import Transition, compose, item_of
@@ -50,14 +51,14 @@ def test_the_command_gets_each_notification_once_and_a_restart_sends_nothing_aga
     settings.save(conn, chosen)
     moved = [Transition(State.WORKING, row(1, at=time.time()))]
 
-    first = Notifier()
+    first = Notifier(stored=sessions)
     first(moved)
     _wait(lambda: out.exists() and out.read_text().count("\n") == 1)
     first.close()
     [payload] = [json.loads(line) for line in out.read_text().splitlines()]
     assert payload["open"] == "claude:s1" and payload["sessions"][0]["needs"] == "response ready"
 
-    again = Notifier()  # the collector restarted and committed the same transition again (a replay)
+    again = Notifier(stored=sessions)  # the collector restarted and committed the same transition again (a replay)
     again(moved)
     again([Transition(State.WORKING, row(2, at=time.time()))])  # something new, to know it got this far
     _wait(lambda: out.read_text().count("\n") == 2)
@@ -109,7 +110,7 @@ def test_a_batch_that_raises_costs_that_batch_and_the_next_one_is_delivered(db: 
         made.append(_FailsOnce(on_open))
         return made[0]
 
-    notifier = Notifier(desktop=desktop)
+    notifier = Notifier(stored=sessions, desktop=desktop)
     try:
         notifier([Transition(State.WORKING, row(1, at=time.time()))])
         _wait(lambda: bool(made) and made[0].calls == 1)

@@ -350,6 +350,7 @@ ALLOWED_LUNAVECT = {
     "lunavect.core.closing_phrases",
     "lunavect.core.services",
     "lunavect.core.ids",  # the session-id rule: string methods, no import
+    "lunavect.core.clients",  # the client descriptors (their process names): no import
     "lunavect.hook",
     "lunavect.shim",
     "lunavect.shim.entry",

@@ -19,6 +19,7 @@ from test_hostile_text import acts_on_a_terminal
 from unit_support import a_session
 
 from lunavect.core.model import State
+from lunavect.listing.sessions import own_ids
 from lunavect.sync import arrange, config, keys, remote
 from lunavect.sync.remote import Entry
 
@@ -55,7 +56,7 @@ class Bucket:
         for key, value in entries:
             self.revision += 1
             batch.append(Entry(key=key, revision=self.revision, value=value, created=time.time()))
-        return remote.apply(self.conn, "alpha", batch, self.drops)
+        return remote.apply(self.conn, "alpha", batch, self.drops, own_ids=own_ids)
 
 
 @pytest.fixture

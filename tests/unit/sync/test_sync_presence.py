@@ -12,6 +12,7 @@ from lunavect import store
 from lunavect.collector.notify_feed import RemoteTransitions
 from lunavect.core.model import State
 from lunavect.listing import hosts
+from lunavect.listing.sessions import own_ids
 from lunavect.sync import config, keys, presence, remote
 
 
@@ -28,9 +29,9 @@ def test_the_machine_where_a_front_end_was_used_last_notifies_for_the_others(iso
     conn = store.connect()
     with store.transaction(conn):
         config.save(conn, config.SyncConfig(servers=("nats://127.0.0.1:1",), host="alpha"))
-    remote.apply(conn, "alpha", [beat("beta", 1), beat("gamma", 2)])
+    remote.apply(conn, "alpha", [beat("beta", 1), beat("gamma", 2)], own_ids=own_ids)
     assert hosts.notifying_host(conn) == "alpha"  # nobody used a front end: the smallest name
-    remote.apply(conn, "alpha", [beat("gamma", 3, person_at=time.time())])
+    remote.apply(conn, "alpha", [beat("gamma", 3, person_at=time.time())], own_ids=own_ids)
     assert hosts.notifying_host(conn) == "gamma" and not hosts.notifies_for_other_hosts(conn)
     presence.note_person(conn, now=time.time() + 1)
     assert hosts.notifies_for_other_hosts(conn)
@@ -39,10 +40,18 @@ def test_the_machine_where_a_front_end_was_used_last_notifies_for_the_others(iso
 def test_other_hosts_changes_become_transitions_once(iso_env):
     conn = store.connect()
     feed = RemoteTransitions()
-    remote.apply(conn, "alpha", [beat("beta", 1), remote.Entry("beta.s.claude.s1", 2, row("s1", State.WORKING), 0.0)])
+    remote.apply(
+        conn,
+        "alpha",
+        [beat("beta", 1), remote.Entry("beta.s.claude.s1", 2, row("s1", State.WORKING), 0.0)],
+        own_ids=own_ids,
+    )
     assert feed.collect(conn, "alpha") == []  # what was there at start is no news
     remote.apply(
-        conn, "alpha", [beat("beta", 3), remote.Entry("beta.s.claude.s1", 4, row("s1", State.PERMISSION), 0.0)]
+        conn,
+        "alpha",
+        [beat("beta", 3), remote.Entry("beta.s.claude.s1", 4, row("s1", State.PERMISSION), 0.0)],
+        own_ids=own_ids,
     )
     (moved,) = feed.collect(conn, "alpha")
     assert moved.old == State.WORKING and moved.session.state == State.PERMISSION and moved.session.host == "beta"

@@ -34,7 +34,7 @@ from lunavect.frontends.watch import frame
 from lunavect.frontends.web import document
 from lunavect.listing import attention
 from lunavect.listing import hosts as listing_hosts
-from lunavect.listing.sessions import counts, read_hidden, read_rows, read_sessions
+from lunavect.listing.sessions import counts, own_ids, read_hidden, read_rows, read_sessions
 from lunavect.sync import arrange, config, remote, remote_row
 from lunavect.tmux_status.options import global_values, pane_states
 
@@ -201,7 +201,7 @@ def test_no_entry_another_machine_can_put_raises_in_intake_or_in_any_reader(rece
         remote.Entry(key=key, revision=next(receiver.revisions), value=value, created=created)
         for key, value, created in batch
     ]
-    remote.apply(receiver.conn, "alpha", delivered, receiver.drops)
+    remote.apply(receiver.conn, "alpha", delivered, receiver.drops, own_ids=own_ids)
     read_everything(receiver.conn, receiver.feed)
     for host, data in receiver.conn.execute("SELECT host, data FROM remote_session"):
         session = msgspec.json.decode(data)

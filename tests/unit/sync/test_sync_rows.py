@@ -36,13 +36,15 @@ def test_this_machines_rows_keep_their_project_and_another_machines_say_its_host
 def test_a_silent_hosts_row_says_when_it_was_last_heard_and_does_not_work():
     heard = time.time() - 600
     host = hosts.Host(heard=heard, beat_s=5.0, machine="m", person_at=None)
-    shown = hosts.present(session(), host, now=time.time())
+    shown = hosts.present(session(open=True), host, now=time.time())
     assert shown.state == State.OFFLINE and shown.basis == [remote.HEARTBEAT_BASIS]
+    assert not shown.open  # nobody can tell whether its client still runs there
     assert rows.state_label(shown) == f"Offline: alpha last heard {time.strftime('%H:%M', time.localtime(heard))}"
     assert not rows.works(shown) and rows.background_count(shown) == 0
 
 
 def test_a_heard_hosts_row_is_shown_as_it_said():
     host = hosts.Host(heard=time.time(), beat_s=5.0, machine="m", person_at=None)
-    shown = hosts.present(session(), host, now=time.time())
+    shown = hosts.present(session(open=True), host, now=time.time())
     assert shown.state == State.WORKING and rows.state_label(shown) == "Working: Bash" and rows.works(shown)
+    assert shown.open  # as its host said

@@ -151,10 +151,13 @@ def test_times_after_the_put_are_the_puts(iso_env):
     bucket = bucket_for(iso_env)
     bucket.put(
         ("beta.beat", beat()),
-        (f"beta.s.claude.{GOOD}", row(updated="2099-12-31T00:00:00Z", since="2099-12-31T00:00:00Z")),
+        (
+            f"beta.s.claude.{GOOD}",
+            row(updated="2099-12-31T00:00:00Z", since="2099-12-31T00:00:00Z", last_active="2099-12-31T00:00:00Z"),
+        ),
     )
     (session,) = read_sessions(bucket.conn)
-    for value in (session.updated, session.since):
+    for value in (session.updated, session.since, session.last_active):
         assert epoch(value) is not None and epoch(value) <= time.time()
 
 

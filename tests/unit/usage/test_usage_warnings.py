@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from lunavect import store
+from lunavect.listing import sessions
 from lunavect.notify import settings
 from lunavect.notify.notifier import Notifier
 from lunavect.notify.usage import note_of
@@ -100,13 +101,13 @@ def test_the_notifier_delivers_a_warning_once_per_window_across_a_restart(conn, 
     resets = now + 3600
     report(conn, 91.0, resets, now)
 
-    first = Notifier(usage_every=0.05)
+    first = Notifier(stored=sessions, usage_every=0.05)
     _wait(lambda: len(_deliveries(out)) == 1)
     report(conn, 93.0, resets, now + 1)  # the same window, while it runs
     first([])  # a batch of transitions looks too
     time.sleep(0.3)  # several of its looks
     first.close()
-    second = Notifier(usage_every=0.05)  # a restarted collector's
+    second = Notifier(stored=sessions, usage_every=0.05)  # a restarted collector's
     time.sleep(0.3)
     report(conn, 97.0, resets + FIVE_H * 60, now + 2)  # the next window
     _wait(lambda: len(_deliveries(out)) == 2)
@@ -125,7 +126,7 @@ def test_the_person_s_threshold_and_off_switch_are_obeyed(conn, tmp_path: Path) 
     settings.save(conn, chosen)
     now = time.time()
     report(conn, 94.0, now + 3600, now)
-    notifier = Notifier(usage_every=0.05)
+    notifier = Notifier(stored=sessions, usage_every=0.05)
     try:
         time.sleep(0.3)
         assert _deliveries(out) == []  # 94 % is below this person's 95 %

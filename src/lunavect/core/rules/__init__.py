@@ -16,24 +16,24 @@ denied permission prompt), or describe sessions that have no hooks at all.
 from lunavect.core.rules.decide import decide, settled
 from lunavect.core.rules.facts import (
     BACKGROUND_AUTHORITY_S,
-    EVENT_AUTHORITY_BY_PROVIDER,
     EVENT_AUTHORITY_S,
     LIVE_PHASES,
     Decision,
     Facts,
     error_reason,
+    event_authority_s,
 )
 from lunavect.core.rules.fold import fold
 
 __all__ = [
     "BACKGROUND_AUTHORITY_S",
-    "EVENT_AUTHORITY_BY_PROVIDER",
     "EVENT_AUTHORITY_S",
     "LIVE_PHASES",
     "Decision",
     "Facts",
     "decide",
     "error_reason",
+    "event_authority_s",
     "fold",
     "settled",
 ]

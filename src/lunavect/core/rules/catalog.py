@@ -14,7 +14,7 @@ from lunavect.core.rules.facts import (
     CATALOG_MARGIN_S,
     Facts,
     confirm,
-    end_turn,
+    cut_short,
     is_newer,
     open_turn,
     set_phase,
@@ -34,7 +34,7 @@ def _newer_than_hooks(facts: Facts, ev: Evidence) -> bool:
 def _hooked_idle(facts: Facts, ev: Evidence) -> None:
     if _newer_than_hooks(facts, ev) and (facts.phase in (State.WORKING, State.PERMISSION) or waits_in_dialog(facts)):
         # The turn ended without a Stop (Esc, a denied permission prompt, a dialog that stopped the turn).
-        end_turn(facts, State.IDLE, ev.at)
+        cut_short(facts, State.IDLE, ev.at)
 
 
 def _hooked_busy(facts: Facts, ev: Evidence) -> None:
@@ -72,7 +72,7 @@ def _idle(facts: Facts, ev: Evidence) -> None:
     if facts.phase in (State.WORKING, State.PERMISSION) or (
         facts.phase == State.INPUT and facts.input_reason != "question"
     ):
-        end_turn(facts, State.READY if facts.phase == State.WORKING else State.IDLE, ev.at)
+        cut_short(facts, State.READY if facts.phase == State.WORKING else State.IDLE, ev.at)
 
 
 def _enter_wait(facts: Facts, ev: Evidence) -> None:

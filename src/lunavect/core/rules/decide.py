@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from lunavect.core.model import BackgroundTask, ErrorReason, State
 from lunavect.core.rules.facts import (
     BACKGROUND_AUTHORITY_S,
-    EVENT_AUTHORITY_BY_PROVIDER,
     EVENT_AUTHORITY_S,
     LIVE_PHASES,
     OFFLINE_AFTER_S,
     Decision,
     Facts,
+    event_authority_s,
 )
 
 
@@ -140,7 +140,7 @@ def decide(
     if handler is None:  # ready and idle rest as they are
         return Decision(State(phase), facts.active, basis=facts.basis)
     confirmed = facts.confirmed_at if facts.confirmed_at is not None else (facts.last_event_at or now)
-    authority = EVENT_AUTHORITY_BY_PROVIDER.get(facts.provider, EVENT_AUTHORITY_S)
+    authority = event_authority_s(facts.provider)
     unconfirmed = facts.unconfirmed_at is not None and facts.unconfirmed_at >= confirmed
     age = now - confirmed
     stale = (age > authority or unconfirmed) and writer is not True
@@ -168,4 +168,4 @@ def settled(facts: Facts, now: float) -> bool:
     unconfirmed = facts.unconfirmed_at is not None and facts.unconfirmed_at >= confirmed
     if phase == State.BACKGROUND:
         return now - confirmed > BACKGROUND_AUTHORITY_S
-    return unconfirmed or now - confirmed > EVENT_AUTHORITY_BY_PROVIDER.get(facts.provider, EVENT_AUTHORITY_S)
+    return unconfirmed or now - confirmed > event_authority_s(facts.provider)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
+from lunavect.core.clients import by_id
 from lunavect.core.model import BackgroundTask, ErrorReason, Evidence, State
 
 # Hook events lose their authority after this long without newer evidence (the guide, "How state is
@@ -22,9 +23,6 @@ BACKGROUND_AUTHORITY_S = 3600.0
 OFFLINE_AFTER_S = 10.0
 # A catalog row must be this much newer than the last hook event to prove that a turn ended.
 CATALOG_MARGIN_S = 1.0
-# Codex events go stale after two minutes without fresh evidence, unless Codex still has the session's rollout
-# open for writing (the guide, "Codex log freshness"); other providers keep the ten-minute hook limit.
-EVENT_AUTHORITY_BY_PROVIDER = {"codex": 120.0}
 
 # StopFailure's `error` values, as the client sends them (FACTS.md), to the reasons the guide names.
 ERROR_REASONS = {
@@ -45,6 +43,14 @@ HOLDING_STATUSES = frozenset({"running", "pending", "starting"})
 
 # Phases in which the agent process must be alive for the phase to be true.
 LIVE_PHASES = frozenset({State.WORKING, State.BACKGROUND, State.COMPACTING, State.PERMISSION, State.INPUT})
+
+
+def event_authority_s(provider: str) -> float:
+    """How long a client's hook events hold without newer evidence: its own limit where its descriptor names one
+    (Codex's two minutes, the guide's "Codex log freshness"), else the ten-minute hook limit."""
+    client = by_id(provider)
+    limit = client.event_authority_s if client is not None else None
+    return EVENT_AUTHORITY_S if limit is None else limit
 
 
 def error_reason(error: str | None, detail: str | None = None, status: int | None = None) -> ErrorReason:
@@ -112,6 +118,9 @@ class Facts(msgspec.Struct, omit_defaults=True):
     # Codex archived the thread (its rollout moved to archived_sessions/): it leaves the current list.
     archived: bool = False
     ended: bool = False
+    # A turn that ended without its own outcome (the session ended, or the catalog said idle, while it ran):
+    # its start. Its outcome may still be read afterwards (`cut_short`, `of_turn_cut_short`).
+    cut_short_since: float | None = None
     # Background work: the exact set from the last Stop/SubagentStop, plus what started since.
     background: tuple[BackgroundTask, ...] = ()
     reports_background: bool = False
@@ -177,6 +186,7 @@ def set_phase_keeping_timer(facts: Facts, phase: State, at: float) -> None:
 
 def open_turn(facts: Facts, at: float) -> None:
     if not facts.turn_open:
+        facts.cut_short_since = None
         facts.turn_open = True
         facts.task_reply = False
         facts.turn_started = at
@@ -193,6 +203,22 @@ def end_turn(facts: Facts, phase: State, at: float) -> None:
     """The turn is over and the session rests in `phase` (idle after an interrupt, ready, an error)."""
     close_turn(facts)
     set_phase(facts, phase, at)
+
+
+def cut_short(facts: Facts, phase: State, at: float) -> None:
+    """The running turn ends in `phase` at `at` without its own outcome (the session ended, the catalog says
+    idle): its start is remembered, so that its outcome read later still lands on it. Within one tick the
+    spool's hooks fold before the files are read, so a headless client that failed and exited (its
+    StopFailure hook lost: `claude -p` does not wait for it) had its SessionEnd folded first, and the
+    transcript's own record of the failure, older, used to move nothing: the failure read as plain idle."""
+    facts.cut_short_since = facts.turn_started if facts.turn_open else None
+    end_turn(facts, phase, at)
+
+
+def of_turn_cut_short(facts: Facts, ev: Evidence) -> bool:
+    """The evidence belongs to the turn that ended without its outcome, and nothing happened since."""
+    since = facts.cut_short_since
+    return since is not None and facts.phase in (State.IDLE, State.READY) and ev.at >= since
 
 
 def start_turn(facts: Facts, at: float) -> None:

@@ -17,6 +17,7 @@ from lunavect.core.rules.facts import (
     answers_permission,
     close_turn,
     confirm,
+    cut_short,
     end_turn,
     error_reason,
     note_tool_running,
@@ -176,13 +177,15 @@ def end_compaction(facts: Facts, at: float) -> None:
 
 
 def _session_end(facts: Facts, ev: Evidence) -> None:
-    close_turn(facts)
     facts.ended = True
     facts.background = ()
     if facts.phase == State.INPUT and facts.input_reason == "question":
+        close_turn(facts)
         set_phase(facts, State.READY, facts.phase_at or ev.at)
     elif facts.phase in LIVE_PHASES:
-        set_phase(facts, State.IDLE, ev.at)
+        cut_short(facts, State.IDLE, ev.at)
+    else:
+        close_turn(facts)
 
 
 def enter_permission(facts: Facts, ev: Evidence) -> None:

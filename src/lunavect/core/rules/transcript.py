@@ -20,6 +20,7 @@ from lunavect.core.rules.facts import (
     error_reason,
     is_newer,
     note_tool_running,
+    of_turn_cut_short,
     running_tasks,
     set_phase,
     start_turn,
@@ -114,11 +115,12 @@ def _hooked(facts: Facts, ev: Evidence) -> None:
         # The client's own record that the running turn failed. Its StopFailure hook says the same, but a
         # headless client can exit before that hook runs (seen with `claude -p` under load): then only the
         # transcript tells it, and the catalog's `idle` that follows must not turn the failure into plain idle.
+        # Its record is read after SessionEnd or the catalog's idle when those fold first (`cut_short`).
         if (
             facts.phase == State.WORKING
             and facts.turn_open
             and (facts.confirmed_at is None or ev.at >= facts.confirmed_at)
-        ):
+        ) or of_turn_cut_short(facts, ev):
             _api_error(facts, ev)
         return
     if ev.kind != "TranscriptInterrupt" or not facts.turn_open:
@@ -164,6 +166,7 @@ def _background(facts: Facts, ev: Evidence) -> None:
 
 def _api_error(facts: Facts, ev: Evidence) -> None:
     close_turn(facts)
+    facts.cut_short_since = None
     facts.error = error_reason(ev.error, ev.error_detail, ev.http_status).value
     set_phase(facts, State.ERROR, ev.at)
 
@@ -190,5 +193,7 @@ def fold_transcript(facts: Facts, ev: Evidence) -> None:
         _hooked(facts, ev)
     elif ev.kind == "TranscriptBackground":
         _background(facts, ev)
-    elif (handler := RECORDS.get(ev.kind)) is not None and is_newer(facts, ev):
+    elif (handler := RECORDS.get(ev.kind)) is not None and (
+        is_newer(facts, ev) or (ev.kind == "TranscriptApiError" and of_turn_cut_short(facts, ev))
+    ):
         handler(facts, ev)

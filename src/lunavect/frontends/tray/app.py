@@ -1,7 +1,8 @@
 """The tray application: the icon follows the change feed; its menu lists the sessions that need their person.
 
 The icon and the menu are rebuilt only when the summary changes (the change feed wakes a thread; nothing runs
-on a timer). Choosing a session opens it with `navigation.navigate.open_session`, as `lunavect open` does;
+on a timer). The menu's first item is the session that needs its person most (`attention.needs_person`, what
+`lunavect next` opens). Choosing a session opens it with `navigation.navigate.open_session`, as `lunavect open` does;
 "Open panel" starts the panel in a new terminal window; "Quit" ends the tray.
 """
 
@@ -52,11 +53,25 @@ class Tray:
         return f"{TITLE}: {counts_text(self.summary)}"
 
     def _items(self) -> list[Any]:
+        """First the session that needs its person most (what `lunavect next` opens; the icon's default action),
+        then every session that needs them, then the panel and Quit."""
         item, menu = self._pystray.MenuItem, self._pystray.Menu
+        most = self.summary.next
+        if most is not None:
+            first = item(f"Next: {label(most)}", self._opener(most), default=True)
+        else:
+            first = item("Next: nothing needs you", None, enabled=False)
         entries = [item(label(s), self._opener(s)) for s in self.summary.attention]
         if not entries:
             entries = [item("Nothing needs you", None, enabled=False)]
-        return [*entries, menu.SEPARATOR, item("Open panel", lambda: open_panel()), item("Quit", self.quit)]
+        return [
+            first,
+            menu.SEPARATOR,
+            *entries,
+            menu.SEPARATOR,
+            item("Open panel", lambda: open_panel()),
+            item("Quit", self.quit),
+        ]
 
     def _opener(self, session: Session) -> Callable[[], None]:
         def open_it() -> None:

@@ -33,12 +33,14 @@ class Column:
 
 # The optional usage column (`t` in the panel): wide enough for "999.9k · 100 %".
 USAGE_WIDTH = 14
+# Open or ended, and since when: wide enough for "● 59 min" and "○ 9999 d".
+LAST_WIDTH = 8
 
 
 @functools.lru_cache(maxsize=8)
 def layout(width: int, usage: bool = False) -> tuple[Column, ...]:
     """The columns at a given width, with the usage column when the person turned it on: the title takes what
-    the others leave."""
+    the others leave, and the project column gives way before the title would be narrower than it."""
     project, state = (16, 26) if width >= 100 else (12, 22)
     fixed = [
         Column("project", "PROJECT", project),
@@ -46,11 +48,12 @@ def layout(width: int, usage: bool = False) -> tuple[Column, ...]:
         Column("state", "STATE", state),
         Column("capsule", "", 5, "right"),
         *([Column("usage", "USAGE", USAGE_WIDTH, "right")] if usage else []),
+        Column("last", "LAST", LAST_WIDTH, "right"),
         Column("timer", "TIMER", 8, "right"),
     ]
-    if width < 64:
-        fixed = [c for c in fixed if c.name != "project"]
     gutter = 2
+    if width - gutter - sum(c.width + 1 for c in fixed) - 1 < project:
+        fixed = [c for c in fixed if c.name != "project"]
     used = gutter + sum(c.width + 1 for c in fixed)
     title = max(8, width - used - 1)
     return (Column("gutter", "", gutter), Column("title", "TITLE", title), *fixed)
@@ -102,7 +105,8 @@ def cell(session: Session, column: Column, now: float) -> tuple[str, str | None]
     if name == "gutter":
         return (PIN_MARK if session.pinned else ""), "session-list--pin"
     if name == "title":
-        return clean(session.title or "(untitled)"), "session-list--title"
+        # An ended session is drawn quieter: its client no longer runs.
+        return clean(session.title or "(untitled)"), "session-list--title" if session.open else "session-list--ended"
     if name == "project":
         return clean(rows.place(session)), "session-list--dim"
     if name == "provider":
@@ -116,6 +120,8 @@ def cell(session: Session, column: Column, now: float) -> tuple[str, str | None]
         return f" {count if count < 100 else '99+'} ", "session-list--capsule"
     if name == "timer":
         return rows.timer(session, now), "session-list--timer"
+    if name == "last":
+        return rows.last_seen(session, now), "session-list--open" if session.open else "session-list--ended"
     if name == "usage":
         return usage_brief(session.usage), "session-list--dim"
     return "", None

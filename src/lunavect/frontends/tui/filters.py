@@ -10,11 +10,22 @@ from collections.abc import Iterable
 
 import msgspec
 
+from lunavect.core import clients
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 
-PROVIDERS = ("all", "claude", "codex")
 # "Active narrows the list to active states": working in any form, or waiting for the person.
 ACTIVE_STATES = WORKING_STATES | AWAITING_STATES
+
+
+def providers() -> tuple[str, ...]:
+    """The provider filter's values, in the order its key cycles them: all, then each client."""
+    return ("all", *clients.ids())
+
+
+def provider_label(provider: str) -> str:
+    """A provider as its filter button names it ("Claude")."""
+    client = clients.by_id(provider)
+    return client.label if client is not None else provider
 
 
 class Filter(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -91,6 +102,6 @@ def loads(text: str | None) -> Filter:
         value = _decoder.decode(text)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return Filter()
-    if value.provider not in PROVIDERS:
+    if value.provider not in providers():
         value = msgspec.structs.replace(value, provider="all")
     return value

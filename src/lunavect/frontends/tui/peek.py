@@ -16,16 +16,19 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message as TextualMessage
 from textual.widgets import Input, Static
 
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.message import Message
 from lunavect.conversation.render import render, skipped_note
-from lunavect.conversation.source import Source, find_source
+from lunavect.conversation.source import Source
 from lunavect.conversation.window import read_window
 from lunavect.conversation.window_parts import Unreadable
 from lunavect.core.model import Session, State
 from lunavect.core.terminal_text import clean
+from lunavect.frontends.tui.messages import PeekClosed, Report
+from lunavect.listing.conversation import find_source
 
 # How many messages a window holds, and how often the followed file is looked at.
 WINDOW_MESSAGES = 50
@@ -33,36 +36,39 @@ POLL_S = 0.25
 HELP = "[ older · Tab reply · y allow · A always · n deny · Esc close"
 
 
+class Asked(TextualMessage):
+    """A key of the log or the reply box, for the pane: `older`, `close`, or a permission answer."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+
+
 class PeekLog(VerticalScroll, can_focus=True):
     """The messages, oldest first; keys for older windows and the permission answers."""
 
     BINDINGS = [
-        Binding("left_square_bracket", "older", "Older", show=True),
-        Binding("y", "answer('allow')", "Allow", show=False),
-        Binding("A", "answer('allow-always')", "Always allow", show=False),
-        Binding("n", "answer('deny')", "Deny", show=False),
-        Binding("escape", "close", "Close peek", show=True),
+        Binding("left_square_bracket", "ask('older')", "Older", show=True),
+        Binding("y", "ask('allow')", "Allow", show=False),
+        Binding("A", "ask('allow-always')", "Always allow", show=False),
+        Binding("n", "ask('deny')", "Deny", show=False),
+        Binding("escape", "ask('close')", "Close peek", show=True),
     ]
 
-    def action_older(self) -> None:
-        self.app.query_one(PeekPane).load_older()
-
-    def action_answer(self, choice: str) -> None:
-        self.app.query_one(PeekPane).answer(choice)
-
-    def action_close(self) -> None:
-        self.app.query_one(PeekPane).close()
+    def action_ask(self, what: str) -> None:
+        self.post_message(Asked(what))
 
 
 class ReplyInput(Input):
-    BINDINGS = [Binding("escape", "close", "Close peek", show=False)]
+    BINDINGS = [Binding("escape", "ask('close')", "Close peek", show=False)]
 
-    def action_close(self) -> None:
-        self.app.query_one(PeekPane).close()
+    def action_ask(self, what: str) -> None:
+        self.post_message(Asked(what))
 
 
 class PeekPane(Vertical):
-    """Shown under the list while the person peeks; follows the focused row."""
+    """Shown under the list while the person peeks; follows the focused row. Its notes and a reply's outcome
+    go up as `messages.Report`, its closing as `messages.PeekClosed`."""
 
     def __init__(
         self,
@@ -70,11 +76,10 @@ class PeekPane(Vertical):
         focused: Callable[[], Session | None],
         everyone: Callable[[], list[Session]],
         connect: Callable[[], sqlite3.Connection | None],
-        report: Callable[[str], None],
         id: str | None = None,  # noqa: A002 - Textual's name
     ) -> None:
         super().__init__(id=id)
-        self.focused, self.everyone, self.connect, self.report = focused, everyone, connect, report
+        self.focused, self.everyone, self.connect = focused, everyone, connect
         self.session: Session | None = None
         self.source: Source | None = None
         self.follower: Follower | None = None
@@ -104,7 +109,20 @@ class PeekPane(Vertical):
         self._poll.pause()
         self.session = self.source = self.follower = None
         self._clear()
-        self.app.query_one("#sessions").focus()
+        self.post_message(PeekClosed())
+
+    def report(self, text: str) -> None:
+        self.post_message(Report(text))
+
+    @on(Asked)
+    def _asked(self, event: Asked) -> None:
+        event.stop()
+        if event.what == "older":
+            self.load_older()
+        elif event.what == "close":
+            self.close()
+        else:
+            self.answer(event.what)
 
     def _clear(self) -> None:
         for widget in self.widgets.values():
@@ -217,4 +235,4 @@ class PeekPane(Vertical):
             result = reply(session, text, state=session.state, others=others)
         else:
             result = answer(session, what, state=session.state, expected_tool=session.waiting_for, others=others)
-        self.app.call_from_thread(self.report, result.message)
+        self.report(result.message)

@@ -1,4 +1,8 @@
-"""The panel's other views: the row menu, the hidden sessions and the settings."""
+"""The panel's other views: the row menu, the hidden sessions and the settings.
+
+Each is a screen of its own, pushed by the panel's screen, which fills them (`HiddenScreen.show`) or takes
+their answer when they close (the row menu's choice); what they ask while open goes up as messages.
+"""
 
 from __future__ import annotations
 
@@ -16,13 +20,15 @@ from lunavect.core.hiding import AUTO_HIDE_CHOICES
 from lunavect.core.model import Session
 from lunavect.core.terminal_text import clean
 from lunavect.frontends.tui.columns import ColumnHeader
+from lunavect.frontends.tui.messages import MenuChoice, RowRequest
 from lunavect.frontends.tui.notify_settings import NotificationSettings
 from lunavect.frontends.tui.session_list import HiddenSessionList, SessionList
-from lunavect.frontends.tui.widgets import PanelHeader
+from lunavect.frontends.tui.widgets import MessageLine, PanelHeader
 
 
-def menu_actions(session: Session, hidden_view: bool = False) -> list[tuple[str, str]]:
+def menu_actions(session: Session, hidden_view: bool = False) -> list[tuple[MenuChoice, str]]:
     """The row menu: only the actions this session has (no resume command, no "copy resume command")."""
+    actions: list[tuple[MenuChoice, str]]
     if hidden_view:
         actions = [("restore", "Restore to the list")]
     else:
@@ -40,8 +46,8 @@ def menu_actions(session: Session, hidden_view: bool = False) -> list[tuple[str,
     return actions
 
 
-class RowMenu(ModalScreen[str | None]):
-    """The actions available for one session."""
+class RowMenu(ModalScreen[MenuChoice | None]):
+    """The actions available for one session; it closes with the one chosen."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
 
@@ -49,28 +55,31 @@ class RowMenu(ModalScreen[str | None]):
         super().__init__()
         self.session = session
         self.hidden_view = hidden_view
+        self.actions = menu_actions(session, hidden_view)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="menu"):
             yield Label(clean(self.session.title or "(untitled)"), id="menu-title", markup=False)
-            yield OptionList(
-                *(Option(label, id=action) for action, label in menu_actions(self.session, self.hidden_view)),
-                id="menu-options",
-            )
+            yield OptionList(*(Option(label, id=action) for action, label in self.actions), id="menu-options")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        self.dismiss(next((action for action, _ in self.actions if action == event.option.id), None))
 
 
 class HiddenScreen(Screen[None]):
-    """Hidden sessions, to review and restore. Hiding never stopped their work."""
+    """Hidden sessions, to review and restore. Hiding never stopped their work.
+
+    The panel's screen fills it at each change. Its rows' requests, its awaiting-input counter and the panel's
+    keys that work here too (`PanelApp.BINDINGS`) reach the app, which passes them to the panel's screen.
+    """
 
     BINDINGS = [
         Binding("escape,h", "app.pop_screen", "Back"),
         Binding("u", "restore", "Restore", show=False),
+        Binding("down", "first_row", "First row", show=False),
     ]
 
     def __init__(self, clock: Callable[[], float]) -> None:
@@ -79,7 +88,7 @@ class HiddenScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield PanelHeader(id="header")
-        yield Static("", id="message", markup=False)
+        yield MessageLine("", id="message", markup=False)
         yield Static(
             "Hiding changes only this list: hidden sessions keep working and count in the totals. "
             "Enter restores one; Esc goes back.",
@@ -93,10 +102,29 @@ class HiddenScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(SessionList).focus()
 
+    def show(
+        self, hidden: list[Session], working: int, awaiting: int, awaiting_selected: bool, note: str | None
+    ) -> None:
+        """Show these hidden sessions, or that there are none, under the panel's counters (`note`: since when
+        other machines' rows are not current)."""
+        view = " · ".join(part for part in ("Hidden sessions", note) if part)
+        self.query_one(PanelHeader).show(working, awaiting, awaiting_selected, view)
+        session_list = self.query_one(SessionList)
+        session_list.set_sessions(hidden)
+        session_list.display = bool(hidden)
+        self.query_one("#empty", Static).set_class(not hidden, "-shown")
+
+    def show_message(self, text: str) -> None:
+        for line in self.query(MessageLine):  # none yet while the view is being composed
+            line.say(text)
+
     def action_restore(self) -> None:
         current = self.query_one(SessionList).current
         if current is not None:
-            self.post_message(SessionList.Request("restore", current))
+            self.post_message(RowRequest("restore", current))
+
+    def action_first_row(self) -> None:
+        self.query_one(SessionList).focus_first_row()
 
 
 class SettingsScreen(ModalScreen[None]):

@@ -1,8 +1,8 @@
 """The list of sessions: one line per session, drawn line by line.
 
 It draws only the lines on screen (Textual's line API), so a thousand sessions cost what thirty do, and the
-timers tick by redrawing those lines alone. It knows nothing of the store: it shows what the panel gives it
-and tells the panel what the person asked for (open, hide, pin, move, the row menu).
+timers tick by redrawing those lines alone. It knows nothing of the store: it shows what its screen gives it
+and tells its screen what the person asked for (`messages.RowRequest`: open, hide, pin, move, the row menu).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -24,6 +23,7 @@ from textual.strip import Strip
 from lunavect.core.model import Session
 from lunavect.frontends import rows
 from lunavect.frontends.tui.columns import Column, cell, fit, layout
+from lunavect.frontends.tui.messages import LeftTop, RowAction, RowRequest
 
 # Moving the row focus: the same keys in the session list and the hidden list.
 NAVIGATION_BINDINGS = [
@@ -34,6 +34,11 @@ NAVIGATION_BINDINGS = [
     Binding("pageup", "page_up", "Page up", show=False),
     Binding("pagedown", "page_down", "Page down", show=False),
 ]
+
+
+# How often the rows on screen are checked for a "last did anything" that reads differently by now (`3 min` to
+# `4 min`): only a line whose words changed is drawn again.
+AGES_EVERY_S = 20.0
 
 
 class SessionList(ScrollView, can_focus=True):
@@ -48,6 +53,8 @@ class SessionList(ScrollView, can_focus=True):
         "session-list--dim",
         "session-list--capsule",
         "session-list--timer",
+        "session-list--open",
+        "session-list--ended",
         "session-list--state-working",
         "session-list--state-background",
         "session-list--state-compacting",
@@ -73,18 +80,6 @@ class SessionList(ScrollView, can_focus=True):
 
     cursor: reactive[int | None] = reactive(None, always_update=True, init=False)
 
-    class Request(Message):
-        """The person asked for `action` on `session` (open, hide, restore, pin, menu, move_before/after)."""
-
-        def __init__(self, action: str, session: Session, target: str | None = None) -> None:
-            super().__init__()
-            self.action = action
-            self.session = session
-            self.target = target
-
-    class LeftTop(Message):
-        """Up was pressed on the first row: the panel moves focus back to the search field."""
-
     def __init__(
         self,
         *,
@@ -108,6 +103,11 @@ class SessionList(ScrollView, can_focus=True):
         # The Click that follows a drag's release is not a click on the drop row.
         self._swallow_click = False
         self._click_opened = False
+        # What each session's "last did anything" said when its line was last drawn (`refresh_ages`).
+        self._ages: dict[str, str] = {}
+
+    def on_mount(self) -> None:
+        self.set_interval(AGES_EVERY_S, self.refresh_ages)
 
     # -- data ---------------------------------------------------------------------------------------------
 
@@ -151,10 +151,30 @@ class SessionList(ScrollView, can_focus=True):
                 return True
         return False
 
+    def focus_first_row(self) -> None:
+        """Take the focus, on the first row unless a row has it already (Down while nothing has the focus)."""
+        if self.sessions:
+            self.focus()
+            if self.cursor is None:
+                self.cursor = 0
+
     def timer_rows(self) -> list[int]:
         """The rows on screen that show a running timer."""
         top = int(self.scroll_offset.y)
         return [top + offset for offset, s in enumerate(self.sessions[top : top + self.size.height]) if s.since]
+
+    def refresh_ages(self) -> int:
+        """Redraw the lines on screen whose "last did anything" reads differently now; returns how many."""
+        now = self.clock()
+        top = int(self.scroll_offset.y)
+        stale = [
+            top + offset
+            for offset, s in enumerate(self.sessions[top : top + self.size.height])
+            if s.id in self._ages and self._ages[s.id] != rows.last_seen(s, now)
+        ]
+        for index in stale:
+            self.refresh_line(index)
+        return len(stale)
 
     def tick(self) -> bool:
         """Redraw the running timers on screen, and nothing else; False when none is on screen."""
@@ -199,6 +219,7 @@ class SessionList(ScrollView, can_focus=True):
         elif index == self.cursor:
             row_style = base + self._fill("session-list--cursor" if self.has_focus else "session-list--cursor-blurred")
         now = self.clock()
+        self._ages[session.id] = rows.last_seen(session, now)
         segments: list[Segment] = []
         for number, column in enumerate(layout(width, self.usage_column)):
             text, style = self._cell(session, column, now)
@@ -224,11 +245,11 @@ class SessionList(ScrollView, can_focus=True):
 
     # -- keyboard -----------------------------------------------------------------------------------------
 
-    def _request(self, action: str, target: str | None = None) -> None:
+    def _request(self, action: RowAction, target: str | None = None) -> None:
         session = self.current
         if session is None:
             raise SkipAction()
-        self.post_message(self.Request(action, session, target))
+        self.post_message(RowRequest(action, session, target))
 
     def action_cursor_down(self) -> None:
         if not self.sessions:
@@ -241,7 +262,7 @@ class SessionList(ScrollView, can_focus=True):
         if self.cursor is None:
             self.cursor = len(self.sessions) - 1
         elif self.cursor == 0:
-            self.post_message(self.LeftTop())
+            self.post_message(LeftTop())
         else:
             self.cursor -= 1
 
@@ -289,7 +310,7 @@ class SessionList(ScrollView, can_focus=True):
         other = self.sessions[neighbour]
         if other.pinned != session.pinned:
             return
-        self.post_message(self.Request("move_before" if step < 0 else "move_after", session, other.id))
+        self.post_message(RowRequest("move_before" if step < 0 else "move_after", session, other.id))
 
     def action_clear_cursor(self) -> None:
         """Esc: no row is focused any more (a second Esc goes to the screen, e.g. to leave a view)."""
@@ -348,7 +369,7 @@ class SessionList(ScrollView, can_focus=True):
             self.app.notify("Pinned sessions stay above the others: pin or unpin it first.", severity="warning")
             return
         self.cursor = start
-        self.post_message(self.Request("move_before" if end < start else "move_after", moving, target.id))
+        self.post_message(RowRequest("move_before" if end < start else "move_after", moving, target.id))
 
     def on_click(self, event: events.Click) -> None:
         if self._swallow_click:
@@ -362,14 +383,14 @@ class SessionList(ScrollView, can_focus=True):
         self.cursor = index
         session = self.sessions[index]
         if event.button == 3:
-            self.post_message(self.Request("menu", session))
+            self.post_message(RowRequest("menu", session))
             return
         # A click on the focused row, or a double click, opens it (the guide: "Click a row"); a first click
         # on another row only focuses it, so that a click never opens the wrong row by surprise.
         opens = (event.chain >= 2 and not self._click_opened) or (event.chain == 1 and already)
         self._click_opened = opens
         if opens:
-            self.post_message(self.Request("restore" if self.hidden_view else "open", session))
+            self.post_message(RowRequest("restore" if self.hidden_view else "open", session))
 
 
 class HiddenSessionList(SessionList, inherit_bindings=False):

@@ -1,4 +1,5 @@
-"""The panel's small widgets: the header with its counters and the fullest rate-limit window."""
+"""The panel's small widgets: the header with its counters and the fullest rate-limit window, the message line
+and the stale note."""
 
 from __future__ import annotations
 
@@ -99,6 +100,15 @@ class PanelHeader(Horizontal):
         self.query_one("#view-name", Static).update(view)
         for note in self.query(ReadingNote):  # a first start may have begun reading since the panel opened
             note.refresh_note()
+
+
+class MessageLine(Static):
+    """The line at the top of a view: what became of the person's last request; it lasts until replaced or the
+    panel closes. Its text is cleaned by the panel (it quotes titles and folders)."""
+
+    def say(self, text: str) -> None:
+        self.update(text)
+        self.set_class(bool(text), "-shown")
 
 
 class StaleNote(Static):

@@ -7,8 +7,11 @@ editable checkout alike. Each carries a strong ETag so a phone revalidates inste
 from __future__ import annotations
 
 import hashlib
+import html
 from dataclasses import dataclass
 from importlib import resources
+
+from lunavect.core import clients
 
 TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -27,6 +30,20 @@ class Asset:
     etag: str
 
 
+# Where index.html takes one filter button per client.
+CLIENTS_MARK = b"<!--clients-->"
+
+
+def client_buttons() -> str:
+    """The provider filter's button of each client lunavect knows: its id, its name (for the page's sentences)
+    and its label, escaped for HTML."""
+    return "".join(
+        f'<button type="button" data-provider="{html.escape(c.id)}" data-name="{html.escape(c.name)}" '
+        f'aria-pressed="false">{html.escape(c.label)}</button>'
+        for c in clients.every()
+    )
+
+
 def load() -> dict[str, Asset]:
     """Every file of the `static` folder by name."""
     found: dict[str, Asset] = {}
@@ -37,5 +54,7 @@ def load() -> dict[str, Asset]:
         if not entry.is_file() or suffix not in TYPES:
             continue
         body = entry.read_bytes()
+        if name == "index.html":
+            body = body.replace(CLIENTS_MARK, client_buttons().encode())
         found[name] = Asset(body, TYPES[suffix], '"' + hashlib.sha256(body).hexdigest()[:20] + '"')
     return found

@@ -2,7 +2,8 @@
 
 Each row carries the same words the terminal panel shows (`lunavect.frontends.rows`), so the page only
 lays them out and ticks the timers. Only what the store holds is served, and of it only what a row shows:
-titles, projects, states, counts, times and the resume command; never a process id or a terminal device.
+titles, projects, states, counts, times and the resume command; never a process id or a terminal device. The
+rate-limit windows come along, in numbers only.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import msgspec
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
 from lunavect.frontends import rows
 from lunavect.listing.sessions import count_sessions, epoch, read_sessions
+from lunavect.usage import limits, report
 from lunavect.usage.text import usage_line
 
 
@@ -40,12 +42,19 @@ class PageRow(msgspec.Struct):
     resume: str | None
     # Tokens, context fill and model in one line (lunavect.usage.text); empty when unknown.
     usage: str = ""
+    # The client still runs (`Session.open`), and when the session last did anything (epoch ms): the row's detail
+    # says "open · 3 min ago" or "ended · 5 d ago", and an ended row is drawn quieter.
+    open: bool = False
+    last_active: float | None = None
 
 
 class Document(msgspec.Struct):
     working: int
     awaiting_input: int
     sessions: list[PageRow]
+    # Each client's and account's rate-limit windows in one line, with how long each lasts at the pace of the last
+    # hour (`usage.report.limit_lines`: `codex: 5 h 42 % · resets 14:00 · runs out in 1 h 20 m | 7 d 8 % ...`).
+    limits: list[str] = []
 
 
 _encoder = msgspec.json.Encoder()
@@ -85,15 +94,18 @@ def page_row(session: Session) -> PageRow:
         active=state in AWAITING_STATES or state in WORKING_STATES,
         resume=session.resume,
         usage=usage_line(session.usage),
+        open=session.open,
+        last_active=_ms(session.last_active),
     )
 
 
-def build(sessions: list[Session]) -> Document:
+def build(sessions: list[Session], limit_lines: list[str] | None = None) -> Document:
     totals = count_sessions(sessions)
     return Document(
         working=totals["working"],
         awaiting_input=totals["awaiting_input"],
         sessions=[page_row(s) for s in sessions],
+        limits=limit_lines or [],
     )
 
 
@@ -102,6 +114,7 @@ def read(conn: sqlite3.Connection, now: float | None = None) -> tuple[bytes, byt
     the reading time: two reads with equal lists have equal second values, so an unchanged list is not sent
     again."""
     now = time.time() if now is None else now
-    body = _encoder.encode(build(read_sessions(conn, include_hidden=True, now=now)))
+    windows = report.limit_lines(limits.read(conn, now), now)
+    body = _encoder.encode(build(read_sessions(conn, include_hidden=True, now=now), windows))
     # The reader's clock (epoch ms) goes first: the page aligns its timers with it.
     return b'{"at":%d,' % round(now * 1000) + body[1:], body

@@ -175,9 +175,9 @@ def serve(
         stops, and a browser's stream never ends on its own."""
 
         def handle_exit(self, sig: int, frame: object) -> None:
-            loop = getattr(app.state, "loop", None)
-            if loop is not None:
-                loop.call_soon_threadsafe(app.state.feed.close_all)
+            panel = app.state.panel
+            if panel.loop is not None:
+                panel.loop.call_soon_threadsafe(panel.feed.close_all)
             super().handle_exit(sig, frame)  # type: ignore[arg-type]
 
     Server(config).run(sockets=[sock])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lunavect.core.clients import by_id
 from lunavect.host.processes import Proc
 from lunavect.navigation.editors import ask as asking
 from lunavect.navigation.editors.windows import START_SLACK_S, Registrations, Window
@@ -42,13 +43,6 @@ JETBRAINS = frozenset(
         "datagrip",
         "fleet",
     }
-)
-# The origins of sessions in a provider's own editor panel, not in a terminal.
-CLAUDE_PANEL = "claude-vscode"
-CODEX_PANEL = "vscode"
-CODEX_CANNOT = (
-    "it runs in Codex's own VS Code panel, and Codex's extension offers no way for another program to open "
-    "a given conversation"
 )
 
 
@@ -199,37 +193,43 @@ def open_panel(
     registrations: Registrations,
     asker: Asker = asking.ask,
 ) -> OpenResult | None:
-    """A session in a provider's own editor panel: Claude Code's panel is asked (through the companion of the
-    window whose extension host runs it) to show the session; Codex's cannot be. None when `app` is no
-    editor panel."""
-    if provider == "codex" and app == CODEX_PANEL:
-        return OpenResult(Outcome.UNSUPPORTED, CODEX_CANNOT, terminal="Codex (VS Code)")
-    if provider != "claude" or app != CLAUDE_PANEL:
+    """A session in a provider's own editor panel (its descriptor's `editor_panel` origin): a panel that opens a
+    given session (Claude Code's) is asked, through the companion of the window whose extension host runs it, to
+    show the session; another (Codex's) cannot be. None when `app` is no editor panel."""
+    client = by_id(provider)
+    if client is None or client.editor_panel is None or app != client.editor_panel:
         return None
+    if not client.panel_opens:
+        return OpenResult(
+            Outcome.UNSUPPORTED,
+            f"it runs in {client.name}'s own VS Code panel, and {client.name}'s extension offers no way for another "
+            "program to open a given conversation",
+            terminal=f"{client.name} (VS Code)",
+        )
     pids = {p.pid for p in chain}
     window = next((w for w in registrations.windows if w.host_pid in pids), None)
     if window is None:
         return OpenResult(
             Outcome.UNSUPPORTED,
-            "it runs in Claude Code's own VS Code panel, in a window without lunavect's companion "
+            f"it runs in {client.name}'s own VS Code panel, in a window without lunavect's companion "
             f"({_install_hint('vscode')}, then reload the window)",
-            terminal=CLAUDE_PANEL,
+            terminal=client.editor_panel,
         )
-    answer = asker(window, {"op": "panel", "provider": "claude", "session": session_id})
+    answer = asker(window, {"op": "panel", "provider": client.id, "session": session_id})
     if isinstance(answer, asking.NoAnswer):
         outcome = Outcome.TIMEOUT if answer.why == asking.TIMEOUT else Outcome.GONE
         return OpenResult(outcome, f"the {window.app} window: {answer.detail}", terminal=window.app)
     if answer.ok:
         return OpenResult(
             Outcome.FOCUSED,
-            f"asked Claude Code's extension in {window.app} to show this session's tab",
+            f"asked {client.name}'s extension in {window.app} to show this session's tab",
             terminal=window.app,
             target=f"{window.id}:{session_id}",
         )
     if answer.error == "no-extension":
         return OpenResult(
             Outcome.UNSUPPORTED,
-            f"Claude Code's extension is not installed in that {window.app} window",
+            f"{client.name}'s extension is not installed in that {window.app} window",
             terminal=window.app,
         )
     return OpenResult(

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lunavect import paths
+from lunavect.core import clients
 from lunavect.host.processes import Proc
 
 FOLDER_NAME = "editors"
@@ -166,7 +167,7 @@ def parse_window(data: dict, where: Path, now: float) -> Window | None:
         companion=_name(data.get("companion")),
         terminals=_terminals(data.get("terminals")),
         active=_pid(active.get("pid")) if isinstance(active, dict) else None,
-        panels=frozenset(p for p in ("claude", "codex") if isinstance(panels, dict) and panels.get(p) is True),
+        panels=frozenset(p for p in clients.ids() if isinstance(panels, dict) and panels.get(p) is True),
     )
 
 

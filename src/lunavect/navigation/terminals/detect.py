@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lunavect.core import clients
 from lunavect.host.processes import Proc
 
 KITTY, WEZTERM, ITERM2, TERMINAL_APP = "kitty", "wezterm", "iTerm2", "Terminal"
@@ -90,7 +91,6 @@ EDITORS = frozenset(
         "Electron",
     }
 )
-DESKTOP_APPS = frozenset({"Claude", "Codex", "Claude Helper", "Codex Helper"})
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def kind_of(proc: Proc) -> str | None:
             return DESKTOP_TERMINAL
         if name in EDITORS:
             return EDITOR
-        if name in DESKTOP_APPS:
+        if any(name in client.desktop_apps for client in clients.every()):
             return APP
     return None
 

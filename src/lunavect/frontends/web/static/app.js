@@ -35,8 +35,30 @@ function elapsed(seconds) {
   if (seconds < 86400) return `${Math.floor(seconds / 3600)}h ${two(Math.floor(seconds % 3600 / 60))}m`;
   return `${Math.floor(seconds / 86400)}d ${two(Math.floor(seconds % 86400 / 3600))}h`;
 }
+// How long ago, to the unit that matters at that distance (core/times.age): now, 3 min, 2 h, 5 d.
+function age(seconds) {
+  seconds = Math.max(0, Math.floor(seconds));
+  if (seconds < 60) return "now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.min(Math.floor(seconds / 86400), 9999)} d`;
+}
+// Open or ended, and since when (frontends/rows.presence): "open · 3 min ago", "ended · 5 d ago".
+function presenceText(row) {
+  const word = row.open ? "open" : "ended";
+  if (row.last_active == null) return word;
+  const when = age((Date.now() + state.offset - row.last_active) / 1000);
+  return `${word} · ${when === "now" ? "just now" : `${when} ago`}`;
+}
 const timerText = (row) => (row.since == null ? "" : elapsed((Date.now() + state.offset - row.since) / 1000));
-const clientName = (p) => (p === "claude" ? "Claude" : p === "codex" ? "Codex" : p);
+// Each client's button names it, as the server wrote one per client it knows (assets.py).
+const clientButtons = [...document.querySelectorAll("[data-provider]")].filter((b) => b.dataset.provider !== "all");
+const clientLabels = new Map(clientButtons.map((b) => [b.dataset.provider, b.textContent]));
+const clientName = (p) => clientLabels.get(p) || p;
+const clientNames = (() => {
+  const names = clientButtons.map((b) => b.dataset.name);
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+})();
 const name = (row) => `“${row.title}”`;
 
 // -- which rows ------------------------------------------------------------------------------------------
@@ -82,7 +104,7 @@ function makeRow(id) {
   li.innerHTML =
     '<span class="grip" aria-hidden="true" title="Drag to reorder">⋮⋮</span>' +
     '<div class="main"><div class="title"><span class="pin-mark" aria-label="pinned">▲</span><span class="title-text"></span></div>' +
-    '<div class="meta"></div></div>' +
+    '<div class="meta"><span class="where"></span> · <span class="presence"></span></div></div>' +
     '<div class="status"><span class="state"></span><span class="capsule"></span><span class="timer"></span></div>' +
     '<div class="actions"></div>';
   return li;
@@ -94,10 +116,12 @@ function fillRow(li, row) {
   li.dataset.sig = sig;
   li.dataset.state = row.state;
   li.classList.toggle("pinned", row.pinned);
+  li.classList.toggle("ended", !row.open);
   li.querySelector(".title-text").textContent = row.title;
   const meta = [row.project || "no project", clientName(row.provider)];
   if (row.host && row.host !== state.me.host) meta.push(row.host);
-  li.querySelector(".meta").textContent = meta.join(" · ");
+  li.querySelector(".where").textContent = meta.join(" · ");
+  li.querySelector(".presence").textContent = presenceText(row);
   li.querySelector(".state").textContent = row.label;
   const capsule = li.querySelector(".capsule");
   capsule.textContent = row.background ? String(row.background) : "";
@@ -132,6 +156,13 @@ function render() {
     b.setAttribute("aria-pressed", String(b.dataset.provider === state.filter.provider));
   }
   $("active").setAttribute("aria-pressed", String(state.filter.active));
+  const windows = doc.limits || [];
+  const limits = $("limits");
+  if (limits.dataset.sig !== JSON.stringify(windows)) {
+    limits.dataset.sig = JSON.stringify(windows);
+    limits.replaceChildren(...windows.map((line) => { const li = document.createElement("li"); li.textContent = line; return li; }));
+  }
+  limits.hidden = !windows.length;
   const nHidden = hidden().length;
   $("hidden-view").textContent = nHidden ? `Hidden ${nHidden}` : "Hidden";
   $("hidden-view").setAttribute("aria-pressed", String(state.view === "hidden"));
@@ -163,7 +194,7 @@ function emptyText(rows) {
   if (rows.length) return "";
   if (state.view === "hidden") return "No hidden sessions.";
   if (!all().length) {
-    return "No sessions yet. Install the hooks on this machine (lunavect hooks install), then use Claude Code or Codex as usual.";
+    return `No sessions yet. Install the hooks on this machine (lunavect hooks install), then use ${clientNames} as usual.`;
   }
   const f = state.filter;
   const what = [];
@@ -179,7 +210,11 @@ function emptyText(rows) {
 function tick() {
   for (const li of list.children) {
     const row = byId(li.dataset.id);
-    if (row && row.since != null) li.querySelector(".timer").textContent = timerText(row);
+    if (!row) continue;
+    if (row.since != null) li.querySelector(".timer").textContent = timerText(row);
+    const presence = li.querySelector(".presence");
+    const words = presenceText(row);
+    if (presence.textContent !== words) presence.textContent = words;
   }
 }
 
@@ -249,6 +284,17 @@ async function act(action, row) {
   } else if (action === "peek") {
     import("./peek.js").then((peek) => peek.openPeek(row, post, say));
   }
+}
+
+// The session that needs the person most, opened as "open" opens it (the server chooses, as `lunavect next`).
+async function openNext() {
+  if (!canChange()) { say("This link is view-only: it cannot open a session."); return; }
+  say("Opening the session that needs you most…");
+  const answer = await post("/api/next");
+  if (!answer) return;
+  const words = answer.message ? answer.message[0].toUpperCase() + answer.message.slice(1) : "Done.";
+  say(`“${answer.title || answer.id}”: ${words}`);
+  if (byId(answer.id)) focusRow(answer.id);
 }
 
 async function moveBy(row, step) {
@@ -345,7 +391,7 @@ function toggleHidden() {
 
 bindInput({
   $, list, state, byId, visible, act, moveBy, move, undo, stepFocus, focusRow, markFocus, openMenu, closeMenu,
-  setFilter, toggleHidden, canChange,
+  setFilter, toggleHidden, canChange, openNext,
 });
 
 // -- the live list ---------------------------------------------------------------------------------------
@@ -383,6 +429,7 @@ fetch("/api/me", { credentials: "same-origin" })
   .then((me) => {
     state.me = me;
     document.body.dataset.role = me.role;
+    $("next").hidden = me.role !== "control";
     if (me.role !== "control") say("View only: this link shows the list but cannot change it.");
     render();
   })

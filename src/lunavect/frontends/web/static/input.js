@@ -4,7 +4,7 @@
 export function bindInput(panel) {
   const {
     $, list, state, byId, visible, act, moveBy, move, undo, stepFocus, focusRow, markFocus, openMenu, closeMenu,
-    setFilter, toggleHidden, canChange,
+    setFilter, toggleHidden, canChange, openNext,
   } = panel;
 
   $("search").value = state.filter.search;
@@ -13,6 +13,7 @@ export function bindInput(panel) {
   $("active").addEventListener("click", () => setFilter({ active: !state.filter.active }));
   $("hidden-view").addEventListener("click", toggleHidden);
   $("undo").addEventListener("click", undo);
+  $("next").addEventListener("click", openNext);
   for (const b of document.querySelectorAll("[data-provider]")) {
     b.addEventListener("click", () => setFilter({ provider: b.dataset.provider }));
   }
@@ -87,10 +88,11 @@ export function bindInput(panel) {
       case "a": state.view = "main"; setFilter({ awaiting: !state.filter.awaiting }); break;
       case "v": if (state.view === "main") setFilter({ active: !state.filter.active }); break;
       case "c": if (state.view === "main") {
-        const order = ["all", "claude", "codex"];
+        const order = [...document.querySelectorAll("[data-provider]")].map((b) => b.dataset.provider);
         setFilter({ provider: order[(order.indexOf(state.filter.provider) + 1) % order.length] });
       } break;
       case "h": toggleHidden(); break;
+      case "n": openNext(); break;
       default: break;
     }
   });

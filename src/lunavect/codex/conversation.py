@@ -1,4 +1,9 @@
-"""Codex rollout records as displayed messages.
+"""Codex's conversation as it shows it: which rollout holds a thread's, and its records as displayed messages
+(read on demand by `lunavect show` and the peeks, through the face; nothing of it is kept).
+
+The rollout is found from what the collector stored (the path its reader keeps a cursor for), else from
+Codex's layout by the thread id: `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`, or `.jsonl.zst` once Codex
+compressed it, in `sessions` or `archived_sessions`.
 
 A prompt is recorded twice by some versions (a `user_message` event, then the model input item) and only as
 the input item by others; the item is an `Echo`, shown unless the event just before it said the same. Input
@@ -9,11 +14,18 @@ counts and turn contexts. Sub-agent threads have rollouts of their own.
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+from pathlib import Path
 from typing import Any
 
+from lunavect import paths
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Attach, Echo, Part, place
+from lunavect.conversation.source import Source
 from lunavect.core import bounded_json
+from lunavect.core.clients import CODEX
+from lunavect.core.ids import is_session_id
 
 # The start of input items Codex writes itself, not the person.
 _CONTEXT_OPENINGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<turn_aborted>", "<user_shell")
@@ -103,8 +115,9 @@ def _event(payload: dict[str, Any], at: str | None, offset: int) -> list[Part]:
     return []
 
 
-def codex_parts(record: Any, offset: int) -> list[Part]:
-    """The parts one rollout record shows."""
+def parts(record: Any, offset: int, *, sidechain: bool = False) -> list[Part]:
+    """The parts one rollout record shows (`sidechain` is never asked: a sub-agent's thread has a rollout of
+    its own)."""
     if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
         return []
     at = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
@@ -113,3 +126,43 @@ def codex_parts(record: Any, offset: int) -> list[Part]:
     if record.get("type") == "event_msg":
         return _event(record["payload"], at, offset)
     return []
+
+
+def conversation_at(path: Path) -> Source:
+    """The conversation of a rollout (compressed or not)."""
+    return Source(path, CODEX.id, parts)
+
+
+def _stored(conn: sqlite3.Connection | None, thread_id: str) -> Path | None:
+    if conn is None:
+        return None
+    try:
+        rows = conn.execute("SELECT path FROM codex_rollout WHERE thread_id = ? ORDER BY updated DESC", (thread_id,))
+        for (path,) in rows:
+            if os.path.isfile(path):
+                return Path(path)
+    except sqlite3.Error:
+        return None
+    return None
+
+
+def _in_layout(thread_id: str) -> Path | None:
+    home = paths.codex_home()
+    for top in ("sessions", "archived_sessions"):
+        found = sorted((home / top).rglob(f"rollout-*{thread_id}.jsonl")) or sorted(
+            (home / top).rglob(f"rollout-*{thread_id}.jsonl.zst")
+        )
+        if found:
+            return found[-1]
+    return None
+
+
+def find_conversation(thread_id: str, conn: sqlite3.Connection | None = None) -> Source | None:
+    """The rollout a thread's conversation is read from, or None when this machine holds none (or `thread_id`
+    is no id: a file pattern is built from it)."""
+    if not is_session_id(thread_id):
+        return None
+    path = _stored(conn, thread_id)
+    if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
+        path = _in_layout(thread_id)
+    return conversation_at(path) if path is not None else None

@@ -1,18 +1,28 @@
-"""Claude Code transcript records as displayed messages.
+"""Claude Code's conversation as it shows it: which transcript holds a session's, and its records as displayed
+messages (read on demand by `lunavect show` and the peeks, through the face; nothing of it is kept).
 
-The session's own messages only: records of a sub-agent (`isSidechain`) are that agent's and are read from
-its own transcript (`subagents/agent-<id>.jsonl`) when asked. Records of unknown types, thinking blocks, the
-client's bookkeeping (progress, snapshots, queue operations) and its injected meta messages show nothing.
+The transcript is found from what the collector stored (the path its reader keeps a cursor for), else from
+Claude Code's layout by the session id: `projects/<folder>/<id>.jsonl`. The session's own messages only:
+records of a sub-agent (`isSidechain`) are that agent's and are read from its own transcript
+(`<id>/subagents/agent-<agent id>.jsonl`) when asked. Records of unknown types, thinking blocks, the client's
+bookkeeping (progress, snapshots, queue operations) and its injected meta messages show nothing.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import sqlite3
+from pathlib import Path
 from typing import Any
 
+from lunavect import paths
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Attach, Part, place
+from lunavect.conversation.source import Source
+from lunavect.core.clients import CLAUDE
+from lunavect.core.ids import is_session_id
 
 # The tool input fields that say what a call does, by tool (first present wins), then generic ones.
 _SUMMARY_FIELDS: dict[str, tuple[str, ...]] = {
@@ -161,7 +171,7 @@ def _system(record: dict[str, Any], at: str | None, offset: int) -> list[Part]:
     return []
 
 
-def claude_parts(record: Any, offset: int, *, sidechain: bool = False) -> list[Part]:
+def parts(record: Any, offset: int, *, sidechain: bool = False) -> list[Part]:
     """The parts one record shows. `sidechain` reads a sub-agent's own transcript, whose records all are."""
     if not isinstance(record, dict) or (record.get("isSidechain") is True) != sidechain:
         return []
@@ -174,3 +184,47 @@ def claude_parts(record: Any, offset: int, *, sidechain: bool = False) -> list[P
     if kind == "system":
         return _system(record, at, offset)
     return []
+
+
+def conversation_at(path: Path) -> Source:
+    """The conversation of a transcript; its sub-agents' transcripts are kept in a folder beside it."""
+    return Source(path, CLAUDE.id, parts, agents_folder=path.with_suffix("") / "subagents")
+
+
+def _stored(conn: sqlite3.Connection | None, session_id: str) -> Path | None:
+    if conn is None:
+        return None
+    try:
+        rows = conn.execute(
+            "SELECT path FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC", (session_id,)
+        )
+        for (path,) in rows:
+            if os.path.isfile(path):
+                return Path(path)
+    except sqlite3.Error:
+        return None
+    return None
+
+
+def _in_layout(session_id: str) -> Path | None:
+    projects = paths.claude_config_dir() / "projects"
+    try:
+        folders = list(os.scandir(projects))
+    except OSError:
+        return None
+    for folder in folders:
+        candidate = Path(folder.path) / f"{session_id}.jsonl"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def find_conversation(session_id: str, conn: sqlite3.Connection | None = None) -> Source | None:
+    """The transcript a session's conversation is read from, or None when this machine holds none (or
+    `session_id` is no id: a file name is built from it)."""
+    if not is_session_id(session_id):
+        return None
+    path = _stored(conn, session_id)
+    if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
+        path = _in_layout(session_id)
+    return conversation_at(path) if path is not None else None
