@@ -71,3 +71,25 @@ def test_the_group_imports_nothing_heavy():
     modules = set(json.loads(proc.stdout))
     for heavy in ("textual", "psutil", "watchfiles", "lunavect.store", "lunavect.collector.tick", "lunavect.frontends"):
         assert not any(m == heavy or m.startswith(heavy + ".") for m in modules), heavy
+
+
+@pytest.mark.parametrize("args", [["list", "--json"], ["counts", "--json"], ["status"]])
+def test_a_quick_command_imports_only_what_it_answers_with(iso_env, args):
+    """The quick commands a script or a status bar runs over and over (≤ 150 ms at 100 sessions, issue 30) import
+    their own command module, the store and the readers: not the other commands' modules, not sync's intake of
+    other machines' rows (`lunavect.sync.remote`), and `list --json` not the table it does not print."""
+    script = (
+        "import sys, json, atexit; "
+        "atexit.register(lambda: sys.stderr.write('\\n' + json.dumps(sorted(sys.modules)))); "
+        f"sys.argv = ['lunavect', *{args!r}]; "
+        "from lunavect.cli import main; main()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], env=iso_env.env, capture_output=True, text=True, timeout=60, check=True
+    )
+    modules = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    commands = {m.removeprefix("lunavect.cli.") for m in modules if m.startswith("lunavect.cli.")} - SHARED
+    assert commands == {root.COMMAND_HOMES[args[0]]}
+    assert "lunavect.sync.remote" not in modules
+    if args == ["list", "--json"]:
+        assert "lunavect.frontends.table" not in modules
