@@ -38,7 +38,7 @@ from claude_tmux import IsoHome, ensure_clients  # noqa: E402
 from codex_harness import codex_env, rollouts, run_exec, write_config  # noqa: E402
 from responses_server import ResponsesServer, exec_command, message  # noqa: E402
 
-from _benchlib import machine_line, md_table, ms, p90  # noqa: E402
+from _benchlib import SRC, compile_tree, machine_line, md_table, ms, p90  # noqa: E402
 
 TOOL_CALLS = 50
 VARIANTS = ("none", "true", "shim")
@@ -103,6 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
+    compile_tree(SRC)
     paths = ensure_clients()
     if paths.codex is None:
         raise SystemExit("the pinned Codex CLI is not installed (run the client tests once)")

@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import REPO, isolated_home, machine_line, md_table, p90, thread_cpu_s  # noqa: E402
+from _benchlib import REPO, compile_tree, isolated_home, machine_line, md_table, p90, thread_cpu_s  # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, "src"))
 import msgspec  # noqa: E402
@@ -375,6 +375,7 @@ def main() -> None:
     if shutil.which("tmux") is None:
         sys.exit("bench/panel.py needs tmux")
 
+    compile_tree(os.path.join(REPO, "src"))
     with isolated_home("lunavect-bench-panel-") as env:
         root = Path(env["HOME"]).parent
         homes = {name: root / name for name in ("empty", "finished", "working", "small", "h100", "h3000")}

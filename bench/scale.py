@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import REPO, hook_payload, isolated_home, machine_line, md_table, shared_data, thread_cpu_s  # noqa: E402
+from _benchlib import REPO, compile_tree, hook_payload, isolated_home, machine_line, md_table, shared_data, thread_cpu_s  # noqa: E402
 from _history import build  # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, "src"))
@@ -329,6 +329,7 @@ def main() -> int:
         if args.baseline:
             trees.append(Tree("baseline", os.path.abspath(args.baseline)))
         for tree in trees:  # each its own data folder in the temporary home, the history shared
+            compile_tree(tree.src)
             tree.env = dict(env, PYTHONPATH=tree.src, LUNAVECT_HOME=tempfile.mkdtemp(prefix="lv-", dir=env["HOME"]))
         sessions, transcripts = len(history.claude) + len(history.codex), len(history.claude)
         cold: dict[str, list[Cold]] = {tree.name: [] for tree in trees}
