@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import REPO, isolated_home, machine_line, md_table, p90  # noqa: E402
+from _benchlib import REPO, compile_tree, isolated_home, machine_line, md_table, p90, thread_cpu_s  # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, "src"))
 import msgspec  # noqa: E402
@@ -188,18 +188,12 @@ def wait_for_collector(data: Path, timeout: float = 30) -> int:
 
 
 def cpu_of(pid: int) -> float:
-    """Seconds on a CPU of every thread of `pid`, in nanosecond resolution (/proc/<pid>/task/*/schedstat);
-    psutil's user+system times count whole clock ticks, too coarse for an idle app."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue  # a thread that just ended
+    """Seconds on a CPU of every thread of `pid` (nanoseconds, from schedstat; psutil's ticks as a fallback)."""
+    total = thread_cpu_s(pid)
     if total == 0:
         times = psutil.Process(pid).cpu_times()
         return times.user + times.system
-    return total / 1e9
+    return total
 
 
 def measure_cpu(pids: dict[str, int], window: float, rounds: int) -> dict[str, list[float]]:
@@ -381,6 +375,7 @@ def main() -> None:
     if shutil.which("tmux") is None:
         sys.exit("bench/panel.py needs tmux")
 
+    compile_tree(os.path.join(REPO, "src"))
     with isolated_home("lunavect-bench-panel-") as env:
         root = Path(env["HOME"]).parent
         homes = {name: root / name for name in ("empty", "finished", "working", "small", "h100", "h3000")}

@@ -402,17 +402,36 @@ def latest_event_time(conn: sqlite3.Connection, provider: str | None = None) -> 
     return row[0] if row else None
 
 
-def prune_events(conn: sqlite3.Connection, now: float, window: float = DEDUP_WINDOW_S) -> int:
+def prune_events(
+    conn: sqlite3.Connection, now: float, window: float = DEDUP_WINDOW_S, since: float | None = None
+) -> int:
     """Delete events stored more than `window` ago, sparing the newest event of each kind of each session.
 
     The events table is only a de-duplication memory (each session's facts are folded already), so it needs
     what a source may read again. A live catalog re-reads its current entry on every poll, under the same id,
     for as long as the entry stays: the newest event of its kind, which is spared, so re-reading it never
     folds it twice. Returns how many events were deleted; call inside a transaction.
+
+    `since` is the previous prune's cut (its `now - window`, no later than this one's): a session's kind with no
+    event stored since then has only its newest left, so only the kinds with an event stored since are looked
+    at, and a prune costs what was stored lately, not every session ever seen. None looks at every event.
     """
+    cut = now - window
+    if since is None or since > cut:
+        cursor = conn.execute(
+            "DELETE FROM events WHERE stored_at < ? AND seq NOT IN "
+            "(SELECT MAX(seq) FROM events GROUP BY provider, session_id, kind)",
+            (cut,),
+        )
+        return cursor.rowcount
     cursor = conn.execute(
-        "DELETE FROM events WHERE stored_at < ? AND seq NOT IN "
-        "(SELECT MAX(seq) FROM events GROUP BY provider, session_id, kind)",
-        (now - window,),
+        # The kinds stored since the last cut, found by the stored_at index (which the planner, knowing nothing of
+        # how few rows that is, would otherwise pass over for a scan), each with its newest event.
+        "WITH touched AS (SELECT DISTINCT provider, session_id, kind FROM events INDEXED BY events_by_stored_at "
+        "WHERE stored_at >= ?), newest AS (SELECT t.provider, t.session_id, t.kind, (SELECT MAX(e.seq) FROM events "
+        "AS e WHERE e.provider = t.provider AND e.session_id = t.session_id AND e.kind = t.kind) AS seq FROM touched "
+        "AS t) DELETE FROM events WHERE seq IN (SELECT e.seq FROM newest AS n JOIN events AS e ON e.provider = "
+        "n.provider AND e.session_id = n.session_id AND e.kind = n.kind WHERE e.stored_at < ? AND e.seq < n.seq)",
+        (since, cut),
     )
     return cursor.rowcount

@@ -16,8 +16,9 @@ from lunavect import store
 from lunavect.core.model import State
 from lunavect.listing import hosts
 from lunavect.listing.sessions import counts, own_ids, read_sessions
-from lunavect.sync import admin, remote
+from lunavect.sync import admin
 from lunavect.sync.client import SyncClient
+from lunavect.sync.state_keys import HEARTBEAT_BASIS
 
 
 def states(path: Path, host: str | None = None) -> dict[str, tuple[str, str]]:
@@ -79,7 +80,7 @@ def test_a_silent_host_turns_offline_with_the_time_it_was_last_heard(pair):
     wait_until(lambda: states(beta_db) == {"claude:s1": ("alpha", "offline")}, what="alpha offline on beta")
     conn = store.connect(beta_db)
     (session,) = read_sessions(conn)
-    assert session.heard is not None and session.basis == [remote.HEARTBEAT_BASIS]
+    assert session.heard is not None and session.basis == [HEARTBEAT_BASIS]
     assert counts(conn) == {"working": 0, "awaiting_input": 0}  # nobody knows what it does now
     conn.close()
 

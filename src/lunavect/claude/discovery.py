@@ -108,6 +108,11 @@ class TranscriptFinder:
         self._next = 0
         self._credit = 0.0
 
+    @property
+    def known(self) -> int:
+        """How many transcripts it knows."""
+        return len(self._files)
+
     def find(
         self,
         root: Path,

@@ -24,6 +24,7 @@ The hooks, when installed, report the same sessions exactly; the rules let their
 
 from __future__ import annotations
 
+import itertools
 import logging
 import sqlite3
 import time
@@ -113,16 +114,17 @@ class ClaudeFilesSource(Source):
             self._changes, self._catalog_changes = self._watches(root)
         assert self._catalog_changes is not None
         self._catalog_changes.take()  # the catalog is read whole at every poll: its changes only wake
-        look = self._finder.find(
-            root,
-            [(entry.cwd or "", entry.session_id) for entry, _ in live],
-            list(self._owed.items()),
-            self._changes.take(),
-        )
-        files = look.files
         if self._cursors is None:
             self._cursors = stored_cursors(conn)
         stored = self._cursors
+        # Files owed a first look are stat'ed again (whether to glance depends on their size and age); those
+        # owed only the rest of a whole read are not: the read opens them anyway (and forgets one that is gone),
+        # so a tick of a cold start costs what it reads, not a stat of every file still waiting.
+        unlooked = [(p, sid) for p, sid in self._owed.items() if p not in self._glanced and p not in stored]
+        look = self._finder.find(
+            root, [(entry.cwd or "", entry.session_id) for entry, _ in live], unlooked, self._changes.take()
+        )
+        files = look.files
         gone: set[str] = set()
         if look.everything is not None:
             # Transcripts deleted since (the client's retention sweep, a person): their cursors go too.
@@ -144,7 +146,9 @@ class ClaudeFilesSource(Source):
         unlisted = False
         # First what lists a session or follows one that grows (glances, new small files, appended lines),
         # newest first; whole reads of old files only once every session is listed, within the byte budget.
+        looked: set[str] = set()
         for path, session_id, st in files:
+            looked.add(path)
             known = stored.get(path)
             if known is not None and known[1].unchanged(st):
                 self._owed.pop(path, None)
@@ -156,8 +160,8 @@ class ClaudeFilesSource(Source):
             if (known is not None and known[1].partial) or path in self._glanced:
                 deep.append((path, session_id, known))
                 continue
-            if time.monotonic() > deadline:
-                unlisted = True
+            if unlisted or time.monotonic() > deadline or self._known.urgent():
+                unlisted = True  # the rest waits for the next poll: its time is up, or a hook event waits
                 continue
             if known is None and (st.st_size > WHOLE_BYTES or now - st.st_mtime >= HOT_S):
                 # A file never read lists its session from a glance (a small old one too: its whole read
@@ -168,11 +172,14 @@ class ClaudeFilesSource(Source):
             budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
             if session_id not in catalogued and reads and reads[-1].path == path and self._by_tool(reads[-1]):
                 internal.add(session_key(PROVIDER, session_id))
-        # Whole reads wait while any source still lists (the collector's view): the list comes first.
-        for path, session_id, known in deep if not unlisted and not self._known.listing() else []:
-            if budget <= 0:
-                break
-            budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
+        # Whole reads wait while any source still lists (the collector's view): the list comes first. Then the
+        # files owed that this tick did not stat, in the order they were found (newest first).
+        if not unlisted and not self._known.listing():
+            waiting = ((p, sid, stored.get(p)) for p, sid in list(self._owed.items()) if p not in looked)
+            for path, session_id, known in itertools.chain(deep, waiting):
+                if budget <= 0 or self._known.urgent():
+                    break  # the rest at the next poll: a hook event is taken first
+                budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
 
         evidence.sort(key=lambda item: item[1].at)
 
@@ -189,7 +196,9 @@ class ClaudeFilesSource(Source):
                 stored[read.path] = (read.session_id, read.cursor)
 
         backlog = "listing" if unlisted else "reading" if self._owed else None
-        return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog)
+        transcripts = max(self._finder.known, len(self._owed))
+        progress = (transcripts - len(self._owed), transcripts) if backlog is not None else None
+        return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog, progress=progress)
 
     def attach(self, known: Known) -> None:
         self._known = known
@@ -229,7 +238,9 @@ class ClaudeFilesSource(Source):
             glanced = (self._glanced[path] or 0.0) if path in self._glanced else None
             read = read_transcript(conn, path, session_id, known, max(budget, 1), now, glanced)
         except OSError as exc:
+            # Gone, or no longer a regular file: not owed until it is found again (a change or the sweep).
             log.debug("cannot read %s: %s", path, exc)
+            self._owed.pop(path, None)
             return 1
         except Exception as exc:  # noqa: BLE001 - one bad transcript never stops the others
             self.quarantine.put(path, exc, now)

@@ -10,13 +10,19 @@ the byte test alone, without a Python call per line beyond it; the rest are read
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from lunavect.claude import agents
+from lunavect.claude.fast_records import CommonRecords
 from lunavect.claude.latest import Latest
-from lunavect.claude.records import Unreadable, might_matter_search, read_matching
+from lunavect.claude.record_shapes import names_work, typed_record_decoder
+from lunavect.claude.records import Unreadable, facts_of, might_matter_search, read_plain
 from lunavect.claude.summary import TranscriptSummary, take, take_usage
+from lunavect.claude.transcript import AppendedLines
 from lunavect.usage import ledger
 
 
@@ -37,16 +43,30 @@ def fold_lines(
     `latest`; returns the observations, usage and skipped lines they added."""
     folded = Folded()
     observations, usage = folded.observations, folded.usage
-    matters = might_matter_search
-    for offset, line in lines:
+    decode = typed_record_decoder.decode
+    common = CommonRecords(summary, latest, usage, now)
+    if isinstance(lines, AppendedLines):
+        batches: Iterable[Iterable[tuple[int, bytes | None]]] = lines.matching(might_matter_search)
+    else:
+        batches = [[(offset, line) for offset, line in lines if line is None or might_matter_search(line)]]
+    for offset, line in itertools.chain.from_iterable(batches):
         if line is None:
             summary.too_long += 1
             folded.skipped += 1
             continue
-        if matters(line) is None:
-            continue
         try:
-            facts = read_matching(line, offset)
+            try:
+                record = decode(line)
+            except RecursionError:
+                raise Unreadable from None  # nested deeper than the stack allows (core/bounded_json.py)
+            except msgspec.DecodeError:
+                record = None  # another shape: read field by field
+            if record is not None and (record.toolUseResult is None or not names_work(record.toolUseResult)):
+                if common.fold(record, offset):
+                    continue
+                facts = facts_of(record, offset)
+            else:
+                facts = read_plain(line, offset)
         except Unreadable:
             summary.unreadable += 1
             folded.skipped += 1
@@ -54,6 +74,7 @@ def fold_lines(
         if facts is None:
             continue
         take(summary, facts)
+        common.taken_elsewhere()  # the summary's metadata may have moved: the next common record sets its own
         if facts.usage is not None or facts.compaction is not None:
             added = take_usage(summary, facts)
             if added is not None:

@@ -22,10 +22,11 @@ class Activity:
     notification_only: bool = False
 
 
-@dataclass
+@dataclass(init=False)
 class RecordFacts:
     """Everything lunavect takes from one line. Metadata and activity are kept apart: a title or a folder
-    never proves that a session works."""
+    never proves that a session works. One is made per record of every whole read: its constructor sets only what
+    each record has, the other fields keep their class defaults until a reader sets them."""
 
     kind: str
     place: int = 0
@@ -57,3 +58,9 @@ class RecordFacts:
     compaction: str | None = None  # the trigger of a compaction boundary
     interrupt: bool = False
     usage: MessageUsage | None = None  # an assistant record's token counts (claude/usage.py)
+
+    def __init__(
+        self, kind: str, place: int = 0, at: float | None = None, uuid: str | None = None, session_id: str | None = None
+    ) -> None:
+        self.kind, self.place, self.at, self.uuid, self.session_id = kind, place, at, uuid, session_id
+        self.activity, self.observations = [], []

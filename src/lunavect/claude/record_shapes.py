@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from lunavect.claude.usage import Usage
+from lunavect.claude.usage import TypedUsage
 from lunavect.core import bounded_json
 
 # An absent raw field; `null` in the line decodes to the raw bytes `null`.
@@ -107,7 +107,7 @@ class Record(msgspec.Struct):
 
 
 class TypedMessage(Message):
-    usage: Usage | None = None  # type: ignore[assignment]
+    usage: TypedUsage | None = None  # type: ignore[assignment]
 
 
 class TypedRecord(Record):

@@ -102,7 +102,7 @@ def read_matching(line: bytes, place: int = 0) -> RecordFacts | None:
         return read_plain(line, place)
     if record.toolUseResult is not None and names_work(record.toolUseResult):
         return read_plain(line, place)
-    return _facts_of(record, place)
+    return facts_of(record, place)
 
 
 def read_plain(line: bytes, place: int = 0) -> RecordFacts | None:
@@ -123,10 +123,11 @@ def read_plain(line: bytes, place: int = 0) -> RecordFacts | None:
         except msgspec.DecodeError:
             raise Unreadable from None
         replaced = True
-    return _facts_of(record, place, replaced)
+    return facts_of(record, place, replaced)
 
 
-def _facts_of(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
+def facts_of(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
+    """The facts of a decoded record: `read_matching`'s one pass, `read_plain`'s, or a line fold.py decoded."""
     try:
         return _facts(record, place, replaced)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError):
@@ -178,11 +179,11 @@ def _facts(record: Record, place: int, replaced: bool = False) -> RecordFacts | 
             raise Unreadable
         _valid_id[0] = session_id
     facts = RecordFacts(
-        kind=kind,
-        place=place,
-        at=epoch(record.timestamp),
-        uuid=short_str(exact(record.uuid, True) if replaced else record.uuid, 200),
-        session_id=short_str(session_id, 200),
+        kind,
+        place,
+        epoch(record.timestamp),
+        short_str(exact(record.uuid, True) if replaced else record.uuid, 200),
+        short_str(session_id, 200),
     )
     if record.isSidechain is True:
         # A subagent's own lines (older clients wrote them inline): they are not the session's, but their

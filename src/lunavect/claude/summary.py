@@ -12,6 +12,7 @@ import msgspec
 
 from lunavect.claude.record_facts import RecordFacts
 from lunavect.claude.subagent_usage import AgentRead
+from lunavect.claude.usage import MessageUsage
 from lunavect.core.tokens import Tokens
 
 
@@ -158,6 +159,11 @@ def take_usage(summary: TranscriptSummary, facts: RecordFacts) -> Tokens | None:
     usage = facts.usage
     if usage is None:
         return None
+    return take_message_usage(summary, usage)
+
+
+def take_message_usage(summary: TranscriptSummary, usage: MessageUsage) -> Tokens | None:
+    """`take_usage` of a record that is no compaction boundary: its message's counts."""
     same = usage.message_id is not None and usage.message_id == summary.last_message_id
     before = summary.last_message_tokens if same and summary.last_message_tokens is not None else Tokens()
     summary.last_message_id = usage.message_id

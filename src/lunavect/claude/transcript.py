@@ -11,7 +11,7 @@ as such) without ever being held whole.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -128,6 +128,60 @@ class AppendedLines:
                 pending += chunk[at:]
                 if len(pending) > MAX_LINE_BYTES:
                     pending, skipping = b"", True
+
+    def matching(self, test: Callable[[bytes], object]) -> Iterator[list[tuple[int, bytes | None]]]:
+        """The lines iterating yields that pass `test` (its answer not None), and every line too long to keep (as
+        None), a block's worth at a time, with the same counts, budget and cursor as iterating once the last
+        list is taken. A whole read's loop (claude/fold.py) then runs over each line in one place, never
+        resuming a generator for a line the test drops: most of a transcript."""
+        assert self._fd is not None and self._st is not None
+        fd, limit, budget_end = self._fd, self._st.st_size, self.start + self.budget
+        pos = line_start = self.start
+        pending = b""
+        skipping = False
+        lines_read = too_long = 0
+        find = bytes.find
+        while pos < limit:
+            chunk = os.pread(fd, min(BLOCK_BYTES, limit - pos), pos)
+            if not chunk:
+                break  # the file shrank under the read: the next read notices
+            chunk_start = pos
+            pos += len(chunk)
+            found: list[tuple[int, bytes | None]] = []
+            at = 0
+            stopped = False
+            while (newline := find(chunk, b"\n", at)) >= 0:
+                if skipping:
+                    skipping = False
+                    too_long += 1
+                    found.append((line_start, None))
+                elif pending:
+                    line = pending + chunk[at:newline]
+                    pending = b""
+                    if test(line) is not None:
+                        found.append((line_start, line))
+                elif test(line := chunk[at:newline]) is not None:
+                    found.append((line_start, line))
+                lines_read += 1
+                line_start = chunk_start + newline + 1
+                at = newline + 1
+                if line_start >= budget_end:
+                    stopped = True
+                    self.stopped = pos < limit or at < len(chunk)
+                    break
+            if not stopped and not skipping:
+                pending += chunk[at:]
+                if len(pending) > MAX_LINE_BYTES:
+                    pending, skipping = b"", True
+            self.end, self.lines_read, self.too_long = (
+                line_start,
+                self.lines_read + lines_read,
+                self.too_long + too_long,
+            )
+            lines_read = too_long = 0
+            yield found
+            if stopped:
+                return
 
     def cursor(self) -> Cursor:
         """Where the next read starts: the end of the last complete line read, with its marks."""

@@ -10,8 +10,11 @@ message's content.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
+from lunavect.core.bounds import MAX_COUNT
 from lunavect.core.bounds import count as _count
 from lunavect.core.tokens import Tokens
 
@@ -24,6 +27,18 @@ class Usage(msgspec.Struct):
 
 
 _usage_decoder = msgspec.json.Decoder(Usage)
+# A count as `bounds.count` takes one (a whole number from 0 below MAX_COUNT), or null.
+_Count = Annotated[int, msgspec.Meta(ge=0, lt=MAX_COUNT)] | None
+
+
+class TypedUsage(msgspec.Struct):
+    """`Usage` decoded with its record (record_shapes.TypedMessage): a count of another kind fails that decode,
+    and the record is read field by field, where `bounds.count` makes it 0. So these need no check here."""
+
+    input_tokens: _Count = None
+    output_tokens: _Count = None
+    cache_read_input_tokens: _Count = None
+    cache_creation_input_tokens: _Count = None
 
 
 class MessageUsage(msgspec.Struct, frozen=True):
@@ -37,12 +52,22 @@ class MessageUsage(msgspec.Struct, frozen=True):
 
 
 def message_usage(
-    message_id: object, model: object, usage: msgspec.Raw | Usage | None, subagent: bool
+    message_id: object, model: object, usage: msgspec.Raw | Usage | TypedUsage | None, subagent: bool
 ) -> MessageUsage | None:
     """The usage an assistant record carries, raw or already decoded with its record, or None when it carries
     none (an API error, an old client)."""
     if usage is None:
         return None
+    if isinstance(usage, TypedUsage):
+        tokens = Tokens(
+            usage.input_tokens or 0,
+            usage.output_tokens or 0,
+            usage.cache_read_input_tokens or 0,
+            usage.cache_creation_input_tokens or 0,
+        )
+        name = model if type(model) is str and 0 < len(model) <= 200 and model != "<synthetic>" else None
+        ident = message_id if type(message_id) is str and 0 < len(message_id) <= 200 else None
+        return MessageUsage(ident, name, tokens, subagent)
     if isinstance(usage, Usage):
         decoded = usage
     elif len(usage) == 0 or bytes(usage) == b"null":

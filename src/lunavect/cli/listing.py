@@ -16,8 +16,6 @@ from lunavect.cli.common import empty_explanation, fresh_store
 @click.option("--host", "host", metavar="NAME", help="Only the sessions of this host (see `lunavect sync`).")
 def list_command(as_json: bool, include_hidden: bool, host: str | None) -> None:
     """Print the sessions and their states."""
-    from lunavect.frontends.table import render
-    from lunavect.listing.hosts import not_current_note
     from lunavect.listing.sessions import read_sessions
 
     conn = fresh_store()
@@ -25,6 +23,10 @@ def list_command(as_json: bool, include_hidden: bool, host: str | None) -> None:
     if as_json:
         click.echo(msgspec.json.encode(sessions).decode())
         return
+    # The table's imports only for the table: scripts reading --json do not pay for them.
+    from lunavect.frontends.table import render
+    from lunavect.listing.hosts import not_current_note
+
     if sessions:
         click.echo(render(sessions))
     elif host is None:

@@ -16,31 +16,57 @@ import click
 from lunavect import __version__
 from lunavect.cli.common import Failure
 
-# Every module of lunavect.cli that contributes commands, each through its `COMMANDS` tuple.
-COMMAND_MODULES: tuple[str, ...] = (
-    "hooks",
-    "daemon",
-    "listing",
-    "arrange",
-    "opening",
-    "conversation",
-    "panel",
-    "sync",
-    "web",
-    "notifications",
-    "service",
-    "status",
-    "tmux",
-    "tray",
-    "doctor",
-    "usage",
-    "editors",
-)
+# Every command, by the module of lunavect.cli that holds it (in that module's `COMMANDS` tuple). A module is
+# imported only when one of its commands runs (or `--help` lists them all): the quick commands (`list --json`,
+# `counts`, `status`) do not pay for the imports of every other command's module (tests/unit/cli checks that
+# this table and the modules' `COMMANDS` agree).
+COMMAND_HOMES: dict[str, str] = {
+    "hook": "hooks",
+    "hooks": "hooks",
+    "daemon": "daemon",
+    "list": "listing",
+    "counts": "listing",
+    "watch": "listing",
+    "hide": "arrange",
+    "unhide": "arrange",
+    "pin": "arrange",
+    "unpin": "arrange",
+    "move": "arrange",
+    "resume": "arrange",
+    "auto-hide": "arrange",
+    "open": "opening",
+    "next": "opening",
+    "show": "conversation",
+    "reply": "conversation",
+    "answer": "conversation",
+    "panel": "panel",
+    "sync": "sync",
+    "web": "web",
+    "notifications": "notifications",
+    "service": "service",
+    "status": "status",
+    "tmux": "tmux",
+    "tray": "tray",
+    "doctor": "doctor",
+    "usage": "usage",
+    "editors": "editors",
+}
+# Every module of lunavect.cli that contributes commands.
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMAND_HOMES.values()))
 
 
 class LunavectGroup(click.Group):
     """The group that turns a store failing after it opened (a read-only file, overwritten pages, a full disk)
-    into the one-line failure every other problem gets, for every command at once."""
+    into the one-line failure every other problem gets, for every command at once, and that imports a command's
+    module only when that command is looked up (`COMMAND_HOMES`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(COMMAND_HOMES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_HOMES:
+            register(self, (COMMAND_HOMES[cmd_name],))
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -71,9 +97,6 @@ def register(group: click.Group, module_names: tuple[str, ...] = COMMAND_MODULES
             if command.name in group.commands:
                 raise RuntimeError(f"lunavect.cli.{name} registers `{command.name}` a second time")
             group.add_command(command)
-
-
-register(cli)
 
 
 def run() -> None:

@@ -34,6 +34,9 @@ from lunavect.core.times import bounded, epoch
 from lunavect.files.tail import TailFile, open_regular
 
 BLOCK_BYTES = 1024 * 1024
+# A backward search reads this much first (more than the overlap), then whole blocks: a boundary and the newest
+# usage records are nearly always within a rollout's last few KB.
+FIRST_BLOCK_BYTES = 256 * 1024
 OVERLAP_BYTES = 64 * 1024
 TAIL_BYTES = 64 * 1024
 WINDOW_BYTES = 8 * 1024 * 1024
@@ -255,8 +258,10 @@ class LifecycleCursor:
         given, looks at the same blocks (and older ones, until it found the newest usage records)."""
         end = upper
         searching = True
+        size = FIRST_BLOCK_BYTES  # the newest records first: nearly every search ends in them
         while end > floor:
-            start = max(floor, end - BLOCK_BYTES)
+            start = max(floor, end - size)
+            size = BLOCK_BYTES
             data = self._read(fd, start, end - start)
             whole = start == floor
             if usage is not None and not usage.done:

@@ -28,15 +28,16 @@ class History:
         self.pending: dict[str, None] = {}
         self._swept_at: float | None = None
 
-    def refresh(self) -> None:
-        """Enumerate every day folder when the sweep is due; each rollout found waits for one look."""
+    def refresh(self) -> bool:
+        """Enumerate every day folder when the sweep is due (then True); each rollout found waits for one look."""
         clock = time.monotonic()
         if self._swept_at is not None and clock - self._swept_at < SWEEP_S:
-            return
+            return False
         self._swept_at = clock
         budget = Budget(entries=_UNBOUNDED.entries, seconds=_UNBOUNDED.seconds, days=_UNBOUNDED.days)
         for path in discover(self.codex_home, budget):
             self.pending.setdefault(str(path), None)
+        return True
 
     def looked_at(self, path: str) -> None:
         self.pending.pop(path, None)

@@ -11,9 +11,11 @@ guide asks for: a title, which may be the first line of the thread's first promp
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +41,8 @@ SESSION_INDEX = "session_index.jsonl"
 HEADER_MAX_BYTES = 1024 * 1024
 # How far into a rollout the first prompt is looked for when no better title is known.
 FIRST_PROMPT_MAX_BYTES = 2 * 1024 * 1024
+# The first block read of a rollout's beginning (the next ones double): enough for most headers and prompts.
+FIRST_READ_BYTES = 64 * 1024
 TITLE_MAX_CHARS = 80
 # Originators that are Codex Desktop itself; `vscode` (also written by Desktop) alone proves nothing.
 DESKTOP_ORIGINATORS = frozenset({"Codex Desktop", "codex_work_desktop"})
@@ -61,6 +65,29 @@ def parse_name(name: str) -> RolloutName | None:
         return None
     segment = (match["segment"] or "").lower() or None
     return RolloutName(match["thread"].lower(), segment, match["stamp"], match["zst"] is not None)
+
+
+def prefix_lines(path: Path | str, max_bytes: int) -> Generator[bytes, None, None]:
+    """`read_prefix(path, max_bytes).split(b"\n")`, read lazily in growing blocks: a reader that finds what it
+    looks for in the first lines (the header, the first prompt: within the first tens of KB of nearly every
+    rollout, where the bound is megabytes) reads no further. OSError when the file cannot be read."""
+    if str(path).endswith(".zst"):
+        yield from read_prefix(path, max_bytes).split(b"\n")
+        return
+    fd = open_regular(path)
+    try:
+        pending, pos, step = b"", 0, FIRST_READ_BYTES
+        while pos < max_bytes:
+            chunk = os.pread(fd, min(step, max_bytes - pos), pos)
+            if not chunk:
+                break
+            pos, step = pos + len(chunk), step * 2
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()
+            yield from lines
+        yield pending
+    finally:
+        os.close(fd)
 
 
 def read_prefix(path: Path | str, max_bytes: int) -> bytes:
@@ -131,14 +158,14 @@ def _parent(value: object) -> str | None:
 def read_header(path: Path | str, max_bytes: int = HEADER_MAX_BYTES) -> Header | None:
     """The first record's header, read with a bound: None when it is missing, malformed or too large."""
     try:
-        data = read_prefix(path, max_bytes)
+        with contextlib.closing(prefix_lines(path, max_bytes)) as lines:
+            first, second = next(lines), next(lines, None)
     except OSError:
         return None
-    end = data.find(b"\n")
-    if end < 0:
+    if second is None:
         return None  # no complete first line within the bound (or a file still being created)
     try:
-        return header_from_record(*lenient_json.loads(data[:end]))
+        return header_from_record(*lenient_json.loads(first))
     except ValueError:
         return None
 
@@ -186,11 +213,26 @@ def is_within(path: str | None, folder: Path) -> bool:
         return False
     try:
         resolved = os.path.realpath(path)
-        root = os.path.realpath(folder)
+        root = _resolved_folder(folder)
     except (OSError, ValueError):
         return False
     # Both normalised by realpath: a string prefix up to a separator is the folder relation, without pathlib.
     return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
+
+
+# Codex's own folders (archived sessions, memories), resolved once a minute rather than for each rollout read.
+_FOLDER_TTL_S = 60.0
+_folders: dict[str, tuple[float, str]] = {}
+
+
+def _resolved_folder(folder: Path) -> str:
+    key, clock = os.fspath(folder), time.monotonic()
+    known = _folders.get(key)
+    if known is None or clock - known[0] >= _FOLDER_TTL_S:
+        if len(_folders) >= 64:
+            _folders.clear()
+        known = _folders[key] = (clock, os.path.realpath(key))
+    return known[1]
 
 
 def client_of(originator: str | None, source: object = None) -> str | None:
@@ -229,10 +271,14 @@ def short_title(text: object) -> str | None:
 def first_prompt_title(path: Path | str, max_bytes: int = FIRST_PROMPT_MAX_BYTES) -> str | None:
     """A title from the thread's first prompt (its first `user_message` event), read with a bound."""
     try:
-        data = read_prefix(path, max_bytes)
+        with contextlib.closing(prefix_lines(path, max_bytes)) as lines:
+            return _first_prompt_title(lines)
     except OSError:
         return None
-    for line in data.split(b"\n"):
+
+
+def _first_prompt_title(lines: Iterable[bytes]) -> str | None:
+    for line in lines:
         if b'"user_message"' not in line and b'"UserMessage"' not in line:
             continue
         try:

@@ -76,6 +76,13 @@ class CodexSource(Source):
         self.history = History(self.codex_home)
         self.changes = ChangedFiles(self.codex_home / SESSIONS_DIR)
         self._memories_of: dict[str, tuple[str | None, bool]] = {}
+        # Followed from the sessions whose facts changed (`Known.changed`), so a poll never walks every session:
+        # the recently active (key -> last event), the live ones, and each rollout path's session.
+        self._recent: dict[str, float] = {}
+        self._live: set[str] = set()
+        self._by_rollout: dict[str, str] = {}
+        # Rollouts read since their last commit.
+        self._dirty: dict[str, Rollout] = {}
         # What the collector knows (each session's facts, which ones are live): attached by the collector.
         self.known: Known = NothingKnown()
         self._discovered_at: float | None = None
@@ -93,19 +100,27 @@ class CodexSource(Source):
         batch = Batch()
         if self.rollouts is None:
             self.rollouts = load_rollouts(conn)
-        facts = self.known.facts(PROVIDER)
+        facts = self.known.facts(PROVIDER)  # looked up, never walked: what changed comes from `_follow`
+        self._follow(facts, self.known.changed(PROVIDER), batch, now)
         clock = time.monotonic()
-        if self._discovered_at is None or clock - self._discovered_at >= DISCOVERY_INTERVAL_S:
+        told = self.changes.take()
+        swept = self.history.refresh()
+        due = self._discovered_at is None or clock - self._discovered_at >= DISCOVERY_INTERVAL_S
+        if due:
             self.discovered = discover(self.codex_home, Budget())
             self._discovered_at = clock
-            self._archived(facts, batch, now)
-        self.history.refresh()
+        # A rollout moved to the archive: the ones told gone, every one at the history's sweep (and at each
+        # discovery when no change notification tells which).
+        if swept or (due and told is None):
+            self._archived(facts, list(facts), batch, now)
+        elif told:
+            self._archived(facts, [self._by_rollout[p] for p in told if p in self._by_rollout], batch, now)
         self.index.refresh()
 
         deadline = clock + READ_BUDGET_S
-        for path in self._candidates(facts, now, self.changes.take()):
-            if time.monotonic() > deadline:
-                break
+        for path in self._candidates(facts, now, told):
+            if time.monotonic() > deadline or self.known.urgent():
+                break  # the rest at the next poll: its time is up, or a hook event waits
             self.history.looked_at(path)
             if self.quarantine.holds(path):
                 continue
@@ -117,13 +132,8 @@ class CodexSource(Source):
                 self.quarantine.put(path, exc, now)
         if self.history.pending:
             batch.backlog = "listing"
-
-        for key, session in facts.items():
-            if self._in_memories(key, session.cwd):
-                batch.internal.add(key)  # Codex's memory consolidation agent, seen by its hooks
-            rollout = self.rollouts.get(session.transcript or "")
-            if rollout is not None and rollout.summary.internal and rollout.thread_id == session.session_id:
-                batch.internal.add(key)  # a hook-only observation whose own rollout says it is a sub-agent
+            unread = sum(1 for path in self.history.pending if path not in self.rollouts)
+            batch.progress = (len(self.rollouts) - (len(self.history.pending) - unread), len(self.rollouts) + unread)
 
         live = self.catalog.take_live_result()
         if live is not None:
@@ -140,7 +150,7 @@ class CodexSource(Source):
             self._catalog_at = clock
             self.catalog.start_refresh(self._active(facts, batch), self._discovered_ids())
 
-        dirty = [r for r in self.rollouts.values() if r.dirty]
+        dirty = [r for r in self._dirty.values() if r.dirty]
         complete_keys = self._complete_keys(listing, batch)
 
         def commit(conn: sqlite3.Connection) -> None:
@@ -149,6 +159,7 @@ class CodexSource(Source):
             self.daemon_quarantine.save(conn)
             for rollout in dirty:
                 save_rollout(conn, rollout, now)
+                self._dirty.pop(rollout.path, None)
 
         batch.commit = commit
         if complete_keys is not None:
@@ -172,10 +183,35 @@ class CodexSource(Source):
 
     # -- what to read ------------------------------------------------------------------------------------
 
-    def _archived(self, facts: Mapping[str, Facts], batch: Batch, now: float) -> None:
+    def _follow(self, facts: Mapping[str, Facts], changed: set[str], batch: Batch, now: float) -> None:
+        """Take the sessions whose facts changed into what the poll follows without walking every session."""
+        for key in changed:
+            session = facts.get(key)
+            if session is None:
+                continue
+            if self._in_memories(key, session.cwd):
+                batch.internal.add(key)  # Codex's memory consolidation agent, seen by its hooks
+            path = session.transcript
+            rollout = self.rollouts.get(path or "") if self.rollouts is not None else None
+            if rollout is not None and rollout.summary.internal and rollout.thread_id == session.session_id:
+                batch.internal.add(key)  # a hook-only observation whose own rollout says it is a sub-agent
+            if path:
+                self._by_rollout[path] = key
+                self._recent[key] = session.last_event_at or 0.0
+            if self.known.live(key):
+                self._live.add(key)
+            else:
+                self._live.discard(key)
+        for key in [key for key, at in self._recent.items() if now - at >= HOT_S]:
+            del self._recent[key]
+
+    def _archived(self, facts: Mapping[str, Facts], keys: list[str], batch: Batch, now: float) -> None:
         """A listed thread whose rollout Codex moved to `archived_sessions/` (archived after it was listed)
         leaves the current list."""
-        for session in facts.values():
+        for key in keys:
+            session = facts.get(key)
+            if session is None:
+                continue
             path = session.transcript
             # A stat first: the rollout is there for nearly every session, and resolving paths costs more.
             if session.archived or not path or os.path.exists(path) or is_archived(path, self.codex_home):
@@ -196,8 +232,10 @@ class CodexSource(Source):
         ordered: dict[str, None] = {}
         hot = [
             f
-            for key, f in facts.items()
-            if f.transcript and (now - (f.last_event_at or 0.0) < HOT_S or (changed is None and self.known.live(key)))
+            for key in set(self._recent) | (self._live if changed is None else set())
+            if (f := facts.get(key)) is not None
+            and f.transcript
+            and (now - (f.last_event_at or 0.0) < HOT_S or (changed is None and key in self._live))
         ]
         for session in sorted(hot, key=lambda f: -(f.last_event_at or 0.0)):
             ordered[session.transcript or ""] = None
@@ -230,8 +268,11 @@ class CodexSource(Source):
         """Known active tasks (their catalog read comes first): live phases, never internal agents."""
         active = [
             f
-            for key, f in facts.items()
-            if self.known.live(key) and key not in batch.internal and not self._in_memories(key, f.cwd)
+            for key in self._live
+            if (f := facts.get(key)) is not None
+            and self.known.live(key)
+            and key not in batch.internal
+            and not self._in_memories(key, f.cwd)
         ]
         active.sort(key=lambda f: -(f.confirmed_at or f.last_event_at or 0.0))
         return [f.session_id for f in active]
@@ -241,6 +282,9 @@ class CodexSource(Source):
     def _read(self, path: str, now: float, batch: Batch) -> None:
         assert self.rollouts is not None
         read = read_rollout(self.rollouts, path, self.codex_home, self.memories, now, batch)
+        rollout = self.rollouts.get(path)
+        if rollout is not None and rollout.dirty:
+            self._dirty[path] = rollout
         if read is None:
             return
         rollout, life = read

@@ -122,6 +122,8 @@ def _collector(report: Report, conn: sqlite3.Connection | None, now: float) -> N
         "running": pid is not None,
         "pid": pid,
         "last_tick_age_s": lag,
+        # A first start still reading the history: how far it got (`lunavect.collector.tick.READING_KEY`).
+        "reading": (store.collector_values(conn).get("reading") or None) if conn is not None else None,
         "last_error": last_error,
         "loop_failures": [asdict(failure) for failure in loops],
     }
@@ -217,6 +219,8 @@ def lines(report: Report) -> list[str]:
     c = report.collector
     state = f"running (pid {c['pid']})" if c["running"] else "not running"
     out.append(f"collector: {state}, last tick {_age(c['last_tick_age_s'])}")
+    if c.get("reading"):
+        out.append(f"  reading history: {c['reading']}")
     if c.get("last_error"):
         err = c["last_error"]
         out.append(f"  last error: {err.get('where')}: {err.get('error')} ({_since(err.get('at'))})")

@@ -35,6 +35,8 @@ REST_S = 20.0
 # However long it rests, it looks this often whether its data folder and lock file are still there (two stats, no
 # tick): a data folder deleted takes the watch with it, so no notification would ever say so.
 ALIVE_S = 1.0
+# After a WAL change that showed no other process's commit yet, it is looked at again this long after.
+RECHECK_S = (0.003, 0.02, 0.1)
 
 
 def default_sources() -> list[Source]:
@@ -88,12 +90,26 @@ def run(
     external = changes.ExternalCommits(conn)
     link = SyncLink(paths.store_path())
 
-    def tick(beat: bool = True) -> str | None:
+    def tick(beat: bool = True, poll: bool = True) -> str | None:
         link.refresh(conn)
         collector.host = link.host
-        backlog = collector.tick(beat=beat)
+        backlog = collector.tick(beat=beat) if poll else collector.tick(beat=beat, poll=False)
         link.after_tick(conn, collector.transitions)
         return backlog
+
+    def pause(seconds: float) -> None:
+        """The wait between whole reads: a hook event or another process's commit is taken at once."""
+        assert wake is not None
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0 and not stop.is_set():
+            woken = wake.wait(left, ACTIVE_STEP_MS)
+            if woken.stopped:
+                return
+            committed = woken.committed and external.changed()
+            if committed:
+                notify()
+            if woken.spooled or committed:
+                tick(poll=False)
 
     # Made only once this process holds the lock: a second collector that exits at once starts nothing.
     watcher = observer() if observer is not None else None
@@ -107,15 +123,27 @@ def run(
         backlog = tick()
         ticked = time.monotonic()
         files_waiting = False  # a source's files changed, and the tick for them waits for `tick_s` to pass
+        # When to look again whether another process committed: its WAL write can come a moment before its
+        # commit shows (the WAL index is updated after the last frame is written, and that update is no file
+        # write a watch sees), so a WAL change that shows no commit yet is looked at again a few times.
+        recheck: list[float] = []
         while not stop.is_set():
             # Other hosts' rows follow their heartbeats (sync): a collector with sync on does not rest.
             resting = collector.at_rest and link.config is None and not files_waiting
             since = time.monotonic() - ticked
             timeout = (REST_S if resting else tick_s) - since
+            if recheck:
+                timeout = min(timeout, recheck[0] - time.monotonic())
             # Fine steps while live, or while a front end is open (a panel shows another process's commit, or a
             # hook event, within a step or two); coarse steps at rest with nobody watching.
             step = REST_STEP_MS if resting and not publisher.listened() else ACTIVE_STEP_MS
             woken = wake.wait(min(max(timeout, 0.0), ALIVE_S), step)
+            if recheck and time.monotonic() >= recheck[0]:
+                recheck.pop(0)
+                woken.committed = True
+            elif woken.committed:
+                clock = time.monotonic()
+                recheck = [clock + delay for delay in RECHECK_S]
             if woken.stopped:
                 break
             if not data_dir.exists() or not holds_lock_file(fd):
@@ -123,16 +151,22 @@ def run(
                 break
             committed = woken.committed and external.changed()
             if committed:
+                recheck = []
                 notify()
             files_waiting = files_waiting or woken.files
             due = time.monotonic() - ticked >= (REST_S if resting else tick_s)
-            if woken.spooled or committed or due or (files_waiting and time.monotonic() - ticked >= tick_s):
+            sources_due = files_waiting and time.monotonic() - ticked >= tick_s
+            if committed or due or sources_due or woken.poked:
                 # A timed tick at rest or while live commits its start only as a heartbeat (BEAT_EVERY_S).
                 backlog = tick(beat=woken.spooled or committed)
                 ticked = time.monotonic()
                 files_waiting = False
+            elif woken.spooled:
+                # Hook events only: taken at once, without reading the sources (their whole tick comes at its
+                # time): a turn's burst of tool events costs the collector its events, not a poll of each source.
+                backlog = tick(poll=False)
             while backlog is not None and not stop.is_set() and data_dir.exists():
-                backlog = catch_up(tick, external, publisher, stop)
+                backlog = catch_up(tick, external, publisher, stop, pause)
                 ticked = time.monotonic()
     except FileNotFoundError:
         log.info("the spool folder disappeared; stopping")

@@ -23,13 +23,22 @@ def catch_up(
     external: changes.ExternalCommits,
     publisher: changes.Publisher,
     stop: threading.Event,
+    pause: Callable[[float], None] | None = None,
 ) -> str | None:
     """One more tick while the sources have work left: at once while sessions are still unlisted (each tick
-    starts with the hook spool, so a live session is not kept waiting), then within READING_SHARE of a core."""
+    starts with the hook spool, so a live session is not kept waiting), then within READING_SHARE of a core.
+
+    `pause(seconds)` is the wait between reading ticks; the collector's takes the hook events and other
+    processes' commits that arrive meanwhile at once (without reading), so a whole read never keeps them
+    waiting longer than the tick it is in."""
     if external.changed():
         publisher.publish()
     started = time.monotonic()
     backlog = tick()
     if backlog == "reading":
-        stop.wait((time.monotonic() - started) * (1 - READING_SHARE) / READING_SHARE)
+        rest = (time.monotonic() - started) * (1 - READING_SHARE) / READING_SHARE
+        if pause is not None:
+            pause(rest)
+        else:
+            stop.wait(rest)
     return backlog

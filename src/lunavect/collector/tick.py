@@ -13,10 +13,12 @@ its facts, `sources.Known`), and tells front ends of each commit that changes wh
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import msgspec
 
@@ -38,6 +40,8 @@ log = logging.getLogger("lunavect.collector")
 # At rest, the tick time is committed at most this often (`tick(beat=False)`): `lunavect doctor` reads its age
 # (a collector silent for 30 s is behind), and a front end that waits for a tick pokes, which asks for a beat.
 BEAT_EVERY_S = 5.0
+# The collector value that says how far a first start's reading of the history got ("412 of 3,000"; empty at rest).
+READING_KEY = "reading"
 # How often the events table is pruned of what is past the de-duplication window (`store.prune_events`).
 PRUNE_EVERY_S = 60.0
 
@@ -72,12 +76,14 @@ class Collector:
         self.backlog: str | None = None
         self.network = NetworkWatch()
         self._pruned_at: float | None = None
+        self._pruned_cut: float | None = None  # the last prune's cut: events before it are pruned already
         self._probed_at: float | None = None
         self.errors = Errors(log)  # failures logged at a bounded rate, the newest kept for `lunavect doctor`
         # Called after each commit that changes what front ends show (the change feed's publisher).
         self.notify: Callable[[], None] = _nobody
         self._host: str | None = None
         self._decided_at = 0.0
+        self._reading: str | None = None  # the progress last said (`READING_KEY`)
         self._beat_at: float | None = None
         # Called after each snapshot commit with the rows it changed (the notifier's feed: committed
         # transitions, never raw events). It must not block: the notifier queues them for its own thread.
@@ -95,9 +101,10 @@ class Collector:
         self._unsettled = set(self._facts)
         # Some source's last poll left sessions unlisted (`Known.listing`).
         self._listing = False
-        view = _View(self._facts, lambda: self._listing)
+        self._spool_seen: tuple[int, int] | None = None  # (inode, size) of the live spool file at the last ingest
+        self._view = _View(self._facts, lambda: self._listing, self._spool_waits)
         for source in self.sources:
-            source.attach(view)
+            source.attach(self._view)
 
     @property
     def host(self) -> str | None:
@@ -122,7 +129,19 @@ class Collector:
                     break
                 stored += self._ingest_chunk(chunk, time.time() if now is None else now)
         spool.rotate_and_retire(self.conn, self.spool_dir, now)
+        self._spool_seen = self._live_spool()
         return stored
+
+    def _live_spool(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.spool_dir / spool.SPOOL_FILE_NAME)
+        except OSError:
+            return None
+        return st.st_ino, st.st_size
+
+    def _spool_waits(self) -> bool:
+        """A hook event arrived since the last ingest (the sources' `Known.urgent`): one stat."""
+        return self._live_spool() != self._spool_seen
 
     def _ingest_chunk(self, chunk: spool.Chunk, now: float) -> int:
         changed: dict[str, Facts] = {}
@@ -169,6 +188,7 @@ class Collector:
         """Take committed facts into the in-memory view; their sessions are decided again."""
         self._facts.update(changed)
         self._unsettled.update(changed)
+        self._view.learn(changed)
 
     def poll_sources(self, now: float | None = None) -> int:
         """Poll every file and catalog source once; store what they found with their cursors."""
@@ -176,6 +196,7 @@ class Collector:
         stored = 0
         listed = False
         backlogs: set[str] = set()
+        read, known = 0, 0
         for source in self.sources:
             try:
                 batch = source.poll(self.conn, now)
@@ -185,6 +206,8 @@ class Collector:
                 continue
             if batch.backlog is not None:
                 backlogs.add(batch.backlog)
+            if batch.progress is not None:
+                read, known = read + batch.progress[0], known + batch.progress[1]
             changed: dict[str, Facts] = {}
             with store.transaction(self.conn):
                 stored += self._store(batch.evidence, changed, now)
@@ -204,6 +227,10 @@ class Collector:
             self.notify()  # a complete catalog listing may move sessions off the hidden list
         self.backlog = "listing" if "listing" in backlogs else "reading" if backlogs else None
         self._listing = "listing" in backlogs
+        reading = f"{read:,} of {known:,}" if self.backlog is not None and known else ""
+        if reading != self._reading:
+            store.set_collector_value(self.conn, READING_KEY, reading)  # doctor and the panel's header say it
+            self._reading = reading
         return stored
 
     # -- snapshot ----------------------------------------------------------------------------------------
@@ -301,7 +328,9 @@ class Collector:
             return 0
         self._pruned_at = now
         with store.transaction(self.conn):
-            return store.prune_events(self.conn, now)
+            pruned = store.prune_events(self.conn, now, since=self._pruned_cut)
+        self._pruned_cut = now - store.DEDUP_WINDOW_S  # the next prune looks only at what was stored since
+        return pruned
 
     @property
     def at_rest(self) -> bool:
@@ -309,39 +338,47 @@ class Collector:
         nothing: then only a notification, or the slow safety sweep, needs a tick (collector/loop.py)."""
         return not self._unsettled and self.backlog is None
 
-    def tick(self, now: float | None = None, beat: bool = True) -> str | None:
+    def tick(self, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
         """One tick; returns what the sources left for the next ones (`backlog`): the caller ticks again soon.
 
         `beat` commits the tick's start (what `wait_caught_up` and `lunavect doctor` read); without it the
-        start is committed only when BEAT_EVERY_S has passed since the last one.
+        start is committed only when BEAT_EVERY_S has passed since the last one. Without `poll` it takes the
+        spool only (a hook event arriving between two whole reads), and polls no source.
 
         A store on a full disk fails the tick's commits: each rolled back whole, and the in-memory view moves
         only after a commit, so nothing is lost; the tick is noted and retried, never a crash (a collector that
         exited would be restarted by the next front end into the same failure, a crash loop)."""
         try:
-            return self._tick(now, beat)
+            return self._tick(now, beat, poll)
         except sqlite3.OperationalError as exc:
             if getattr(exc, "sqlite_errorname", None) != "SQLITE_FULL":
                 raise
             self._unsettled.update(self._facts)  # decide every row again once the disk has room
+            self._view.forget_changes()  # and the sources look at every session again: a drained change is lost
             self.errors.note(self.conn, "the store (its disk is full)", exc, now)
             return None
 
-    def _tick(self, now: float | None, beat: bool) -> str | None:
+    def _tick(self, now: float | None, beat: bool, poll: bool) -> str | None:
         started = time.time()
         self.ingest(now)
         # Hook events and freshness are published before any source is read (the guide, "How state is
         # determined"): counts expire and hooks show even when a transcript or app-server read is slow.
         self.snapshot(now)
+        if not poll:  # only the spool (a hook event between two whole reads): the reading goes on after
+            self._beat(started, beat)
+            return self.backlog
         self.poll_sources(now)
         self.snapshot(now)
         self.probe_setup()
         self.prune(now)
+        self._beat(started, beat)
+        return self.backlog
+
+    def _beat(self, started: float, beat: bool) -> None:
         # A front end that asked at time T sees its events once a tick that started after T has finished.
         if beat or self._beat_at is None or not 0 <= started - self._beat_at < BEAT_EVERY_S:
             store.set_collector_value(self.conn, "tick_started", repr(started))
             self._beat_at = started
-        return self.backlog
 
 
 def _nobody() -> None:
@@ -353,14 +390,41 @@ def _nobody_listens(_moved: list[Transition]) -> None:
 
 
 class _View:
-    """The sources' read-only view of what the collector knows (`sources.Known`)."""
+    """The sources' read-only view of what the collector knows (`sources.Known`).
 
-    def __init__(self, facts: dict[str, Facts], listing: Callable[[], bool]) -> None:
+    Each provider's facts are kept apart and handed over as a live read-only mapping, never copied: a source
+    looks up the sessions it needs, and learns which ones changed (`changed`), so a poll's work follows what
+    changed rather than every session ever stored."""
+
+    def __init__(self, facts: dict[str, Facts], listing: Callable[[], bool], urgent: Callable[[], bool]) -> None:
         self._facts = facts
         self.listing = listing
+        self.urgent = urgent
+        self._by_provider: dict[str, dict[str, Facts]] = {}
+        # The keys changed since each provider's last `changed` call (kept once a source asked for them).
+        self._changed: dict[str, set[str]] = {}
+        self.learn(facts)
+
+    def learn(self, changed: Mapping[str, Facts]) -> None:
+        for key, facts in changed.items():
+            self._by_provider.setdefault(facts.provider, {})[key] = facts
+            pending = self._changed.get(facts.provider)
+            if pending is not None:
+                pending.add(key)
+
+    def forget_changes(self) -> None:
+        """Every session counts as changed again (a commit failed after the sources drained their changes)."""
+        self._changed.clear()
 
     def facts(self, provider: str) -> Mapping[str, Facts]:
-        return {key: f for key, f in self._facts.items() if f.provider == provider}
+        return MappingProxyType(self._by_provider.setdefault(provider, {}))
+
+    def changed(self, provider: str) -> set[str]:
+        if provider not in self._changed:
+            self._changed[provider] = set()
+            return set(self._by_provider.get(provider, {}))  # the first call: every session
+        found, self._changed[provider] = self._changed[provider], set()
+        return found
 
     def live(self, key: str) -> bool:
         facts = self._facts.get(key)

@@ -39,6 +39,9 @@ class Batch:
     # Work the source left for its next polls: "listing" (sessions not listed yet: poll again at once) or
     # "reading" (whole reads behind a complete list: poll again within the collector's CPU budget).
     backlog: str | None = None
+    # While it has a backlog: how many of the sessions it knows it has read, and how many it knows (the
+    # collector says the sum as `reading history: 412 of 3,000`, for doctor and the panel's header).
+    progress: tuple[int, int] | None = None
 
 
 class Known(Protocol):
@@ -48,8 +51,18 @@ class Known(Protocol):
         """Each session's folded facts, by key, for one provider."""
         ...
 
+    def changed(self, provider: str) -> set[str]:
+        """The keys of this provider's sessions whose facts changed since the last call (every one at the first):
+        what a source follows incrementally, instead of walking every session at each poll."""
+        ...
+
     def live(self, key: str) -> bool:
         """True for a session whose facts say it runs now (the rules' judgement, not the source's)."""
+        ...
+
+    def urgent(self) -> bool:
+        """True when a hook event waits in the spool: a long read (a first start's glances and whole reads)
+        stops before its next file and leaves the rest for its next poll, so the event shows at once."""
         ...
 
     def listing(self) -> bool:
@@ -64,7 +77,13 @@ class NothingKnown:
     def facts(self, provider: str) -> Mapping[str, Facts]:
         return {}
 
+    def changed(self, provider: str) -> set[str]:
+        return set()
+
     def live(self, key: str) -> bool:
+        return False
+
+    def urgent(self) -> bool:
         return False
 
     def listing(self) -> bool:

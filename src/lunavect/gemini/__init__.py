@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
     from lunavect.conversation.source import Source as Conversation
     from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
-    from lunavect.host.processes import ProcessTable
     from lunavect.gemini.install import Status
+    from lunavect.host.processes import ProcessTable
 
 __all__ = [
     "CLIENT",

@@ -21,7 +21,7 @@ from lunavect import store
 from lunavect.core.model import Session, State
 from lunavect.sync import config
 from lunavect.sync.presence import local_host, person_at
-from lunavect.sync.remote import CONNECTED_SINCE, DISCONNECTED_SINCE, HEARTBEAT_BASIS, STARTED
+from lunavect.sync.state_keys import CONNECTED_SINCE, DISCONNECTED_SINCE, HEARTBEAT_BASIS, STARTED
 
 
 @dataclass(frozen=True)

@@ -31,26 +31,22 @@ from lunavect.core.times import bounded
 from lunavect.host.name import machine_name
 from lunavect.sync import arrange, keys, remote_row
 
-log = logging.getLogger("lunavect.sync")
+# The collector table's keys for the sync client's own state live in sync/state_keys.py, which readers of the
+# store import without this module's imports; the client and `sync status` reach them here too.
+from lunavect.sync.state_keys import (
+    CONNECTED_SINCE,
+    CUT,
+    DISCONNECTED_SINCE,
+    ERROR,
+    INTAKE,
+    INTAKE_VERSION,
+    OPEN_SERVER,
+    REFUSED,
+    REVISION,
+    STARTED,
+)
 
-# The collector table's keys for the sync client's own state.
-REVISION = "sync.revision"
-CONNECTED_SINCE = "sync.connected_since"
-DISCONNECTED_SINCE = "sync.disconnected_since"
-ERROR = "sync.error"
-STARTED = "sync.started"
-# How many entries of other machines were refused where they entered, since sync was turned on (`sync status`).
-REFUSED = "sync.refused"
-# How many rows of other machines were kept with fields cut to length (README, "Many machines": the bounds).
-CUT = "sync.cut"
-# Set while the server lets clients without credentials write this host's keys (`open_server`).
-OPEN_SERVER = "sync.open_server"
-# The rules by which other machines' rows were taken in (`remote_row`, `_Held`): rows a store kept under older
-# rules are read again from the bucket once (`readmit_if_older`).
-INTAKE = "sync.intake"
-INTAKE_VERSION = "2"
-# A row decided by its host's missing heartbeat says so in its basis.
-HEARTBEAT_BASIS = "heartbeat"
+log = logging.getLogger("lunavect.sync")
 
 _encoder = msgspec.json.Encoder()
 

@@ -38,9 +38,9 @@ def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_en
     ticks: list[Collector] = []
     real_tick = Collector.tick
 
-    def counting(self: Collector, now: float | None = None, beat: bool = True) -> str | None:
+    def counting(self: Collector, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
         ticks.append(self)
-        return real_tick(self, now, beat)
+        return real_tick(self, now, beat, poll)
 
     monkeypatch.setattr(Collector, "tick", counting)
     assert iso_env.hook(PROMPT).returncode == 0
@@ -71,3 +71,76 @@ def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_en
         thread.join(timeout=10)
         conn.close()
     assert not thread.is_alive()
+
+
+def test_hook_events_are_taken_at_once_without_polling_the_sources(iso_env, monkeypatch):
+    """A turn's burst of tool events wakes the collector for each, but polls no source for them: the sources'
+    whole tick comes at its time."""
+    monkeypatch.setattr(collector_loop, "TICK_S", 5.0)  # the whole tick of a live session: not within this test
+    calls: list[bool] = []
+    real_tick = Collector.tick
+
+    def counting(self: Collector, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
+        calls.append(poll)
+        return real_tick(self, now, beat, poll)
+
+    monkeypatch.setattr(Collector, "tick", counting)
+    conn = store.connect()
+    stop = threading.Event()
+    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop, "tick_s": 5.0}, daemon=True)
+    thread.start()
+    try:
+        assert _wait(lambda: bool(calls)), "the collector never ticked"
+        first = len(calls)
+        assert iso_env.hook(PROMPT).returncode == 0
+        assert _wait(lambda: _state(conn) == "working", timeout=10), "the hook event was not taken"
+        assert iso_env.hook(STOP).returncode == 0
+        assert _wait(lambda: _state(conn) == "ready", timeout=10), "the second hook event was not taken"
+        assert calls[first:] and not any(calls[first:]), calls  # spool only: no source was polled for them
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        conn.close()
+
+
+def test_another_process_commit_seen_a_moment_after_its_wal_write_is_still_passed_on(iso_env, monkeypatch):
+    """The WAL is written before the commit shows: a look at the very moment of the write finds nothing new.
+    The collector looks again a moment later, and passes the commit on to the front ends."""
+    from lunavect.listing import changes
+
+    monkeypatch.setattr(collector_loop, "REST_S", 1e6)
+    published: list[float] = []
+    real_publish = changes.Publisher.publish
+
+    def counting(self) -> None:
+        published.append(time.monotonic())
+        real_publish(self)
+
+    monkeypatch.setattr(changes.Publisher, "publish", counting)
+    real_changed = changes.ExternalCommits.changed
+    early: list[bool] = []
+
+    def late(self) -> bool:
+        if armed and not early:  # the look that comes with the WAL write: the commit does not show yet
+            early.append(True)
+            return False
+        return real_changed(self)
+
+    monkeypatch.setattr(changes.ExternalCommits, "changed", late)
+    armed = False
+    conn = store.connect()
+    stop = threading.Event()
+    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop}, daemon=True)
+    thread.start()
+    try:
+        time.sleep(1.5)  # started, and resting
+        before = len(published)
+        armed = True
+        with store.transaction(conn):
+            store.set_setting(conn, "bench.probe", "1")
+        assert _wait(lambda: len(published) > before, timeout=5), "the other process's commit was not passed on"
+        assert early, "the first look did not happen"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        conn.close()

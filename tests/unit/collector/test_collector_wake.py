@@ -43,3 +43,39 @@ def test_a_poke_arriving_with_a_sources_request_is_not_lost(tmp_path):
     finally:
         stop.set()
         wake.close()
+
+
+class CountingStop(threading.Event):
+    """A stop event that counts how often a waiter asks it: each ask is a wake-up of the waiting thread."""
+
+    asked = 0
+
+    def is_set(self) -> bool:
+        self.asked += 1
+        return super().is_set()
+
+
+def test_waiting_while_nothing_changes_wakes_nobody_and_a_hook_event_ends_it(tmp_path):
+    data = tmp_path / "data"
+    spool = data / "spool"
+    spool.mkdir(parents=True)
+    stop = CountingStop()
+    wake = Wake(data, spool, data / "store.sqlite3-wal", stop)
+    try:
+        woken = wake.wait(2.0, ACTIVE_STEP_MS)  # the step a listening front end asks for
+        assert not (woken.spooled or woken.committed or woken.files)
+        # A watch that looks every 10 ms asks about 200 times in 2 s; a blocking wait once a second.
+        assert stop.asked <= 6, stop.asked
+        writer = threading.Timer(0.3, lambda: (spool / "events.jsonl").write_text("{}\n"))
+        writer.start()
+        started = time.monotonic()
+        woken = wake.wait(5.0, ACTIVE_STEP_MS)
+        assert woken.spooled and time.monotonic() - started < 5.0
+        writer.join()
+        (data / "store.sqlite3-wal").write_bytes(b"x")
+        assert wake.wait(5.0, ACTIVE_STEP_MS).committed
+        wake.set()
+        assert wake.wait(5.0, ACTIVE_STEP_MS).files
+    finally:
+        stop.set()
+        wake.close()

@@ -10,13 +10,10 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import re
 import time
-import uuid
-from pathlib import Path
 
 import pytest
-from unit_support import shared_data_dir
+from history_support import DATA, claude_history, codex_history
 
 from lunavect import store
 from lunavect.claude import discovery, transcript_read
@@ -27,49 +24,7 @@ from lunavect.codex.source import CodexSource
 from lunavect.collector.tick import Collector
 from lunavect.files import changed as changed_files
 
-DATA = shared_data_dir()
 pytestmark = pytest.mark.skipif(not (DATA / "claude").is_dir(), reason=f"the shared real files are not at {DATA}")
-_SESSION_ID = re.compile(rb'"sessionId":"([0-9a-f-]{36})"')
-_THREAD_ID = re.compile(rb'"id":"([0-9a-f-]{36})"')
-
-
-def claude_history(config: Path, copies: int) -> dict[str, Path]:
-    """`copies` copies of every real transcript, each a session of its own, the newest a day old."""
-    sources = sorted(p for p in (DATA / "claude").glob("*/*.jsonl"))
-    made: dict[str, Path] = {}
-    for index in range(copies * len(sources)):
-        data = sources[index % len(sources)].read_bytes()
-        session = str(uuid.uuid4())
-        for old in set(_SESSION_ID.findall(data)):
-            data = data.replace(old, session.encode())
-        folder = config / "projects" / f"-home-user-project-{index % 5}"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{session}.jsonl"
-        path.write_bytes(data)
-        stamp = time.time() - 86400 * (1 + index)
-        os.utime(path, (stamp, stamp))
-        made[session] = path
-    return made
-
-
-def codex_history(codex_home: Path, copies: int) -> dict[str, Path]:
-    """`copies` copies of every real rollout, in the day folders of the past days (within the recent window)."""
-    sources = sorted((DATA / "codex").rglob("rollout-*.jsonl"))
-    made: dict[str, Path] = {}
-    for index in range(copies * len(sources)):
-        data = sources[index % len(sources)].read_bytes()
-        old = _THREAD_ID.search(data.split(b"\n", 1)[0])
-        assert old is not None
-        thread = str(uuid.uuid4())
-        stamp = time.time() - 3600 * (2 + 20 * index)
-        local = time.localtime(stamp)
-        day = codex_home / "sessions" / time.strftime("%Y/%m/%d", local)
-        day.mkdir(parents=True, exist_ok=True)
-        path = day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{thread}.jsonl"
-        path.write_bytes(data.replace(old.group(1), thread.encode()))
-        os.utime(path, (stamp, stamp))
-        made[thread] = path
-    return made
 
 
 def listed_rows(conn) -> dict[str, dict]:
@@ -157,4 +112,29 @@ def test_an_idle_tick_touches_no_finished_sessions_file(tmp_path, monkeypatch):
     assert not [path for path in touched if path in finished]
     claude.close()
     codex.close()
+    conn.close()
+
+
+def test_a_first_start_says_how_far_its_reading_of_the_history_got(tmp_path, monkeypatch):
+    from lunavect.collector import doctor
+
+    config = tmp_path / "claude"
+    sessions = claude_history(config, copies=2)
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
+    conn = store.connect(tmp_path / "lv" / "lunavect.sqlite3")
+    source = ClaudeFilesSource(config, budget=256 << 10, processes=dict, one_process=lambda pid: None)
+    collector = Collector(conn, spool_dir=tmp_path / "spool", sources=[source])
+    said: list[str] = []
+    while collector.tick() is not None:
+        said.append(store.collector_values(conn).get("reading", ""))
+        assert len(said) < 1000
+    total = len(sessions)
+    assert said and said[0] == f"0 of {total}"  # every session known at once, none read whole yet
+    read = [int(text.split(" of ")[0]) for text in said if text]
+    assert read == sorted(read) and read[-1] < total and all(text.endswith(f" of {total}") for text in said if text)
+    assert store.collector_values(conn)["reading"] == ""  # at rest: nothing to say
+    store.set_collector_value(conn, "reading", said[len(said) // 2])
+    lines = doctor.lines(doctor.examine())
+    assert f"  reading history: {said[len(said) // 2]}" in lines
+    source.close()
     conn.close()

@@ -10,7 +10,7 @@ from unit_support import a_session
 from lunavect.core.model import State
 from lunavect.core.times import iso
 from lunavect.listing import attention
-from lunavect.sync.remote import HEARTBEAT_BASIS
+from lunavect.sync.state_keys import HEARTBEAT_BASIS
 
 NOW = 1_800_000_000.0
 

@@ -9,6 +9,8 @@ import subprocess
 import threading
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from unit_support import LUNAVECT_BIN
 
 from lunavect import paths, store
@@ -193,3 +195,36 @@ def test_collector_values_and_latest_event_time(iso_env):
     assert store.collector_values(conn) == {"k": "2"}
     assert store.latest_event_time(conn) == 20.0
     assert store.latest_event_time(conn, "claude") == 10.0
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["A", "B"]), st.floats(0, 5000)), min_size=1, max_size=60),
+    st.lists(st.floats(0, 5000), min_size=1, max_size=6),
+)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_prune_since_the_last_cut_forgets_what_a_full_prune_forgets(tmp_path_factory, stored, prunes):
+    """A prune that looks only at the kinds stored since the previous prune's cut leaves exactly the events a
+    prune of every event leaves, prune after prune, whatever arrives between them."""
+    folder = tmp_path_factory.mktemp("prune")
+    full, quick = store.connect(folder / "full.sqlite3"), store.connect(folder / "quick.sqlite3")
+    events = sorted(stored, key=lambda item: item[2])
+    cut: float | None = None
+    at = 0.0
+    for prune_at in sorted(prunes):
+        for conn in (full, quick):
+            with store.transaction(conn):
+                conn.executemany(
+                    "INSERT INTO events (event_id, provider, session_id, kind, at, data, stored_at) "
+                    "VALUES (?, 'claude', ?, ?, ?, '{}', ?)",
+                    [(f"e{i}", f"s{s}", kind, t, t) for i, (s, kind, t) in enumerate(events) if at <= t < prune_at],
+                )
+        at = prune_at
+        with store.transaction(full):
+            store.prune_events(full, prune_at, window=900.0)
+        with store.transaction(quick):
+            store.prune_events(quick, prune_at, window=900.0, since=cut)
+        cut = prune_at - 900.0
+        left = [conn.execute("SELECT event_id FROM events ORDER BY seq").fetchall() for conn in (full, quick)]
+        assert left[0] == left[1]
+    full.close()
+    quick.close()

@@ -11,7 +11,7 @@ from lunavect.collector.snapshot import iso
 from lunavect.core.model import Session, State
 from lunavect.frontends import rows
 from lunavect.listing import hosts
-from lunavect.sync import remote
+from lunavect.sync.state_keys import HEARTBEAT_BASIS
 
 
 def session(**overrides) -> Session:
@@ -37,7 +37,7 @@ def test_a_silent_hosts_row_says_when_it_was_last_heard_and_does_not_work():
     heard = time.time() - 600
     host = hosts.Host(heard=heard, beat_s=5.0, machine="m", person_at=None)
     shown = hosts.present(session(open=True), host, now=time.time())
-    assert shown.state == State.OFFLINE and shown.basis == [remote.HEARTBEAT_BASIS]
+    assert shown.state == State.OFFLINE and shown.basis == [HEARTBEAT_BASIS]
     assert not shown.open  # nobody can tell whether its client still runs there
     assert rows.state_label(shown) == f"Offline: alpha last heard {time.strftime('%H:%M', time.localtime(heard))}"
     assert not rows.works(shown) and rows.background_count(shown) == 0

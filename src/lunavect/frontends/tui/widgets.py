@@ -12,12 +12,16 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Static
 
+from lunavect import store
 from lunavect.usage.bar import limits_note
 
 # How often the header reads the rate-limit windows again.
 LIMITS_EVERY_S = 30.0
+# How often the header reads again how far a first start's reading of the history got, while it reads.
+READING_EVERY_S = 2.0
 
 
 class Counter(Static):
@@ -78,6 +82,7 @@ class PanelHeader(Horizontal):
         yield Static("", classes="view", id="view-name")
         yield Static("", classes="spacer")
         if self._limits is not None:
+            yield ReadingNote(self._limits, id="reading")
             yield LimitsNote(self._limits, self._clock, id="limits")
         yield Counter("", classes="working", id="working")
         yield Counter("", classes="awaiting", id="awaiting")
@@ -93,6 +98,8 @@ class PanelHeader(Horizontal):
             else "Show only sessions that need a reply or permission"
         )
         self.query_one("#view-name", Static).update(view)
+        for note in self.query(ReadingNote):  # a first start may have begun reading since the panel opened
+            note.refresh_note()
 
 
 class MessageLine(Static):
@@ -116,3 +123,32 @@ class StaleNote(Static):
             self._shown = text
             self.update(text)
             self.set_class(bool(text), "-shown")
+
+
+class ReadingNote(Static):
+    """`reading history: 412 of 3,000` while a first start reads a long history (the collector's value
+    `reading`), hidden otherwise. Read when the panel opens and then every READING_EVERY_S only while shown: a
+    panel at rest reads nothing."""
+
+    def __init__(self, conn: Callable[[], sqlite3.Connection | None], **kw: Any) -> None:
+        super().__init__("", markup=False, **kw)
+        self._conn = conn
+        self._timer: Timer | None = None
+        self.tooltip = "lunavect's first start is reading your past sessions (counts, usage, background work)"
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.refresh_note)
+
+    def refresh_note(self) -> None:
+        conn = self._conn()
+        try:
+            reading = store.collector_values(conn).get("reading") if conn is not None else None
+        except sqlite3.Error:
+            reading = None
+        self.update(f"reading history: {reading}" if reading else "")
+        self.display = bool(reading)
+        if reading and self._timer is None:
+            self._timer = self.set_interval(READING_EVERY_S, self.refresh_note)
+        elif not reading and self._timer is not None:
+            self._timer.stop()
+            self._timer = None

@@ -1,0 +1,228 @@
+"""A batch costs what it changed: with 3,000 stored sessions a tick does the same work as with 100.
+
+Each history is made of copies of small real transcripts and rollouts of shared/data (fresh ids, dated in the
+past), read by the collector to rest. Then one batch arrives, the same at both sizes: a hook event of one
+session, a transcript and a rollout that grow by real records. The tick that takes it is counted, not timed:
+the SQL statements it runs, the rows they change (`total_changes`), the virtual machine steps SQLite runs for
+them (what a scan of a table would multiply), the files it stats or opens, the sessions it decides and the
+stored facts its sources look at. The slow safety sweep, a share of every known file per elapsed second by
+design, is pushed out of reach.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from unit_support import shared_data_dir
+
+from lunavect import paths, store
+from lunavect.claude import discovery
+from lunavect.claude.files_source import ClaudeFilesSource
+from lunavect.codex import history
+from lunavect.codex.source import CodexSource
+from lunavect.collector import tick as collector_module
+from lunavect.collector.tick import Collector
+from lunavect.files import changed as changed_files
+from lunavect.shim import entry
+
+DATA = shared_data_dir()
+TRANSCRIPT = DATA / "claude" / "spotter" / "short.jsonl"
+ROLLOUT = DATA / "codex" / "localpush" / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
+pytestmark = pytest.mark.skipif(not TRANSCRIPT.is_file(), reason=f"the shared real files are not at {DATA}")
+_SESSION_ID = re.compile(rb'"sessionId":"([0-9a-f-]{36})"')
+_THREAD_ID = re.compile(rb'"id":"([0-9a-f-]{36})"')
+
+
+def _history(config: Path, codex_home: Path, sessions: int) -> tuple[list[Path], list[Path]]:
+    """`sessions` Claude transcripts and as many Codex rollouts, each a copy of a small real one."""
+    transcript, rollout = TRANSCRIPT.read_bytes(), ROLLOUT.read_bytes()
+    old_sessions = set(_SESSION_ID.findall(transcript))
+    old_thread = _THREAD_ID.search(rollout.split(b"\n", 1)[0])
+    assert old_thread is not None
+    claude, codex = [], []
+    for index in range(sessions):
+        session = str(uuid.uuid4()).encode()
+        data = transcript
+        for old in old_sessions:
+            data = data.replace(old, session)
+        folder = config / "projects" / f"-home-user-project-{index % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{session.decode()}.jsonl"
+        path.write_bytes(data)
+        stamp = time.time() - 86400 * (2 + index % 300)
+        os.utime(path, (stamp, stamp))
+        claude.append(path)
+        thread = str(uuid.uuid4())
+        local = time.localtime(stamp)
+        day = codex_home / "sessions" / time.strftime("%Y/%m/%d", local)
+        day.mkdir(parents=True, exist_ok=True)
+        rollout_path = day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{thread}.jsonl"
+        rollout_path.write_bytes(rollout.replace(old_thread.group(1), thread.encode()))
+        os.utime(rollout_path, (stamp, stamp))
+        codex.append(rollout_path)
+    return claude, codex
+
+
+def _count_walks(collector: Collector) -> None:
+    """Swap the collector's facts, in it and in its sources' views of them, for a dict that counts walks."""
+    original = collector._facts
+    looked = LookedAt(original)
+    views = [getattr(source, "known", None) or getattr(source, "_known", None) for source in collector.sources]
+    for holder in [collector, *views]:
+        if getattr(holder, "_facts", None) is original:
+            holder._facts = looked
+        by_provider = getattr(holder, "_by_provider", None)  # each provider's facts, where the view keeps them
+        if by_provider is not None:
+            holder._by_provider = {provider: LookedAt(facts) for provider, facts in by_provider.items()}
+
+
+class Counted:
+    """What one tick did: SQL statements and rows changed, SQLite's steps, file system calls, decisions."""
+
+    def __init__(self, conn, monkeypatch) -> None:
+        self.conn, self.monkeypatch = conn, monkeypatch
+        self.counts: Counter[str] = Counter()
+
+    def __enter__(self) -> Counter[str]:
+        counts = self.counts
+        changes = self.conn.total_changes
+
+        def step() -> int:
+            counts["sqlite steps"] += 1
+            return 0
+
+        # Called every few steps of each statement (SQLite counts them statement by statement).
+        self.conn.set_progress_handler(step, 10)
+        self.conn.set_trace_callback(lambda sql: counts.update(["statements"]))
+        for name in ("stat", "open", "scandir", "listdir"):
+            self.monkeypatch.setattr(os, name, self._counting(f"os.{name}", getattr(os, name)))
+        real_decide = collector_module.decide
+
+        def deciding(*args, **kwargs):
+            counts["sessions decided"] += 1
+            return real_decide(*args, **kwargs)
+
+        self.monkeypatch.setattr(collector_module, "decide", deciding)
+        self._changes = changes
+        return counts
+
+    def _counting(self, name, call):
+        def wrapper(*args, **kwargs):
+            self.counts[name] += 1
+            return call(*args, **kwargs)
+
+        return wrapper
+
+    def __exit__(self, *exc: object) -> None:
+        self.monkeypatch.undo()
+        self.conn.set_progress_handler(None, 0)
+        self.conn.set_trace_callback(None)
+        self.counts["rows changed"] = self.conn.total_changes - self._changes
+
+
+class LookedAt(dict):
+    """The collector's facts by key, counting each one a caller walks over (a batch should walk its own)."""
+
+    counts: Counter[str] | None = None
+
+    def _walked(self, n: int) -> None:
+        if LookedAt.counts is not None:
+            LookedAt.counts["stored facts walked"] += n
+
+    def items(self):
+        self._walked(len(self))
+        return super().items()
+
+    def values(self):
+        self._walked(len(self))
+        return super().values()
+
+    def __iter__(self):
+        self._walked(len(self))
+        return super().__iter__()
+
+
+def _one_batch(tmp_path: Path, monkeypatch, sessions: int) -> Counter[str]:
+    monkeypatch.setattr(changed_files, "READY_CHECK_MS", 100)
+    monkeypatch.setattr(discovery, "SWEEP_S", 1e9)  # the slow safety sweep is not due in this test
+    monkeypatch.setattr(history, "SWEEP_S", 1e9)
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
+    config, codex_home = tmp_path / "claude", tmp_path / "codex"
+    claude_files, codex_files = _history(config, codex_home, sessions)
+    env = {"LUNAVECT_CODEX": str(tmp_path / "no-codex"), "PATH": "/nonexistent", "HOME": str(tmp_path)}
+    claude = ClaudeFilesSource(config, processes=dict, one_process=lambda pid: None)
+    codex = CodexSource(codex_home=codex_home, env=env)
+    conn = store.connect(paths.store_path())
+    collector = Collector(conn, spool_dir=paths.ensure_private_dir(paths.spool_dir()), sources=[claude, codex])
+    _count_walks(collector)
+    try:
+        while collector.tick() is not None:
+            pass
+        assert conn.execute("SELECT count(*) FROM snapshot WHERE listed = 1").fetchone()[0] == 2 * sessions
+        deadline = time.monotonic() + 30
+        watches = [claude._changes, codex.changes]
+        while not all(w is not None and w._armed for w in watches) and time.monotonic() < deadline:
+            collector.tick()
+            time.sleep(0.05)
+        assert all(w is not None and w._armed for w in watches), "the change notifications never started"
+        for _ in range(3):
+            collector.tick()
+        assert collector.at_rest
+
+        # The history was read long enough ago that its events are past the de-duplication window.
+        with store.transaction(conn):
+            conn.execute("UPDATE events SET stored_at = stored_at - ?", (2 * store.DEDUP_WINDOW_S,))
+        collector._pruned_at = None
+        collector.tick()  # its prune forgets what the history's reads superseded: once, not per batch
+
+        # One batch: a hook event of one session, and one transcript and one rollout grow.
+        session = claude_files[0].stem
+        payload = {"session_id": session, "hook_event_name": "PreToolUse", "cwd": "/home/user/project-0"}
+        payload.update(tool_name="Bash", tool_input={"command": "true"}, tool_use_id="toolu_batch_cost")
+        entry.handle("claude", json.dumps(payload).encode(), None)
+        with claude_files[1].open("ab") as out:
+            out.write(TRANSCRIPT.read_bytes().splitlines(keepends=True)[-1])
+        with codex_files[1].open("ab") as out:
+            out.write(ROLLOUT.read_bytes().splitlines(keepends=True)[-1])
+        told = {str(claude_files[1]), str(codex_files[1])}
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with claude._changes._watch.lock, codex.changes._watch.lock:
+                pending = claude._changes._watch.changed | codex.changes._watch.changed
+            if told <= pending:
+                break
+            time.sleep(0.02)
+        # Whatever the collector and the Codex source do every few seconds is due in the counted tick.
+        codex._discovered_at = codex._catalog_at = codex._live_at = None
+        collector._pruned_at = None
+        with Counted(conn, monkeypatch) as counts:
+            LookedAt.counts = counts
+            try:
+                collector.tick()
+            finally:
+                LookedAt.counts = None
+        row = conn.execute("SELECT data FROM snapshot WHERE id = ?", (f"claude:{session}",)).fetchone()
+        assert json.loads(row[0])["activity"] is not None  # the hook event was taken
+        return counts
+    finally:
+        claude.close()
+        codex.close()
+        conn.close()
+
+
+def test_a_batch_costs_the_same_with_100_or_3000_stored_sessions(tmp_path, monkeypatch):
+    small = _one_batch(tmp_path / "small", monkeypatch, 100)
+    large = _one_batch(tmp_path / "large", monkeypatch, 3000)
+    assert small["statements"] > 0 and small["rows changed"] > 0, small
+    # SQLite's steps may differ by a few with a deeper index; a scan of 3,000 sessions' rows would be thousands.
+    assert large["sqlite steps"] <= small["sqlite steps"] * 1.1 + 10, (small, large)
+    for name in sorted(set(small) | set(large)):
+        if name != "sqlite steps":
+            assert large[name] == small[name], (name, small, large)
