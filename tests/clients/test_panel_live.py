@@ -10,7 +10,8 @@ import time
 from anthropic_server import text, tool_use
 from claude_tmux import ClaudeTmux
 
-WORKING_ROW = re.compile(r"Working: Bash\s+(\d+)s\s*$", re.M)
+# The row: its state, the LAST column (● now: its client runs, it did something just now), its timer.
+WORKING_ROW = re.compile(r"Working: Bash\s+● now\s+(\d+)s\s*$", re.M)
 
 
 def test_panel_in_tmux_shows_a_real_session_go_from_working_to_ready(claude_tmux, model_server, iso_home):
