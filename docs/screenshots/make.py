@@ -24,11 +24,13 @@ async def shoot(name: str, scene, setup=None) -> None:
     from lunavect import store
     from lunavect.listing import arrangement
     from lunavect.frontends.tui import PanelApp
-    from lunavect.collector.setup_report import SetupReport
+    from lunavect.collector.setup_probe import report_of
 
     folder = tempfile.mkdtemp(prefix="lunavect-shots-")
     os.environ.update(
-        HOME=folder, CLAUDE_CONFIG_DIR=f"{folder}/.claude", CODEX_HOME=f"{folder}/.codex",
+        HOME=folder,
+        CLAUDE_CONFIG_DIR=f"{folder}/.claude",
+        CODEX_HOME=f"{folder}/.codex",
         LUNAVECT_HOME=f"{folder}/lunavect",
     )
     try:
@@ -36,8 +38,9 @@ async def shoot(name: str, scene, setup=None) -> None:
         if setup is not None:
             setup(conn, seed, arrangement)
         app = PanelApp(
-            clock=lambda: seed.NOW, start_collector=False,
-            setup=lambda: SetupReport(claude_hooks="missing", claude_found=True, codex_found=False),
+            clock=lambda: seed.NOW,
+            start_collector=False,
+            setup=lambda: report_of({"claude": (True, "missing")}),
         )
         async with app.run_test(size=SIZE, tooltips=True) as pilot:
             await pilot.pause()
@@ -55,6 +58,41 @@ def many(conn, seed, arrangement) -> None:
     arrangement.pin(conn, "codex:b1")
     arrangement.hide(conn, "claude:b5", seed.NOW - 3600)
     arrangement.hide(conn, "codex:b2", seed.NOW - 7200)
+
+
+def mixed(conn, seed, arrangement) -> None:
+    """Sessions of the four clients side by side, each in the states its evidence gives."""
+    import msgspec
+
+    from lunavect.core.resume_command import display_command
+
+    rows = [
+        seed.session("m1", "working", title="Refactor the store layer", activity="Bash", since=42),
+        seed.session("m2", "permission", title="Delete the build cache", project="infra", waiting_for="Bash", since=30),
+        seed.session("m3", "ready", title="Explain the collector", provider="codex", project="api", updated=400),
+        seed.session(
+            "m4", "working", title="Port the parser", provider="gemini", activity="run_shell_command", since=75
+        ),
+        seed.session(
+            "m5", "input", title="Which schema to keep?", provider="gemini", waiting_for="question", updated=95
+        ),
+        seed.session(
+            "m6",
+            "working",
+            title="Write the migration",
+            provider="opencode",
+            project="infra",
+            activity="bash",
+            since=12,
+        ),
+        seed.session(
+            "m7", "error", title="Summarise the tracker", provider="opencode", project="web", error="auth", updated=900
+        ),
+        seed.session("m8", "idle", title="Sketch the sync protocol", provider="codex", project="api", updated=7200),
+    ]
+    seed.write(
+        conn, [msgspec.structs.replace(s, resume=display_command(s.provider, s.session_id, s.cwd)) for s in rows]
+    )
 
 
 async def main() -> None:
@@ -83,6 +121,7 @@ async def main() -> None:
     await shoot("panel-menu", menu, many)
     await shoot("panel-hidden", hidden, many)
     await shoot("panel-empty", nothing)
+    await shoot("panel-mixed", nothing, mixed)
 
 
 if __name__ == "__main__":

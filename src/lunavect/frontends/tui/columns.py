@@ -15,6 +15,7 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
+from lunavect.core import clients
 from lunavect.core.model import Session
 from lunavect.core.terminal_text import clean
 from lunavect.frontends import rows
@@ -37,14 +38,19 @@ USAGE_WIDTH = 14
 LAST_WIDTH = 8
 
 
-@functools.lru_cache(maxsize=8)
 def layout(width: int, usage: bool = False) -> tuple[Column, ...]:
     """The columns at a given width, with the usage column when the person turned it on: the title takes what
-    the others leave, and the project column gives way before the title would be narrower than it."""
+    the others leave, and the project column gives way before the title would be narrower than it. The client
+    column fits the longest client id, so a client added later is named whole (`opencode`)."""
+    return _layout(width, usage, max(len("CLIENT"), *(len(client.id) for client in clients.every())))
+
+
+@functools.lru_cache(maxsize=8)
+def _layout(width: int, usage: bool, client: int) -> tuple[Column, ...]:
     project, state = (16, 26) if width >= 100 else (12, 22)
     fixed = [
         Column("project", "PROJECT", project),
-        Column("provider", "CLIENT", 6),
+        Column("provider", "CLIENT", client),
         Column("state", "STATE", state),
         Column("capsule", "", 5, "right"),
         *([Column("usage", "USAGE", USAGE_WIDTH, "right")] if usage else []),
