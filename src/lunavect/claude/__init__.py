@@ -49,7 +49,6 @@ __all__ = [
     "process_facts",
     "read_dialog",
     "read_prompt",
-    "read_title",
     "settings_path",
     "setup_lines",
     "new_source",
@@ -145,11 +144,6 @@ def uninstall_hooks() -> list[str]:
 
 
 # -- read on demand ----------------------------------------------------------------------------------------
-
-
-def read_title(title: str) -> str | None:
-    """Its terminal title is not read for its state (`Client.live_title` is false)."""
-    return None
 
 
 def live_catalog() -> Sequence[CatalogEntry]:

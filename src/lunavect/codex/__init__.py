@@ -9,7 +9,6 @@ little.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,12 +24,10 @@ if TYPE_CHECKING:
 
     from lunavect.codex.install import Status
     from lunavect.conversation.source import Source as Conversation
-    from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
-    from lunavect.host.processes import ProcessTable
+    from lunavect.evidence.sources import Source
 
 __all__ = [
     "CLIENT",
-    "background_job",
     "conversation_at",
     "describe_status",
     "evidence_from_record",
@@ -39,10 +36,8 @@ __all__ = [
     "hooks_report",
     "hooks_status",
     "install_hooks",
-    "live_catalog",
     "read_dialog",
     "read_prompt",
-    "read_title",
     "setup_lines",
     "new_source",
     "uninstall_hooks",
@@ -115,21 +110,6 @@ def uninstall_hooks() -> list[str]:
 
 
 # -- read on demand ----------------------------------------------------------------------------------------
-
-
-def read_title(title: str) -> str | None:
-    """Its terminal title is not read for its state (`Client.live_title` is false)."""
-    return None
-
-
-def live_catalog() -> Sequence[LiveEntry]:
-    """Codex keeps no catalog of which process holds which thread: its hooks' process facts tell it."""
-    return ()
-
-
-def background_job(session_id: str, table: ProcessTable) -> BackgroundJob | None:
-    """Codex runs no session apart from a terminal of its own (its app-server's threads are the TUI's)."""
-    return None
 
 
 def find_conversation(thread_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:

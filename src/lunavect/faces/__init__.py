@@ -42,7 +42,8 @@ class HooksStatus(Protocol):
 
 
 class Face(Protocol):
-    """What a client's package offers the rest of lunavect (its `__init__` defines each member)."""
+    """What a client's package offers the rest of lunavect (its `__init__` defines each member, but for the
+    ones in `OPTIONAL`, which a client without such a thing leaves out)."""
 
     CLIENT: Client
 
@@ -122,14 +123,39 @@ class Face(Protocol):
         ...
 
 
+def _no_live_catalog() -> Sequence[LiveEntry]:
+    return ()
+
+
+def _no_background_job(session_id: str, table: ProcessTable) -> BackgroundJob | None:
+    return None
+
+
+def _no_title_state(title: str) -> str | None:
+    return None
+
+
+# What most clients do not have, and what a face that leaves it out offers instead: no catalog of which process
+# holds which session (their hooks' process facts tell it), no session run apart from a terminal, no state drawn
+# in the terminal's title. A new client's face then says only what its client has.
+OPTIONAL = {
+    "live_catalog": _no_live_catalog,
+    "background_job": _no_background_job,
+    "read_title": _no_title_state,
+}
+
 _faces: dict[str, Face] = {}
 
 
 def of(client: Client) -> Face:
-    """The client's face (its package, imported the first time)."""
+    """The client's face (its package, imported the first time, given the `OPTIONAL` members it leaves out)."""
     face = _faces.get(client.package)
     if face is None:
-        face = _faces[client.package] = cast(Face, importlib.import_module(client.package))
+        package = importlib.import_module(client.package)
+        for name, default in OPTIONAL.items():
+            if not hasattr(package, name):
+                setattr(package, name, default)
+        face = _faces[client.package] = cast(Face, package)
     return face
 
 

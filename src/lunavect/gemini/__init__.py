@@ -9,7 +9,6 @@ face costs little.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,13 +23,11 @@ if TYPE_CHECKING:
     import sqlite3
 
     from lunavect.conversation.source import Source as Conversation
-    from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
+    from lunavect.evidence.sources import Source
     from lunavect.gemini.install import Status
-    from lunavect.host.processes import ProcessTable
 
 __all__ = [
     "CLIENT",
-    "background_job",
     "conversation_at",
     "describe_status",
     "evidence_from_record",
@@ -39,7 +36,6 @@ __all__ = [
     "hooks_report",
     "hooks_status",
     "install_hooks",
-    "live_catalog",
     "new_source",
     "read_dialog",
     "read_prompt",
@@ -110,16 +106,6 @@ def uninstall_hooks() -> list[str]:
 
 
 # -- read on demand ----------------------------------------------------------------------------------------
-
-
-def live_catalog() -> Sequence[LiveEntry]:
-    """Gemini CLI keeps no catalog of which process holds which session: its hooks' process facts tell it."""
-    return ()
-
-
-def background_job(session_id: str, table: ProcessTable) -> BackgroundJob | None:
-    """Gemini CLI runs no session apart from a terminal of its own."""
-    return None
 
 
 def find_conversation(session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:

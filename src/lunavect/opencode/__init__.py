@@ -10,7 +10,6 @@ importing the face costs little.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,13 +23,11 @@ if TYPE_CHECKING:
     import sqlite3
 
     from lunavect.conversation.source import Source as Conversation
-    from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
-    from lunavect.host.processes import ProcessTable
+    from lunavect.evidence.sources import Source
     from lunavect.opencode.install import Status
 
 __all__ = [
     "CLIENT",
-    "background_job",
     "conversation_at",
     "describe_status",
     "evidence_from_record",
@@ -39,10 +36,8 @@ __all__ = [
     "hooks_report",
     "hooks_status",
     "install_hooks",
-    "live_catalog",
     "read_dialog",
     "read_prompt",
-    "read_title",
     "setup_lines",
     "new_source",
     "uninstall_hooks",
@@ -119,21 +114,6 @@ def uninstall_hooks() -> list[str]:
 
 
 # -- read on demand ----------------------------------------------------------------------------------------
-
-
-def live_catalog() -> Sequence[LiveEntry]:
-    """OpenCode keeps no catalog of which process holds which session: its plugin's records tell it."""
-    return ()
-
-
-def read_title(title: str) -> str | None:
-    """Its terminal title is not read for its state (`Client.live_title` is false)."""
-    return None
-
-
-def background_job(session_id: str, table: ProcessTable) -> BackgroundJob | None:
-    """OpenCode runs no session apart from a terminal of its own."""
-    return None
 
 
 def find_conversation(session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
