@@ -23,7 +23,7 @@ from lunavect.conversation.source import Source as Conversation
 from lunavect.core.clients import Client
 from lunavect.core.model import Evidence
 from lunavect.core.pane_reading import Dialog, PromptReading
-from lunavect.evidence.sources import Batch, LiveEntry, Source
+from lunavect.evidence.sources import Batch, Source
 from lunavect.evidence.spool_record import SpoolRecord
 from lunavect.evidence.spool_record import evidence as shared_evidence
 from lunavect.install import hooks_file
@@ -119,23 +119,11 @@ def uninstall_hooks() -> list[str]:
     return [f"{CLIENT.id}: {'removed' if removed else 'nothing to remove'} in {hooks_path()}"]
 
 
-def live_catalog() -> list[LiveEntry]:
-    return []
-
-
-def background_job(session_id: str, table: object) -> None:
-    return None
-
-
 def read_prompt(screen: str) -> PromptReading:
     return PromptReading(None, "the stand-in draws no prompt")
 
 
 def read_dialog(screen: str) -> Dialog | None:
-    return None
-
-
-def read_title(title: str) -> str | None:
     return None
 
 
