@@ -26,6 +26,10 @@ from lunavect.navigation.terminals.runner import Reply, run
 
 # A state that holds is said again this often.
 CONFIRM_S = 30.0
+# A title that has just changed is said again at each poll for this long: the rules take a title only once it is
+# newer than the hooks' last word by their margin (`core.rules.title`), so a change seen within a moment of that
+# word (a permission granted right after it was asked) moves the phase at the next poll, not CONFIRM_S later.
+SETTLE_S = 3.0
 # tmux answers in milliseconds; a server that hangs must not hold the collector's tick.
 TMUX_TIMEOUT_S = 2.0
 # How many characters of a title are looked at: its first sign is all that is read.
@@ -39,6 +43,7 @@ class _Seen:
     pane: tmux.Pane | None
     status: str | None = None
     said_at: float | None = None
+    changed_at: float | None = None
 
 
 def _run(argv: list[str]) -> Reply:
@@ -81,9 +86,8 @@ class PaneTitles(Source):
             if seen is None or (seen.pid, seen.tty) != (facts.pid, facts.tty):
                 table = table or self._table()
                 sockets = tmux.server_sockets(table, facts.pid) + tmux.default_sockets()
-                seen = self._seen[key] = _Seen(
-                    facts.pid, facts.tty, tmux.find_pane(sockets, facts.tty, runner=self._runner)
-                )
+                pane = tmux.find_pane(sockets, facts.tty, runner=self._runner)
+                seen = self._seen[key] = _Seen(facts.pid, facts.tty, pane)
             if seen.pane is None:
                 continue
             if seen.pane.socket not in titles:
@@ -92,8 +96,11 @@ class PaneTitles(Source):
             status = faces.of(client).read_title(title[:TITLE_CHARS]) if title is not None else None
             if status is None:
                 continue
-            if status != seen.status or seen.said_at is None or now - seen.said_at >= CONFIRM_S:
-                seen.status, seen.said_at = status, now
+            if status != seen.status:
+                seen.status, seen.changed_at = status, now
+            settling = seen.changed_at is not None and now - seen.changed_at <= SETTLE_S
+            if settling or seen.said_at is None or now - seen.said_at >= CONFIRM_S:
+                seen.said_at = now
                 evidence = Evidence(client.id, facts.session_id, "PaneTitle", now, "title", status=status)
                 batch.evidence.append((f"title:{key}:{status}:{now!r}", evidence))
         return batch
