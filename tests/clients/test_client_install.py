@@ -7,16 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from claude_tmux import CLAUDE_VERSION, CODEX_VERSION, NPM_PACKAGES, find_clients
+from claude_tmux import CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION, NPM_PACKAGES, find_clients
 
 FAKE_NPM = f"""#!/bin/sh
 # records its arguments, then lays out what `npm install` of the pinned clients leaves behind
 echo "$@" >> "$FAKE_NPM_LOG"
 sleep 1
 mkdir -p node_modules/@anthropic-ai/claude-code node_modules/@anthropic-ai/claude-code-linux-x64 \\
-         node_modules/@openai/codex node_modules/.bin
+         node_modules/@openai/codex node_modules/@google/gemini-cli node_modules/.bin
 echo '{{"version": "{CLAUDE_VERSION}"}}' > node_modules/@anthropic-ai/claude-code/package.json
 echo '{{"version": "{CODEX_VERSION}"}}' > node_modules/@openai/codex/package.json
+echo '{{"version": "{GEMINI_VERSION}"}}' > node_modules/@google/gemini-cli/package.json
 printf '#!/bin/sh\\necho fake\\n' > node_modules/@anthropic-ai/claude-code-linux-x64/claude
 chmod +x node_modules/@anthropic-ai/claude-code-linux-x64/claude
 """
@@ -50,6 +51,12 @@ def test_ensure_clients_installs_once_under_a_lock(tmp_path: Path):
     found = find_clients(target)
     assert found is not None and outs == [str(found.claude)] * 3
     assert (target / "package.json").exists()  # npm must not adopt a parent project
+
+
+def test_scripts_test_installs_the_clients_the_harness_pins():
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "test").read_text()
+    for name, version in (("CLAUDE_CODE", CLAUDE_VERSION), ("CODEX", CODEX_VERSION), ("GEMINI_CLI", GEMINI_VERSION)):
+        assert f"\n{name}_VERSION={version}\n" in script, name
 
 
 def test_scripts_test_installs_the_opencode_the_harness_pins():
