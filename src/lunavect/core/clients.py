@@ -36,6 +36,7 @@ class Client:
         "desktop_apps",
         "editor_panel",
         "enter_after_s",
+        "environment",
         "event_authority_s",
         "hook_parent",
         "http_hooks",
@@ -70,6 +71,7 @@ class Client:
     panel_opens: bool
     http_hooks: bool
     desktop_apps: frozenset[str]
+    environment: tuple[str, ...]
     answers_outside: bool
     hook_parent: str | None
     outcome_in_transcript: bool
@@ -95,6 +97,7 @@ class Client:
         panel_opens: bool = False,
         http_hooks: bool = False,
         desktop_apps: Iterable[str] = (),
+        environment: Iterable[str] = (),
         answers_outside: bool = True,
         hook_parent: str | None = None,
         outcome_in_transcript: bool = False,
@@ -119,6 +122,8 @@ class Client:
           editor companion can ask that panel to show a given session.
         - `http_hooks`: its hooks can be HTTP hooks to the collector's listener (`lunavect.listener`).
         - `desktop_apps`: the process names of its desktop app, which is not a terminal.
+        - `environment`: the variables that say where its files are, which a collector started at login must see
+          as the person's shell does (`lunavect service install` carries them).
         - `answers_outside`: lunavect may answer its permission prompts from outside (`lunavect answer`, a key of
           its dialog pressed in its proven pane); False: they are answered in the client only.
         - `hook_parent`: the interpreter its runtime is a script of (`node`), when no process name of its own
@@ -148,6 +153,7 @@ class Client:
             "panel_opens": panel_opens,
             "http_hooks": http_hooks,
             "desktop_apps": frozenset(desktop_apps),
+            "environment": tuple(environment),
             "answers_outside": answers_outside,
             "hook_parent": hook_parent,
             "outcome_in_transcript": outcome_in_transcript,
@@ -182,6 +188,7 @@ CLAUDE = Client(
     panel_opens=True,
     http_hooks=True,
     desktop_apps=("Claude", "Claude Helper"),
+    environment=("CLAUDE_CONFIG_DIR",),
 )
 
 CODEX = Client(
@@ -201,6 +208,7 @@ CODEX = Client(
     enter_after_s=1.0,
     editor_panel="vscode",
     desktop_apps=("Codex", "Codex Helper"),
+    environment=("CODEX_HOME",),
 )
 
 GEMINI = Client(
@@ -219,6 +227,7 @@ GEMINI = Client(
     outcome_in_transcript=True,
     # `✋  Action Required`, `⏲  Working…`, `✦  …`, `◇  Ready` (its `ui.dynamicWindowTitle`, on by default).
     live_title=True,
+    environment=("GEMINI_CLI_HOME",),
 )
 
 OPENCODE = Client(
@@ -233,6 +242,7 @@ OPENCODE = Client(
     resume=("--session",),
     # Its permission prompts are answered in its own screen: lunavect's plugin only reports (README).
     answers_outside=False,
+    environment=("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENCODE_DB"),
 )
 
 # Every client, in the order lists and reports name them.

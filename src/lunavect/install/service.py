@@ -18,10 +18,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from lunavect.core import clients
+
 UNIT_NAME = "lunavect.service"
 LAUNCHD_LABEL = "dev.lunavect.collector"
-# The folders a collector must see as the installing shell saw them (side-by-side installations, tests).
-CARRIED_ENV = ("LUNAVECT_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_CODEX")
+# lunavect's own variables a collector must see as the installing shell saw them (side-by-side installations,
+# tests); each client's descriptor names its own (`Client.environment`).
+OWN_ENV = ("LUNAVECT_HOME", "LUNAVECT_CODEX")
 MANAGER_TIMEOUT_S = 10.0
 
 
@@ -42,8 +45,14 @@ def command(python: str | None = None) -> list[str]:
     return [python or sys.executable, "-m", "lunavect", "daemon", "--quiet"]
 
 
+def carried_names() -> tuple[str, ...]:
+    """The variables the service carries: lunavect's own, then each client's, each once."""
+    names = [*OWN_ENV, *(name for client in clients.every() for name in client.environment)]
+    return tuple(dict.fromkeys(names))
+
+
 def carried(environ: dict[str, str]) -> dict[str, str]:
-    return {name: environ[name] for name in CARRIED_ENV if environ.get(name)}
+    return {name: environ[name] for name in carried_names() if environ.get(name)}
 
 
 def _quote_systemd(arg: str) -> str:

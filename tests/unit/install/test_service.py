@@ -22,6 +22,24 @@ def test_the_systemd_unit_runs_this_interpreter_with_the_folders_it_was_installe
     assert svc.unit_path({**env, "XDG_CONFIG_HOME": "/x"}, "linux") == Path("/x/systemd/user/lunavect.service")
 
 
+def test_the_service_sees_every_client_s_folders_as_the_installing_shell_did(tmp_path: Path) -> None:
+    """A collector started at login reads Gemini CLI's and OpenCode's files where the person's shell puts them."""
+    env = {
+        "HOME": str(tmp_path),
+        "CLAUDE_CONFIG_DIR": "/c/claude",
+        "CODEX_HOME": "/c/codex",
+        "GEMINI_CLI_HOME": "/c/gemini",
+        "XDG_DATA_HOME": "/c/data",
+        "XDG_CONFIG_HOME": "/c/config",
+        "OPENCODE_DB": "/c/oc.db",
+        "EDITOR": "vi",
+    }
+    assert svc.carried(env) == {k: v for k, v in env.items() if k not in ("HOME", "EDITOR")}
+    data = plistlib.loads(svc.launchd_plist(env, tmp_path / "log", python="/py"))
+    assert data["EnvironmentVariables"]["GEMINI_CLI_HOME"] == "/c/gemini"
+    assert "Environment=OPENCODE_DB=/c/oc.db\n" in svc.systemd_unit(env, python="/py")
+
+
 def test_the_launchd_agent(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path), "CODEX_HOME": "/c"}
     data = plistlib.loads(svc.launchd_plist(env, tmp_path / "log", python="/py"))
