@@ -15,6 +15,7 @@ import click
 
 from lunavect import __version__
 from lunavect.cli.common import Failure
+from lunavect.core import clients
 
 # Every command, by the module of lunavect.cli that holds it (in that module's `COMMANDS` tuple). A module is
 # imported only when one of its commands runs (or `--help` lists them all): the quick commands (`list --json`,
@@ -75,14 +76,23 @@ class LunavectGroup(click.Group):
             raise Failure(f"the store cannot be used: {exc} (see `lunavect doctor`)") from None
 
 
-@click.group(cls=LunavectGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+def _about() -> str:
+    """The group's help, naming the clients from their descriptors (a client added later is named too)."""
+    names = [client.name for client in clients.every()]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"Every {listed} session on this machine, with the exact state of each.\n\nWithout a command, opens the live session panel."
+
+
+@click.group(
+    cls=LunavectGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=_about(),
+)
 @click.version_option(__version__, prog_name="lunavect")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
-    """Every Claude Code and Codex session on this machine, with the exact state of each.
-
-    Without a command, opens the live session panel.
-    """
+    """The command line's root (its help is `_about()`)."""
     if ctx.invoked_subcommand is None:
         from lunavect.cli.panel import panel_command
 

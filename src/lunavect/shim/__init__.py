@@ -1,4 +1,4 @@
-"""The hook shim: what Claude Code and Codex run for every lifecycle event (`entry.main`).
+"""The hook shim: what Claude Code, Codex and Gemini CLI run for every lifecycle event (`entry.main`).
 
 It runs on the agent's hot path, so it must never hurt the agent: its modules import only the standard
 library (and lunavect's pure classifiers and client descriptors, themselves standard-library only or
