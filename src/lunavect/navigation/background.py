@@ -80,20 +80,4 @@ def run(
     ask: str = "attach to it with",
 ) -> OpenResult:
     """The attach command run in a new tmux or terminal window, copied, or (by default) printed."""
-    env = dict(environ)
-    if resume_in == "tmux":
-        result = resume.in_tmux(p, env, done=ATTACHED)
-    elif resume_in == "terminal":
-        result = resume.in_terminal(p, env, done=ATTACHED)
-    elif resume_in == "clipboard":
-        result = resume.to_clipboard(p, env, what="the attach command")
-    else:
-        return OpenResult(Outcome.RESUME, f"{why}; {ask}: {p.display}", command=p.display)
-    return OpenResult(
-        result.outcome,
-        f"{why}; {result.message}",
-        terminal=result.terminal,
-        target=result.target,
-        command=result.command,
-        grant=result.grant,
-    )
+    return resume.deliver(p, resume_in, environ, why, done=ATTACHED, what="the attach command", ask=ask)

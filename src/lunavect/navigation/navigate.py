@@ -104,23 +104,7 @@ def resume_finished(session: SessionLike, why: str, resume_in: str | None, envir
     plan = resume.plan(session.provider, session.session_id, session.cwd)
     if isinstance(plan, OpenResult):
         return OpenResult(plan.outcome, f"{why}; {plan.message}", command=plan.command)
-    env = dict(environ)
-    if resume_in == "tmux":
-        result = resume.in_tmux(plan, env)
-    elif resume_in == "terminal":
-        result = resume.in_terminal(plan, env)
-    elif resume_in == "clipboard":
-        result = resume.to_clipboard(plan, env)
-    else:
-        return OpenResult(Outcome.RESUME, f"{why}; resume it with: {plan.display}", command=plan.display)
-    return OpenResult(
-        result.outcome,
-        f"{why}; {result.message}",
-        terminal=result.terminal,
-        target=result.target,
-        command=result.command,
-        grant=result.grant,
-    )
+    return resume.deliver(plan, resume_in, environ, why)
 
 
 def background_job(session: SessionLike, table: ProcessTable) -> BackgroundJob | None:

@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from lunavect.core import tmux_text
@@ -226,3 +226,34 @@ def to_clipboard(p: ResumePlan, environ: dict[str, str], what: str = "the resume
     except clipboard.ClipboardError as exc:
         return OpenResult(Outcome.UNAVAILABLE, str(exc), command=p.display)
     return OpenResult(Outcome.RESUMED, f"copied {what} ({tool})", command=p.display)
+
+
+def deliver(
+    p: ResumePlan,
+    resume_in: str | None,
+    environ: Mapping[str, str],
+    why: str,
+    *,
+    done: str = "resumed",
+    what: str = "the resume command",
+    ask: str = "resume it with",
+) -> OpenResult:
+    """The command run in a new tmux or terminal window, copied, or (by default) printed, each said after `why`
+    (what `open` found). `done`, `what` and `ask` name what running it does (a background session is attached)."""
+    env = dict(environ)
+    if resume_in == "tmux":
+        result = in_tmux(p, env, done=done)
+    elif resume_in == "terminal":
+        result = in_terminal(p, env, done=done)
+    elif resume_in == "clipboard":
+        result = to_clipboard(p, env, what=what)
+    else:
+        return OpenResult(Outcome.RESUME, f"{why}; {ask}: {p.display}", command=p.display)
+    return OpenResult(
+        result.outcome,
+        f"{why}; {result.message}",
+        terminal=result.terminal,
+        target=result.target,
+        command=result.command,
+        grant=result.grant,
+    )
