@@ -23,6 +23,7 @@ from gemini_harness import (
     write_settings,
 )
 from gemini_server import GeminiServer, ask_user, error, function_call, hang, shell, text
+from lunavect_probe import files_under
 
 
 @pytest.fixture
@@ -97,6 +98,12 @@ def test_a_permission_approved_is_working_from_the_title_then_ready(gemini, gemi
         client.wait_for_screen(r"Marker written", timeout=40)
         ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
         assert ready["basis"] == ["hook"] and marker.exists()
+        # Its hooks' records, the chat file's reading and the titles' polls keep no reply, command or title
+        # text (README "Privacy"; the first prompt is the session's title, as for every client).
+        for path in files_under(env["LUNAVECT_HOME"]):
+            data = path.read_bytes()
+            for secret in (b"Marker written", b"sleep 4", b"touch ", b"Working\xe2\x80\xa6", b"Action Required"):
+                assert secret not in data, f"{secret!r} found in {path}"
     finally:
         client.kill()
 
