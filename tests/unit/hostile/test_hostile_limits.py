@@ -12,10 +12,12 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_notify_decide import row  # noqa: E402
+from unit_support import stop_collector
 
 from lunavect import store
 from lunavect.codex.usage import UsageScan
@@ -56,7 +58,8 @@ def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """An isolated home; the collector the commands start is stopped at the end (it outlived the test)."""
     values = {
         "HOME": str(tmp_path / "home"),
         "CLAUDE_CONFIG_DIR": str(tmp_path / "home" / ".claude-test"),
@@ -66,7 +69,8 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     for name, value in values.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("TMUX", raising=False)
-    return {**os.environ, **values}
+    yield {**os.environ, **values}
+    stop_collector(tmp_path / "lv")
 
 
 def test_a_reset_of_1e300_through_the_wrapper_leaves_every_format_and_usage_bounded(env) -> None:
