@@ -357,6 +357,8 @@ _STRIP_PREFIXES = (
     "NODE_OPTIONS",
     "VSCODE_",
     "TERM_PROGRAM",
+    "CI_",
+    "GITHUB_",
 )
 _STRIP = {
     "HTTP_PROXY",
@@ -370,6 +372,13 @@ _STRIP = {
     "DISABLE_TELEMETRY",
     "DISABLE_ERROR_REPORTING",
     "API_TIMEOUT_MS",
+    # A CI runner's markers: a person's terminal has none, and the clients change under them (Gemini CLI
+    # with CI=true or GITHUB_ACTIONS=true runs headless and exits "No input provided via stdin").
+    "CI",
+    "CONTINUOUS_INTEGRATION",
+    "GITHUB_ACTIONS",
+    "BUILD_NUMBER",
+    "RUN_ID",
 }
 
 
