@@ -1,4 +1,5 @@
-"""Which files under a folder changed, told by the operating system (inotify, FSEvents) through watchfiles.
+"""Which files under a folder changed, told by the operating system: inotify on Linux, read in a blocking wait
+(`inotify_tree`), and elsewhere (FSEvents) or when inotify refuses, through watchfiles.
 
 A source that stat'ed every file it knows at every tick would cost more with every session a person ever
 ran. With change notifications it learns which files were written and stats those alone; the rest wait for a
@@ -15,14 +16,20 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 
+from lunavect.files import inotify
+from lunavect.files.inotify_tree import RootGone, TreeWatch
+
 log = logging.getLogger("lunavect.changed_files")
 
 # watchfiles looks for changes every this many milliseconds and groups what it finds: a growing file is
 # reported once per step. Each step wakes the watch's thread (about 25 µs of CPU), so the step is what a
-# watch costs at rest; a transcript's growth is seen within two steps (hook events have their own watch).
+# watch through it costs at rest; a transcript's growth is seen within two steps (hook events have their own
+# watch). Through inotify a change is told as it happens and nothing wakes meanwhile.
 STEP_MS = 100
 # The watch answers (empty) after this long without a change: its first answer says it runs.
 READY_CHECK_MS = 5000
+# Through inotify the watch sleeps until a change; it looks this often whether its owner closed it.
+STOP_CHECK_S = 2.0
 
 
 class _Watch:
@@ -38,33 +45,63 @@ class _Watch:
         # Set once the watch runs (its first answer, even an empty one): only changes after that are told.
         self.ready = threading.Event()
         self.failed = False
+        # Changes were lost (the kernel's queue overflowed): the owner looks its own way once.
+        self.lost = False
         # Called (in the watch's thread) after changes were collected: the collector's wake.
         self.listener: Callable[[], None] | None = None
 
     def run(self) -> None:
         try:
-            import watchfiles
-
-            for changes in watchfiles.watch(
-                self.root,
-                debounce=STEP_MS,
-                step=STEP_MS,
-                stop_event=self.stop,
-                raise_interrupt=False,
-                ignore_permission_denied=True,
-                rust_timeout=READY_CHECK_MS,
-                yield_on_timeout=True,
-            ):
-                self.ready.set()
-                if not changes:
-                    continue
-                with self.lock:
-                    self.changed.update(path for _change, path in changes)
-                if self.listener is not None:
-                    self.listener()
+            if inotify.available():
+                try:
+                    tree = TreeWatch(str(self.root))
+                except OSError:
+                    log.info("cannot watch %s through inotify; watching through watchfiles", self.root)
+                else:
+                    self._run_inotify(tree)
+                    return
+            self._run_watchfiles()
         except Exception:  # noqa: BLE001 - without a watch the source stats what it used to
             log.warning("cannot watch %s for changes", self.root, exc_info=True)
             self.failed = True
+
+    def _run_inotify(self, tree: TreeWatch) -> None:
+        """Sleeps until the kernel tells a change, looking at its stop event every STOP_CHECK_S."""
+        self.ready.set()
+        try:
+            while not self.stop.is_set():
+                try:
+                    changed = tree.read(STOP_CHECK_S)
+                except RootGone:
+                    return  # the folder went: the owner looks its own way, and watches it again once it is back
+                self._collected(changed, lost=tree.overflowed())
+        finally:
+            tree.close()
+
+    def _run_watchfiles(self) -> None:
+        import watchfiles
+
+        for changes in watchfiles.watch(
+            self.root,
+            debounce=STEP_MS,
+            step=STEP_MS,
+            stop_event=self.stop,
+            raise_interrupt=False,
+            ignore_permission_denied=True,
+            rust_timeout=READY_CHECK_MS,
+            yield_on_timeout=True,
+        ):
+            self.ready.set()
+            self._collected({path for _change, path in changes})
+
+    def _collected(self, paths: set[str], lost: bool = False) -> None:
+        if not paths and not lost:
+            return
+        with self.lock:
+            self.changed.update(paths)
+            self.lost = self.lost or lost
+        if self.listener is not None:
+            self.listener()
 
 
 class ChangedFiles:
@@ -85,16 +122,21 @@ class ChangedFiles:
         """The paths written, created or deleted since the last call; None while no watch runs (the caller
         then finds changes its own way)."""
         watch = self._watch
-        if self._thread is None and not watch.failed and self.root.is_dir():
+        dead = self._thread is not None and not self._thread.is_alive()
+        if (self._thread is None or dead) and not watch.failed and not watch.stop.is_set() and self.root.is_dir():
+            # First, or again once a folder that went away is back.
+            watch.ready.clear()
+            self._armed = False
             self._thread = threading.Thread(target=watch.run, name=f"changes of {self.root.name}", daemon=True)
             self._thread.start()
         if self._thread is None or not self._thread.is_alive() or not watch.ready.is_set():
             return None
         with watch.lock:
             changed, watch.changed = watch.changed, set()
-        if not self._armed:
-            # A change made while the watch was starting may be missing: the caller looks its own way once
-            # more, now that every later change is told.
+            lost, watch.lost = watch.lost, False
+        if not self._armed or lost:
+            # A change made while the watch was starting may be missing (or the kernel dropped some): the
+            # caller looks its own way once more, now that every later change is told.
             self._armed = True
             return None
         return changed

@@ -29,6 +29,9 @@ IN_DELETE_SELF = 0x00000400
 IN_MOVE_SELF = 0x00000800
 IN_Q_OVERFLOW = 0x00004000  # the kernel's queue overflowed: anything may have changed
 IN_IGNORED = 0x00008000  # the watch is gone (its folder was deleted)
+IN_ONLYDIR = 0x01000000  # watch the path only if it is a folder
+IN_DONT_FOLLOW = 0x02000000  # never through a symbolic link
+IN_ISDIR = 0x40000000  # the event's name is a folder
 # What a change of a file in a watched folder, or of the folder itself, sends.
 CHANGES = (
     IN_MODIFY

@@ -1,0 +1,117 @@
+"""What a folder's change watch tells, and that on Linux it sleeps until a change instead of stepping.
+
+Real files, a real kernel watch: a transcript appended, a project folder made with a file already in it, a
+file deleted, the folder itself removed and made again, and the watch thread's own context switches counted
+while nothing changes (watchfiles' 100 ms step made about ten a second; a blocking read makes one per
+STOP_CHECK_S)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from lunavect.files import changed as changed_files
+from lunavect.files.changed import ChangedFiles
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+
+
+def _armed(watch: ChangedFiles, timeout: float = 10.0) -> None:
+    """Take until the watch runs and has answered its first None (a change made while it started may be
+    missing): from then on every change is told."""
+    deadline = time.monotonic() + timeout
+    nones = 0
+    while time.monotonic() < deadline:
+        if watch.take() is None:
+            nones += 1
+        elif nones:
+            return
+        time.sleep(0.02)
+    raise AssertionError("the watch never ran")
+
+
+def _told(watch: ChangedFiles, wanted: set[str], timeout: float = 5.0) -> set[str]:
+    got: set[str] = set()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got |= watch.take() or set()
+        if wanted <= got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError(f"not told {wanted - got}; told {got}")
+
+
+def test_appends_new_folders_and_deletions_are_told(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    (root / "old").mkdir(parents=True)
+    transcript = root / "old" / "a.jsonl"
+    transcript.write_text("{}\n")
+    woken = threading.Event()
+    watch = ChangedFiles(root)
+    watch.listen(woken.set)
+    try:
+        _armed(watch)
+        with transcript.open("a") as f:
+            f.write("{}\n")
+        _told(watch, {str(transcript)})
+        assert woken.wait(5)
+        # A folder made with a file written in it at once: the file may come before the folder's own watch.
+        fresh = root / "new" / "deeper"
+        fresh.mkdir(parents=True)
+        (fresh / "b.jsonl").write_text("{}\n")
+        _told(watch, {str(root / "new"), str(fresh / "b.jsonl")})
+        (fresh / "c.jsonl").write_text("{}\n")  # and one after its watch is set
+        _told(watch, {str(fresh / "c.jsonl")})
+        transcript.unlink()
+        _told(watch, {str(transcript)})
+    finally:
+        watch.close()
+
+
+@linux_only
+def test_a_folder_removed_and_made_again_is_watched_again(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    root.mkdir()
+    watch = ChangedFiles(root)
+    try:
+        _armed(watch)
+        shutil.rmtree(root)
+        deadline = time.monotonic() + 5
+        while watch.take() is not None:  # the owner looks its own way while the folder is gone
+            assert time.monotonic() < deadline, "the watch still answers for a folder that is gone"
+            time.sleep(0.02)
+        root.mkdir()
+        _armed(watch)
+        (root / "again.jsonl").write_text("{}\n")
+        _told(watch, {str(root / "again.jsonl")})
+    finally:
+        watch.close()
+
+
+def _switches(thread: threading.Thread) -> int:
+    """The thread's context switches so far: every wake of a sleeping thread is one."""
+    status = Path(f"/proc/self/task/{thread.native_id}/status").read_text()
+    return sum(int(line.split()[1]) for line in status.splitlines() if line.split(":")[0].endswith("ctxt_switches"))
+
+
+@linux_only
+def test_a_watch_at_rest_sleeps_instead_of_stepping(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    (root / "p").mkdir(parents=True)
+    watch = ChangedFiles(root)
+    try:
+        _armed(watch)
+        thread = watch._thread
+        assert thread is not None and thread.native_id is not None
+        before = _switches(thread)
+        time.sleep(3.0)
+        woke = _switches(thread) - before
+        # Stepping every 100 ms would be about 30; sleeping until a change, at most two stop checks.
+        assert woke <= 3 * 1.0 / changed_files.STOP_CHECK_S + 2, woke
+    finally:
+        watch.close()
