@@ -36,7 +36,7 @@ from lunavect.frontends.tui.peek import PeekPane
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.toolbar import SearchInput, Toolbar
-from lunavect.frontends.tui.widgets import Counter, MessageLine, PanelHeader, StaleNote
+from lunavect.frontends.tui.widgets import Counter, MessageLine, PanelHeader, StaleNote, show_text
 from lunavect.listing import arrangement
 from lunavect.listing.attention import NOTHING_WAITS, needs_person
 from lunavect.listing.hosts import not_current_note
@@ -156,7 +156,7 @@ class PanelScreen(Screen[None]):
         self.query_one(Toolbar).show(self.filter, len(self.rows.hidden))
         empty = self.query_one("#empty", Static)
         text = "" if visible else self.rows.why_empty(self.filter, self._setup)
-        empty.update(text)
+        show_text(empty, text)
         empty.set_class(bool(text), "-shown")
         session_list.display = bool(visible)
         for view in self._hidden_views():

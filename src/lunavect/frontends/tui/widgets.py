@@ -11,6 +11,7 @@ from typing import Any
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
@@ -22,6 +23,24 @@ from lunavect.usage.bar import limits_note
 LIMITS_EVERY_S = 30.0
 # How often the header reads again how far a first start's reading of the history got, while it reads.
 READING_EVERY_S = 2.0
+
+
+def show_text(widget: Static, text: str) -> None:
+    """Set a line's text only when it changed, and without a layout pass when its width stays the same.
+
+    The panel sets its header and notes again at every change of the store; each `update` asks for a layout
+    pass, and a layout pass repaints the whole screen: with a thousand sessions every visible row of the list
+    is drawn again for a counter that went from 100 to 101, where only the changed row and the counter's cells
+    need drawing."""
+    old = widget.content
+    if isinstance(old, str) and old == text:
+        return
+    same_size = (
+        isinstance(old, str)
+        and Content(old).cell_length == Content(text).cell_length
+        and old.count("\n") == text.count("\n")
+    )
+    widget.update(text, layout=not same_size)
 
 
 class Counter(Static):
@@ -88,16 +107,16 @@ class PanelHeader(Horizontal):
         yield Counter("", classes="awaiting", id="awaiting")
 
     def show(self, working: int, awaiting: int, awaiting_selected: bool, view: str = "") -> None:
-        self.query_one("#working", Counter).update(f"● {working} working")
+        show_text(self.query_one("#working", Counter), f"● {working} working")
         awaiting_counter = self.query_one("#awaiting", Counter)
-        awaiting_counter.update(f"◆ {awaiting} awaiting input")
+        show_text(awaiting_counter, f"◆ {awaiting} awaiting input")
         awaiting_counter.set_class(awaiting_selected, "-selected")
         awaiting_counter.tooltip = (
             "Showing only sessions that need a reply or permission: select again to show all"
             if awaiting_selected
             else "Show only sessions that need a reply or permission"
         )
-        self.query_one("#view-name", Static).update(view)
+        show_text(self.query_one("#view-name", Static), view)
         for note in self.query(ReadingNote):  # a first start may have begun reading since the panel opened
             note.refresh_note()
 
@@ -145,7 +164,7 @@ class ReadingNote(Static):
             reading = store.collector_values(conn).get("reading") if conn is not None else None
         except sqlite3.Error:
             reading = None
-        self.update(f"reading history: {reading}" if reading else "")
+        show_text(self, f"reading history: {reading}" if reading else "")
         self.display = bool(reading)
         if reading and self._timer is None:
             self._timer = self.set_interval(READING_EVERY_S, self.refresh_note)
