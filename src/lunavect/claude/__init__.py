@@ -3,8 +3,9 @@
 Every member of `lunavect.faces.Face` is here (the collector's source and hook mapping, the hooks installer,
 the live catalog, the screen readers, the conversation files), and the few things only Claude Code has: its
 HTTP hooks (for the collector's listener) and its status line (`settings_path`). The modules behind it are
-this package's own: callers never import them. Each member imports its module when first called, so importing
-the face costs little (a peek or `lunavect open` never loads the collector's readers).
+this package's own: callers never import them. The collector's readers (its source, its catalog and jobs) are
+imported when first called, so importing the face costs little (a peek or `lunavect open` never loads them);
+the rest is light and comes with the face.
 """
 
 from __future__ import annotations
@@ -14,48 +15,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lunavect import paths
-from lunavect.claude.http_hooks import HOOK_PATH, HTTP_EVENTS, SECRET_HEADER
-from lunavect.claude.pane import read_dialog, read_prompt
+from lunavect.claude import install
+from lunavect.claude.conversation import conversation_at as conversation_at
+from lunavect.claude.conversation import find_conversation as find_conversation
+from lunavect.claude.http_hooks import HOOK_PATH as HOOK_PATH
+from lunavect.claude.http_hooks import HTTP_EVENTS as HTTP_EVENTS
+from lunavect.claude.http_hooks import SECRET_HEADER as SECRET_HEADER
+from lunavect.claude.install import describe_status as describe_status
+from lunavect.claude.install import settings_path as settings_path
+from lunavect.claude.pane import read_dialog as read_dialog
+from lunavect.claude.pane import read_prompt as read_prompt
 from lunavect.core.clients import CLAUDE
-from lunavect.evidence.spool_record import evidence as evidence_from_record
+from lunavect.evidence import spool_record
+from lunavect.install import outcome
 from lunavect.install.command import Http
-from lunavect.install.hooks_file import HooksRefused
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from lunavect.claude.catalog import CatalogEntry
-    from lunavect.claude.install import Status
     from lunavect.claude.jobs import Job
-    from lunavect.conversation.source import Source as Conversation
     from lunavect.evidence.sources import Source
     from lunavect.host.processes import ProcessTable
 
-__all__ = [
-    "CLIENT",
-    "HOOK_PATH",
-    "HTTP_EVENTS",
-    "SECRET_HEADER",
-    "background_job",
-    "conversation_at",
-    "describe_status",
-    "evidence_from_record",
-    "find_conversation",
-    "home",
-    "hooks_report",
-    "hooks_status",
-    "install_hooks",
-    "live_catalog",
-    "process_facts",
-    "read_dialog",
-    "read_prompt",
-    "settings_path",
-    "setup_lines",
-    "new_source",
-    "uninstall_hooks",
-]
-
 CLIENT = CLAUDE
+hooks_report = install.report
+# Its hook records are of the shape every client's shim spools.
+evidence_from_record = spool_record.evidence
 
 
 def new_source() -> Source:
@@ -69,38 +53,12 @@ def home() -> Path:
     return paths.claude_config_dir()
 
 
-def settings_path() -> Path:
-    """Its settings.json, which holds the hooks and the status line."""
-    from lunavect.claude import install
-
-    return install.settings_path()
+# -- its hooks (and in settings.json, `settings_path`, its status line) -------------------------------------
 
 
-# -- its hooks ---------------------------------------------------------------------------------------------
-
-
-def hooks_status(*, http: Http | None = None, verify: bool = True) -> Status:
+def hooks_status(*, http: Http | None = None, verify: bool = True) -> install.Status:
     """What settings.json says (`verify` asks nothing more of Claude Code)."""
-    from lunavect.claude import install
-
     return install.status(http=http)
-
-
-def hooks_report(status: Status) -> dict:
-    return {
-        "state": status.state,
-        "settings": str(status.path),
-        "missing_events": status.missing,
-        "stale_commands": status.stale_commands,
-        "detail": status.detail,
-        "http_events": status.http_events,
-    }
-
-
-def describe_status(status: Status) -> str:
-    from lunavect.claude import install
-
-    return install.describe_status(status)
 
 
 def setup_lines(hooks: str) -> list[str]:
@@ -117,13 +75,9 @@ def setup_lines(hooks: str) -> list[str]:
 
 def install_hooks(*, http: Http | None = None) -> list[str]:
     """With `http`, the events of `HTTP_EVENTS` go to the collector's listener and the rest keep the command
-    shim."""
-    from lunavect.claude import install
-
-    try:
+    shim. (A refusal names its settings.json, so it is not prefixed with the client's id.)"""
+    with outcome.refusing("", install.SettingsError):
         changed = install.install(http=http)
-    except (install.SettingsError, OSError) as exc:
-        raise HooksRefused(str(exc)) from None
     lines = [install.describe_install(changed)]
     if http is not None:
         lines.append(
@@ -134,13 +88,9 @@ def install_hooks(*, http: Http | None = None) -> list[str]:
 
 
 def uninstall_hooks() -> list[str]:
-    from lunavect.claude import install
-
-    try:
+    with outcome.refusing("", install.SettingsError):
         changed = install.uninstall()
-    except (install.SettingsError, OSError) as exc:
-        raise HooksRefused(str(exc)) from None
-    return [f"{CLIENT.id}: {'removed' if changed else 'nothing to remove'} in {settings_path()}"]
+    return [outcome.removed(CLIENT.id, changed, settings_path())]
 
 
 # -- read on demand ----------------------------------------------------------------------------------------
@@ -168,15 +118,3 @@ def process_facts(session_id: str) -> dict | None:
     from lunavect.claude.live_process import process_facts as facts
 
     return facts(session_id, home())
-
-
-def find_conversation(session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
-    from lunavect.claude.conversation import find_conversation as find
-
-    return find(session_id, conn)
-
-
-def conversation_at(path: Path) -> Conversation:
-    from lunavect.claude.conversation import conversation_at as at
-
-    return at(path)

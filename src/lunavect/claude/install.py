@@ -12,8 +12,11 @@ from pathlib import Path
 
 from lunavect import paths
 from lunavect.claude import http_hooks
+from lunavect.install import file_status
 from lunavect.install.command import Http, hook_command
+from lunavect.install.file_status import FileStatus
 from lunavect.install.hooks_file import HooksFileError, describe, entries, install_hooks, is_ours, load, uninstall_hooks
+from lunavect.install.outcome import installed
 
 # Every lifecycle event lunavect reads (FACTS.md, research/claude-formats.md §1.1).
 EVENTS = (
@@ -38,34 +41,16 @@ EVENTS = (
 
 SettingsError = HooksFileError
 
-__all__ = [
-    "EVENTS",
-    "Http",
-    "SettingsError",
-    "Status",
-    "hook_command",
-    "install",
-    "is_ours",
-    "settings_path",
-    "status",
-    "uninstall",
-]
-
 
 def settings_path() -> Path:
+    """Its settings.json, which holds the hooks and the status line."""
     return paths.claude_config_dir() / "settings.json"
 
 
 @dataclass
-class Status:
+class Status(FileStatus):
     """What settings.json says of lunavect's hooks."""
 
-    path: Path
-    state: str  # installed | missing | partial | stale | unreadable
-    events: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    stale_commands: list[str] = field(default_factory=list)
-    detail: str = ""
     # The events whose lunavect handler is an HTTP hook (the rest run the command shim).
     http_events: list[str] = field(default_factory=list)
 
@@ -80,9 +65,7 @@ def status(path: Path | None = None, http: Http | None = None) -> Status:
         return Status(path, "unreadable", detail=str(exc))
     expected = http_hooks.handlers(http.port, http.secret) if http is not None else None
     found = entries(settings, EVENTS, hook_command(), expected)
-    return Status(
-        path, found.state, found.events, found.missing, found.stale_commands, found.detail, _http_events(settings)
-    )
+    return Status.of(path, found, http_events=_http_events(settings))
 
 
 def _http_events(settings: dict) -> list[str]:
@@ -119,8 +102,12 @@ def uninstall(path: Path | None = None) -> bool:
 
 
 def describe_install(changed: bool, path: Path | None = None) -> str:
-    return f"claude: {'installed' if changed else 'already installed'} in {path or settings_path()}"
+    return installed("claude", changed, path or settings_path())
 
 
 def describe_status(state: Status) -> str:
     return describe("claude", state.state, state.path, state.detail, state.missing)
+
+
+def report(state: Status) -> dict:
+    return {**file_status.report(state, "settings"), "http_events": state.http_events}

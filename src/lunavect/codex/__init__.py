@@ -3,8 +3,8 @@
 Every member of `lunavect.faces.Face` is here: the collector's source (rollouts, its thread catalog and
 app-server) and hook mapping, the hooks installer (with Codex's own trust of them), the screen readers and the
 conversation files; Codex keeps no live catalog of its processes. The modules behind it are this package's
-own: callers never import them. Each member imports its module when first called, so importing the face costs
-little.
+own: callers never import them. What starts Codex's app-server (its source, its installer's trust) is imported
+when first called; the rest is light and comes with the face.
 """
 
 from __future__ import annotations
@@ -13,35 +13,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lunavect import paths
-from lunavect.codex.hooks import evidence_from_record
-from lunavect.codex.pane import read_dialog, read_prompt
+from lunavect.codex.conversation import conversation_at as conversation_at
+from lunavect.codex.conversation import find_conversation as find_conversation
+from lunavect.codex.hooks import evidence_from_record as evidence_from_record
+from lunavect.codex.pane import read_dialog as read_dialog
+from lunavect.codex.pane import read_prompt as read_prompt
 from lunavect.core.clients import CODEX
+from lunavect.install import outcome
 from lunavect.install.command import Http
-from lunavect.install.hooks_file import HooksRefused
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from lunavect.codex.install import Status
-    from lunavect.conversation.source import Source as Conversation
     from lunavect.evidence.sources import Source
-
-__all__ = [
-    "CLIENT",
-    "conversation_at",
-    "describe_status",
-    "evidence_from_record",
-    "find_conversation",
-    "home",
-    "hooks_report",
-    "hooks_status",
-    "install_hooks",
-    "read_dialog",
-    "read_prompt",
-    "setup_lines",
-    "new_source",
-    "uninstall_hooks",
-]
 
 CLIENT = CODEX
 
@@ -93,32 +76,10 @@ def install_hooks(*, http: Http | None = None) -> list[str]:
     Codex's)."""
     from lunavect.codex import install
 
-    try:
-        return [install.describe_install(install.install())]
-    except (install.SettingsError, OSError) as exc:
-        raise HooksRefused(f"{CLIENT.id}: {exc}") from None
+    return outcome.install_lines(CLIENT.id, install.install, install.describe_install, install.SettingsError)
 
 
 def uninstall_hooks() -> list[str]:
     from lunavect.codex import install
 
-    try:
-        removed = install.uninstall()
-    except (install.SettingsError, OSError) as exc:
-        raise HooksRefused(f"{CLIENT.id}: {exc}") from None
-    return [f"{CLIENT.id}: {'removed' if removed else 'nothing to remove'} in {install.hooks_path()}"]
-
-
-# -- read on demand ----------------------------------------------------------------------------------------
-
-
-def find_conversation(thread_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
-    from lunavect.codex.conversation import find_conversation as find
-
-    return find(thread_id, conn)
-
-
-def conversation_at(path: Path) -> Conversation:
-    from lunavect.codex.conversation import conversation_at as at
-
-    return at(path)
+    return outcome.uninstall_lines(CLIENT.id, install.uninstall, install.hooks_path(), install.SettingsError)

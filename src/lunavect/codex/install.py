@@ -21,8 +21,11 @@ from pathlib import Path
 
 from lunavect import paths
 from lunavect.codex import appserver
+from lunavect.install import file_status
 from lunavect.install.command import hook_command
+from lunavect.install.file_status import FileStatus
 from lunavect.install.hooks_file import HooksFileError, describe, entries, install_hooks, is_ours, load, uninstall_hooks
+from lunavect.install.outcome import installed
 
 # Every Codex 0.169.0 lifecycle event lunavect reads.
 EVENTS = (
@@ -44,19 +47,6 @@ TIMEOUTS = {"Interrupt": 3, "SessionEnd": 3}
 TRUST_TIMEOUT_S = 10.0
 
 SettingsError = HooksFileError
-
-__all__ = [
-    "EVENTS",
-    "SettingsError",
-    "Status",
-    "hook_command",
-    "hooks_path",
-    "install",
-    "is_ours",
-    "status",
-    "uninstall",
-    "trust",
-]
 
 
 def hooks_path() -> Path:
@@ -184,15 +174,9 @@ def _trust_from_config(path: Path, settings: dict) -> Trust:
 
 
 @dataclass
-class Status:
+class Status(FileStatus):
     """What hooks.json and Codex's trust say of lunavect's hooks."""
 
-    path: Path
-    state: str  # installed | missing | partial | stale | unreadable | untrusted
-    events: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    stale_commands: list[str] = field(default_factory=list)
-    detail: str = ""
     trust: Trust | None = None
 
 
@@ -204,7 +188,7 @@ def status(path: Path | None = None, verify: bool = True) -> Status:
         return Status(path, "unreadable", detail=str(exc))
     found = entries(settings, EVENTS, hook_command("codex"))
     if found.state in ("missing", "stale"):
-        return Status(path, found.state, found.events, found.missing, found.stale_commands, found.detail)
+        return Status.of(path, found)
     present, missing = found.events, found.missing
     trusted = _verified_trust(path) if verify else None
     if trusted is None or trusted.state == "unknown":
@@ -254,7 +238,7 @@ def uninstall(path: Path | None = None) -> bool:
 
 def describe_install(result: Result, path: Path | None = None) -> str:
     path = path or hooks_path()
-    line = f"codex: {'installed' if result.changed else 'already installed'} in {path}"
+    line = installed("codex", result.changed, path)
     if result.trust.state == "trusted":
         return line + " (trusted)"
     return line + f"; {result.trust.detail or 'not trusted yet'}"
@@ -262,14 +246,7 @@ def describe_install(result: Result, path: Path | None = None) -> str:
 
 def report(state: Status) -> dict:
     """The JSON form of a status."""
-    return {
-        "state": state.state,
-        "hooks": str(state.path),
-        "missing_events": state.missing,
-        "stale_commands": state.stale_commands,
-        "trust": state.trust.state if state.trust else None,
-        "detail": state.detail,
-    }
+    return {**file_status.report(state, "hooks"), "trust": state.trust.state if state.trust else None}
 
 
 def describe_status(state: Status) -> str:

@@ -9,11 +9,12 @@ lunavect edits plain JSON only, so a file with comments is refused and left as i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from lunavect.gemini.layout import settings_path
+from lunavect.install import file_status
 from lunavect.install.command import hook_command
+from lunavect.install.file_status import FileStatus
 from lunavect.install.hooks_file import (
     HOOK_TIMEOUT_S,
     HooksFileError,
@@ -23,6 +24,7 @@ from lunavect.install.hooks_file import (
     load,
     uninstall_hooks,
 )
+from lunavect.install.outcome import installed
 
 PROVIDER = "gemini"
 # Every lifecycle event lunavect reads (tests/clients/NOTES.md); BeforeModel and AfterModel fire for every
@@ -43,16 +45,8 @@ TIMEOUTS = dict.fromkeys(EVENTS, HOOK_TIMEOUT_S * 1000)
 SettingsError = HooksFileError
 
 
-@dataclass
-class Status:
-    """What settings.json says of lunavect's hooks."""
-
-    path: Path
-    state: str  # installed | missing | partial | stale | unreadable
-    events: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    stale_commands: list[str] = field(default_factory=list)
-    detail: str = ""
+# Nothing of its own to add to what its settings.json says.
+Status = FileStatus
 
 
 def _load(path: Path) -> dict:
@@ -81,8 +75,7 @@ def status(path: Path | None = None) -> Status:
         settings = _load(path)
     except HooksFileError as exc:
         return Status(path, "unreadable", detail=str(exc))
-    found = entries(settings, EVENTS, hook_command(PROVIDER))
-    return Status(path, found.state, found.events, found.missing, found.stale_commands, found.detail)
+    return Status.of(path, entries(settings, EVENTS, hook_command(PROVIDER)))
 
 
 def install(path: Path | None = None) -> bool:
@@ -101,7 +94,7 @@ def uninstall(path: Path | None = None) -> bool:
 
 
 def describe_install(changed: bool, path: Path | None = None) -> str:
-    return f"{PROVIDER}: {'installed' if changed else 'already installed'} in {path or settings_path()}"
+    return installed(PROVIDER, changed, path or settings_path())
 
 
 def describe_status(state: Status) -> str:
@@ -109,10 +102,4 @@ def describe_status(state: Status) -> str:
 
 
 def report(state: Status) -> dict:
-    return {
-        "state": state.state,
-        "settings": str(state.path),
-        "missing_events": state.missing,
-        "stale_commands": state.stale_commands,
-        "detail": state.detail,
-    }
+    return file_status.report(state, "settings")

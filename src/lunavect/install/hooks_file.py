@@ -13,11 +13,11 @@ import json
 import os
 import secrets
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lunavect.install.atomic import replace_file
 from lunavect.install.command import HTTP_PATH_PREFIX, MARKERS, still_runs
 
 # The shim returns in milliseconds; this only bounds a pathological machine.
@@ -170,20 +170,7 @@ def write_atomically(
         like = target.read_text(encoding="utf-8", errors="replace")
         if backup:
             shutil.copy2(target, backup_path(path))
-    fd, tmp = tempfile.mkstemp(prefix=".settings.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(render(settings, like) if data is None else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    replace_file(target, render(settings, like) if data is None else data, mode=mode, prefix=".settings.")
 
 
 def _without_ours(groups: list) -> list:

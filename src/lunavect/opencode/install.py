@@ -10,14 +10,14 @@ and uninstall removes exactly lunavect's file.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from lunavect import paths
 from lunavect.core.clients import OPENCODE
+from lunavect.install.atomic import replace_file
+from lunavect.install.outcome import installed
 from lunavect.opencode import places
 from lunavect.shim.spoolfile import SPOOL_FILE_NAME
 
@@ -67,43 +67,39 @@ def status() -> Status:
 
 def install() -> bool:
     """Write the plugin (or bring it up to date); False when it already was."""
-    path = places.plugin_path()
-    current = status()
-    if current.state == "installed":
+    path = _to_change(done="installed")
+    if path is None:
         return False
-    if current.state == "unreadable":
-        raise PluginError(f"{path}: {current.detail}; lunavect left it as it is")
     path.parent.mkdir(parents=True, exist_ok=True)
     # Not `*.js` until renamed: OpenCode loads every `plugin/*.js`, and must never load a half-written one.
-    fd, tmp = tempfile.mkstemp(prefix=".lunavect.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(plugin_text())
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    replace_file(path, plugin_text(), mode=0o644, prefix=".lunavect.")
     return True
 
 
 def uninstall() -> bool:
     """Remove lunavect's plugin and nothing else; False when there was none."""
-    path = places.plugin_path()
-    current = status()
-    if current.state == "missing":
+    path = _to_change(done="missing")
+    if path is None:
         return False
-    if current.state == "unreadable":
-        raise PluginError(f"{path}: {current.detail}; lunavect left it as it is")
     path.unlink()
     return True
 
 
-def describe(status: Status) -> str:
+def _to_change(done: str) -> Path | None:
+    """The plugin's path when there is something to do; None when it already is `done` (installed, missing).
+    A file of that name that is not lunavect's is refused and left as it is."""
+    current = status()
+    if current.state == done:
+        return None
+    if current.state == "unreadable":
+        raise PluginError(f"{current.path}: {current.detail}; lunavect left it as it is")
+    return current.path
+
+
+def describe_install(changed: bool) -> str:
+    return f"{installed(OPENCODE.id, changed, places.plugin_path())} (loaded when OpenCode starts)"
+
+
+def describe_status(status: Status) -> str:
     line = f"{OPENCODE.id}: {'stale: reinstall' if status.state == 'stale' else status.state} ({status.path})"
     return f"{line}: {status.detail}" if status.detail else line
