@@ -20,7 +20,7 @@ from typing import Any
 from lunavect import paths
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Attach, Part, place
-from lunavect.conversation.source import Source
+from lunavect.conversation.source import Source, stored_file
 from lunavect.core.clients import CLAUDE
 from lunavect.core.ids import is_session_id
 
@@ -192,18 +192,8 @@ def conversation_at(path: Path) -> Source:
 
 
 def _stored(conn: sqlite3.Connection | None, session_id: str) -> Path | None:
-    if conn is None:
-        return None
-    try:
-        rows = conn.execute(
-            "SELECT path FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC", (session_id,)
-        )
-        for (path,) in rows:
-            if os.path.isfile(path):
-                return Path(path)
-    except sqlite3.Error:
-        return None
-    return None
+    query = "SELECT path FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC"
+    return stored_file(conn, lambda c: (path for (path,) in c.execute(query, (session_id,))))
 
 
 def _in_layout(session_id: str) -> Path | None:

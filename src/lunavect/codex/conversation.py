@@ -14,7 +14,6 @@ counts and turn contexts. Sub-agent threads have rollouts of their own.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 from lunavect import paths
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Attach, Echo, Part, place
-from lunavect.conversation.source import Source
+from lunavect.conversation.source import Source, stored_file
 from lunavect.core import bounded_json
 from lunavect.core.clients import CODEX
 from lunavect.core.ids import is_session_id
@@ -134,16 +133,8 @@ def conversation_at(path: Path) -> Source:
 
 
 def _stored(conn: sqlite3.Connection | None, thread_id: str) -> Path | None:
-    if conn is None:
-        return None
-    try:
-        rows = conn.execute("SELECT path FROM codex_rollout WHERE thread_id = ? ORDER BY updated DESC", (thread_id,))
-        for (path,) in rows:
-            if os.path.isfile(path):
-                return Path(path)
-    except sqlite3.Error:
-        return None
-    return None
+    query = "SELECT path FROM codex_rollout WHERE thread_id = ? ORDER BY updated DESC"
+    return stored_file(conn, lambda c: (path for (path,) in c.execute(query, (thread_id,))))
 
 
 def _in_layout(thread_id: str) -> Path | None:

@@ -9,7 +9,8 @@ module is what the readers (window, follow, compressed) hold of it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -84,3 +85,19 @@ class Source:
             return []
         found = [n[len("agent-") : -len(".jsonl")] for n in names if n.startswith("agent-") and n.endswith(".jsonl")]
         return [agent for agent in found if is_session_id(agent)]
+
+
+def stored_file(
+    conn: sqlite3.Connection | None, paths_of: Callable[[sqlite3.Connection], Iterable[str]]
+) -> Path | None:
+    """The newest of the files the collector stored for a session (`paths_of`, newest first) that is still a
+    file. None without a store, or one that cannot be read: each client's face then looks in its own layout."""
+    if conn is None:
+        return None
+    try:
+        for path in paths_of(conn):
+            if os.path.isfile(path):
+                return Path(path)
+    except sqlite3.Error:
+        return None
+    return None
