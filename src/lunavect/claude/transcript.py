@@ -14,8 +14,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import msgspec
-
+from lunavect.files import tail
 from lunavect.files.tail import TailFile, open_regular
 
 BLOCK_BYTES = 1 << 20
@@ -23,24 +22,16 @@ BLOCK_BYTES = 1 << 20
 MAX_LINE_BYTES = 8 << 20
 
 
-class Cursor(msgspec.Struct, frozen=True):
+class Cursor(tail.Cursor, frozen=True):
     """Where a transcript's next read starts, and what the file looked like when it was read."""
 
-    dev: int = 0
-    ino: int = 0
-    offset: int = 0
-    head: str = ""
-    mark: str = ""
-    size: int = 0
-    mtime_ns: int = 0
     lines: int = 0
     # The last read stopped at its budget: more complete lines wait even if the file did not change.
     partial: bool = False
 
     def unchanged(self, st: os.stat_result) -> bool:
         """True when nothing can have been appended or rewritten since the read, and it read all there was."""
-        same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (self.dev, self.ino, self.size, self.mtime_ns)
-        return same and not self.partial
+        return super().unchanged(st) and not self.partial
 
 
 class AppendedLines:
