@@ -63,7 +63,7 @@ def show_in(window: Window, shell: Proc, asker: Asker) -> OpenResult:
     target = f"{window.id}:{shell.pid}"
 
     def about_it(outcome: Outcome, words: str) -> OpenResult:
-        """What is said of the terminal this window holds names both the window.s app and that terminal."""
+        """What is said of the terminal this window holds names both the window's app and that terminal."""
         return OpenResult(outcome, words, terminal=window.app, target=target)
 
     answer = asker(window, {"op": "show", "pid": shell.pid})
