@@ -21,10 +21,9 @@ from typing import Any
 from lunavect import paths
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Attach, Echo, Part, place
-from lunavect.conversation.source import Source, stored_file
+from lunavect.conversation.source import Source, found_file, stored_file
 from lunavect.core import bounded_json
 from lunavect.core.clients import CODEX
-from lunavect.core.ids import is_session_id
 
 # The start of input items Codex writes itself, not the person.
 _CONTEXT_OPENINGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<turn_aborted>", "<user_shell")
@@ -151,9 +150,5 @@ def _in_layout(thread_id: str) -> Path | None:
 def find_conversation(thread_id: str, conn: sqlite3.Connection | None = None) -> Source | None:
     """The rollout a thread's conversation is read from, or None when this machine holds none (or `thread_id`
     is no id: a file pattern is built from it)."""
-    if not is_session_id(thread_id):
-        return None
-    path = _stored(conn, thread_id)
-    if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
-        path = _in_layout(thread_id)
+    path = found_file(thread_id, lambda found: _stored(conn, found), _in_layout)
     return conversation_at(path) if path is not None else None

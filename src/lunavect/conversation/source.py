@@ -87,6 +87,20 @@ class Source:
         return [agent for agent in found if is_session_id(agent)]
 
 
+def found_file(
+    session_id: str, stored: Callable[[str], Path | None], in_layout: Callable[[str], Path | None]
+) -> Path | None:
+    """The file of a session whose conversation is JSON lines (compressed or not): the one the collector stored
+    when it is such a file, else the one the client's own layout names. None for an id that is no id: a file
+    name is built from it."""
+    if not is_session_id(session_id):
+        return None
+    path = stored(session_id)
+    if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
+        path = in_layout(session_id)
+    return path
+
+
 def stored_file(
     conn: sqlite3.Connection | None, paths_of: Callable[[sqlite3.Connection], Iterable[str]]
 ) -> Path | None:

@@ -1,11 +1,11 @@
-"""The newest stored file of a session that is still there: the one lookup every client's face makes first."""
+"""Where a client's face finds a session's conversation: the newest stored file still there, else its own layout."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-from lunavect.conversation.source import stored_file
+from lunavect.conversation.source import found_file, stored_file
 
 
 def _paths(conn: sqlite3.Connection) -> list[str]:
@@ -27,3 +27,18 @@ def test_no_store_or_an_unreadable_one_finds_nothing() -> None:
     assert stored_file(None, _paths) is None
     conn = sqlite3.connect(":memory:")  # no such table: the store cannot answer
     assert stored_file(conn, _paths) is None
+
+
+def test_a_stored_file_of_another_kind_or_none_falls_back_to_the_layout(tmp_path: Path) -> None:
+    layout = tmp_path / "layout.jsonl"
+    stored = {"a1": tmp_path / "a1.jsonl.zst", "b2": tmp_path / "b2.json"}
+    assert found_file("a1", stored.get, lambda _: layout) == stored["a1"]
+    assert found_file("b2", stored.get, lambda _: layout) == layout
+    assert found_file("c3", stored.get, lambda _: layout) == layout
+    assert found_file("c3", stored.get, lambda _: None) is None
+
+
+def test_an_id_that_is_no_id_finds_nothing(tmp_path: Path) -> None:
+    asked: list[str] = []
+    assert found_file("../x", lambda found: asked.append(found), lambda found: tmp_path) is None
+    assert asked == []
