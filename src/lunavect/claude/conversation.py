@@ -20,9 +20,8 @@ from typing import Any
 from lunavect import paths
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Attach, Part, place
-from lunavect.conversation.source import Source
+from lunavect.conversation.source import Source, found_file, stored_file
 from lunavect.core.clients import CLAUDE
-from lunavect.core.ids import is_session_id
 
 # The tool input fields that say what a call does, by tool (first present wins), then generic ones.
 _SUMMARY_FIELDS: dict[str, tuple[str, ...]] = {
@@ -192,18 +191,8 @@ def conversation_at(path: Path) -> Source:
 
 
 def _stored(conn: sqlite3.Connection | None, session_id: str) -> Path | None:
-    if conn is None:
-        return None
-    try:
-        rows = conn.execute(
-            "SELECT path FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC", (session_id,)
-        )
-        for (path,) in rows:
-            if os.path.isfile(path):
-                return Path(path)
-    except sqlite3.Error:
-        return None
-    return None
+    query = "SELECT path FROM claude_transcript WHERE session_id = ? ORDER BY updated DESC"
+    return stored_file(conn, lambda c: (path for (path,) in c.execute(query, (session_id,))))
 
 
 def _in_layout(session_id: str) -> Path | None:
@@ -222,9 +211,5 @@ def _in_layout(session_id: str) -> Path | None:
 def find_conversation(session_id: str, conn: sqlite3.Connection | None = None) -> Source | None:
     """The transcript a session's conversation is read from, or None when this machine holds none (or
     `session_id` is no id: a file name is built from it)."""
-    if not is_session_id(session_id):
-        return None
-    path = _stored(conn, session_id)
-    if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
-        path = _in_layout(session_id)
+    path = found_file(session_id, lambda found: _stored(conn, found), _in_layout)
     return conversation_at(path) if path is not None else None

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from lunavect.claude.latest import Latest
 from lunavect.claude.record_shapes import TypedRecord
-from lunavect.claude.records import _FINAL_STOPS, Unreadable, _metadata, _valid_id
+from lunavect.claude.records import _FINAL_STOPS, _metadata, _valid_id, check_session
 from lunavect.claude.summary import FirstResponse, TranscriptSummary
-from lunavect.core.ids import is_session_id
 from lunavect.core.times import epoch
 from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger
@@ -83,9 +82,7 @@ class CommonRecords:
             return False
         session_id = record.sessionId
         if session_id is not None and session_id != _valid_id[0]:
-            if not is_session_id(session_id):
-                raise Unreadable
-            _valid_id[0] = session_id
+            check_session(session_id)
         at = epoch(record.timestamp)
         uuid = record.uuid
         if not (isinstance(uuid, str) and uuid and len(uuid) <= 200):

@@ -162,8 +162,18 @@ def _metadata(cwd: object, branch: object, version: object, entrypoint: object, 
     return found
 
 
-# The last session id found valid (see _facts).
+# The last session id found valid (see check_session).
 _valid_id: list[object] = [None]
+
+
+def check_session(session_id: object) -> None:
+    """A record naming a session that is no session id (`../x`, a newline, a replaced byte) is no record of
+    this session's: Unreadable, skipped and counted like a line cut short. A transcript names one session in
+    every record, so the last valid id is remembered and a reader calls this only for another one
+    (`session_id != _valid_id[0]`): the check costs a comparison per record."""
+    if not is_session_id(session_id):
+        raise Unreadable
+    _valid_id[0] = session_id
 
 
 def _facts(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
@@ -172,12 +182,7 @@ def _facts(record: Record, place: int, replaced: bool = False) -> RecordFacts | 
         return None
     session_id = record.sessionId
     if session_id is not None and session_id != _valid_id[0]:
-        # A record naming a session that is no session id (`../x`, a newline, a replaced byte) is no record of
-        # this session's: skipped and counted, like a line cut short. (A transcript names one session in
-        # every record: the last valid id is remembered, so the check costs a comparison per record.)
-        if not is_session_id(session_id):
-            raise Unreadable
-        _valid_id[0] = session_id
+        check_session(session_id)
     facts = RecordFacts(
         kind,
         place,

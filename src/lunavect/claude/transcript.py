@@ -14,8 +14,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import msgspec
-
+from lunavect.files import tail
 from lunavect.files.tail import TailFile, open_regular
 
 BLOCK_BYTES = 1 << 20
@@ -23,24 +22,16 @@ BLOCK_BYTES = 1 << 20
 MAX_LINE_BYTES = 8 << 20
 
 
-class Cursor(msgspec.Struct, frozen=True):
+class Cursor(tail.Cursor, frozen=True):
     """Where a transcript's next read starts, and what the file looked like when it was read."""
 
-    dev: int = 0
-    ino: int = 0
-    offset: int = 0
-    head: str = ""
-    mark: str = ""
-    size: int = 0
-    mtime_ns: int = 0
     lines: int = 0
     # The last read stopped at its budget: more complete lines wait even if the file did not change.
     partial: bool = False
 
     def unchanged(self, st: os.stat_result) -> bool:
         """True when nothing can have been appended or rewritten since the read, and it read all there was."""
-        same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (self.dev, self.ino, self.size, self.mtime_ns)
-        return same and not self.partial
+        return super().unchanged(st) and not self.partial
 
 
 class AppendedLines:
@@ -94,16 +85,10 @@ class AppendedLines:
     def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
         assert self._fd is not None and self._st is not None
         fd, limit = self._fd, self._st.st_size
-        pos = self.start  # next byte to read
         line_start = self.start  # where the pending (incomplete) line begins
         pending = b""
         skipping = False  # inside a line too long to keep: look only for its end
-        while pos < limit:
-            chunk = os.pread(fd, min(BLOCK_BYTES, limit - pos), pos)
-            if not chunk:
-                break  # the file shrank under the read: the next read notices
-            chunk_start = pos
-            pos += len(chunk)
+        for chunk_start, chunk in _blocks(fd, self.start, limit):
             at = 0
             while True:
                 newline = chunk.find(b"\n", at)
@@ -122,12 +107,10 @@ class AppendedLines:
                 self.end = line_start = end
                 at = newline + 1
                 if self.end - self.start >= self.budget:
-                    self.stopped = pos < limit or at < len(chunk)
+                    self.stopped = chunk_start + len(chunk) < limit or at < len(chunk)
                     return
             if not skipping:
-                pending += chunk[at:]
-                if len(pending) > MAX_LINE_BYTES:
-                    pending, skipping = b"", True
+                pending, skipping = _held(pending, chunk[at:])
 
     def matching(self, test: Callable[[bytes], object]) -> Iterator[list[tuple[int, bytes | None]]]:
         """The lines iterating yields that pass `test` (its answer not None), and every line too long to keep (as
@@ -136,17 +119,12 @@ class AppendedLines:
         resuming a generator for a line the test drops: most of a transcript."""
         assert self._fd is not None and self._st is not None
         fd, limit, budget_end = self._fd, self._st.st_size, self.start + self.budget
-        pos = line_start = self.start
+        line_start = self.start
         pending = b""
         skipping = False
         lines_read = too_long = 0
         find = bytes.find
-        while pos < limit:
-            chunk = os.pread(fd, min(BLOCK_BYTES, limit - pos), pos)
-            if not chunk:
-                break  # the file shrank under the read: the next read notices
-            chunk_start = pos
-            pos += len(chunk)
+        for chunk_start, chunk in _blocks(fd, self.start, limit):
             found: list[tuple[int, bytes | None]] = []
             at = 0
             stopped = False
@@ -167,12 +145,10 @@ class AppendedLines:
                 at = newline + 1
                 if line_start >= budget_end:
                     stopped = True
-                    self.stopped = pos < limit or at < len(chunk)
+                    self.stopped = chunk_start + len(chunk) < limit or at < len(chunk)
                     break
             if not stopped and not skipping:
-                pending += chunk[at:]
-                if len(pending) > MAX_LINE_BYTES:
-                    pending, skipping = b"", True
+                pending, skipping = _held(pending, chunk[at:])
             self.end, self.lines_read, self.too_long = (
                 line_start,
                 self.lines_read + lines_read,
@@ -200,3 +176,21 @@ class AppendedLines:
             lines=lines,
             partial=self.stopped,
         )
+
+
+def _blocks(fd: int, pos: int, limit: int) -> Iterator[tuple[int, bytes]]:
+    """The file's bytes from `pos` to `limit` a block at a time, each with its offset. It ends early where the
+    file shrank under the read: the next read notices."""
+    while pos < limit:
+        chunk = os.pread(fd, min(BLOCK_BYTES, limit - pos), pos)
+        if not chunk:
+            return
+        yield pos, chunk
+        pos += len(chunk)
+
+
+def _held(pending: bytes, rest: bytes) -> tuple[bytes, bool]:
+    """The incomplete line a block ends in, kept for the next block; once longer than any line kept it is
+    dropped, and only its end is looked for (the second answer: skipping)."""
+    pending += rest
+    return (b"", True) if len(pending) > MAX_LINE_BYTES else (pending, False)

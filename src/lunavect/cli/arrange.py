@@ -40,32 +40,23 @@ def _arrange(action: str, session: str) -> None:
         click.echo(f"{clean(key)}: already {past if action != 'unhide' else 'shown'}")
 
 
-@click.command("hide")
-@click.argument("session")
-def hide_command(session: str) -> None:
-    """Hide a session from the list (its work goes on and still counts in the totals)."""
-    _arrange("hide", session)
+def _arrange_command(action: str, help_text: str) -> click.Command:
+    """A command that does one of the panel's row actions to the session it names."""
+
+    @click.command(action, help=help_text)
+    @click.argument("session")
+    def command(session: str) -> None:
+        _arrange(action, session)
+
+    return command
 
 
-@click.command("unhide")
-@click.argument("session")
-def unhide_command(session: str) -> None:
-    """Restore a hidden session to the list."""
-    _arrange("unhide", session)
-
-
-@click.command("pin")
-@click.argument("session")
-def pin_command(session: str) -> None:
-    """Pin a session: pinned sessions come first, in the order you give them."""
-    _arrange("pin", session)
-
-
-@click.command("unpin")
-@click.argument("session")
-def unpin_command(session: str) -> None:
-    """Unpin a session: it goes back among the others by its latest activity."""
-    _arrange("unpin", session)
+hide_command = _arrange_command(
+    "hide", "Hide a session from the list (its work goes on and still counts in the totals)."
+)
+unhide_command = _arrange_command("unhide", "Restore a hidden session to the list.")
+pin_command = _arrange_command("pin", "Pin a session: pinned sessions come first, in the order you give them.")
+unpin_command = _arrange_command("unpin", "Unpin a session: it goes back among the others by its latest activity.")
 
 
 @click.command("move")

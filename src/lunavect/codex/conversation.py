@@ -14,7 +14,6 @@ counts and turn contexts. Sub-agent threads have rollouts of their own.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -22,10 +21,9 @@ from typing import Any
 from lunavect import paths
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Attach, Echo, Part, place
-from lunavect.conversation.source import Source
+from lunavect.conversation.source import Source, found_file, stored_file
 from lunavect.core import bounded_json
 from lunavect.core.clients import CODEX
-from lunavect.core.ids import is_session_id
 
 # The start of input items Codex writes itself, not the person.
 _CONTEXT_OPENINGS = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<turn_aborted>", "<user_shell")
@@ -134,16 +132,8 @@ def conversation_at(path: Path) -> Source:
 
 
 def _stored(conn: sqlite3.Connection | None, thread_id: str) -> Path | None:
-    if conn is None:
-        return None
-    try:
-        rows = conn.execute("SELECT path FROM codex_rollout WHERE thread_id = ? ORDER BY updated DESC", (thread_id,))
-        for (path,) in rows:
-            if os.path.isfile(path):
-                return Path(path)
-    except sqlite3.Error:
-        return None
-    return None
+    query = "SELECT path FROM codex_rollout WHERE thread_id = ? ORDER BY updated DESC"
+    return stored_file(conn, lambda c: (path for (path,) in c.execute(query, (thread_id,))))
 
 
 def _in_layout(thread_id: str) -> Path | None:
@@ -160,9 +150,5 @@ def _in_layout(thread_id: str) -> Path | None:
 def find_conversation(thread_id: str, conn: sqlite3.Connection | None = None) -> Source | None:
     """The rollout a thread's conversation is read from, or None when this machine holds none (or `thread_id`
     is no id: a file pattern is built from it)."""
-    if not is_session_id(thread_id):
-        return None
-    path = _stored(conn, thread_id)
-    if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
-        path = _in_layout(thread_id)
+    path = found_file(thread_id, lambda found: _stored(conn, found), _in_layout)
     return conversation_at(path) if path is not None else None

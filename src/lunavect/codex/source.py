@@ -105,7 +105,7 @@ class CodexSource(Source):
         clock = time.monotonic()
         told = self.changes.take()
         swept = self.history.refresh()
-        due = self._discovered_at is None or clock - self._discovered_at >= DISCOVERY_INTERVAL_S
+        due = _due(self._discovered_at, clock, DISCOVERY_INTERVAL_S)
         if due:
             self.discovered = discover(self.codex_home, Budget())
             self._discovered_at = clock
@@ -135,18 +135,13 @@ class CodexSource(Source):
             unread = sum(1 for path in self.history.pending if path not in self.rollouts)
             batch.progress = (len(self.rollouts) - (len(self.history.pending) - unread), len(self.rollouts) + unread)
 
-        live = self.catalog.take_live_result()
-        if live is not None:
-            self.daemon_quarantine.note(live.rejected, now)
-            self.threads.apply(live, facts, self.rollouts, batch, now)
-        if self._live_at is None or clock - self._live_at >= LIVE_INTERVAL_S:
+        self._apply(self.catalog.take_live_result(), self.daemon_quarantine, facts, batch, now)
+        if _due(self._live_at, clock, LIVE_INTERVAL_S):
             self._live_at = clock
             self.catalog.start_live_refresh()
         listing = self.catalog.take_result()
-        if listing is not None:
-            self.catalog_quarantine.note(listing.rejected, now)
-            self.threads.apply(listing, facts, self.rollouts, batch, now)
-        if self._catalog_at is None or clock - self._catalog_at >= CATALOG_INTERVAL_S:
+        self._apply(listing, self.catalog_quarantine, facts, batch, now)
+        if _due(self._catalog_at, clock, CATALOG_INTERVAL_S):
             self._catalog_at = clock
             self.catalog.start_refresh(self._active(facts, batch), self._discovered_ids())
 
@@ -294,9 +289,24 @@ class CodexSource(Source):
 
     # -- the catalog ---------------------------------------------------------------------------------------
 
+    def _apply(
+        self, listing: Listing | None, quarantine: Quarantine, facts: Mapping[str, Facts], batch: Batch, now: float
+    ) -> None:
+        """A finished read of the catalog (the daemon's or the stdio server's), once: its refused rows counted
+        in its own quarantine, its threads taken."""
+        if listing is not None:
+            assert self.rollouts is not None  # loaded at the poll's start
+            quarantine.note(listing.rejected, now)
+            self.threads.apply(listing, facts, self.rollouts, batch, now)
+
     def _complete_keys(self, listing: Listing | None, batch: Batch) -> list[str] | None:
         if listing is None or not listing.complete:
             return None
         # The daemon's threads count as listed: the stdio server leaves them to it.
         listed = [session_key(PROVIDER, t.id) for t in listing.threads.values() if not t.internal]
         return listed + [session_key(PROVIDER, i) for i in self.catalog.live_listed if i not in listing.threads]
+
+
+def _due(last: float | None, clock: float, interval: float) -> bool:
+    """A periodic read is due: never done, or done `interval` ago on the monotonic clock."""
+    return last is None or clock - last >= interval

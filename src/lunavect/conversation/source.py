@@ -9,7 +9,8 @@ module is what the readers (window, follow, compressed) hold of it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -84,3 +85,33 @@ class Source:
             return []
         found = [n[len("agent-") : -len(".jsonl")] for n in names if n.startswith("agent-") and n.endswith(".jsonl")]
         return [agent for agent in found if is_session_id(agent)]
+
+
+def found_file(
+    session_id: str, stored: Callable[[str], Path | None], in_layout: Callable[[str], Path | None]
+) -> Path | None:
+    """The file of a session whose conversation is JSON lines (compressed or not): the one the collector stored
+    when it is such a file, else the one the client's own layout names. None for an id that is no id: a file
+    name is built from it."""
+    if not is_session_id(session_id):
+        return None
+    path = stored(session_id)
+    if path is None or not path.name.endswith((".jsonl", ".jsonl.zst")):
+        path = in_layout(session_id)
+    return path
+
+
+def stored_file(
+    conn: sqlite3.Connection | None, paths_of: Callable[[sqlite3.Connection], Iterable[str]]
+) -> Path | None:
+    """The newest of the files the collector stored for a session (`paths_of`, newest first) that is still a
+    file. None without a store, or one that cannot be read: each client's face then looks in its own layout."""
+    if conn is None:
+        return None
+    try:
+        for path in paths_of(conn):
+            if os.path.isfile(path):
+                return Path(path)
+    except sqlite3.Error:
+        return None
+    return None

@@ -57,11 +57,17 @@ def iso(ts: object, timespec: str = "milliseconds") -> str | None:
     return None if when is None else when.isoformat(timespec=timespec).replace("+00:00", "Z")
 
 
+def _whole_seconds(seconds: float) -> int:
+    """A duration shown in whole seconds, never negative: one that is no number, NaN or infinite (from a time
+    that slipped past `bounded`) shows as 0 rather than raising."""
+    finite = real(seconds)
+    return max(0, int(finite)) if finite is not None else 0
+
+
 def elapsed(seconds: float) -> str:
     """A duration as every front end shows it: 45s, 3m 05s, 2h 07m, 3d 04h (never negative; a duration that
     is no number, NaN or infinite from a time that slipped past `bounded`, shows as 0s rather than raising)."""
-    finite = real(seconds)
-    seconds = max(0, int(finite)) if finite is not None else 0
+    seconds = _whole_seconds(seconds)
     if seconds < 60:
         return f"{seconds}s"
     if seconds < 3600:
@@ -74,8 +80,7 @@ def elapsed(seconds: float) -> str:
 def age(seconds: float) -> str:
     """How long ago something happened, to the unit that matters at that distance: `now`, `3 min`, `2 h`, `5 d`
     (a row's "last did anything": a second's precision would redraw every row every second for nothing)."""
-    finite = real(seconds)
-    seconds = max(0, int(finite)) if finite is not None else 0
+    seconds = _whole_seconds(seconds)
     if seconds < 60:
         return "now"
     if seconds < 3600:
@@ -87,8 +92,7 @@ def age(seconds: float) -> str:
 
 def span(seconds: float) -> str:
     """A duration ahead, to the minute: `45 m`, `1 h 20 m`, `2 d 3 h` (how long a rate-limit window lasts)."""
-    finite = real(seconds)
-    minutes = max(0, int(finite) // 60) if finite is not None else 0
+    minutes = _whole_seconds(seconds) // 60
     if minutes < 60:
         return f"{minutes} m"
     if minutes < 1440:

@@ -17,6 +17,8 @@ import os
 import stat
 from typing import Protocol
 
+import msgspec
+
 # How many bytes at the start, and just before the offset, are compared to notice a rewrite.
 MARK_BYTES = 64
 
@@ -34,6 +36,23 @@ class Marked(Protocol):
     def head(self) -> str: ...
     @property
     def mark(self) -> str: ...
+
+
+class Cursor(msgspec.Struct, frozen=True):
+    """Where a line reader's next read starts (`Marked`), and the size and modification time the file had when
+    it was read (stored with the reader's summary of the file)."""
+
+    dev: int = 0
+    ino: int = 0
+    offset: int = 0
+    head: str = ""
+    mark: str = ""
+    size: int = 0
+    mtime_ns: int = 0
+
+    def unchanged(self, st: os.stat_result) -> bool:
+        """True when nothing can have been appended or rewritten since the read."""
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (self.dev, self.ino, self.size, self.mtime_ns)
 
 
 class NotRegularFile(OSError):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from lunavect.core.model import Evidence
-from lunavect.files.tail import TailFile, open_regular
+from lunavect.files.tail import Cursor, TailFile, open_regular
 from lunavect.gemini.records import Line, read_line
 from lunavect.usage import ledger
 
@@ -30,19 +30,6 @@ BLOCK_BYTES = 1 << 20
 # How many message ids whose tokens were counted a summary remembers: the client writes a message again
 # within its own turn, so the latest ones suffice to count each once.
 COUNTED_IDS = 64
-
-
-class Cursor(msgspec.Struct):
-    dev: int = 0
-    ino: int = 0
-    offset: int = 0
-    head: str = ""
-    mark: str = ""
-    size: int = 0
-    mtime_ns: int = 0
-
-    def unchanged(self, st: os.stat_result) -> bool:
-        return (self.dev, self.ino, self.size, self.mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class Summary(msgspec.Struct):

@@ -12,14 +12,13 @@ results sent back as `user` messages (shown on their calls already), thoughts an
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Part, place
-from lunavect.conversation.source import Source
+from lunavect.conversation.source import Source, stored_file
 from lunavect.core.clients import GEMINI
 from lunavect.core.ids import is_session_id
 from lunavect.evidence import file_cursors
@@ -125,15 +124,7 @@ def conversation_at(path: Path) -> Source:
 
 
 def _stored(conn: sqlite3.Connection | None, session_id: str) -> Path | None:
-    if conn is None:
-        return None
-    try:
-        for path in file_cursors.paths_of(conn, GEMINI.id, session_id):
-            if os.path.isfile(path):
-                return Path(path)
-    except sqlite3.Error:
-        return None
-    return None
+    return stored_file(conn, lambda c: file_cursors.paths_of(c, GEMINI.id, session_id))
 
 
 def _first_line_names(path: str, session_id: str) -> bool:

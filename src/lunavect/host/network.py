@@ -25,41 +25,45 @@ def _interface_up(sys_root: Path, iface: str) -> bool:
     return state != "down"
 
 
+# The kernel's two routing tables (under /proc/net), as (file, header lines, fields a row has at least, and the
+# columns of its interface, destination, prefix or mask, and flags, all but the interface in hex), with the
+# flag that marks a route that rejects.
+_ROUTE_TABLES = (
+    ("route", 1, 8, (0, 1, 7, 3), RTF_REJECT),
+    ("ipv6_route", 0, 10, (9, 0, 1, 8), IPV6_RTF_REJECT),
+)
+
+
 def _linux_has_default_route(proc_root: Path, sys_root: Path) -> bool | None:
     seen_table = False
-    try:
-        lines = (proc_root / "net" / "route").read_text().splitlines()[1:]
+    for name, header, width, columns, reject in _ROUTE_TABLES:
+        try:
+            lines = (proc_root / "net" / name).read_text().splitlines()[header:]
+        except OSError:
+            continue
         seen_table = True
-    except OSError:
-        lines = []
+        if _default_route_up(lines, sys_root, width, columns, reject):
+            return True
+    return False if seen_table else None
+
+
+def _default_route_up(
+    lines: list[str], sys_root: Path, width: int, columns: tuple[int, int, int, int], reject: int
+) -> bool:
+    """A route of the table to everywhere (destination and prefix 0) that is up, rejects nothing, and goes
+    through an interface that is up, other than the loopback."""
+    iface, destination, prefix, flags = columns
     for line in lines:
         fields = line.split()
-        if len(fields) < 8 or fields[0] == "lo":
+        if len(fields) < width or fields[iface] == "lo":
             continue
         try:
-            destination, flags, mask = int(fields[1], 16), int(fields[3], 16), int(fields[7], 16)
+            to, length, flag = int(fields[destination], 16), int(fields[prefix], 16), int(fields[flags], 16)
         except ValueError:
             continue
-        if destination == 0 and mask == 0 and flags & RTF_UP and not flags & RTF_REJECT:
-            if _interface_up(sys_root, fields[0]):
-                return True
-    try:
-        lines6 = (proc_root / "net" / "ipv6_route").read_text().splitlines()
-        seen_table = True
-    except OSError:
-        lines6 = []
-    for line in lines6:
-        fields = line.split()
-        if len(fields) < 10 or fields[9] == "lo":
-            continue
-        try:
-            destination, prefix, flags = int(fields[0], 16), int(fields[1], 16), int(fields[8], 16)
-        except ValueError:
-            continue
-        if destination == 0 and prefix == 0 and flags & RTF_UP and not flags & IPV6_RTF_REJECT:
-            if _interface_up(sys_root, fields[9]):
-                return True
-    return False if seen_table else None
+        if to == 0 and length == 0 and flag & RTF_UP and not flag & reject and _interface_up(sys_root, fields[iface]):
+            return True
+    return False
 
 
 def _macos_has_default_route() -> bool | None:

@@ -108,6 +108,11 @@ def _live(
     return Whereabouts(Status.LIVE, pid=proc.pid, tty=tty, tmux_pane=pane, via=via if how != "ancestry" else how)
 
 
+def _runs_in(pid: int, via: str, app: str | None) -> Whereabouts:
+    """A live process in an app of the client's own (a desktop app, an editor): no terminal is its own."""
+    return Whereabouts(Status.NO_TERMINAL, pid=pid, via=via, app=app, detail=f"it runs in {app}")
+
+
 def locate(
     session: SessionLike,
     table: ProcessTable,
@@ -127,20 +132,12 @@ def locate(
     if session.pid is not None:
         proc = is_same_process(table, session.pid, pstart)
         if proc is not None and app_client:
-            return Whereabouts(
-                Status.NO_TERMINAL, pid=proc.pid, via="metadata", app=app_client, detail=f"it runs in {app_client}"
-            )
+            return _runs_in(proc.pid, "metadata", app_client)
         if proc is not None:
             entry = by_pid.get(proc.pid)
             pane = entry.tmux_pane if entry and entry.session_id == session.session_id else None
             if entry and entry.session_id == session.session_id and classify(session.provider, entry.entrypoint) == APP:
-                return Whereabouts(
-                    Status.NO_TERMINAL,
-                    pid=proc.pid,
-                    via="catalog",
-                    app=entry.entrypoint,
-                    detail=f"it runs in {entry.entrypoint}",
-                )
+                return _runs_in(proc.pid, "catalog", entry.entrypoint)
             return _live(table, proc, session.tty, "hook", pane)
 
     # 2. The client's live catalog (Claude Code's) names the session's current process (also after a resume).
@@ -151,13 +148,7 @@ def locate(
         if proc is None:
             continue
         if classify(session.provider, entry.entrypoint) == APP:
-            return Whereabouts(
-                Status.NO_TERMINAL,
-                pid=proc.pid,
-                via="catalog",
-                app=entry.entrypoint,
-                detail=f"it runs in {entry.entrypoint}",
-            )
+            return _runs_in(proc.pid, "catalog", entry.entrypoint)
         return _live(table, proc, None, "catalog", entry.tmux_pane)
 
     if session.pid is not None:

@@ -213,15 +213,12 @@ class Database:
 
     def parts(self, messages: Sequence[str]) -> list[PartRow]:
         """The tool calls and compactions of these messages, in the order they were made."""
-        if not messages:
-            return []
-        marks = ",".join("?" * len(messages))
-        rows = self.connection().execute(
-            f"SELECT {_PART_FIELDS} FROM part WHERE message_id IN ({marks}) "  # noqa: S608 - placeholders only
+        rows = self._among(
+            f"SELECT {_PART_FIELDS} FROM part WHERE message_id",
+            messages,
             "AND json_extract(data, '$.type') IN ('tool', 'compaction') ORDER BY id",
-            tuple(messages),
         )
-        return _kept(rows.fetchall(), _part)
+        return _kept(rows, _part)
 
     def family(self, session: str) -> list[str]:
         """A session and every session under it (its sub-agents', and theirs)."""
@@ -234,12 +231,18 @@ class Database:
 
     def assistant_messages(self, sessions: Sequence[str]) -> list[MessageRow]:
         """Every assistant message of these sessions (their tokens), oldest first."""
-        if not sessions:
-            return []
-        marks = ",".join("?" * len(sessions))
-        rows = self.connection().execute(
-            f"SELECT {_MESSAGE_FIELDS} FROM message WHERE session_id IN ({marks}) "  # noqa: S608 - placeholders only
+        rows = self._among(
+            f"SELECT {_MESSAGE_FIELDS} FROM message WHERE session_id",
+            sessions,
             "AND json_extract(data, '$.role') = 'assistant' ORDER BY time_created, id",
-            tuple(sessions),
         )
-        return _kept(rows.fetchall(), _message)
+        return _kept(rows, _message)
+
+    def _among(self, select: str, ids: Sequence[str], rest: str) -> list[tuple]:
+        """The rows of `select` whose column (its last word) is one of `ids`, then `rest`: one placeholder an id,
+        never an id in the SQL; no query at all for no ids."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        query = f"{select} IN ({marks}) {rest}"  # noqa: S608 - placeholders only
+        return self.connection().execute(query, tuple(ids)).fetchall()

@@ -147,41 +147,43 @@ def _started_background(payload: dict) -> dict | None:
     return None
 
 
+def _path(value: object) -> str | None:
+    return _short(value, MAX_PATH_CHARS)
+
+
+# The payload's fields kept as they are once they pass their check: (lunavect's key, the payload's field, the
+# check). Ids and paths are cut to a length; names are checked to be names.
+_KEPT = (
+    ("session", "session_id", _short),
+    ("prompt_id", "prompt_id", _short),
+    ("turn_id", "turn_id", _short),
+    ("agent_id", "agent_id", _short),
+    ("tool_use_id", "tool_use_id", _short),
+    ("cwd", "cwd", _path),
+    ("transcript", "transcript_path", _path),
+    ("tool", "tool_name", _name),
+    ("agent_type", "agent_type", _name),
+    ("source", "source", _name),
+    ("trigger", "trigger", _name),
+    ("reason", "reason", _name),
+    ("ntype", "notification_type", _name),
+    ("mode", "permission_mode", _name),
+)
+
+
 def extract(client: str, payload: dict) -> dict | None:
     """The record lunavect keeps of one hook event, or None when it is not an event."""
     event = _name(payload.get("hook_event_name"))
     if event is None:
         return None
     record: dict = {"event": event}
-    for key, field in (
-        ("session", "session_id"),
-        ("prompt_id", "prompt_id"),
-        ("turn_id", "turn_id"),
-        ("agent_id", "agent_id"),
-        ("tool_use_id", "tool_use_id"),
-    ):
-        value = _short(payload.get(field))
+    for key, field, check in _KEPT:
+        value = check(payload.get(field))
         if value:
             record[key] = value
     if not is_session_id(record.get("session")):
         # `../../x`, a newline or an escape sequence names no session: no path or row is ever built from it.
         record.pop("session", None)
-    for key, field in (("cwd", "cwd"), ("transcript", "transcript_path")):
-        value = _short(payload.get(field), MAX_PATH_CHARS)
-        if value:
-            record[key] = value
-    for key, field in (
-        ("tool", "tool_name"),
-        ("agent_type", "agent_type"),
-        ("source", "source"),
-        ("trigger", "trigger"),
-        ("reason", "reason"),
-        ("ntype", "notification_type"),
-        ("mode", "permission_mode"),
-    ):
-        value = _name(payload.get(field))
-        if value:
-            record[key] = value
     title = _short(payload.get("session_title"), 300)
     if title:
         record["title"] = title

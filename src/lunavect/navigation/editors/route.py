@@ -61,42 +61,29 @@ def _shown(window: Window, shell: Proc, answer: asking.Answer) -> OpenResult:
 def show_in(window: Window, shell: Proc, asker: Asker) -> OpenResult:
     """Ask `window` to show the terminal whose shell is `shell`."""
     target = f"{window.id}:{shell.pid}"
+
+    def about_it(outcome: Outcome, words: str) -> OpenResult:
+        """What is said of the terminal this window holds names both the window's app and that terminal."""
+        return OpenResult(outcome, words, terminal=window.app, target=target)
+
     answer = asker(window, {"op": "show", "pid": shell.pid})
     if isinstance(answer, asking.NoAnswer):
         if answer.why == asking.CLOSED:
-            return OpenResult(
-                Outcome.GONE,
-                f"the {window.app} window that holds its terminal has closed ({answer.detail})",
-                terminal=window.app,
-                target=target,
+            return about_it(
+                Outcome.GONE, f"the {window.app} window that holds its terminal has closed ({answer.detail})"
             )
         if answer.why == asking.TIMEOUT:
-            return OpenResult(
-                Outcome.TIMEOUT, f"the {window.app} window: {answer.detail}", terminal=window.app, target=target
-            )
+            return about_it(Outcome.TIMEOUT, f"the {window.app} window: {answer.detail}")
         return OpenResult(Outcome.FAILED, f"the {window.app} window: {answer.detail}", terminal=window.app)
     if answer.ok:
         return _shown(window, shell, answer)
     if answer.error == "terminal-gone":
-        return OpenResult(
-            Outcome.GONE,
-            f"its terminal (shell pid {shell.pid}) is gone from its {window.app} window",
-            terminal=window.app,
-            target=target,
-        )
+        return about_it(Outcome.GONE, f"its terminal (shell pid {shell.pid}) is gone from its {window.app} window")
     if answer.error == "window-unreachable":
-        return OpenResult(
-            Outcome.GONE,
-            f"its {window.app} window does not answer: it is closed, or its browser tab is gone",
-            terminal=window.app,
-            target=target,
+        return about_it(
+            Outcome.GONE, f"its {window.app} window does not answer: it is closed, or its browser tab is gone"
         )
-    return OpenResult(
-        Outcome.FAILED,
-        f"{window.app}: {answer.message or answer.error or 'the companion refused'}",
-        terminal=window.app,
-        target=target,
-    )
+    return about_it(Outcome.FAILED, f"{window.app}: {answer.message or answer.error or 'the companion refused'}")
 
 
 def _editor_above(chain: list[Proc]) -> Proc | None:
