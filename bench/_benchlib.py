@@ -98,6 +98,13 @@ def hook_payload(event: str, session_id: str, home: str) -> dict:
     }
 
 
+def iso_ms(t: float) -> str:
+    """A time as the clients' records write it: UTC, milliseconds, a Z."""
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def set_process_name(name: str) -> bool:
     """Rename this process (its /proc comm) so that a hook shim it spawns finds it as the agent, as it finds
     Claude Code in real use. Linux only; returns False elsewhere."""
