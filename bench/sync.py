@@ -32,7 +32,11 @@ import time
 import urllib.request
 import uuid
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "sync"))
+from sync_support import row  # noqa: E402
+
 from _benchlib import agent_home, home_folders, hook_payload, machine_line, md_table, ms, p90  # noqa: E402
 from _collector import spawn_collector  # noqa: E402
 
@@ -76,33 +80,6 @@ def wire(http: int, name: str) -> int:
     return in_bytes + out_bytes
 
 
-def row(host: str, session_id: str, tool: str) -> bytes:
-    import msgspec
-
-    from lunavect.core.model import Session, State
-
-    return msgspec.json.encode(
-        Session(
-            id=f"claude:{session_id}",
-            provider="claude",
-            session_id=session_id,
-            title="a task of a simulated host",
-            project="my-project",
-            cwd="/home/user/projects/my-project",
-            host=host,
-            state=State.WORKING,
-            activity=tool,
-            since=None,
-            background={},
-            error=None,
-            pinned=False,
-            hidden=False,
-            resume=f"cd /home/user/projects/my-project && claude --resume {session_id}",
-            basis=["hook"],
-        )
-    )
-
-
 def simulated_hosts(url: str, count: int, stop: threading.Event) -> threading.Thread:
     """`count` hosts that put SESSIONS rows each, then beat every BEAT_S, as collectors do."""
 
@@ -123,7 +100,9 @@ def simulated_hosts(url: str, count: int, stop: threading.Event) -> threading.Th
         for name in names:
             for _ in range(SESSIONS):
                 sid = str(uuid.uuid4())
-                await kv.put(keys.session_key(name, f"claude:{sid}"), row(name, sid, "Bash"))
+                await kv.put(
+                    keys.session_key(name, f"claude:{sid}"), row(sid, name, title="a task of a simulated host")
+                )
         while not stop.is_set():
             for name in names:
                 beat = Beat(at=time.time(), every=BEAT_S, machine=name)
