@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import statistics
@@ -229,6 +230,7 @@ def main() -> None:
                     proc.kill()
             server.terminate()
             server.wait(10)
+            shutil.rmtree(root, ignore_errors=True)  # host B's home and the server's store
 
     changes = args.warmup + args.runs
     per_change_a = (bytes_a - rate_a * rounds_s) / changes
