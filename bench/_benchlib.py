@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import sys
@@ -39,13 +40,9 @@ def compile_tree(src: str) -> None:
     compileall.compile_dir(src, quiet=1, workers=1)
 
 
-@contextlib.contextmanager
-def isolated_home(prefix: str) -> Iterator[dict[str, str]]:
-    """A temporary HOME, CLAUDE_CONFIG_DIR, CODEX_HOME and LUNAVECT_HOME, set in os.environ (so lunavect
-    code run in this process sees them) and returned as the environment for child processes. The folder
-    is deleted on exit, and os.environ restored."""
-    root = tempfile.mkdtemp(prefix=prefix)
-    saved = {k: os.environ.get(k) for k in ISOLATED_VARS + ("XDG_DATA_HOME",)}
+def home_folders(root: str) -> dict[str, str]:
+    """The ISOLATED_VARS of one machine's home under `root`, made: a bench that plays several hosts gives
+    each its own, laid out as the first."""
     values = {
         "HOME": os.path.join(root, "home"),
         "CLAUDE_CONFIG_DIR": os.path.join(root, "home", ".claude"),
@@ -54,7 +51,17 @@ def isolated_home(prefix: str) -> Iterator[dict[str, str]]:
     }
     for path in values.values():
         os.makedirs(path, mode=0o700, exist_ok=True)
-    os.environ.update(values)
+    return values
+
+
+@contextlib.contextmanager
+def isolated_home(prefix: str) -> Iterator[dict[str, str]]:
+    """A temporary HOME, CLAUDE_CONFIG_DIR, CODEX_HOME and LUNAVECT_HOME, set in os.environ (so lunavect
+    code run in this process sees them) and returned as the environment for child processes. The folder
+    is deleted on exit, and os.environ restored."""
+    root = tempfile.mkdtemp(prefix=prefix)
+    saved = {k: os.environ.get(k) for k in ISOLATED_VARS + ("XDG_DATA_HOME",)}
+    os.environ.update(home_folders(root))
     os.environ.pop("XDG_DATA_HOME", None)
     try:
         yield dict(os.environ)
@@ -83,6 +90,34 @@ def installed_hook_command() -> str:
     raise RuntimeError("lunavect hooks install wrote no PreToolUse command")
 
 
+@dataclass
+class AgentHome:
+    env: dict[str, str]  # the isolated environment, for child processes
+    command: str  # the installed hook command, as written into the settings
+    shim: list[str]  # the same, split for spawning
+    named: bool  # this process is named `claude`, so the shim finds it as the live agent
+    out_path: str  # where the children's stdout and stderr go: the shim must print nothing
+    out_fd: int
+
+
+@contextlib.contextmanager
+def agent_home(prefix: str, *, named: bool = True, extra_env: dict[str, str] | None = None) -> Iterator[AgentHome]:
+    """An isolated home (see isolated_home) with lunavect's hooks installed, this process named `claude` unless
+    `named` is False, and `extra_env` (a desktop bus, say) set in it and in os.environ before anything starts."""
+    with isolated_home(prefix) as env:
+        if extra_env:
+            env.update(extra_env)
+            os.environ.update(extra_env)
+        is_named = set_process_name("claude") if named else False
+        command = installed_hook_command()
+        out_path = os.path.join(env["LUNAVECT_HOME"], "children.out")
+        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            yield AgentHome(env, command, shlex.split(command), is_named, out_path, out_fd)
+        finally:
+            os.close(out_fd)
+
+
 def hook_payload(event: str, session_id: str, home: str) -> dict:
     """The fields Claude Code sends with every hook event (FACTS.md "Claude Code hooks"), for a session in
     `home`; each event adds its own fields to these."""
@@ -96,6 +131,13 @@ def hook_payload(event: str, session_id: str, home: str) -> dict:
         "effort": {"level": "high"},
         "hook_event_name": event,
     }
+
+
+def iso_ms(t: float) -> str:
+    """A time as the clients' records write it: UTC, milliseconds, a Z."""
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def set_process_name(name: str) -> bool:

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import SRC, isolated_home, machine_line, md_table, ms, p90, shared_data  # noqa: E402
+from _benchlib import SRC, iso_ms, isolated_home, machine_line, md_table, ms, p90, shared_data  # noqa: E402
 
 sys.path.insert(0, SRC)
 
@@ -38,14 +38,10 @@ THREAD_SMALL = "01a227be-0000-7000-8000-000000005a5a"
 OPEN_TURN = "01a227be-0000-7000-8000-0000000000aa"
 
 
-def stamp(t: float) -> str:
-    import datetime as dt
-
-    return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def line(kind: str, payload: dict, t: float) -> bytes:
-    return json.dumps({"timestamp": stamp(t), "type": kind, "payload": payload}, separators=(",", ":")).encode() + b"\n"
+    return (
+        json.dumps({"timestamp": iso_ms(t), "type": kind, "payload": payload}, separators=(",", ":")).encode() + b"\n"
+    )
 
 
 def body_records() -> bytes:

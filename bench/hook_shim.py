@@ -27,20 +27,7 @@ import sys
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import (  # noqa: E402
-    SRC,
-    Run,
-    hook_payload,
-    installed_hook_command,
-    isolated_home,
-    machine_line,
-    md_table,
-    ms,
-    p90,
-    resolve,
-    set_process_name,
-    spawn_timed,
-)
+from _benchlib import SRC, Run, agent_home, hook_payload, machine_line, md_table, ms, p90, resolve, spawn_timed  # noqa: E402
 
 # -- payloads, from FACTS.md "Claude Code hooks" and research/claude-formats.md §1.3 ---------------------------
 
@@ -323,9 +310,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    with isolated_home("lunavect-bench-shim-") as env:
-        named = False if args.no_agent_parent else set_process_name("claude")
-        command = installed_hook_command()
+    with agent_home("lunavect-bench-shim-", named=not args.no_agent_parent) as agent:
+        env, command, named, out_fd = agent.env, agent.command, agent.named, agent.out_fd
         events = payloads(str(uuid.uuid4()), env["HOME"])
         if args.payloads:
             events = {k: v for k, v in events.items() if k in args.payloads}
@@ -333,16 +319,11 @@ def main() -> None:
         if args.before:
             argvs[BEFORE] = [sys.executable, "-I", "-S", "-c", BEFORE_LAUNCHER, os.path.abspath(args.before), "claude"]
         cells = [(p, v) for p in events for v in argvs]
-        out_path = os.path.join(env["LUNAVECT_HOME"], "children.out")
-        out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            results = measure(cells, argvs, events, env, args.runs, args.warmup, out_fd)
-            shim_cells = sum(1 for _, v in cells if v in SHIM_VARIANTS or v == BEFORE)
-            spool_note = check_spool(shim_cells * (args.runs + args.warmup))
-            printed = os.path.getsize(out_path)
-            profile_text = profile(events, env, args.profile, out_fd) if args.profile else ""
-        finally:
-            os.close(out_fd)
+        results = measure(cells, argvs, events, env, args.runs, args.warmup, out_fd)
+        shim_cells = sum(1 for _, v in cells if v in SHIM_VARIANTS or v == BEFORE)
+        spool_note = check_spool(shim_cells * (args.runs + args.warmup))
+        printed = os.path.getsize(agent.out_path)
+        profile_text = profile(events, env, args.profile, out_fd) if args.profile else ""
 
         print(f"## Hook shim: wall time per event ({args.runs} runs each, interleaved)\n")
         print(f"Machine: {machine_line()}  ")

@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import shlex
-import signal
 import sqlite3
 import statistics
 import subprocess
@@ -31,18 +30,8 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import (  # noqa: E402
-    hook_payload,
-    installed_hook_command,
-    isolated_home,
-    machine_line,
-    md_table,
-    ms,
-    p90,
-    resolve,
-    set_process_name,
-    spawn_timed,
-)
+from _benchlib import agent_home, hook_payload, machine_line, md_table, ms, p90, resolve, spawn_timed  # noqa: E402
+from _collector import running_collector  # noqa: E402
 
 VISIBLE_TIMEOUT_S = 15.0
 
@@ -56,63 +45,6 @@ def pre_tool_use(session_id: str, home: str, tool: str, tool_use_id: str) -> byt
             "tool_use_id": tool_use_id,
         }
     ).encode()
-
-
-def start_collector(env: dict[str, str]) -> subprocess.Popen:
-    from lunavect import paths
-    from lunavect.collector import process as collector
-
-    log = open(os.path.join(env["LUNAVECT_HOME"], "bench-collector.log"), "ab")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lunavect", "daemon", "--quiet"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-    )
-    log.close()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"the collector exited with {proc.returncode}; see its log")
-        if collector.is_running() and collector.collector_pid() == proc.pid and paths.store_path().exists():
-            # Plain reads: store.connect() would race the collector's first migration.
-            conn = sqlite3.connect(paths.store_path(), timeout=5)
-            try:
-                if conn.execute("SELECT 1 FROM collector WHERE key = 'tick_started'").fetchone():
-                    return proc
-            except sqlite3.OperationalError:
-                pass  # not migrated yet
-            finally:
-                conn.close()
-        time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("the collector did not start within 20 s")
-
-
-def stop_collectors(proc: subprocess.Popen | None) -> None:
-    """Stop the collector we started, and one that a `lunavect list` of ours may have started instead."""
-    from lunavect.collector import process as collector
-
-    other = collector.collector_pid()
-    if proc is not None and proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    if other and (proc is None or other != proc.pid):
-        try:
-            with open(f"/proc/{other}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ")
-            with open(f"/proc/{other}/environ", "rb") as f:
-                ours = f"LUNAVECT_HOME={os.environ['LUNAVECT_HOME']}".encode() in f.read().split(b"\0")
-            if b"lunavect" in cmdline and b"daemon" in cmdline and ours:
-                os.kill(other, signal.SIGTERM)
-        except OSError:
-            pass
 
 
 LIST_PHASES_CHILD = r"""
@@ -166,21 +98,17 @@ def main() -> None:
     args = parser.parse_args()
     lunavect = resolve([os.path.join(os.path.dirname(sys.executable), "lunavect")])[0]
 
-    with isolated_home("lunavect-bench-h2l-") as env:
-        set_process_name("claude")  # the shim records this process as the live agent, as with Claude Code
+    with agent_home("lunavect-bench-h2l-") as agent:
         from lunavect import paths, store
 
-        shim = shlex.split(installed_hook_command())
+        env, shim, out_fd = agent.env, agent.shim, agent.out_fd
         session_id = str(uuid.uuid4())
         key = f"claude:{session_id}"
-        out_fd = os.open(os.path.join(env["LUNAVECT_HOME"], "children.out"), os.O_WRONLY | os.O_CREAT, 0o600)
-        proc = None
         results: dict[str, list[float]] = {"list": [], "sqlite": [], "bare": [], "cli": []}
         shim_wall: dict[str, list[float]] = {"list": [], "sqlite": []}
         counts: dict[str, list[int]] = {"list": [], "sqlite": []}
         failures: list[str] = []
-        try:
-            proc = start_collector(env)
+        with running_collector(env):
             conn = sqlite3.connect(paths.store_path(), timeout=store.BUSY_TIMEOUT_MS / 1000, isolation_level=None)
 
             def list_json() -> list[dict]:
@@ -235,10 +163,6 @@ def main() -> None:
                         counts[mode].append(attempts)
             conn.close()
             profile_text = list_phases(env, args.profile) if args.profile else ""
-        finally:
-            os.close(out_fd)
-            stop_collectors(proc)
-            time.sleep(0.2)
 
         print(f"## Hook event to visible state ({args.runs} rounds, interleaved)\n")
         print(f"Machine: {machine_line()}  ")

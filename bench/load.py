@@ -33,7 +33,6 @@ import itertools
 import json
 import os
 import random
-import shlex
 import sqlite3
 import statistics
 import subprocess
@@ -46,18 +45,8 @@ from concurrent.futures import ThreadPoolExecutor
 import psutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import (  # noqa: E402
-    hook_payload,
-    installed_hook_command,
-    isolated_home,
-    machine_line,
-    md_table,
-    ms,
-    set_process_name,
-    shared_data,
-    spawn_timed,
-)
-from hook_to_list import start_collector, stop_collectors  # noqa: E402
+from _benchlib import agent_home, hook_payload, machine_line, md_table, ms, shared_data, spawn_timed  # noqa: E402
+from _collector import running_collector  # noqa: E402
 from load_writer import event_payload  # noqa: E402
 
 SESSIONS = 50
@@ -311,16 +300,12 @@ def main() -> None:
     args = parser.parse_args()
     load_before = os.getloadavg()
 
-    with isolated_home("lunavect-bench-load-") as env:
-        set_process_name("claude")
+    with agent_home("lunavect-bench-load-") as agent:
         from lunavect import paths
 
-        shim = shlex.split(installed_hook_command())
+        env, shim, out_fd = agent.env, agent.shim, agent.out_fd
         session_ids = [str(uuid.uuid4()) for _ in range(SESSIONS)]
-        out_fd = os.open(os.path.join(env["LUNAVECT_HOME"], "children.out"), os.O_WRONLY | os.O_CREAT, 0o600)
-        proc = None
-        try:
-            proc = start_collector(env)
+        with running_collector(env) as proc:
             probe = Probe(shim, env, out_fd, str(paths.store_path()))
             with Watch(proc.pid) as idle_watch:
                 idle = probe.sample(args.idle_seconds)
@@ -356,10 +341,6 @@ def main() -> None:
             ceiling_once = exactly_once(probe.conn, ceiling[0])
             steps = ramp(probe.conn, env, args)
             probe_failures = probe.failures
-        finally:
-            os.close(out_fd)
-            stop_collectors(proc)
-            time.sleep(0.2)
 
     print(f"## Load ({args.seconds:g} s at {args.rate:g} events/s, {SESSIONS} sessions, driver: {args.driver})\n")
     print(f"Machine: {machine_line()}  ")

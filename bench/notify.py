@@ -19,10 +19,10 @@ Not a test: it prints Markdown tables for docs/performance.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import queue
-import shlex
 import statistics
 import subprocess
 import sys
@@ -35,19 +35,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "clients"))
 from desktop_bus import DesktopBus  # noqa: E402
 
-from _benchlib import (  # noqa: E402
-    hook_payload,
-    installed_hook_command,
-    isolated_home,
-    machine_line,
-    md_table,
-    ms,
-    p90,
-    resolve,
-    set_process_name,
-    spawn_timed,
-)
-from hook_to_list import start_collector, stop_collectors  # noqa: E402
+from _benchlib import agent_home, hook_payload, machine_line, md_table, ms, p90, resolve, spawn_timed  # noqa: E402
+from _collector import running_collector  # noqa: E402
 
 SEEN_TIMEOUT_S = 15.0
 
@@ -93,24 +82,17 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=30.0, help="seconds of idle CPU measured per setting")
     args = parser.parse_args()
     lunavect = resolve([os.path.join(os.path.dirname(sys.executable), "lunavect")])[0]
+    results: dict[str, list[float]] = {"notify": [], "notify-0": [], "list": []}
+    idle: dict[str, float] = {}
+    failures: list[str] = []
     desktop = DesktopBus.start()
     try:
-        with isolated_home("lunavect-bench-notify-") as env:
-            env.update(desktop.env)
-            os.environ.update(desktop.env)
-            set_process_name("claude")
+        with agent_home("lunavect-bench-notify-", extra_env=desktop.env) as agent:
             from lunavect import store
             from lunavect.notify import settings
 
-            shim = shlex.split(installed_hook_command())
-            out_fd = os.open(os.path.join(env["LUNAVECT_HOME"], "children.out"), os.O_WRONLY | os.O_CREAT, 0o600)
-            watch = BusWatch(env)
-            proc = None
-            results: dict[str, list[float]] = {"notify": [], "notify-0": [], "list": []}
-            idle: dict[str, float] = {}
-            failures: list[str] = []
-            try:
-                proc = start_collector(env)
+            env, shim, out_fd = agent.env, agent.shim, agent.out_fd
+            with contextlib.closing(BusWatch(env)) as watch, running_collector(env) as proc:
                 conn = store.connect()
 
                 def coalesce(seconds: float) -> None:
@@ -162,10 +144,6 @@ def main() -> None:
                     time.sleep(args.idle)
                     idle[label] = cpu_seconds(proc.pid) - before
                 conn.close()
-            finally:
-                watch.close()
-                os.close(out_fd)
-                stop_collectors(proc)
     finally:
         desktop.stop()
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime as _dt
 import os
 import random
 import shutil
@@ -43,7 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import REPO, compile_tree, isolated_home, machine_line, md_table, p90, thread_cpu_s  # noqa: E402
+from _benchlib import REPO, compile_tree, iso_ms, isolated_home, machine_line, md_table, p90, thread_cpu_s  # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, "src"))
 import msgspec  # noqa: E402
@@ -67,10 +66,6 @@ FINISHED = ("ready", "idle", "error")
 WORKING = ("working", "background", "compacting", "permission", "input")
 
 
-def iso(ts: float) -> str:
-    return _dt.datetime.fromtimestamp(ts, _dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def session(sid: str, state: str, now: float, age: float) -> Session:
     works = state in WORKING
     return Session(
@@ -83,14 +78,14 @@ def session(sid: str, state: str, now: float, age: float) -> Session:
         host="bench",
         state=state,
         activity="Bash" if state == "working" else None,
-        since=iso(now - age) if works else None,
+        since=iso_ms(now - age) if works else None,
         background={"shell": 1} if state == "background" else {},
         error="limit" if state == "error" else None,
         pinned=False,
         hidden=False,
         resume=f"claude --resume {sid}",
         basis=["hook"],
-        updated=iso(now - age),
+        updated=iso_ms(now - age),
     )
 
 

@@ -21,7 +21,7 @@ import argparse
 import asyncio
 import json
 import os
-import shlex
+import shutil
 import socket
 import sqlite3
 import statistics
@@ -33,17 +33,13 @@ import time
 import urllib.request
 import uuid
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import (  # noqa: E402
-    hook_payload,
-    installed_hook_command,
-    isolated_home,
-    machine_line,
-    md_table,
-    ms,
-    p90,
-    set_process_name,
-)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "sync"))
+from sync_support import row  # noqa: E402
+
+from _benchlib import agent_home, home_folders, hook_payload, machine_line, md_table, ms, p90  # noqa: E402
+from _collector import spawn_collector  # noqa: E402
 
 HOSTS = 20
 SESSIONS = 50
@@ -85,33 +81,6 @@ def wire(http: int, name: str) -> int:
     return in_bytes + out_bytes
 
 
-def row(host: str, session_id: str, tool: str) -> bytes:
-    import msgspec
-
-    from lunavect.core.model import Session, State
-
-    return msgspec.json.encode(
-        Session(
-            id=f"claude:{session_id}",
-            provider="claude",
-            session_id=session_id,
-            title="a task of a simulated host",
-            project="my-project",
-            cwd="/home/user/projects/my-project",
-            host=host,
-            state=State.WORKING,
-            activity=tool,
-            since=None,
-            background={},
-            error=None,
-            pinned=False,
-            hidden=False,
-            resume=f"cd /home/user/projects/my-project && claude --resume {session_id}",
-            basis=["hook"],
-        )
-    )
-
-
 def simulated_hosts(url: str, count: int, stop: threading.Event) -> threading.Thread:
     """`count` hosts that put SESSIONS rows each, then beat every BEAT_S, as collectors do."""
 
@@ -132,7 +101,9 @@ def simulated_hosts(url: str, count: int, stop: threading.Event) -> threading.Th
         for name in names:
             for _ in range(SESSIONS):
                 sid = str(uuid.uuid4())
-                await kv.put(keys.session_key(name, f"claude:{sid}"), row(name, sid, "Bash"))
+                await kv.put(
+                    keys.session_key(name, f"claude:{sid}"), row(sid, name, title="a task of a simulated host")
+                )
         while not stop.is_set():
             for name in names:
                 beat = Beat(at=time.time(), every=BEAT_S, machine=name)
@@ -151,27 +122,9 @@ def simulated_hosts(url: str, count: int, stop: threading.Event) -> threading.Th
     return thread
 
 
-def host_env(base: dict[str, str], root: str, name: str) -> dict[str, str]:
-    env = dict(base)
-    for key, sub in (("HOME", "home"), ("CLAUDE_CONFIG_DIR", "home/.claude"), ("CODEX_HOME", "home/.codex")):
-        env[key] = os.path.join(root, name, sub)
-        os.makedirs(env[key], exist_ok=True)
-    env["LUNAVECT_HOME"] = os.path.join(root, name, "lunavect")
-    return env
-
-
 def start_collector(env: dict[str, str], url: str, host: str) -> subprocess.Popen:
-    os.makedirs(env["LUNAVECT_HOME"], exist_ok=True)
-    log = open(os.path.join(env["LUNAVECT_HOME"], "bench-collector.log"), "ab")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lunavect", "daemon", "--quiet"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-    )
-    log.close()
+    """A collector for `host`, told to sync through `url` (it starts syncing on its next tick)."""
+    proc = spawn_collector(env)
     done = subprocess.run(
         [sys.executable, "-m", "lunavect", "sync", "set", url, "--host-name", host],
         env=env,
@@ -200,16 +153,15 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=30.0, help="seconds of idle traffic to measure")
     args = parser.parse_args()
 
-    with isolated_home("lunavect-bench-sync-") as env_a:
-        set_process_name("claude")  # the shim records this process as the live agent
-        shim = shlex.split(installed_hook_command())
+    with agent_home("lunavect-bench-sync-") as agent:
+        env_a, shim = agent.env, agent.shim
         root = tempfile.mkdtemp(prefix="lunavect-bench-sync-hosts-")
         server, url, http = start_server(root)
         stop = threading.Event()
         procs: list[subprocess.Popen] = []
         try:
             simulated_hosts(url, HOSTS - 2, stop)
-            env_b = host_env(env_a, root, "b")
+            env_b = env_a | home_folders(os.path.join(root, "b"))
             procs.append(start_collector(env_a, url, "a"))
             procs.append(start_collector(env_b, url, "b"))
             sessions = [str(uuid.uuid4()) for _ in range(SESSIONS)]
@@ -278,6 +230,7 @@ def main() -> None:
                     proc.kill()
             server.terminate()
             server.wait(10)
+            shutil.rmtree(root, ignore_errors=True)  # host B's home and the server's store
 
     changes = args.warmup + args.runs
     per_change_a = (bytes_a - rate_a * rounds_s) / changes
