@@ -220,9 +220,8 @@ class RecordedRequest(_RecordedRequest):
     ``"subagent"``, a custom route name, ``"side"``, or None (not a messages request).
     """
 
-    @property
-    def is_messages(self) -> bool:
-        return self.method == "POST" and self.route_path == "/v1/messages"
+    model_path = "/v1/messages"
+    is_messages = _RecordedRequest.scripted
 
     @property
     def tool_names(self) -> list[str]:
@@ -259,16 +258,7 @@ class RecordedRequest(_RecordedRequest):
         return [b for b in self.blocks("user") if b.get("type") == "tool_result"]
 
     def tool_result_text(self, tool_use_id: str | None = None) -> str:
-        parts = []
-        for b in self.tool_results():
-            if tool_use_id and b.get("tool_use_id") != tool_use_id:
-                continue
-            c = b.get("content")
-            if isinstance(c, str):
-                parts.append(c)
-            elif isinstance(c, list):
-                parts.extend(x.get("text", "") for x in c if isinstance(x, dict))
-        return "\n".join(parts)
+        return self._results_text(self.tool_results(), "tool_use_id", tool_use_id, _result_text)
 
     def user_text(self) -> str:
         """All user text blocks joined (includes Claude Code's injected reminders)."""
@@ -284,6 +274,15 @@ class RecordedRequest(_RecordedRequest):
             if isinstance(c, list):
                 return "\n".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
         return ""
+
+
+def _result_text(block: dict) -> str | None:
+    """A ``tool_result`` block's content: a string, or its text blocks one a line (None: neither)."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    texts = [x.get("text", "") for x in content if isinstance(x, dict)] if isinstance(content, list) else []
+    return "\n".join(texts) if texts else None
 
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -382,11 +381,6 @@ class AnthropicServer(ScriptedServer):
             return
         self._holder = s
 
-    @property
-    def url(self) -> str:
-        """The value for ``ANTHROPIC_BASE_URL``."""
-        return f"http://{self._host}:{self._port}"
-
     # -- scripting -----------------------------------------------------
     def route(self, name: str, match: Predicate) -> AnthropicServer:
         """Add (or replace the predicate of) a custom route; custom routes are tried before the built-in ones."""
@@ -457,7 +451,7 @@ class AnthropicServer(ScriptedServer):
 
     def wait_for_main(self, n: int, timeout: float = 30.0, *, route: str = "main") -> list[RecordedRequest]:
         """Wait until ``n`` requests answered by ``route`` (default ``main``) have arrived; return them."""
-        return self._wait_count(n, timeout, lambda r: r.route == route, route)
+        return self.wait_for_count(n, timeout, route=route)
 
 
 # --------------------------------------------------------------------------

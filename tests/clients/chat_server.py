@@ -114,9 +114,8 @@ custom = Step.custom
 class RecordedRequest(_RecordedRequest):
     """One request as the server saw it (secret headers removed)."""
 
-    @property
-    def is_chat(self) -> bool:
-        return self.method == "POST" and self.route_path.endswith("/chat/completions")
+    model_path = "/chat/completions"
+    is_chat = _RecordedRequest.scripted
 
     @property
     def messages(self) -> list[dict]:
@@ -150,9 +149,7 @@ class RecordedRequest(_RecordedRequest):
         return [m for m in self.messages if m.get("role") == "tool"]
 
     def tool_result_text(self, call_id: str | None = None) -> str:
-        return "\n".join(
-            self._text(m.get("content")) for m in self.tool_results() if call_id in (None, m.get("tool_call_id"))
-        )
+        return self._results_text(self.tool_results(), "tool_call_id", call_id, lambda m: self._text(m.get("content")))
 
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -172,7 +169,6 @@ class ChatServer(ScriptedServer):
                  title: str = "Scripted title") -> None:  # fmt: skip
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.title = title
-        self._main = Route("main", lambda r: True)
         self._title = Route("title", lambda r: r.is_title)
         self.builtin_routes = {"title": self._title, "main": self._main}
 
@@ -182,7 +178,7 @@ class ChatServer(ScriptedServer):
 
     @property
     def base_url(self) -> str:
-        return f"http://{self._host}:{self._port}/v1"
+        return f"{self.url}/v1"
 
     def provider(self, *, name: str = "Scripted") -> dict:
         """The provider entry of OpenCode's config that points at this server (model ``m``)."""
@@ -215,7 +211,7 @@ class ChatServer(ScriptedServer):
 
     def wait_for_main(self, n: int, timeout: float = 30.0) -> list[RecordedRequest]:
         """Wait until ``n`` requests of the main loop have arrived."""
-        return self._wait_count(n, timeout, lambda r: r.is_chat and r.route == "main", "main-loop")
+        return self.wait_for_count(n, timeout, route="main")
 
 
 class _Handler(ScriptedHandler):
@@ -228,16 +224,6 @@ class _Handler(ScriptedHandler):
     def _send_error(self, step: Step) -> None:
         body = {"error": {"message": step.error_message, "type": "invalid_request_error", "code": None}}
         self._send_json(step.status, body)
-
-    def do_POST(self) -> None:
-        req = self._recorded(self._read_body())
-        if not req.is_chat:
-            self.owner._record(req)
-            self._send_json(200, {})
-            return
-        step = self._answered(req)
-        if step is not None:
-            self._stream(step, req)
 
     def _chunk(self, base: dict, delta: dict, finish: str | None = None, usage: dict | None = None) -> bool:
         body = dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": finish}])

@@ -18,7 +18,8 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, process_under, wait_process_under
@@ -198,6 +199,32 @@ def kill_tree(pid: int) -> None:
             os.kill(p, 9)
         except OSError:
             pass
+
+
+#: Codex's approval dialog for a command.
+APPROVAL_RE = re.compile(r"Would you like to run the following command\?")
+
+
+@contextmanager
+def at_the_marker_approval(
+    codex: tuple[ClientPaths, IsoHome, dict[str, str]], server: ResponsesServer, *, hooks: bool
+) -> Iterator[tuple[CodexTmux, Path]]:
+    """The TUI (asking before it runs a command, in a workspace sandbox; with lunavect's hooks installed if
+    ``hooks``) told to "write the marker", the model scripted as :func:`script_marker_approval` says: (the TUI
+    at its approval dialog, the marker's path). The TUI is killed on leaving."""
+    paths, iso, env = codex
+    write_config(iso, server, approval="on-request", sandbox="workspace-write")
+    if hooks:
+        install_hooks(env)  # after the config: it writes its trust there
+    marker = iso.work / "marker.txt"
+    script_marker_approval(server, marker)
+    tui = start_tui(paths, iso, env)
+    try:
+        tui.send_text("write the marker")
+        tui.wait_for_screen(APPROVAL_RE, timeout=40)
+        yield tui, marker
+    finally:
+        tui.kill()
 
 
 def script_marker_approval(server: ResponsesServer, marker: Path) -> None:

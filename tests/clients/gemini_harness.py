@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, proc_info
-from gemini_server import MODEL, GeminiServer, shell, text
+from gemini_server import MODEL, GeminiServer, Step, shell, text
 from lunavect_probe import installed_lunavect, listed, wait_listed
 
 #: The tests run lunavect's installed command through this name, as for the other clients.
@@ -199,6 +199,27 @@ def at_the_marker_permission(
     try:
         client.send_text("make the marker")
         yield client, marker, wait_permission(client, env)
+    finally:
+        client.kill()
+
+
+@contextmanager
+def running_the_long_command(
+    gemini: tuple[ClientPaths, IsoHome, dict[str, str]],
+    server: GeminiServer,
+    *after: Step,
+    seconds: int = 30,
+    until: Callable[[dict], bool] = lambda s: s["activity"] == "run_shell_command",
+) -> Iterator[tuple[GeminiTmux, dict]]:
+    """The client in YOLO mode told to "run the long command", the model scripted to run `sleep <seconds>`
+    (then to answer with ``after``): (the client, its session once ``until`` holds: by default once it runs
+    the shell tool). The client is killed on leaving."""
+    paths, iso, env = gemini
+    server.script(shell(f"sleep {seconds}"), *after)
+    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
+    try:
+        client.send_text("run the long command")
+        yield client, wait_session(env, until, timeout=40)
     finally:
         client.kill()
 

@@ -154,9 +154,8 @@ class RecordedRequest(_RecordedRequest):
         tail = self.route_path.rsplit("/models/", 1)[-1]
         return tail.split(":", 1)[0]
 
-    @property
-    def is_stream(self) -> bool:
-        return self.method == "POST" and self.method_name == "streamGenerateContent"
+    model_path = ":streamGenerateContent"
+    is_stream = _RecordedRequest.scripted
 
     @property
     def contents(self) -> list[dict]:
@@ -216,20 +215,14 @@ class GeminiServer(ScriptedServer):
     ):
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.side_text = side_text
-        self._main = Route("main", lambda r: True)
-        self.builtin_routes = {"main": self._main}
 
     @property
     def handler_class(self) -> type[ScriptedHandler]:
         return _Handler
 
-    @property
-    def base_url(self) -> str:
-        return f"http://{self._host}:{self._port}"
-
     def env(self) -> dict[str, str]:
         """What the client's environment needs to talk to this server and nothing else."""
-        return {"GOOGLE_GEMINI_BASE_URL": self.base_url, "GEMINI_API_KEY": API_KEY}
+        return {"GOOGLE_GEMINI_BASE_URL": self.url, "GEMINI_API_KEY": API_KEY}
 
     @staticmethod
     def settings() -> dict:
@@ -257,10 +250,6 @@ class GeminiServer(ScriptedServer):
     @property
     def stream_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.is_stream]
-
-    def wait_for_count(self, n: int, timeout: float = 30.0, *, route: str | None = None) -> list[RecordedRequest]:
-        """Wait until ``n`` streamed requests (answered by ``route``, if given) have arrived."""
-        return self._wait_count(n, timeout, lambda r: r.is_stream and (route is None or r.route == route), "stream")
 
 
 def _usage(step: Step, req: RecordedRequest) -> dict:

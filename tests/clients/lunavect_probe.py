@@ -15,25 +15,22 @@ from pathlib import Path
 LUNAVECT = str(Path(sys.executable).parent / "lunavect")
 
 
+def _run(command: list[str], env: dict[str, str], timeout: float, cwd: str | os.PathLike | None = None):
+    """Run lunavect as the tests do: the iso HOME's environment, output captured, nothing on its stdin."""
+    return subprocess.run(
+        command, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+
+
 def lunavect(
     env: dict[str, str], *args: str, timeout: float = 30, cwd: str | os.PathLike | None = None
 ) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "lunavect", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return _run([sys.executable, "-m", "lunavect", *args], env, timeout, cwd)
 
 
 def installed_lunavect(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     """The installed command (:data:`LUNAVECT`) with ``args``, in the iso HOME of ``env``."""
-    return subprocess.run(
-        [LUNAVECT, *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-    )
+    return _run([LUNAVECT, *args], env, timeout)
 
 
 def listed(env: dict[str, str], provider: str | None = None, *, all_: bool = True) -> list[dict]:

@@ -163,9 +163,8 @@ custom = Step.custom
 class RecordedRequest(_RecordedRequest):
     """One request as the server saw it (secret headers removed)."""
 
-    @property
-    def is_responses(self) -> bool:
-        return self.method == "POST" and self.route_path.endswith("/responses")
+    model_path = "/responses"
+    is_responses = _RecordedRequest.scripted
 
     @property
     def input(self) -> list[dict]:
@@ -185,13 +184,7 @@ class RecordedRequest(_RecordedRequest):
         return [i for i in self.input if i.get("type") == "function_call_output"]
 
     def output_text(self, call_id: str | None = None) -> str:
-        parts = []
-        for item in self.function_outputs():
-            if call_id and item.get("call_id") != call_id:
-                continue
-            out = item.get("output")
-            parts.append(out if isinstance(out, str) else json.dumps(out))
-        return "\n".join(parts)
+        return self._results_text(self.function_outputs(), "call_id", call_id, _output_text)
 
     def user_texts(self) -> list[str]:
         texts = []
@@ -212,6 +205,12 @@ class RecordedRequest(_RecordedRequest):
         except ValueError:
             value = None
         return value if isinstance(value, dict) else {}
+
+
+def _output_text(item: dict) -> str:
+    """A ``function_call_output`` item's output (JSON if it is not a string)."""
+    out = item.get("output")
+    return out if isinstance(out, str) else json.dumps(out)
 
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -240,8 +239,6 @@ class ResponsesServer(ScriptedServer):
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, exhausted_text: str = "ok", model: str = "gpt-test"):
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.model = model
-        self._main = Route("main", lambda r: True)
-        self.builtin_routes = {"main": self._main}
 
     @property
     def handler_class(self) -> type[ScriptedHandler]:
@@ -250,7 +247,7 @@ class ResponsesServer(ScriptedServer):
     @property
     def base_url(self) -> str:
         """The provider's ``base_url`` for config.toml."""
-        return f"http://{self._host}:{self._port}/v1"
+        return f"{self.url}/v1"
 
     def config_toml(self, *, extra: str = "") -> str:
         """A config.toml that points Codex at this server and nothing else."""
@@ -286,12 +283,6 @@ class ResponsesServer(ScriptedServer):
     def responses_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.is_responses]
 
-    def wait_for_count(self, n: int, timeout: float = 30.0, *, route: str | None = None) -> list[RecordedRequest]:
-        """Wait until ``n`` responses requests (answered by ``route``, if given) have arrived."""
-        return self._wait_count(
-            n, timeout, lambda r: r.is_responses and (route is None or r.route == route), "responses"
-        )
-
 
 class _Handler(ScriptedHandler):
     secret_headers = _SECRET_HEADERS
@@ -308,16 +299,6 @@ class _Handler(ScriptedHandler):
     def _send_error(self, step: Step) -> None:
         body = {"error": {"message": step.error_message, "type": "scripted", "code": None, "param": None}}
         self._send_json(step.status, body)
-
-    def do_POST(self) -> None:
-        req = self._recorded(self._read_body())
-        if not req.is_responses:
-            self.owner._record(req)
-            self._send_json(200, {})
-            return
-        step = self._answered(req)
-        if step is not None:
-            self._stream(step, req)
 
     def _stream(self, step: Step, req: RecordedRequest) -> None:
         self._start_stream("text/event-stream", step.headers.items())

@@ -62,7 +62,9 @@ class ScriptedServer:
         self._stopping = threading.Event()
         self._requests: list[Any] = []
         self._routes: list[Route] = []  # custom routes, tried in order
-        self.builtin_routes: dict[str, Route] = {}
+        # The built-in routes, tried after the custom ones (by _builtin_route); every server has `main`.
+        self._main = Route("main", lambda r: True)
+        self.builtin_routes: dict[str, Route] = {"main": self._main}
         self._httpd: ScriptedHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._seq = itertools.count(1)
@@ -110,6 +112,11 @@ class ScriptedServer:
     @property
     def port(self) -> int:
         return self._port
+
+    @property
+    def url(self) -> str:
+        """The server's root URL (each client's setting adds the API's own path, if any)."""
+        return f"http://{self._host}:{self._port}"
 
     @property
     def stopping(self) -> bool:
@@ -227,6 +234,12 @@ class ScriptedServer:
                     raise TimeoutError(f"no matching request within {timeout}s; seen:\n{seen}")
                 self._cond.wait(min(left, 0.2))
 
+    def wait_for_count(self, n: int, timeout: float = 30.0, *, route: str | None = None) -> list[Any]:
+        """Wait until ``n`` scripted requests (answered by ``route``, if given) have arrived; return them."""
+        return self._wait_count(
+            n, timeout, lambda r: r.scripted and route in (None, r.route), f"{route or 'scripted'} route's"
+        )
+
     def _wait_count(self, n: int, timeout: float, select: Predicate, what: str) -> list[Any]:
         """Wait until ``n`` recorded requests satisfy ``select``; return them all (``what`` names them in the
         timeout's message)."""
@@ -333,6 +346,21 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
         req.route, req.answer = route, step.describe()
         self.owner._record(req)
         return step
+
+    def do_POST(self) -> None:
+        """A scripted request is answered by its step; any other POST is recorded and answered ``{}``."""
+        req = self._recorded(self._read_body())
+        if not req.scripted:
+            self.owner._record(req)
+            self._send_json(200, {})
+            return
+        step = self._answered(req)
+        if step is not None:
+            self._stream(step, req)
+
+    def _stream(self, step: Any, req: Any) -> None:
+        """Stream the step's answer in the API's events."""
+        raise NotImplementedError
 
     def _send_error(self, step: Any) -> None:
         """Answer an ``error`` step with the API's error body."""

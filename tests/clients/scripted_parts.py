@@ -12,7 +12,7 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 __all__ = ["IdSource", "Predicate", "RecordedRequest", "Route", "ScriptedStep", "parse_json"]
 
@@ -104,6 +104,14 @@ class RecordedRequest:
         """The path without its query string or a trailing slash."""
         return self.path.split("?", 1)[0].rstrip("/")
 
+    #: How the path of the API's model requests ends (each module names its API's).
+    model_path: ClassVar[str] = ""
+
+    @property
+    def scripted(self) -> bool:
+        """A request the script answers: a model request, POSTed to the API's :attr:`model_path`."""
+        return self.method == "POST" and self.route_path.endswith(self.model_path)
+
     def _body_dicts(self, key: str) -> list[dict]:
         """The objects of the body's list ``key`` (messages, contents, input items...); [] if there is none."""
         items = self.body.get(key) if isinstance(self.body, dict) else None
@@ -113,6 +121,13 @@ class RecordedRequest:
     def tools(self) -> list[dict]:
         """The tool declarations the client sent (every one of these APIs has them in the body's ``tools``)."""
         return self._body_dicts("tools")
+
+    @staticmethod
+    def _results_text(results: list[dict], id_key: str, wanted: str | None, text: Callable[[dict], str | None]) -> str:
+        """The texts of the tool results the client sent back (``text`` of each; None: it has none), of the call
+        whose ``id_key`` is ``wanted`` or of all, one a line: each API lays its results out its own way."""
+        texts = (text(result) for result in results if not wanted or result.get(id_key) == wanted)
+        return "\n".join(t for t in texts if t is not None)
 
     def user_texts(self) -> list[str]:
         """The texts of the request's user content, in order (each API's own layout)."""

@@ -14,13 +14,14 @@ import pytest
 from gemini_harness import (
     at_the_marker_permission,
     chat_files,
+    running_the_long_command,
     sessions,
     start_gemini,
     wait_reply,
     wait_session,
     write_settings,
 )
-from gemini_server import GeminiServer, ask_user, error, function_call, hang, shell, text
+from gemini_server import GeminiServer, ask_user, error, function_call, hang, text
 from lunavect_probe import assert_kept_out
 
 
@@ -29,31 +30,30 @@ def cancelled(iso) -> bool:
     return any('"content":"Request cancelled."' in path.read_text() for path in chat_files(iso))
 
 
-def test_a_reply_is_ready_with_its_title_and_usage(gemini, gemini_server: GeminiServer) -> None:
+@pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "chat-file-only"])
+def test_a_reply_is_ready_with_its_title_and_usage(gemini, gemini_server: GeminiServer, hooks: bool) -> None:
+    """Without hooks the chat file alone gives the title, the reply's end and its usage."""
     paths, iso, env = gemini
+    if not hooks:
+        write_settings(iso, hooks=False)
     gemini_server.script(text("Hello from the script"))
     client = start_gemini(paths, iso, env)
     try:
         client.send_text("say hello")
         ready = wait_reply(client, env, r"Hello from the script")
-        assert (ready["title"], ready["basis"]) == ("say hello", ["hook"])
-        assert ready["pid"] == client.pid()  # the relaunched child, not the launcher
-        assert ready["usage"]["model"] == "gemini-2.5-flash" and ready["usage"]["tokens"]["output"] == 5
-        assert ready["resume"].endswith(f"gemini --resume {ready['session_id']}") and ready["open"] is True
+        assert (ready["title"], ready["basis"]) == ("say hello", ["hook"] if hooks else ["transcript"])
+        assert ready["usage"]["tokens"]["output"] == 5
+        if hooks:
+            assert ready["pid"] == client.pid()  # the relaunched child, not the launcher
+            assert ready["usage"]["model"] == "gemini-2.5-flash"
+            assert ready["resume"].endswith(f"gemini --resume {ready['session_id']}") and ready["open"] is True
     finally:
         client.kill()
 
 
 def test_a_running_tool_is_working_on_it(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    gemini_server.script(shell("sleep 30"))
-    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
-    try:
-        client.send_text("run the long command")
-        working = wait_session(env, lambda s: s["activity"] == "run_shell_command", timeout=40)
+    with running_the_long_command(gemini, gemini_server) as (_client, working):
         assert working["state"] == "working" and "hook" in working["basis"]
-    finally:
-        client.kill()
 
 
 def test_a_permission_approved_is_working_from_the_title_then_ready(gemini, gemini_server: GeminiServer) -> None:
@@ -142,29 +142,19 @@ def test_esc_while_the_model_answers_is_idle(gemini, gemini_server: GeminiServer
 
 
 def test_esc_during_a_running_tool_is_idle(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    gemini_server.script(shell("sleep 30"), text("should not come"))
-    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
-    try:
-        client.send_text("run the long command")
-        wait_session(env, lambda s: s["activity"] == "run_shell_command", timeout=40)
-
+    iso, env = gemini[1:]
+    with running_the_long_command(gemini, gemini_server, text("should not come")) as (client, _working):
         client.send_keys("Escape")
 
         after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
         assert after["state"] == "idle"
         assert len(gemini_server.stream_requests) == 1 and cancelled(iso)
-    finally:
-        client.kill()
 
 
 def test_kill_9_is_not_left_working(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    gemini_server.script(shell("sleep 60"))
-    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
-    try:
-        client.send_text("run the long command")
-        working = wait_session(env, lambda s: s["state"] == "working", timeout=40)
+    env = gemini[2]
+    started = running_the_long_command(gemini, gemini_server, seconds=60, until=lambda s: s["state"] == "working")
+    with started as (client, working):
         assert working["pid"] == client.pid()
 
         os.kill(client.pid(), signal.SIGKILL)
@@ -172,22 +162,6 @@ def test_kill_9_is_not_left_working(gemini, gemini_server: GeminiServer) -> None
         after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
         assert after["state"] == "idle" and "process" in after["basis"]
         assert wait_session(env, lambda s: s["open"] is False, timeout=10)["session_id"] == working["session_id"]
-    finally:
-        client.kill()
-
-
-def test_without_hooks_the_chat_file_gives_title_ready_and_usage(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    write_settings(iso, hooks=False)
-    gemini_server.script(text("Hello without hooks"))
-    client = start_gemini(paths, iso, env)
-    try:
-        client.send_text("say hello")
-        ready = wait_reply(client, env, r"Hello without hooks")
-        assert (ready["title"], ready["basis"]) == ("say hello", ["transcript"])
-        assert ready["usage"]["tokens"]["output"] == 5
-    finally:
-        client.kill()
 
 
 def test_resume_continues_the_same_row(gemini, gemini_server: GeminiServer) -> None:
