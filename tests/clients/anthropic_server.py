@@ -43,13 +43,13 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripted_http import IdSource, Route, ScriptedHandler, ScriptedServer, parse_json
-from scripted_http import RecordedRequest as _RecordedRequest
+from scripted_http import ScriptedHandler, ScriptedServer
+from scripted_parts import IdSource, Route, ScriptedStep
+from scripted_parts import RecordedRequest as _RecordedRequest
 
 __all__ = [
     "AnthropicServer",
@@ -114,35 +114,24 @@ _new_id = IdSource(20)
 
 
 @dataclass
-class Step:
+class Step(ScriptedStep):
     """How to answer one request.
 
     ``kind`` is ``"message"`` (content ``blocks``, a ``stop_reason``),
     ``"error"``, ``"hang"`` or ``"custom"``.  ``delay`` seconds pass before the
-    answer starts; ``chunk_delay`` seconds pass between streamed deltas.
+    answer starts; ``chunk_delay`` seconds pass between streamed deltas.  ``usage`` holds usage figures
+    to report exactly (input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens),
+    over the defaults: what the client then writes to its transcript.
     """
 
-    kind: str
     blocks: list[dict] = field(default_factory=list)
     stop_reason: str = "end_turn"
-    status: int = 200
     error_type: str | None = None
-    message: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0
     chunk_delay: float = 0.0
-    func: Callable[[RecordedRequest], Step] | None = None
     # The context size to report (usage.input_tokens); by default about the request's own size. A large
     # value makes the client believe its context is full, so it compacts automatically.
     input_tokens: int | None = None
-    # Usage figures to report exactly (input_tokens, output_tokens, cache_read_input_tokens,
-    # cache_creation_input_tokens), over the defaults: what the client then writes to its transcript.
-    usage: dict[str, int] | None = None
-
-    def after(self, seconds: float) -> Step:
-        """Return this step, answered only after ``seconds``."""
-        self.delay = float(seconds)
-        return self
 
     def describe(self) -> str:
         if self.kind == "message":
@@ -203,25 +192,19 @@ def error(
         "error",
         status=status,
         error_type=etype,
-        message=message or _ERROR_MESSAGES.get(etype, etype),
+        error_message=message or _ERROR_MESSAGES.get(etype, etype),
         headers=dict(headers or {}),
         delay=delay,
     )
 
 
-def hang(*, delay: float = 0.0) -> Step:
-    """Never answer: the request blocks until the server stops (then the connection drops)."""
-    return Step("hang", delay=delay)
+hang = Step.hang
+custom = Step.custom
 
 
 def delayed(seconds: float, step: Step) -> Step:
     """``step``, answered after ``seconds``."""
     return step.after(seconds)
-
-
-def custom(func: Callable[[RecordedRequest], Step]) -> Step:
-    """Decide the answer when the request arrives: ``func(request) -> Step``."""
-    return Step("custom", func=func)
 
 
 # --------------------------------------------------------------------------
@@ -237,29 +220,16 @@ class RecordedRequest(_RecordedRequest):
     ``"subagent"``, a custom route name, ``"side"``, or None (not a messages request).
     """
 
-    @property
-    def route_path(self) -> str:
-        return self.path.split("?", 1)[0]
-
-    @property
-    def is_messages(self) -> bool:
-        return self.method == "POST" and self.route_path.rstrip("/") == "/v1/messages"
-
-    @property
-    def tools(self) -> list[dict]:
-        if isinstance(self.body, dict) and isinstance(self.body.get("tools"), list):
-            return self.body["tools"]
-        return []
+    model_path = "/v1/messages"
+    is_messages = _RecordedRequest.scripted
 
     @property
     def tool_names(self) -> list[str]:
-        return [t.get("name", "") for t in self.tools if isinstance(t, dict)]
+        return [t.get("name", "") for t in self.tools]
 
     @property
     def messages(self) -> list[dict]:
-        if isinstance(self.body, dict) and isinstance(self.body.get("messages"), list):
-            return self.body["messages"]
-        return []
+        return self._body_dicts("messages")
 
     @property
     def system_text(self) -> str:
@@ -288,16 +258,7 @@ class RecordedRequest(_RecordedRequest):
         return [b for b in self.blocks("user") if b.get("type") == "tool_result"]
 
     def tool_result_text(self, tool_use_id: str | None = None) -> str:
-        parts = []
-        for b in self.tool_results():
-            if tool_use_id and b.get("tool_use_id") != tool_use_id:
-                continue
-            c = b.get("content")
-            if isinstance(c, str):
-                parts.append(c)
-            elif isinstance(c, list):
-                parts.extend(x.get("text", "") for x in c if isinstance(x, dict))
-        return "\n".join(parts)
+        return self._results_text(self.tool_results(), "tool_use_id", tool_use_id, _result_text)
 
     def user_text(self) -> str:
         """All user text blocks joined (includes Claude Code's injected reminders)."""
@@ -313,6 +274,15 @@ class RecordedRequest(_RecordedRequest):
             if isinstance(c, list):
                 return "\n".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
         return ""
+
+
+def _result_text(block: dict) -> str | None:
+    """A ``tool_result`` block's content: a string, or its text blocks one a line (None: neither)."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    texts = [x.get("text", "") for x in content if isinstance(x, dict)] if isinstance(content, list) else []
+    return "\n".join(texts) if texts else None
 
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -411,11 +381,6 @@ class AnthropicServer(ScriptedServer):
             return
         self._holder = s
 
-    @property
-    def url(self) -> str:
-        """The value for ``ANTHROPIC_BASE_URL``."""
-        return f"http://{self._host}:{self._port}"
-
     # -- scripting -----------------------------------------------------
     def route(self, name: str, match: Predicate) -> AnthropicServer:
         """Add (or replace the predicate of) a custom route; custom routes are tried before the built-in ones."""
@@ -486,7 +451,7 @@ class AnthropicServer(ScriptedServer):
 
     def wait_for_main(self, n: int, timeout: float = 30.0, *, route: str = "main") -> list[RecordedRequest]:
         """Wait until ``n`` requests answered by ``route`` (default ``main``) have arrived; return them."""
-        return self._wait_count(n, timeout, lambda r: r.route == route, route)
+        return self.wait_for_count(n, timeout, route=route)
 
 
 # --------------------------------------------------------------------------
@@ -496,19 +461,9 @@ class AnthropicServer(ScriptedServer):
 
 class _Handler(ScriptedHandler):
     secret_headers = _SECRET_HEADERS
+    request_class = RecordedRequest
 
     # -- helpers -------------------------------------------------------
-    def _recorded(self, raw: bytes) -> RecordedRequest:
-        return RecordedRequest(
-            seq=next(self.owner._seq),
-            time=time.time(),
-            method=self.command,
-            path=self.path,
-            headers=self._kept_headers(),
-            body=parse_json(raw),
-            raw_body=raw,
-        )
-
     def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
         super()._send_json(status, obj, [("request-id", _new_id("req")), *(headers or {}).items()])
 
@@ -519,24 +474,14 @@ class _Handler(ScriptedHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def do_GET(self) -> None:
-        self.owner._record(self._recorded(b""))
-        path = self.path.split("?", 1)[0].rstrip("/")
-        if path == "/v1/models":
-            model = self.owner.model or "claude-sonnet-4-5"
-            self._send_json(
-                200,
-                {
-                    "data": [
-                        {"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z"}
-                    ],
-                    "has_more": False,
-                    "first_id": model,
-                    "last_id": model,
-                },
-            )
-            return
-        self._send_json(200, {})
+    def _models_listing(self) -> dict:
+        model = self.owner.model or "claude-sonnet-4-5"
+        return {
+            "data": [{"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z"}],
+            "has_more": False,
+            "first_id": model,
+            "last_id": model,
+        }
 
     def do_DELETE(self) -> None:
         self.owner._record(self._recorded(self._read_body()))
@@ -547,7 +492,7 @@ class _Handler(ScriptedHandler):
     def do_POST(self) -> None:
         raw = self._read_body()
         req = self._recorded(raw)
-        path = req.route_path.rstrip("/")
+        path = req.route_path
         if path == "/v1/messages/count_tokens":
             self.owner._record(req)
             size = len(raw) // 4 + 1
@@ -562,14 +507,12 @@ class _Handler(ScriptedHandler):
             self.owner._record(req)
             self._send_error(error(400, message="request body is not JSON"))
             return
-        self._answer(req, self._routed(req))
+        self._answer(req)
 
     # -- answers -------------------------------------------------------
-    def _answer(self, req: RecordedRequest, step: Step) -> None:
-        if not self._wait_out(step):
-            return
-        if step.kind == "error":
-            self._send_error(step)
+    def _answer(self, req: RecordedRequest) -> None:
+        step = self._answered(req)
+        if step is None:
             return
         model = self.owner.model or req.body.get("model") or "claude-sonnet-4-5"
         if req.body.get("stream"):
@@ -587,7 +530,7 @@ class _Handler(ScriptedHandler):
             step.status,
             {
                 "type": "error",
-                "error": {"type": step.error_type, "message": step.message},
+                "error": {"type": step.error_type, "message": step.error_message},
                 "request_id": _new_id("req"),
             },
             headers,

@@ -33,8 +33,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripted_http import IdSource, Route, ScriptedHandler, ScriptedServer, parse_json
-from scripted_http import RecordedRequest as _RecordedRequest
+from scripted_http import ScriptedHandler, ScriptedServer
+from scripted_parts import IdSource, Route, ScriptedStep
+from scripted_parts import RecordedRequest as _RecordedRequest
 
 __all__ = [
     "ChatServer",
@@ -65,31 +66,19 @@ _new_id = IdSource(24)
 
 
 @dataclass
-class Step:
+class Step(ScriptedStep):
     """How to answer one request: ``kind`` is ``"stream"``, ``"error"``, ``"hang"`` or ``"custom"``."""
 
-    kind: str
     text: str | None = None
     calls: list[dict] = field(default_factory=list)
-    status: int = 200
-    error_message: str | None = None
-    delay: float = 0.0
     # Seconds between the text's chunks (a reply that takes a while to stream).
     chunk_delay: float = 0.0
-    func: Callable[[RecordedRequest], Step] | None = None
-    usage: dict | None = None
-
-    def after(self, seconds: float) -> Step:
-        self.delay = float(seconds)
-        return self
 
     def describe(self) -> str:
         if self.kind == "stream":
             names = ",".join(c["function"]["name"] for c in self.calls)
             return f"calls[{names}]" if names else "text"
-        if self.kind == "error":
-            return f"error {self.status}"
-        return self.kind
+        return super().describe()
 
 
 def reply(text: str, *, delay: float = 0.0, chunk_delay: float = 0.0, usage: dict | None = None) -> Step:
@@ -111,19 +100,9 @@ def bash(command: str, *, description: str = "Runs a command", call_id: str | No
     return tool_call("bash", {"command": command, "description": description}, call_id=call_id, delay=delay)
 
 
-def error(status: int, message_text: str | None = None, *, delay: float = 0.0) -> Step:
-    """An HTTP error with an OpenAI error body."""
-    return Step("error", status=status, error_message=message_text or f"scripted error {status}", delay=delay)
-
-
-def hang(*, delay: float = 0.0) -> Step:
-    """Never answer: the request blocks until the server stops (or the client gives up on it)."""
-    return Step("hang", delay=delay)
-
-
-def custom(func: Callable[[RecordedRequest], Step]) -> Step:
-    """Decide the answer when the request arrives."""
-    return Step("custom", func=func)
+error = Step.error  # an HTTP error with an OpenAI error body
+hang = Step.hang
+custom = Step.custom
 
 
 # --------------------------------------------------------------------------
@@ -135,24 +114,16 @@ def custom(func: Callable[[RecordedRequest], Step]) -> Step:
 class RecordedRequest(_RecordedRequest):
     """One request as the server saw it (secret headers removed)."""
 
-    @property
-    def route_path(self) -> str:
-        return self.path.split("?", 1)[0].rstrip("/")
-
-    @property
-    def is_chat(self) -> bool:
-        return self.method == "POST" and self.route_path.endswith("/chat/completions")
+    model_path = "/chat/completions"
+    is_chat = _RecordedRequest.scripted
 
     @property
     def messages(self) -> list[dict]:
-        if isinstance(self.body, dict) and isinstance(self.body.get("messages"), list):
-            return [m for m in self.body["messages"] if isinstance(m, dict)]
-        return []
+        return self._body_dicts("messages")
 
     @property
     def tool_names(self) -> list[str]:
-        tools = self.body.get("tools") if isinstance(self.body, dict) else None
-        return [str((t.get("function") or {}).get("name") or "") for t in tools or [] if isinstance(t, dict)]
+        return [str((t.get("function") or {}).get("name") or "") for t in self.tools]
 
     @staticmethod
     def _text(content: Any) -> str:
@@ -173,18 +144,12 @@ class RecordedRequest(_RecordedRequest):
     def user_texts(self) -> list[str]:
         return [self._text(m.get("content")) for m in self.messages if m.get("role") == "user"]
 
-    def last_user_text(self) -> str:
-        texts = self.user_texts()
-        return texts[-1] if texts else ""
-
     def tool_results(self) -> list[dict]:
         """Every ``role: "tool"`` message (a tool's result the client sends back)."""
         return [m for m in self.messages if m.get("role") == "tool"]
 
     def tool_result_text(self, call_id: str | None = None) -> str:
-        return "\n".join(
-            self._text(m.get("content")) for m in self.tool_results() if call_id in (None, m.get("tool_call_id"))
-        )
+        return self._results_text(self.tool_results(), "tool_call_id", call_id, lambda m: self._text(m.get("content")))
 
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -204,7 +169,6 @@ class ChatServer(ScriptedServer):
                  title: str = "Scripted title") -> None:  # fmt: skip
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.title = title
-        self._main = Route("main", lambda r: True)
         self._title = Route("title", lambda r: r.is_title)
         self.builtin_routes = {"title": self._title, "main": self._main}
 
@@ -214,7 +178,7 @@ class ChatServer(ScriptedServer):
 
     @property
     def base_url(self) -> str:
-        return f"http://{self._host}:{self._port}/v1"
+        return f"{self.url}/v1"
 
     def provider(self, *, name: str = "Scripted") -> dict:
         """The provider entry of OpenCode's config that points at this server (model ``m``)."""
@@ -226,23 +190,6 @@ class ChatServer(ScriptedServer):
         }
 
     # -- scripting -----------------------------------------------------
-    def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> ChatServer:
-        """Queue ``steps``, one per request: on ``main``, or on a custom route given by ``match``."""
-        with self._lock:
-            if match is None and route in (None, "main"):
-                target = self._main
-            else:
-                name = route or f"route{len(self._routes) + 1}"
-                if match is not None:
-                    target = self._set_route(name, match)
-                else:
-                    found = self._custom_route(name)
-                    if found is None:
-                        raise KeyError(f"no route {name!r}; give match=")
-                    target = found
-            target.steps.extend(steps)
-        return self
-
     def _builtin_route(self, req: RecordedRequest) -> Route:
         return self._title if req.is_title else self._main
 
@@ -264,52 +211,25 @@ class ChatServer(ScriptedServer):
 
     def wait_for_main(self, n: int, timeout: float = 30.0) -> list[RecordedRequest]:
         """Wait until ``n`` requests of the main loop have arrived."""
-        return self._wait_count(n, timeout, lambda r: r.is_chat and r.route == "main", "main-loop")
+        return self.wait_for_count(n, timeout, route="main")
 
 
 class _Handler(ScriptedHandler):
     secret_headers = _SECRET_HEADERS
+    request_class = RecordedRequest
 
-    def _recorded(self, raw: bytes) -> RecordedRequest:
-        return RecordedRequest(
-            next(self.owner._seq), time.time(), self.command, self.path, self._kept_headers(), parse_json(raw), raw
-        )
+    def _models_listing(self) -> dict:
+        return {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
 
-    def do_GET(self) -> None:
-        req = self._recorded(b"")
-        self.owner._record(req)
-        if req.route_path.endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
-            return
-        self._send_json(200, {})
-
-    def do_POST(self) -> None:
-        req = self._recorded(self._read_body())
-        if not req.is_chat:
-            self.owner._record(req)
-            self._send_json(200, {})
-            return
-        step = self._routed(req)
-        if not self._wait_out(step):
-            return
-        if step.kind == "error":
-            self._send_json(
-                step.status,
-                {"error": {"message": step.error_message, "type": "invalid_request_error", "code": None}},
-            )
-            return
-        self._stream(step, req)
+    def _send_error(self, step: Step) -> None:
+        body = {"error": {"message": step.error_message, "type": "invalid_request_error", "code": None}}
+        self._send_json(step.status, body)
 
     def _chunk(self, base: dict, delta: dict, finish: str | None = None, usage: dict | None = None) -> bool:
         body = dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": finish}])
         if usage is not None:
             body["usage"] = usage
-        try:
-            self.wfile.write(f"data: {json.dumps(body)}\n\n".encode())
-            self.wfile.flush()
-        except OSError:
-            return False
-        return True
+        return self._write(f"data: {json.dumps(body)}\n\n".encode())
 
     def _stream(self, step: Step, req: RecordedRequest) -> None:
         self._start_stream("text/event-stream")
@@ -331,10 +251,5 @@ class _Handler(ScriptedHandler):
         usage = {"prompt_tokens": size, "completion_tokens": 5, "total_tokens": size + 5}
         usage.update(step.usage or {})
         finish = "tool_calls" if step.calls else "stop"
-        if not self._chunk(base, {}, finish, usage):
-            return
-        try:
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
-        except OSError:
-            pass
+        if self._chunk(base, {}, finish, usage):
+            self._write(b"data: [DONE]\n\n")

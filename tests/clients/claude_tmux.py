@@ -259,6 +259,27 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def process_under(root_pid: int, match: Callable[[dict], bool]) -> int | None:
+    """The first process at or under ``root_pid`` (breadth first) whose :func:`proc_info` satisfies ``match``."""
+    for pid in [root_pid, *descendants(root_pid)]:
+        info = proc_info(pid)
+        if info and match(info):
+            return pid
+    return None
+
+
+def wait_process_under(root_pid: int, match: Callable[[dict], bool], what: str, timeout: float = 20) -> int:
+    """:func:`process_under`, waited for (a launcher starts its client a moment after it runs)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = process_under(root_pid, match)
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {what} under {root_pid}")
+        time.sleep(0.05)
+
+
 def _environ_home(pid: int) -> str | None:
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
@@ -320,6 +341,10 @@ def kill_pids(pids: Iterable[int], *, grace: float = 2.0) -> list[int]:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(p, signal.SIGKILL)
     return sent
+
+
+def _is_claude(info: dict) -> bool:
+    return info["comm"] == "claude" or (info["exe"] or "").endswith("/claude")
 
 
 def _alive(pid: int) -> bool:
@@ -687,6 +712,9 @@ class ClaudeTmux:
     otherwise claude is the pane's process.
     """
 
+    #: The client's name in the harness's messages.
+    client = "claude"
+
     def __init__(
         self,
         claude: Path | str,
@@ -783,20 +811,34 @@ class ClaudeTmux:
                 )
             time.sleep(interval)
 
-    def wait_ready(self, timeout: float = 30.0) -> str:
-        """Wait for the input prompt; returns the screen.  Fails early on the API-key or trust dialog."""
+    def _wait_screen(self, ready: Callable[[str], object], timeout: float, interval: float = 0.1) -> str:
+        """Wait until ``ready(screen)`` (which may raise on a dialog that blocks the client); the screen. Every
+        client's harness waits for its input box so; the client ending first fails at once."""
         deadline = time.monotonic() + timeout
         while True:
             screen = self.capture()
-            if READY_RE.search(screen):
-                if self.ready_after is None and self.started_at is not None:
-                    self.ready_after = time.monotonic() - self.started_at
+            if ready(screen):
                 return screen
-            if "Detected a custom API key" in screen:
-                raise RuntimeError("Claude Code asks to approve the API key; prepare_claude() was not used?\n" + screen)
             if time.monotonic() > deadline or not self.alive():
-                raise TimeoutError(f"claude not ready within {timeout}s (alive={self.alive()}); screen:\n{screen}")
-            time.sleep(0.05)
+                raise TimeoutError(
+                    f"{self.client} not ready within {timeout}s (alive={self.alive()}); screen:\n{screen}"
+                )
+            time.sleep(interval)
+
+    @staticmethod
+    def _claude_ready(screen: str) -> bool:
+        if READY_RE.search(screen):
+            return True
+        if "Detected a custom API key" in screen:
+            raise RuntimeError("Claude Code asks to approve the API key; prepare_claude() was not used?\n" + screen)
+        return False
+
+    def wait_ready(self, timeout: float = 30.0) -> str:
+        """Wait for the input prompt; returns the screen.  Fails early on the API-key or trust dialog."""
+        screen = self._wait_screen(self._claude_ready, timeout, interval=0.05)
+        if self.ready_after is None and self.started_at is not None:
+            self.ready_after = time.monotonic() - self.started_at
+        return screen
 
     # -- input -----------------------------------------------------------------
     def send_text(self, text: str, *, enter: bool = True, pause: float = 0.15) -> None:
@@ -856,24 +898,28 @@ class ClaudeTmux:
             return int(r.stdout.strip())
         return None
 
-    def pid(self, timeout: float = 10.0) -> int:
-        """The pid of the claude process (the pane's process, or its descendant named ``claude``)."""
+    def _find_pid(self, pick: Callable[[int], int | None], timeout: float, interval: float = 0.05) -> int:
+        """The client's process, once ``pick(pane pid)`` names it (None: not there yet); remembered, and
+        killed with the pane. Every client's harness finds its process so."""
         if self._pid and _alive(self._pid):
             return self._pid
         deadline = time.monotonic() + timeout
         while True:
-            pp = self.pane_pid()
-            if pp:
-                self._known_pids.add(pp)
-                for cand in [pp, *descendants(pp)]:
-                    info = proc_info(cand)
-                    if info and (info["comm"] == "claude" or (info["exe"] or "").endswith("/claude")):
-                        self._pid = cand
-                        self._known_pids.add(cand)
-                        return cand
+            pane = self.pane_pid()
+            if pane:
+                self._known_pids.add(pane)
+                found = pick(pane)
+                if found:
+                    self._pid = found
+                    self._known_pids.add(found)
+                    return found
             if time.monotonic() > deadline:
-                raise RuntimeError(f"no claude process in the pane (pane pid {pp})")
-            time.sleep(0.05)
+                raise RuntimeError(f"no {self.client} process in the pane (pane pid {pane})")
+            time.sleep(interval)
+
+    def pid(self, timeout: float = 10.0) -> int:
+        """The pid of the claude process (the pane's process, or its descendant named ``claude``)."""
+        return self._find_pid(lambda pane: process_under(pane, _is_claude), timeout)
 
     def alive(self) -> bool:
         """Is the pane's process running (claude, or the shell with via_shell)?"""

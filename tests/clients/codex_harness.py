@@ -17,15 +17,16 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, proc_info
+from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, process_under, wait_process_under
+from lunavect_probe import installed_lunavect as lunavect
+from lunavect_probe import listed, wait_listed
 from responses_server import API_KEY_ENV, ResponsesServer, exec_command, input_contains, message
 
-LUNAVECT = str(Path(sys.executable).parent / "lunavect")
 #: The TUI's input prompt is drawn (its placeholder or the typed text after "›").
 READY_RE = re.compile(r"^› ", re.M)
 
@@ -54,12 +55,6 @@ def write_config(
     (iso.codex_dir / "config.toml").write_text(text)
 
 
-def lunavect(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [LUNAVECT, *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-    )
-
-
 def install_hooks(env: dict[str, str]) -> str:
     """`lunavect hooks install` with Codex findable: installs and trusts lunavect's Codex hooks."""
     proc = lunavect(env, "hooks", "install")
@@ -69,25 +64,15 @@ def install_hooks(env: dict[str, str]) -> str:
 
 
 def sessions(env: dict[str, str], *, all_: bool = True) -> list[dict]:
-    proc = lunavect(env, "list", "--json", *(["--all"] if all_ else []))
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    """Every client's sessions in `lunavect list --json` (with `--all`: also the finished ones)."""
+    return listed(env, all_=all_)
 
 
 def wait_session(
     env: dict[str, str], where: Callable[[dict], bool], *, timeout: float = 60, interval: float = 0.3
 ) -> dict:
     """Poll `lunavect list --json --all` until a Codex session satisfies `where`; return it."""
-    deadline = time.monotonic() + timeout
-    seen: list[dict] = []
-    while True:
-        seen = [s for s in sessions(env) if s["provider"] == "codex"]
-        for session in seen:
-            if where(session):
-                return session
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no Codex session as expected within {timeout}s; sessions: {json.dumps(seen)}")
-        time.sleep(interval)
+    return wait_listed(env, "codex", where, timeout=timeout, interval=interval)
 
 
 def run_exec(
@@ -117,17 +102,13 @@ def start_exec(paths: ClientPaths, env: dict[str, str], cwd: Path, prompt: str, 
     )
 
 
+def _is_native_codex(info: dict) -> bool:
+    return info["comm"] == "codex" and not (info["exe"] or "").endswith("/node")
+
+
 def native_codex(root_pid: int, timeout: float = 20) -> int:
     """The native `codex` process under a launcher (the one that runs hooks and writes the rollout)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for pid in [root_pid, *descendants(root_pid)]:
-            info = proc_info(pid)
-            if info and info["comm"] == "codex" and not (info["exe"] or "").endswith("/node"):
-                return pid
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no native codex under {root_pid}")
-        time.sleep(0.05)
+    return wait_process_under(root_pid, _is_native_codex, "native codex", timeout)
 
 
 def rollouts(iso: IsoHome) -> list[Path]:
@@ -149,23 +130,21 @@ def wait_rollout_record(iso: IsoHome, needle: str, timeout: float = 30) -> Path:
         time.sleep(0.1)
 
 
+def _codex_ready(screen: str) -> bool:
+    if "need review before they can run" in screen:
+        raise RuntimeError(
+            "Codex asks to review untrusted hooks (install them with Codex findable, or remove them):\n" + screen
+        )
+    return bool(READY_RE.search(screen)) and "OpenAI Codex" in screen
+
+
 class CodexTmux(ClaudeTmux):
     """The real Codex TUI in a pane of a private tmux server."""
 
+    client = "codex"
+
     def wait_ready(self, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.capture()
-            if "need review before they can run" in screen:
-                raise RuntimeError(
-                    "Codex asks to review untrusted hooks (install them with Codex findable, or "
-                    "remove them):\n" + screen
-                )
-            if READY_RE.search(screen) and "OpenAI Codex" in screen:
-                return screen
-            if time.monotonic() > deadline or not self.alive():
-                raise TimeoutError(f"codex not ready within {timeout}s (alive={self.alive()}); screen:\n{screen}")
-            time.sleep(0.1)
+        return self._wait_screen(_codex_ready, timeout)
 
     def send_text(self, text: str, *, enter: bool = True, pause: float = 1.0, timeout: float = 20.0) -> None:
         """Type `text` literally, wait until the input box shows it, then press Enter until it is submitted.
@@ -199,14 +178,7 @@ class CodexTmux(ClaudeTmux):
 
     def pid(self, timeout: float = 10.0) -> int:
         """The native codex process (below the node launcher)."""
-        if self._pid and proc_info(self._pid):
-            return self._pid
-        pane = self.pane_pid()
-        assert pane, "no pane"
-        self._known_pids.add(pane)
-        self._pid = native_codex(pane, timeout)
-        self._known_pids.add(self._pid)
-        return self._pid
+        return self._find_pid(lambda pane: process_under(pane, _is_native_codex), timeout)
 
 
 def without_hooks(iso: IsoHome) -> None:
@@ -227,6 +199,32 @@ def kill_tree(pid: int) -> None:
             os.kill(p, 9)
         except OSError:
             pass
+
+
+#: Codex's approval dialog for a command.
+APPROVAL_RE = re.compile(r"Would you like to run the following command\?")
+
+
+@contextmanager
+def at_the_marker_approval(
+    codex: tuple[ClientPaths, IsoHome, dict[str, str]], server: ResponsesServer, *, hooks: bool
+) -> Iterator[tuple[CodexTmux, Path]]:
+    """The TUI (asking before it runs a command, in a workspace sandbox; with lunavect's hooks installed if
+    ``hooks``) told to "write the marker", the model scripted as :func:`script_marker_approval` says: (the TUI
+    at its approval dialog, the marker's path). The TUI is killed on leaving."""
+    paths, iso, env = codex
+    write_config(iso, server, approval="on-request", sandbox="workspace-write")
+    if hooks:
+        install_hooks(env)  # after the config: it writes its trust there
+    marker = iso.work / "marker.txt"
+    script_marker_approval(server, marker)
+    tui = start_tui(paths, iso, env)
+    try:
+        tui.send_text("write the marker")
+        tui.wait_for_screen(APPROVAL_RE, timeout=40)
+        yield tui, marker
+    finally:
+        tui.kill()
 
 
 def script_marker_approval(server: ResponsesServer, marker: Path) -> None:

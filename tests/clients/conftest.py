@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from anthropic_server import AnthropicServer
@@ -28,8 +29,11 @@ from claude_tmux import (
     ensure_clients,
     run_print,
 )
-from codex_harness import codex_env
+from codex_harness import codex_env, write_config
+from gemini_harness import gemini_env, write_settings
+from gemini_server import GeminiServer
 from responses_server import ResponsesServer
+from scripted_http import ScriptedServer
 
 _HERE = Path(__file__).resolve().parent
 
@@ -116,41 +120,83 @@ def iso_home() -> Iterator[IsoHome]:
         iso.cleanup(keep=_KEEP)
 
 
-@pytest.fixture
-def model_server() -> Iterator[AnthropicServer]:
-    """A running scripted Anthropic Messages API on 127.0.0.1 (see anthropic_server.py)."""
-    with AnthropicServer() as server:  # started, and stopped at teardown
-        yield server
+def _running(name: str, server_class: type[ScriptedServer], doc: str) -> Callable:
+    """A fixture ``name``: a scripted model server of ``server_class`` on 127.0.0.1, started, and stopped at
+    teardown (each client's tests talk to the one of its API)."""
+
+    def serve() -> Iterator[ScriptedServer]:
+        with server_class() as server:
+            yield server
+
+    serve.__doc__ = doc
+    return pytest.fixture(name=name)(serve)
 
 
-@pytest.fixture
-def codex_server() -> Iterator[ResponsesServer]:
-    """A running scripted OpenAI Responses API on 127.0.0.1 for Codex (see responses_server.py)."""
-    with ResponsesServer() as server:  # started, and stopped at teardown
-        yield server
+model_server = _running("model_server", AnthropicServer, "A scripted Anthropic Messages API (see anthropic_server.py).")
+codex_server = _running(
+    "codex_server", ResponsesServer, "A scripted Responses API for Codex (see responses_server.py)."
+)
+chat_server = _running("chat_server", ChatServer, "A scripted Chat Completions API for OpenCode (see chat_server.py).")
+gemini_server = _running("gemini_server", GeminiServer, "A scripted Gemini API for Gemini CLI (see gemini_server.py).")
+
+
+def _needs_under_tmux(client: Path | None, name: str) -> None:
+    """Skip where the pinned client or tmux is missing."""
+    if client is None:
+        pytest.skip(f"the pinned {name} is not installed")
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
 
 
 @pytest.fixture
 def codex_tmux(client_paths: ClientPaths, iso_home: IsoHome, codex_server: ResponsesServer):
     """(paths, iso, env) for a Codex TUI under tmux; skipped where the pinned Codex or tmux is missing."""
-    if client_paths.codex is None:
-        pytest.skip("the pinned Codex CLI is not installed")
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
+    _needs_under_tmux(client_paths.codex, "Codex CLI")
     return client_paths, iso_home, codex_env(iso_home, client_paths)
 
 
 @pytest.fixture
-def chat_server() -> Iterator[ChatServer]:
-    """A running scripted OpenAI Chat Completions API on 127.0.0.1 for OpenCode (see chat_server.py)."""
-    with ChatServer() as server:  # started, and stopped at teardown
-        yield server
+def codex(client_paths: ClientPaths, iso_home: IsoHome, codex_server: ResponsesServer):
+    """(paths, iso, env) with a Codex configured for the scripted server; skipped where it is missing."""
+    if client_paths.codex is None:
+        pytest.skip("the pinned Codex CLI is not installed")
+    write_config(iso_home, codex_server)
+    return client_paths, iso_home, codex_env(iso_home, client_paths)
+
+
+@pytest.fixture
+def gemini(client_paths: ClientPaths, iso_home: IsoHome, gemini_server: GeminiServer):
+    """(paths, iso, env) for Gemini CLI under tmux, its quiet local settings written (with lunavect's hooks);
+    skipped where the pinned Gemini CLI or tmux is missing."""
+    _needs_under_tmux(client_paths.gemini, "Gemini CLI")
+    write_settings(iso_home)
+    return client_paths, iso_home, gemini_env(iso_home, gemini_server)
 
 
 @pytest.fixture
 def hook_log(iso_home: IsoHome) -> HookLog:
     """Test-only capture hooks for every Claude Code event in the iso HOME's settings.json."""
     return iso_home.install_capture_hooks()
+
+
+def _claude_in(
+    iso: IsoHome,
+    model_server: AnthropicServer,
+    *,
+    cwd: Path | str | None = None,
+    server: AnthropicServer | None = None,
+    base_url: str | None = None,
+    api_key: str = DEFAULT_API_KEY,
+    max_retries: int | None = 0,
+    env: dict[str, str] | None = None,
+) -> tuple[Path, dict[str, str]]:
+    """The folder claude runs in (the iso work folder by default) and its environment, talking to
+    ``model_server`` (or ``server`` / ``base_url``), the iso HOME prepared for both (the key approved, the
+    folder trusted): the launch options the print and the interactive fixtures share."""
+    folder = Path(cwd) if cwd else iso.work
+    iso.prepare_claude(api_key=api_key, cwds=[folder])
+    url = base_url or (server or model_server).url
+    return folder, iso.claude_env(url, api_key=api_key, max_retries=max_retries, extra=env)
 
 
 @pytest.fixture
@@ -160,21 +206,8 @@ def claude_print(
     """``claude_print(prompt, *args, cwd=None, server=None, api_key=..., max_retries=0, env=None, timeout=60)``
     runs ``claude -p`` in the iso HOME against ``model_server`` (or ``server``)."""
 
-    def run(
-        prompt: str,
-        *args: str,
-        cwd: Path | str | None = None,
-        server: AnthropicServer | None = None,
-        base_url: str | None = None,
-        api_key: str = DEFAULT_API_KEY,
-        max_retries: int | None = 0,
-        env: dict[str, str] | None = None,
-        timeout: float = 60,
-    ) -> subprocess.CompletedProcess:
-        cwd = Path(cwd) if cwd else iso_home.work
-        iso_home.prepare_claude(api_key=api_key, cwds=[cwd])
-        url = base_url or (server or model_server).url
-        full_env = iso_home.claude_env(url, api_key=api_key, max_retries=max_retries, extra=env)
+    def run(prompt: str, *args: str, timeout: float = 60, **launch: Any) -> subprocess.CompletedProcess:
+        cwd, full_env = _claude_in(iso_home, model_server, **launch)
         return run_print(client_paths.claude, prompt, *args, env=full_env, cwd=cwd, timeout=timeout)
 
     return run
@@ -196,22 +229,14 @@ def claude_tmux(
 
     def start(
         *args: str,
-        cwd: Path | str | None = None,
-        server: AnthropicServer | None = None,
-        base_url: str | None = None,
-        api_key: str = DEFAULT_API_KEY,
-        max_retries: int | None = 0,
-        env: dict[str, str] | None = None,
         wait_ready: bool = True,
         ready_timeout: float = 30,
         via_shell: bool = False,
         width: int = 200,
         height: int = 50,
+        **launch: Any,
     ) -> ClaudeTmux:
-        cwd = Path(cwd) if cwd else iso_home.work
-        iso_home.prepare_claude(api_key=api_key, cwds=[cwd])
-        url = base_url or (server or model_server).url
-        full_env = iso_home.claude_env(url, api_key=api_key, max_retries=max_retries, extra=env)
+        cwd, full_env = _claude_in(iso_home, model_server, **launch)
         session = ClaudeTmux(
             client_paths.claude,
             full_env,

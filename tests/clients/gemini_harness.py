@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, proc_info
-from gemini_server import MODEL, GeminiServer
+from gemini_server import MODEL, GeminiServer, Step, shell, text
+from lunavect_probe import installed_lunavect, listed, wait_listed
 
-LUNAVECT = str(Path(sys.executable).parent / "lunavect")
+#: The tests run lunavect's installed command through this name, as for the other clients.
+lunavect = installed_lunavect
 #: The input box is drawn and takes a prompt.
 READY_RE = re.compile(r"Type your message")
 #: The client is still starting: what is typed now waits, and an Enter is lost.
@@ -58,8 +59,9 @@ def gemini_env(iso: IsoHome, server: GeminiServer, extra: dict[str, str] | None 
     return env
 
 
-def write_settings(iso: IsoHome, extra: dict | None = None) -> Path:
-    """The quiet local settings, merged with what the file holds already (lunavect's hooks) and ``extra``."""
+def write_settings(iso: IsoHome, extra: dict | None = None, *, hooks: bool = True) -> Path:
+    """The quiet local settings, merged with what the file holds already (lunavect's hooks, unless not
+    ``hooks``) and ``extra``."""
     path = gemini_home(iso) / "settings.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -68,36 +70,34 @@ def write_settings(iso: IsoHome, extra: dict | None = None) -> Path:
         current = {}
     settings = {**GeminiServer.settings(), **current, **(extra or {})}
     settings.setdefault("general", {})["maxAttempts"] = 1  # an error fails the turn at once (no 10 retries)
+    if not hooks:
+        settings.pop("hooks", None)
     path.write_text(json.dumps(settings, indent=2) + "\n")
     return path
 
 
-def lunavect(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [LUNAVECT, *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-    )
-
-
 def sessions(env: dict[str, str]) -> list[dict]:
-    proc = lunavect(env, "list", "--json", "--all")
-    assert proc.returncode == 0, proc.stderr
-    return [s for s in json.loads(proc.stdout) if s["provider"] == "gemini"]
+    """The Gemini sessions in `lunavect list --json --all`."""
+    return listed(env, "gemini")
 
 
 def wait_session(
     env: dict[str, str], where: Callable[[dict], bool], *, timeout: float = 60, interval: float = 0.3
 ) -> dict:
     """Poll `lunavect list --json --all` until a Gemini session satisfies `where`; return it."""
-    deadline = time.monotonic() + timeout
-    seen: list[dict] = []
-    while True:
-        seen = sessions(env)
-        for session in seen:
-            if where(session):
-                return session
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no Gemini session as expected within {timeout}s; sessions: {json.dumps(seen)}")
-        time.sleep(interval)
+    return wait_listed(env, "gemini", where, timeout=timeout, interval=interval)
+
+
+def wait_permission(client: GeminiTmux, env: dict[str, str]) -> dict:
+    """The client's permission dialog on its screen, then its session in `permission`; that session."""
+    client.wait_for_screen(PERMISSION_RE.pattern, timeout=40)
+    return wait_session(env, lambda s: s["state"] == "permission", timeout=30)
+
+
+def wait_reply(client: GeminiTmux, env: dict[str, str], reply: str, *, timeout: float = 40) -> dict:
+    """The model's reply drawn on the client's screen, then its session `ready`; that session."""
+    client.wait_for_screen(reply, timeout=timeout)
+    return wait_session(env, lambda s: s["state"] == "ready", timeout=30)
 
 
 def chat_files(iso: IsoHome) -> list[Path]:
@@ -107,17 +107,14 @@ def chat_files(iso: IsoHome) -> list[Path]:
 class GeminiTmux(ClaudeTmux):
     """The real Gemini CLI in a pane of a private tmux server."""
 
+    client = "gemini"
+
     def wait_ready(self, timeout: float = 60.0, *, starting: bool = True) -> str:
         """Wait for the input box with its placeholder; while `starting`, also for the client's start to end
         (once started, a prompt queued at its start leaves "Initializing..." in the history for good)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.capture()
-            if READY_RE.search(screen) and not (starting and STARTING_RE.search(screen)):
-                return screen
-            if time.monotonic() > deadline or not self.alive():
-                raise TimeoutError(f"gemini not ready within {timeout}s (alive={self.alive()}); screen:\n{screen}")
-            time.sleep(0.1)
+        return self._wait_screen(
+            lambda screen: READY_RE.search(screen) and not (starting and STARTING_RE.search(screen)), timeout
+        )
 
     def send_text(self, text: str, *, enter: bool = True, pause: float = 0.3, timeout: float = 20.0) -> None:
         """Type `text` once the input box is ready, then press Enter until the client shows it took the prompt
@@ -181,22 +178,57 @@ class GeminiTmux(ClaudeTmux):
 
     def pid(self, timeout: float = 20.0) -> int:
         """The session's process: the relaunched child `node …/gemini` (the deepest node under the pane)."""
-        if self._pid and proc_info(self._pid):
-            return self._pid
-        deadline = time.monotonic() + timeout
-        while True:
-            pane = self.pane_pid()
-            if pane:
-                self._known_pids.add(pane)
-                nodes = [p for p in [pane, *descendants(pane)] if (proc_info(p) or {}).get("comm") == "node"]
-                children = [p for p in nodes if (proc_info(p) or {}).get("ppid") in nodes]
-                if children:
-                    self._pid = children[0]
-                    self._known_pids.add(self._pid)
-                    return self._pid
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"no relaunched gemini process in the pane (pane pid {pane})")
-            time.sleep(0.1)
+        return self._find_pid(_relaunched_child, timeout, interval=0.1)
+
+
+@contextmanager
+def at_the_marker_permission(
+    gemini: tuple[ClientPaths, IsoHome, dict[str, str]],
+    server: GeminiServer,
+    *,
+    before: str = "",
+    reply: str = "should not come",
+) -> Iterator[tuple[GeminiTmux, Path, dict]]:
+    """The client started and asked to "make the marker", the model scripted to run `touch <marker>` (after
+    the shell words ``before``) and then to say ``reply``: (the client at its permission dialog, the marker's
+    path, the session in `permission`). The client is killed on leaving."""
+    paths, iso, env = gemini
+    marker = iso.work / "marker"
+    server.script(shell(f"{before}touch {marker}"), text(reply))
+    client = start_gemini(paths, iso, env)
+    try:
+        client.send_text("make the marker")
+        yield client, marker, wait_permission(client, env)
+    finally:
+        client.kill()
+
+
+@contextmanager
+def running_the_long_command(
+    gemini: tuple[ClientPaths, IsoHome, dict[str, str]],
+    server: GeminiServer,
+    *after: Step,
+    seconds: int = 30,
+    until: Callable[[dict], bool] = lambda s: s["activity"] == "run_shell_command",
+) -> Iterator[tuple[GeminiTmux, dict]]:
+    """The client in YOLO mode told to "run the long command", the model scripted to run `sleep <seconds>`
+    (then to answer with ``after``): (the client, its session once ``until`` holds: by default once it runs
+    the shell tool). The client is killed on leaving."""
+    paths, iso, env = gemini
+    server.script(shell(f"sleep {seconds}"), *after)
+    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
+    try:
+        client.send_text("run the long command")
+        yield client, wait_session(env, until, timeout=40)
+    finally:
+        client.kill()
+
+
+def _relaunched_child(pane: int) -> int | None:
+    """The first `node` under the pane whose parent is a `node` too (the launcher relaunches itself)."""
+    nodes = [p for p in [pane, *descendants(pane)] if (proc_info(p) or {}).get("comm") == "node"]
+    children = [p for p in nodes if (proc_info(p) or {}).get("ppid") in nodes]
+    return children[0] if children else None
 
 
 def start_gemini(

@@ -30,13 +30,13 @@ Example::
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scripted_http import RecordedRequest as _RecordedRequest
-from scripted_http import Route, ScriptedHandler, ScriptedServer, parse_json
+from scripted_http import ScriptedHandler, ScriptedServer
+from scripted_parts import RecordedRequest as _RecordedRequest
+from scripted_parts import Route, ScriptedStep
 
 __all__ = [
     "API_KEY",
@@ -68,22 +68,12 @@ _SECRET_HEADERS = frozenset({"authorization", "x-goog-api-key", "proxy-authoriza
 
 
 @dataclass
-class Step:
-    """How to answer one request: ``kind`` is ``"parts"``, ``"error"``, ``"hang"`` or ``"custom"``."""
+class Step(ScriptedStep):
+    """How to answer one request: ``kind`` is ``"parts"``, ``"error"``, ``"hang"`` or ``"custom"``; ``usage``
+    is reported in the last chunk's `usageMetadata` (over the defaults)."""
 
-    kind: str
     parts: list[dict] = field(default_factory=list)
-    status: int = 200
-    error_message: str | None = None
     error_status: str = "INVALID_ARGUMENT"
-    delay: float = 0.0
-    func: Callable[[RecordedRequest], Step] | None = None
-    # Usage to report in the last chunk's `usageMetadata` (over the defaults).
-    usage: dict | None = None
-
-    def after(self, seconds: float) -> Step:
-        self.delay = float(seconds)
-        return self
 
     def describe(self) -> str:
         if self.kind == "parts":
@@ -92,9 +82,7 @@ class Step:
                 + ",".join(p["functionCall"]["name"] if "functionCall" in p else "text" for p in self.parts)
                 + "]"
             )
-        if self.kind == "error":
-            return f"error {self.status}"
-        return self.kind
+        return super().describe()
 
 
 def text(reply: str, *, delay: float = 0.0, usage: dict | None = None) -> Step:
@@ -138,23 +126,13 @@ def ask_user(question: str, *, header: str = "Question", options: tuple[str, ...
 def error(status: int, message_text: str | None = None, *, api_status: str | None = None, delay: float = 0.0) -> Step:
     """An HTTP error with a Google API error body."""
     names = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED"}
-    return Step(
-        "error",
-        status=status,
-        error_message=message_text or f"scripted error {status}",
-        error_status=api_status or names.get(status, "INTERNAL"),
-        delay=delay,
-    )
+    step = Step.error(status, message_text, delay=delay)
+    step.error_status = api_status or names.get(status, "INTERNAL")
+    return step
 
 
-def hang(*, delay: float = 0.0) -> Step:
-    """Never answer: the request blocks until the server stops (or the client gives up)."""
-    return Step("hang", delay=delay)
-
-
-def custom(func: Callable[[RecordedRequest], Step]) -> Step:
-    """Decide the answer when the request arrives."""
-    return Step("custom", func=func)
+hang = Step.hang
+custom = Step.custom
 
 
 # --------------------------------------------------------------------------
@@ -167,10 +145,6 @@ class RecordedRequest(_RecordedRequest):
     """One request as the server saw it (secret headers removed)."""
 
     @property
-    def route_path(self) -> str:
-        return self.path.split("?", 1)[0].rstrip("/")
-
-    @property
     def method_name(self) -> str:
         """The API method after the colon: ``streamGenerateContent``, ``generateContent``, ``countTokens``."""
         return self.route_path.rsplit(":", 1)[-1] if ":" in self.route_path else ""
@@ -180,45 +154,38 @@ class RecordedRequest(_RecordedRequest):
         tail = self.route_path.rsplit("/models/", 1)[-1]
         return tail.split(":", 1)[0]
 
-    @property
-    def is_stream(self) -> bool:
-        return self.method == "POST" and self.method_name == "streamGenerateContent"
+    model_path = ":streamGenerateContent"
+    is_stream = _RecordedRequest.scripted
 
     @property
     def contents(self) -> list[dict]:
-        items = self.body.get("contents") if isinstance(self.body, dict) else None
-        return [c for c in items or [] if isinstance(c, dict)]
+        return self._body_dicts("contents")
 
     @property
     def tool_names(self) -> list[str]:
-        names: list[str] = []
-        for tool in (self.body or {}).get("tools") or [] if isinstance(self.body, dict) else []:
-            for decl in tool.get("functionDeclarations") or [] if isinstance(tool, dict) else []:
-                if isinstance(decl, dict) and isinstance(decl.get("name"), str):
-                    names.append(decl["name"])
-        return names
+        return [
+            decl["name"]
+            for tool in self.tools
+            for decl in tool.get("functionDeclarations") or []
+            if isinstance(decl, dict) and isinstance(decl.get("name"), str)
+        ]
+
+    def _parts(self, role: str | None = None) -> list[dict]:
+        """Every part of the request's contents (of one role, if given)."""
+        return [
+            part
+            for content in self.contents
+            if role in (None, content.get("role"))
+            for part in content.get("parts") or []
+            if isinstance(part, dict)
+        ]
 
     def function_responses(self) -> list[dict]:
         """Every ``functionResponse`` part of the request's contents."""
-        return [
-            part["functionResponse"]
-            for content in self.contents
-            for part in content.get("parts") or []
-            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
-        ]
+        return [part["functionResponse"] for part in self._parts() if isinstance(part.get("functionResponse"), dict)]
 
     def user_texts(self) -> list[str]:
-        return [
-            part["text"]
-            for content in self.contents
-            if content.get("role") == "user"
-            for part in content.get("parts") or []
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        ]
-
-    def last_user_text(self) -> str:
-        texts = self.user_texts()
-        return texts[-1] if texts else ""
+        return [part["text"] for part in self._parts("user") if isinstance(part.get("text"), str)]
 
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -248,20 +215,14 @@ class GeminiServer(ScriptedServer):
     ):
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.side_text = side_text
-        self._main = Route("main", lambda r: True)
-        self.builtin_routes = {"main": self._main}
 
     @property
     def handler_class(self) -> type[ScriptedHandler]:
         return _Handler
 
-    @property
-    def base_url(self) -> str:
-        return f"http://{self._host}:{self._port}"
-
     def env(self) -> dict[str, str]:
         """What the client's environment needs to talk to this server and nothing else."""
-        return {"GOOGLE_GEMINI_BASE_URL": self.base_url, "GEMINI_API_KEY": API_KEY}
+        return {"GOOGLE_GEMINI_BASE_URL": self.url, "GEMINI_API_KEY": API_KEY}
 
     @staticmethod
     def settings() -> dict:
@@ -276,23 +237,6 @@ class GeminiServer(ScriptedServer):
         }
 
     # -- scripting -----------------------------------------------------
-    def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> GeminiServer:
-        """Queue ``steps``, one per streamed request: on ``main``, or on a custom route given by ``match``."""
-        with self._lock:
-            if match is None and route in (None, "main"):
-                target = self._main
-            else:
-                name = route or f"route{len(self._routes) + 1}"
-                if match is not None:
-                    target = self._set_route(name, match)
-                else:
-                    found = self._custom_route(name)
-                    if found is None:
-                        raise KeyError(f"no route {name!r}; give match=")
-                    target = found
-            target.steps.extend(steps)
-        return self
-
     def _builtin_route(self, req: RecordedRequest) -> Route | None:
         return self._main if req.is_stream else None
 
@@ -306,10 +250,6 @@ class GeminiServer(ScriptedServer):
     @property
     def stream_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.is_stream]
-
-    def wait_for_count(self, n: int, timeout: float = 30.0, *, route: str | None = None) -> list[RecordedRequest]:
-        """Wait until ``n`` streamed requests (answered by ``route``, if given) have arrived."""
-        return self._wait_count(n, timeout, lambda r: r.is_stream and (route is None or r.route == route), "stream")
 
 
 def _usage(step: Step, req: RecordedRequest) -> dict:
@@ -331,16 +271,14 @@ def _chunk(parts: list[dict], *, finish: str | None, usage: dict | None, model: 
 
 class _Handler(ScriptedHandler):
     secret_headers = _SECRET_HEADERS
+    request_class = RecordedRequest
 
-    def _recorded(self, raw: bytes) -> RecordedRequest:
-        return RecordedRequest(
-            next(self.owner._seq), time.time(), self.command, self.path, self._kept_headers(), parse_json(raw), raw
-        )
+    def _models_listing(self) -> dict:
+        return {"models": [{"name": f"models/{MODEL}"}]}
 
-    def do_GET(self) -> None:
-        req = self._recorded(b"")
-        self.owner._record(req)
-        self._send_json(200, {"models": [{"name": f"models/{MODEL}"}]} if req.route_path.endswith("/models") else {})
+    def _send_error(self, step: Step) -> None:
+        body = {"error": {"code": step.status, "message": step.error_message, "status": step.error_status}}
+        self._send_json(step.status, body)
 
     def do_POST(self) -> None:
         req = self._recorded(self._read_body())
@@ -352,12 +290,8 @@ class _Handler(ScriptedHandler):
             self.owner._record(req)
             self._send_json(404, {"error": {"code": 404, "message": "not scripted", "status": "NOT_FOUND"}})
             return
-        step = self._routed(req)
-        if not self._wait_out(step):
-            return
-        if step.kind == "error":
-            body = {"error": {"code": step.status, "message": step.error_message, "status": step.error_status}}
-            self._send_json(step.status, body)
+        step = self._answered(req)
+        if step is None:
             return
         if req.method_name == "generateContent":
             self._send_json(200, _chunk(step.parts, finish="STOP", usage=_usage(step, req), model=req.model))
@@ -371,8 +305,5 @@ class _Handler(ScriptedHandler):
             chunk = _chunk(
                 [part], finish="STOP" if last else None, usage=_usage(step, req) if last else None, model=req.model
             )
-            try:
-                self.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
-                self.wfile.flush()
-            except OSError:
+            if not self._write(f"data: {json.dumps(chunk)}\r\n\r\n".encode()):
                 return

@@ -11,16 +11,50 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+#: lunavect's installed command, as a person's shell and the clients' hooks run it.
+LUNAVECT = str(Path(sys.executable).parent / "lunavect")
 
-def lunavect(env: dict[str, str], *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+
+def _run(command: list[str], env: dict[str, str], timeout: float, cwd: str | os.PathLike | None = None):
+    """Run lunavect as the tests do: the iso HOME's environment, output captured, nothing on its stdin."""
     return subprocess.run(
-        [sys.executable, "-m", "lunavect", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
+        command, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
     )
+
+
+def lunavect(
+    env: dict[str, str], *args: str, timeout: float = 30, cwd: str | os.PathLike | None = None
+) -> subprocess.CompletedProcess:
+    return _run([sys.executable, "-m", "lunavect", *args], env, timeout, cwd)
+
+
+def installed_lunavect(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """The installed command (:data:`LUNAVECT`) with ``args``, in the iso HOME of ``env``."""
+    return _run([LUNAVECT, *args], env, timeout)
+
+
+def listed(env: dict[str, str], provider: str | None = None, *, all_: bool = True) -> list[dict]:
+    """The installed command's ``list --json`` (with ``--all``: also the finished sessions), of one client's
+    sessions if ``provider`` is given."""
+    proc = installed_lunavect(env, "list", "--json", *(["--all"] if all_ else []))
+    assert proc.returncode == 0, proc.stderr
+    return [s for s in json.loads(proc.stdout) if provider in (None, s["provider"])]
+
+
+def wait_listed(
+    env: dict[str, str], provider: str, where: Callable[[dict], bool], *, timeout: float = 60, interval: float = 0.3
+) -> dict:
+    """Poll :func:`listed` until a session of ``provider`` satisfies ``where``; return it."""
+    deadline = time.monotonic() + timeout
+    seen: list[dict] = []
+    while True:
+        seen = listed(env, provider)
+        for session in seen:
+            if where(session):
+                return session
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {provider} session as expected within {timeout}s; sessions: {json.dumps(seen)}")
+        time.sleep(interval)
 
 
 def list_sessions(env: dict[str, str], *extra: str) -> list[dict]:
@@ -106,6 +140,17 @@ def store_events(env: dict[str, str]) -> list[tuple[str, str]]:
 
 def files_under(root: str | os.PathLike) -> list[Path]:
     return [p for p in Path(root).rglob("*") if p.is_file()]
+
+
+def assert_kept_out(root: str | os.PathLike, *secrets: bytes) -> list[Path]:
+    """No file under ``root`` (lunavect's home) holds any of ``secrets`` (README "Privacy": prompts, replies
+    and commands are never stored); the files read, for the caller's own checks."""
+    written = files_under(root)
+    for path in written:
+        data = path.read_bytes()
+        for secret in secrets:
+            assert secret not in data, f"{secret!r} found in {path}"
+    return written
 
 
 def http_spool_lines(data_dir: Path) -> list[dict]:

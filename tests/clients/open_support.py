@@ -1,7 +1,7 @@
-"""Helpers for the return-to-a-task tests: one shared tmux server with many panes, a second tmux client
-attached in a pty the test drives, and Codex's hooks.
+"""Helpers for the return-to-a-task tests: the clients on PATH and lunavect as a person runs them, one shared
+tmux server with many panes, a second tmux client attached in a pty the test drives, and Codex's hooks.
 
-Standard library only. Everything runs in the test's isolated HOME; the tmux server's environment is the
+Standard library and the scripted servers' harness only. Everything runs in the test's isolated HOME; the tmux server's environment is the
 clients' environment, so every window it opens (including the one `lunavect open --resume-in tmux` opens)
 talks to the scripted model servers.
 """
@@ -16,9 +16,13 @@ import re
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
+
+from claude_tmux import ClientPaths, IsoHome
+from responses_server import API_KEY_ENV, ResponsesServer
 
 _TMUX_CONF = """\
 set -g remain-on-exit on
@@ -26,6 +30,49 @@ set -g history-limit 5000
 set -g escape-time 10
 set -g default-terminal tmux-256color
 """
+
+
+class ClientsStage:
+    """The pinned Claude Code and Codex on PATH (``claude`` and ``codex`` in the iso HOME's ``bin``), talking
+    to the scripted servers, and lunavect run there as a person runs it (``python -m lunavect``, in HOME)."""
+
+    #: Seconds a lunavect command may take.
+    timeout: float = 90
+
+    def __init__(self, iso: IsoHome, clients: ClientPaths, claude_url: str, responses: ResponsesServer) -> None:
+        self.iso = iso
+        bin_dir = self.bin_dir = iso.root / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "claude").symlink_to(clients.claude)
+        assert clients.codex is not None, "the pinned Codex is not installed"
+        (bin_dir / "codex").symlink_to(clients.codex)
+        self.env = iso.claude_env(claude_url)
+        self.env[API_KEY_ENV] = "test-key"
+        self.env["PATH"] = f"{bin_dir}{os.pathsep}{self.env.get('PATH', '/usr/bin:/bin')}"
+        responses.write_codex_config(iso.codex_dir)
+
+    def folder(self, name: str) -> Path:
+        """A project folder of the iso work folder, trusted by Claude Code."""
+        path = self.iso.work / name
+        path.mkdir(exist_ok=True)
+        self.iso.prepare_claude(cwds=[path])
+        return path
+
+    def lunavect(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "lunavect", *args],
+            env=env or self.env,
+            capture_output=True,
+            text=True,
+            timeout=self.timeout,
+            stdin=subprocess.DEVNULL,
+            cwd=str(self.iso.home),
+        )
+
+    def sessions(self) -> list[dict]:
+        proc = self.lunavect("list", "--json", "--all")
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
 
 
 class Tmux:

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from chat_server import MODEL, ChatServer
-from claude_tmux import CLIENTS_DIR, ClaudeTmux, ClientsMissing, IsoHome, _file_lock, descendants, proc_info
+from claude_tmux import CLIENTS_DIR, ClaudeTmux, ClientsMissing, IsoHome, _file_lock, process_under, wait_process_under
 
 OPENCODE_VERSION = "1.18.33"
 OPENCODE_DIR = CLIENTS_DIR / "opencode"
@@ -139,31 +139,22 @@ def without_plugin(iso: IsoHome) -> None:
     plugin_file(iso).unlink(missing_ok=True)
 
 
+def _is_opencode(info: dict) -> bool:
+    return info["comm"] in ("opencode", "opencode.exe")
+
+
 def opencode_pid(root_pid: int, timeout: float = 20) -> int:
     """The native OpenCode process at or under the pane's process."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for pid in [root_pid, *descendants(root_pid)]:
-            info = proc_info(pid)
-            if info and info["comm"] in ("opencode", "opencode.exe"):
-                return pid
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no opencode process under {root_pid}")
-        time.sleep(0.05)
+    return wait_process_under(root_pid, _is_opencode, "opencode process", timeout)
 
 
 class OpenCodeTmux(ClaudeTmux):
     """The real OpenCode TUI in a pane of a private tmux server."""
 
+    client = "opencode"
+
     def wait_ready(self, timeout: float = 60.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.capture()
-            if READY_RE.search(screen):
-                return screen
-            if time.monotonic() > deadline or not self.alive():
-                raise TimeoutError(f"opencode not ready within {timeout}s (alive={self.alive()}); screen:\n{screen}")
-            time.sleep(0.1)
+        return self._wait_screen(READY_RE.search, timeout)
 
     def send_text(self, text: str, *, enter: bool = True, pause: float = 0.5, timeout: float = 20.0) -> None:
         """Type `text` literally, wait until the prompt box shows it, then press Enter."""
@@ -174,14 +165,7 @@ class OpenCodeTmux(ClaudeTmux):
             self.tmux("send-keys", "-t", self.target, "Enter")
 
     def pid(self, timeout: float = 10.0) -> int:
-        if self._pid and proc_info(self._pid):
-            return self._pid
-        pane = self.pane_pid()
-        assert pane, "no pane"
-        self._known_pids.add(pane)
-        self._pid = opencode_pid(pane, timeout)
-        self._known_pids.add(self._pid)
-        return self._pid
+        return self._find_pid(lambda pane: process_under(pane, _is_opencode), timeout)
 
 
 def start_tui(

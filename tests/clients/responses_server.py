@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scripted_http import IdSource, Route, ScriptedHandler, ScriptedServer, parse_json
-from scripted_http import RecordedRequest as _RecordedRequest
+from scripted_http import ScriptedHandler, ScriptedServer
+from scripted_parts import IdSource, Route, ScriptedStep, parse_json
+from scripted_parts import RecordedRequest as _RecordedRequest
 
 __all__ = [
     "ResponsesServer",
@@ -67,30 +68,18 @@ _new_id = IdSource(24)
 
 
 @dataclass
-class Step:
-    """How to answer one request: ``kind`` is ``"items"``, ``"error"``, ``"hang"`` or ``"custom"``."""
+class Step(ScriptedStep):
+    """How to answer one request: ``kind`` is ``"items"``, ``"error"``, ``"drop"``, ``"hang"`` or ``"custom"``;
+    ``usage`` is reported exactly in `response.completed` (over the defaults)."""
 
-    kind: str
     items: list[dict] = field(default_factory=list)
-    status: int = 200
-    error_message: str | None = None
-    delay: float = 0.0
-    func: Callable[[RecordedRequest], Step] | None = None
-    # Usage to report exactly in `response.completed` (over the defaults), and extra response headers (such
-    # as the `x-codex-primary-*` rate-limit headers Codex records).
-    usage: dict | None = None
+    # Extra response headers (such as the `x-codex-primary-*` rate-limit headers Codex records).
     headers: dict[str, str] = field(default_factory=dict)
-
-    def after(self, seconds: float) -> Step:
-        self.delay = float(seconds)
-        return self
 
     def describe(self) -> str:
         if self.kind == "items":
             return "items[" + ",".join(i.get("name") or i["type"] for i in self.items) + "]"
-        if self.kind == "error":
-            return f"error {self.status}"
-        return self.kind
+        return super().describe()
 
 
 def message(reply: str, *, delay: float = 0.0) -> Step:
@@ -153,9 +142,7 @@ def exec_command(
     return function_call("exec_command", args, call_id=call_id, delay=delay)
 
 
-def error(status: int, message_text: str | None = None, *, delay: float = 0.0) -> Step:
-    """An HTTP error with an OpenAI error body."""
-    return Step("error", status=status, error_message=message_text or f"scripted error {status}", delay=delay)
+error = Step.error  # an HTTP error with an OpenAI error body
 
 
 def drop(*, delay: float = 0.0) -> Step:
@@ -163,14 +150,8 @@ def drop(*, delay: float = 0.0) -> Step:
     return Step("drop", delay=delay)
 
 
-def hang(*, delay: float = 0.0) -> Step:
-    """Never answer: the request blocks until the server stops."""
-    return Step("hang", delay=delay)
-
-
-def custom(func: Callable[[RecordedRequest], Step]) -> Step:
-    """Decide the answer when the request arrives."""
-    return Step("custom", func=func)
+hang = Step.hang
+custom = Step.custom
 
 
 # --------------------------------------------------------------------------
@@ -182,28 +163,16 @@ def custom(func: Callable[[RecordedRequest], Step]) -> Step:
 class RecordedRequest(_RecordedRequest):
     """One request as the server saw it (secret headers removed)."""
 
-    @property
-    def route_path(self) -> str:
-        return self.path.split("?", 1)[0].rstrip("/")
-
-    @property
-    def is_responses(self) -> bool:
-        return self.method == "POST" and self.route_path.endswith("/responses")
+    model_path = "/responses"
+    is_responses = _RecordedRequest.scripted
 
     @property
     def input(self) -> list[dict]:
-        if isinstance(self.body, dict) and isinstance(self.body.get("input"), list):
-            return [i for i in self.body["input"] if isinstance(i, dict)]
-        return []
+        return self._body_dicts("input")
 
     @property
     def tool_names(self) -> list[str]:
-        tools = self.body.get("tools") if isinstance(self.body, dict) else None
-        names: list[str] = []
-        for tool in tools or []:
-            if isinstance(tool, dict):
-                names.append(tool.get("name") or tool.get("type") or "")
-        return names
+        return [tool.get("name") or tool.get("type") or "" for tool in self.tools]
 
     @property
     def instructions(self) -> str:
@@ -215,13 +184,7 @@ class RecordedRequest(_RecordedRequest):
         return [i for i in self.input if i.get("type") == "function_call_output"]
 
     def output_text(self, call_id: str | None = None) -> str:
-        parts = []
-        for item in self.function_outputs():
-            if call_id and item.get("call_id") != call_id:
-                continue
-            out = item.get("output")
-            parts.append(out if isinstance(out, str) else json.dumps(out))
-        return "\n".join(parts)
+        return self._results_text(self.function_outputs(), "call_id", call_id, _output_text)
 
     def user_texts(self) -> list[str]:
         texts = []
@@ -231,10 +194,6 @@ class RecordedRequest(_RecordedRequest):
                     if isinstance(part, dict) and isinstance(part.get("text"), str):
                         texts.append(part["text"])
         return texts
-
-    def last_user_text(self) -> str:
-        texts = self.user_texts()
-        return texts[-1] if texts else ""
 
     @property
     def turn_metadata(self) -> dict:
@@ -246,6 +205,12 @@ class RecordedRequest(_RecordedRequest):
         except ValueError:
             value = None
         return value if isinstance(value, dict) else {}
+
+
+def _output_text(item: dict) -> str:
+    """A ``function_call_output`` item's output (JSON if it is not a string)."""
+    out = item.get("output")
+    return out if isinstance(out, str) else json.dumps(out)
 
 
 Predicate = Callable[[RecordedRequest], bool]
@@ -274,8 +239,6 @@ class ResponsesServer(ScriptedServer):
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, exhausted_text: str = "ok", model: str = "gpt-test"):
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.model = model
-        self._main = Route("main", lambda r: True)
-        self.builtin_routes = {"main": self._main}
 
     @property
     def handler_class(self) -> type[ScriptedHandler]:
@@ -284,7 +247,7 @@ class ResponsesServer(ScriptedServer):
     @property
     def base_url(self) -> str:
         """The provider's ``base_url`` for config.toml."""
-        return f"http://{self._host}:{self._port}/v1"
+        return f"{self.url}/v1"
 
     def config_toml(self, *, extra: str = "") -> str:
         """A config.toml that points Codex at this server and nothing else."""
@@ -309,23 +272,6 @@ class ResponsesServer(ScriptedServer):
         return path
 
     # -- scripting -----------------------------------------------------
-    def script(self, *steps: Step, match: Predicate | None = None, route: str | None = None) -> ResponsesServer:
-        """Queue ``steps``, one per request: on ``main``, or on a custom route given by ``match``."""
-        with self._lock:
-            if match is None and route in (None, "main"):
-                target = self._main
-            else:
-                name = route or f"route{len(self._routes) + 1}"
-                if match is not None:
-                    target = self._set_route(name, match)
-                else:
-                    found = self._custom_route(name)
-                    if found is None:
-                        raise KeyError(f"no route {name!r}; give match=")
-                    target = found
-            target.steps.extend(steps)
-        return self
-
     def _builtin_route(self, req: RecordedRequest) -> Route:
         return self._main  # every request no custom route claims
 
@@ -337,51 +283,22 @@ class ResponsesServer(ScriptedServer):
     def responses_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.is_responses]
 
-    def wait_for_count(self, n: int, timeout: float = 30.0, *, route: str | None = None) -> list[RecordedRequest]:
-        """Wait until ``n`` responses requests (answered by ``route``, if given) have arrived."""
-        return self._wait_count(
-            n, timeout, lambda r: r.is_responses and (route is None or r.route == route), "responses"
-        )
-
 
 class _Handler(ScriptedHandler):
     secret_headers = _SECRET_HEADERS
+    request_class = RecordedRequest
 
-    def _recorded(self, raw: bytes) -> RecordedRequest:
-        body: Any = None
-        if raw:
-            encoding = (self.headers.get("Content-Encoding") or "").lower()
-            if encoding == "zstd":
-                body = None  # not expected from a local provider; kept unparsed
-            else:
-                body = parse_json(raw)
-        return RecordedRequest(next(self.owner._seq), time.time(), self.command, self.path, self._kept_headers(), body)
+    def _parse_body(self, raw: bytes) -> Any:
+        if (self.headers.get("Content-Encoding") or "").lower() == "zstd":
+            return None  # not expected from a local provider; kept unparsed
+        return parse_json(raw)
 
-    def do_GET(self) -> None:
-        req = self._recorded(b"")
-        self.owner._record(req)
-        if req.route_path.endswith("/models"):
-            self._send_json(
-                200, {"object": "list", "data": [{"id": self.owner.model, "object": "model"}], "models": []}
-            )
-            return
-        self._send_json(200, {})
+    def _models_listing(self) -> dict:
+        return {"object": "list", "data": [{"id": self.owner.model, "object": "model"}], "models": []}
 
-    def do_POST(self) -> None:
-        req = self._recorded(self._read_body())
-        if not req.is_responses:
-            self.owner._record(req)
-            self._send_json(200, {})
-            return
-        step = self._routed(req)
-        if not self._wait_out(step):
-            return
-        if step.kind == "error":
-            self._send_json(
-                step.status, {"error": {"message": step.error_message, "type": "scripted", "code": None, "param": None}}
-            )
-            return
-        self._stream(step, req)
+    def _send_error(self, step: Step) -> None:
+        body = {"error": {"message": step.error_message, "type": "scripted", "code": None, "param": None}}
+        self._send_json(step.status, body)
 
     def _stream(self, step: Step, req: RecordedRequest) -> None:
         self._start_stream("text/event-stream", step.headers.items())

@@ -1,14 +1,16 @@
-"""What the scripted model servers (:mod:`anthropic_server`, :mod:`responses_server`) have in common.
+"""What the scripted model servers (:mod:`anthropic_server`, :mod:`responses_server`, :mod:`chat_server`,
+:mod:`gemini_server`) have in common.
 
-Both are a threaded HTTP server on 127.0.0.1 that records every request, answers model requests from
-queues of scripted steps (*routes*, see either module's docstring) and streams server-sent events; they
+Each is a threaded HTTP server on 127.0.0.1 that records every request, answers model requests from
+queues of scripted steps (*routes*, see any server module's docstring) and streams server-sent events; they
 differ only in the wire format of the API they stand in for.  This module holds the parts that do not
-depend on that format: the server's lifecycle, the request log and its waits, the route machinery, and the
-handler's body reading, JSON and SSE writing and step timing.  Standard library only.
+depend on that format: the server's lifecycle, the request log and its waits, the route machinery and
+scripting, and the handler's body reading, request recording, JSON and SSE writing and step timing (the
+steps, routes and recorded requests themselves are in :mod:`scripted_parts`).  Standard library only.
 
 A server module subclasses :class:`ScriptedServer` (naming its handler and its built-in routes) and
-:class:`ScriptedHandler` (its verbs and the API's answers), and its recorded requests subclass
-:class:`RecordedRequest`.
+:class:`ScriptedHandler` (its verbs and the API's answers); its recorded requests subclass
+:class:`RecordedRequest` and its steps :class:`ScriptedStep`.
 """
 
 from __future__ import annotations
@@ -18,83 +20,12 @@ import itertools
 import json
 import threading
 import time
-import uuid
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Self
 
-__all__ = [
-    "IdSource",
-    "RecordedRequest",
-    "Route",
-    "ScriptedHTTPServer",
-    "ScriptedServer",
-    "ScriptedHandler",
-    "parse_json",
-]
+from scripted_parts import Predicate, RecordedRequest, Route, parse_json
 
-
-class IdSource:
-    """Makes ids like the real API's (``<prefix>_<random hex><counter>``), unique within one server module.
-
-    The random part has ``hex_chars`` characters, as long as the real API's ids are, so that a client that
-    checks their shape accepts them; the counter keeps ids unique even if the random part repeated.
-    """
-
-    def __init__(self, hex_chars: int):
-        self._hex_chars = hex_chars
-        self._count = itertools.count(1)
-
-    def __call__(self, prefix: str) -> str:
-        return f"{prefix}_{uuid.uuid4().hex[: self._hex_chars]}{next(self._count):04d}"
-
-
-def parse_json(raw: bytes) -> Any:
-    """The JSON of a request body, or None if it is empty or not JSON (a bad body is recorded, not fatal)."""
-    try:
-        return json.loads(raw) if raw else None
-    except ValueError:
-        return None
-
-
-# --------------------------------------------------------------------------
-# Recorded requests and routes
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class RecordedRequest:
-    """One request as a server saw it (secret headers removed); subclasses add the API's own views."""
-
-    seq: int
-    time: float
-    method: str
-    path: str  # with the query string
-    headers: dict[str, str]
-    body: Any  # parsed JSON, or None
-    raw_body: bytes = b""
-    route: str | None = None  # the route that answered it, or None (not a model request)
-    answer: str | None = None  # Step.describe() of the answer
-
-
-Predicate = Callable[[Any], bool]
-
-
-class Route:
-    """A queue of scripted steps and the predicate that decides which requests it answers."""
-
-    def __init__(self, name: str, match: Predicate):
-        self.name = name
-        self.match = match
-        self.steps: list[Any] = []
-        self.served = 0  # scripted steps it has answered with so far
-
-    def take(self) -> Any | None:
-        """The next scripted step, or None once the queue is exhausted."""
-        if not self.steps:
-            return None
-        self.served += 1
-        return self.steps.pop(0)
+__all__ = ["ScriptedHTTPServer", "ScriptedServer", "ScriptedHandler"]
 
 
 # --------------------------------------------------------------------------
@@ -131,7 +62,9 @@ class ScriptedServer:
         self._stopping = threading.Event()
         self._requests: list[Any] = []
         self._routes: list[Route] = []  # custom routes, tried in order
-        self.builtin_routes: dict[str, Route] = {}
+        # The built-in routes, tried after the custom ones (by _builtin_route); every server has `main`.
+        self._main = Route("main", lambda r: True)
+        self.builtin_routes: dict[str, Route] = {"main": self._main}
         self._httpd: ScriptedHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._seq = itertools.count(1)
@@ -181,6 +114,11 @@ class ScriptedServer:
         return self._port
 
     @property
+    def url(self) -> str:
+        """The server's root URL (each client's setting adds the API's own path, if any)."""
+        return f"http://{self._host}:{self._port}"
+
+    @property
     def stopping(self) -> bool:
         return self._stopping.is_set()
 
@@ -202,6 +140,26 @@ class ScriptedServer:
             else:
                 route.match = match
             return route
+
+    def script(self, *steps: Any, match: Predicate | None = None, route: str | None = None) -> Self:
+        """Queue ``steps``, one per model request, on a route.
+
+        Without ``match``/``route`` they go to ``main``; ``route`` alone names a built-in or an existing
+        custom route.  With ``match`` a custom route is created (named ``route`` or automatically) or, if
+        ``route`` names an existing one, re-targeted; the built-in routes keep their predicates.
+        """
+        with self._lock:
+            if match is not None:
+                name = route or f"route{len(self._routes) + 1}"
+                if name in self.builtin_routes:
+                    raise ValueError("the built-in routes keep their predicates; pick another name")
+                target: Route | None = self._set_route(name, match)
+            else:
+                target = self._find_route(route or "main")
+                if target is None:
+                    raise KeyError(f"no route {route!r}; give match=")
+            target.steps.extend(steps)
+        return self
 
     def pending(self, route: str = "main") -> int:
         """How many scripted steps of a route are still unused."""
@@ -276,6 +234,12 @@ class ScriptedServer:
                     raise TimeoutError(f"no matching request within {timeout}s; seen:\n{seen}")
                 self._cond.wait(min(left, 0.2))
 
+    def wait_for_count(self, n: int, timeout: float = 30.0, *, route: str | None = None) -> list[Any]:
+        """Wait until ``n`` scripted requests (answered by ``route``, if given) have arrived; return them."""
+        return self._wait_count(
+            n, timeout, lambda r: r.scripted and route in (None, r.route), f"{route or 'scripted'} route's"
+        )
+
     def _wait_count(self, n: int, timeout: float, select: Predicate, what: str) -> list[Any]:
         """Wait until ``n`` recorded requests satisfy ``select``; return them all (``what`` names them in the
         timeout's message)."""
@@ -303,6 +267,8 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
     server: ScriptedHTTPServer
     #: Headers never kept in the request log.
     secret_headers: frozenset[str] = frozenset()
+    #: The module's recorded request (with its API's views).
+    request_class: type[RecordedRequest] = RecordedRequest
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
@@ -327,6 +293,30 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
                 self.rfile.readline()
             return b"".join(chunks)
         return b""
+
+    def _parse_body(self, raw: bytes) -> Any:
+        return parse_json(raw)
+
+    def _recorded(self, raw: bytes) -> Any:
+        """The request as the log keeps it (not recorded yet: a routed one is recorded with its answer)."""
+        return self.request_class(
+            next(self.owner._seq),
+            time.time(),
+            self.command,
+            self.path,
+            self._kept_headers(),
+            self._parse_body(raw),
+            raw,
+        )
+
+    def _models_listing(self) -> dict:
+        """The API's answer to ``GET .../models`` (the model the tests use)."""
+        raise NotImplementedError
+
+    def do_GET(self) -> None:
+        req = self._recorded(b"")
+        self.owner._record(req)
+        self._send_json(200, self._models_listing() if req.route_path.endswith("/models") else {})
 
     def _kept_headers(self) -> dict[str, str]:
         """The request's headers, lower-cased, without the secret ones."""
@@ -357,6 +347,36 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
         self.owner._record(req)
         return step
 
+    def do_POST(self) -> None:
+        """A scripted request is answered by its step; any other POST is recorded and answered ``{}``."""
+        req = self._recorded(self._read_body())
+        if not req.scripted:
+            self.owner._record(req)
+            self._send_json(200, {})
+            return
+        step = self._answered(req)
+        if step is not None:
+            self._stream(step, req)
+
+    def _stream(self, step: Any, req: Any) -> None:
+        """Stream the step's answer in the API's events."""
+        raise NotImplementedError
+
+    def _send_error(self, step: Any) -> None:
+        """Answer an ``error`` step with the API's error body."""
+        raise NotImplementedError
+
+    def _answered(self, req: Any) -> Any | None:
+        """Route ``req`` and let its step's delay pass; the step to stream, or None when nothing follows (an
+        error step, already answered; a hanging step; the server stopped)."""
+        step = self._routed(req)
+        if not self._wait_out(step):
+            return None
+        if step.kind == "error":
+            self._send_error(step)
+            return None
+        return step
+
     def _wait_out(self, step: Any) -> bool:
         """Let the step's delay pass, or hang until the server stops for a ``hang`` step. False: no answer
         follows (the server stopped, or the step hangs), and the connection is to be dropped."""
@@ -380,11 +400,15 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
 
-    def _event(self, name: str, data: dict) -> bool:
-        """Write one server-sent event; False if the client has gone."""
+    def _write(self, data: bytes) -> bool:
+        """Write to the stream now; False if the client has gone."""
         try:
-            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.write(data)
             self.wfile.flush()
         except OSError:
             return False
         return True
+
+    def _event(self, name: str, data: dict) -> bool:
+        """Write one named server-sent event; False if the client has gone."""
+        return self._write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())

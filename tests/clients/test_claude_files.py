@@ -16,36 +16,21 @@ from collections.abc import Callable
 import pytest
 from anthropic_server import AnthropicServer, error, text, tool_use
 from claude_tmux import IsoHome
+from lunavect_probe import lunavect
 
 SESSION_TIMEOUT = 60.0
 
 
 def remove_hooks(iso: IsoHome) -> None:
     """No lunavect hook may report these sessions: only the files can."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "lunavect", "hooks", "uninstall"],
-        env=iso.env,
-        cwd=iso.home,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    proc = lunavect(iso.env, "hooks", "uninstall", timeout=60, cwd=iso.home)
     assert proc.returncode == 0, proc.stderr
     settings = json.dumps(iso.read_claude_settings())
     assert "lunavect" not in settings and "hook.py" not in settings
 
 
 def lunavect_list(iso: IsoHome, *args: str) -> list[dict]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "lunavect", "list", "--json", *args],
-        env=iso.env,
-        cwd=iso.home,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    proc = lunavect(iso.env, "list", "--json", *args, timeout=60, cwd=iso.home)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -253,13 +253,19 @@ def test_automatic_compaction_keeps_the_running_responses_start(claude_tmux, mod
 # -- interrupts and crashes -------------------------------------------------------------------------------
 
 
-def test_esc_during_a_tool_does_not_leave_it_working(claude_tmux, model_server, iso_home):
+def running_a_long_bash(claude_tmux, model_server, iso_home):
+    """The real claude told to run a 30 s Bash command, once lunavect shows it running; the client."""
     model_server.script(
         tool_use("Bash", {"command": 'python3 -c "import time; time.sleep(30)"', "description": "long"}), text("never")
     )
     claude = claude_tmux("--allowedTools", "Bash", "--permission-mode", "acceptEdits")  # see AUTO_MODE
     claude.send_text("run the long thing")
     wait_for(iso_home.env, lambda s: s["activity"] == "Bash", timeout=30)
+    return claude
+
+
+def test_esc_during_a_tool_does_not_leave_it_working(claude_tmux, model_server, iso_home):
+    claude = running_a_long_bash(claude_tmux, model_server, iso_home)
     claude.send_keys("Escape")
     settled = wait_for(iso_home.env, lambda s: s["state"] != "working", timeout=30)
     assert settled["state"] in ("idle", "ready"), settled
@@ -277,12 +283,7 @@ def test_esc_while_thinking_does_not_leave_it_working(claude_tmux, model_server,
 
 
 def test_kill_9_during_a_tool_does_not_leave_it_working(claude_tmux, model_server, iso_home):
-    model_server.script(
-        tool_use("Bash", {"command": 'python3 -c "import time; time.sleep(30)"', "description": "long"}), text("never")
-    )
-    claude = claude_tmux("--allowedTools", "Bash", "--permission-mode", "acceptEdits")  # see AUTO_MODE
-    claude.send_text("run the long thing")
-    wait_for(iso_home.env, lambda s: s["activity"] == "Bash", timeout=30)
+    claude = running_a_long_bash(claude_tmux, model_server, iso_home)
     os.kill(claude.pid(), signal.SIGKILL)
     settled = wait_for(iso_home.env, lambda s: s["state"] != "working", timeout=20)
     assert settled["state"] == "idle"

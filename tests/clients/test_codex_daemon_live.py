@@ -8,12 +8,10 @@ import json
 
 import pytest
 from codex_harness import (
+    at_the_marker_approval,
     lunavect,
-    script_marker_approval,
-    start_tui,
     wait_session,
     without_hooks,
-    write_config,
 )
 from responses_server import ResponsesServer
 
@@ -27,15 +25,9 @@ def codex(codex_tmux):
 
 
 def test_without_hooks_the_daemon_shows_the_approval_prompt_as_permission(codex, codex_server: ResponsesServer):
-    paths, iso, env = codex
-    write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
-    marker = iso.work / "marker.txt"
-    script_marker_approval(codex_server, marker)
+    iso, env = codex[1:]
     assert read_live(iso.codex_dir).reason == "absent"  # no daemon yet, and lunavect starts none
-    tui = start_tui(paths, iso, env)
-    try:
-        tui.send_text("write the marker")
-        tui.wait_for_screen(r"Would you like to run the following command\?", timeout=40)
+    with at_the_marker_approval(codex, codex_server, hooks=False) as (tui, _marker):
         asking = wait_session(env, lambda s: s["state"] == "permission" and not s["untitled"], timeout=40)
         assert "catalog" in asking["basis"] and asking["title"] == "write the marker"
         assert json.loads(lunavect(env, "counts", "--json").stdout)["awaiting_input"] == 1
@@ -47,8 +39,6 @@ def test_without_hooks_the_daemon_shows_the_approval_prompt_as_permission(codex,
         tui.wait_for_screen(r"Marker written", timeout=40)
         ready = wait_session(env, lambda s: s["state"] in ("ready", "idle"), timeout=40)
         assert ready["session_id"] == asking["session_id"]
-    finally:
-        tui.kill()
 
 
 def test_an_unusable_socket_is_unavailable_not_an_error(codex):

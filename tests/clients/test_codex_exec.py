@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from codex_harness import (
-    codex_env,
     install_hooks,
     lunavect,
     native_codex,
@@ -27,18 +26,9 @@ from codex_harness import (
     start_exec,
     wait_rollout_record,
     wait_session,
-    write_config,
 )
+from lunavect_probe import assert_kept_out
 from responses_server import ResponsesServer, custom, exec_command, function_call, is_subagent, message
-
-
-@pytest.fixture
-def codex(client_paths, iso_home, codex_server):
-    """(paths, iso, env) with a Codex configured for the scripted server."""
-    if client_paths.codex is None:
-        pytest.skip("the pinned Codex CLI is not installed")
-    write_config(iso_home, codex_server)
-    return client_paths, iso_home, codex_env(iso_home, client_paths)
 
 
 @pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "rollout-only"])
@@ -299,9 +289,5 @@ def test_the_store_holds_no_reply_or_command_text_of_a_codex_session(codex, code
     assert "ibis-reply-70d1" in rollouts(iso)[0].read_text()  # the secrets really passed through Codex
     session = wait_session(env, lambda s: s["state"] in ("ready", "input"), timeout=30)
     assert session["title"] == "print a word"
-    written = [p for p in Path(env["LUNAVECT_HOME"]).rglob("*") if p.is_file()]
+    written = assert_kept_out(env["LUNAVECT_HOME"], b"okapi-command-3b9c", b"ibis-reply-70d1")
     assert any(p.name == "lunavect.sqlite3" for p in written)
-    for path in written:
-        data = path.read_bytes()
-        for secret in (b"okapi-command-3b9c", b"ibis-reply-70d1"):
-            assert secret not in data, f"{secret!r} found in {path}"

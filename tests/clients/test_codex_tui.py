@@ -13,9 +13,9 @@ import time
 
 import pytest
 from codex_harness import (
+    at_the_marker_approval,
     install_hooks,
     lunavect,
-    script_marker_approval,
     start_tui,
     wait_session,
     without_hooks,
@@ -25,15 +25,8 @@ from responses_server import ResponsesServer, exec_command
 
 
 def test_an_approval_prompt_shows_permission(codex_tmux, codex_server: ResponsesServer) -> None:
-    paths, iso, env = codex_tmux
-    write_config(iso, codex_server, approval="on-request", sandbox="workspace-write")
-    install_hooks(env)
-    marker = iso.work / "marker.txt"
-    script_marker_approval(codex_server, marker)
-    tui = start_tui(paths, iso, env)
-    try:
-        tui.send_text("write the marker")
-        tui.wait_for_screen(r"Would you like to run the following command\?", timeout=40)
+    env = codex_tmux[2]
+    with at_the_marker_approval(codex_tmux, codex_server, hooks=True) as (tui, marker):
         asking = wait_session(env, lambda s: s["state"] == "permission", timeout=30)
         assert asking["waiting_for"] == "Bash"
         assert json.loads(lunavect(env, "counts", "--json").stdout)["awaiting_input"] == 1
@@ -45,8 +38,6 @@ def test_an_approval_prompt_shows_permission(codex_tmux, codex_server: Responses
         ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
         assert ready["session_id"] == asking["session_id"] and ready["client"] == "cli"
         assert marker.read_text().strip() == "permitted"
-    finally:
-        tui.kill()
 
 
 @pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "rollout-only"])

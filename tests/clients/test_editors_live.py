@@ -24,8 +24,8 @@ import pytest
 from anthropic_server import AnthropicServer, has_tools, text
 from claude_tmux import ClientPaths, IsoHome
 from code_server import CodeServer, CodeServerMissing, Workbench, ensure_code_server
-from open_support import write_codex_hooks
-from responses_server import API_KEY_ENV, ResponsesServer, message
+from open_support import ClientsStage, write_codex_hooks
+from responses_server import ResponsesServer, message
 
 from lunavect.install.command import hook_command
 
@@ -47,41 +47,12 @@ def chromium() -> str:
     return path
 
 
-class Stage:
+class Stage(ClientsStage):
+    timeout = 120
+
     def __init__(self, iso: IsoHome, clients: ClientPaths, claude_url: str, responses: ResponsesServer) -> None:
-        self.iso = iso
-        bin_dir = self.bin_dir = iso.root / "bin"
-        bin_dir.mkdir()
-        (bin_dir / "claude").symlink_to(clients.claude)
-        assert clients.codex is not None, "the pinned Codex is not installed"
-        (bin_dir / "codex").symlink_to(clients.codex)
-        self.env = iso.claude_env(claude_url)
-        self.env[API_KEY_ENV] = "test-key"
-        self.env["PATH"] = f"{bin_dir}{os.pathsep}{self.env.get('PATH', '/usr/bin:/bin')}"
-        responses.write_codex_config(iso.codex_dir)
+        super().__init__(iso, clients, claude_url, responses)
         write_codex_hooks(iso.codex_dir, hook_command("codex"))
-
-    def folder(self, name: str) -> Path:
-        path = self.iso.work / name
-        path.mkdir(exist_ok=True)
-        self.iso.prepare_claude(cwds=[path])
-        return path
-
-    def lunavect(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "lunavect", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-            cwd=str(self.iso.home),
-        )
-
-    def sessions(self) -> list[dict]:
-        proc = self.lunavect("list", "--json", "--all")
-        assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout)
 
 
 def _wait(predicate, what: str, timeout: float = 60, step: float = 0.3):

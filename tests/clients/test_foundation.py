@@ -4,7 +4,7 @@ through `lunavect list --json`."""
 from __future__ import annotations
 
 from anthropic_server import AnthropicServer, text, tool_use
-from lunavect_probe import Timeline, files_under, list_sessions, lunavect, store_events, wait_for, wait_state
+from lunavect_probe import Timeline, assert_kept_out, list_sessions, lunavect, store_events, wait_for, wait_state
 
 SECRET_PROMPT = "zebra-prompt-8c1f please say hello"
 SECRET_REPLY = "quokka-reply-51ad from the scripted model"
@@ -75,9 +75,7 @@ def test_the_store_holds_no_prompt_reply_or_command_text(claude_tmux, model_serv
     claude.wait_for_screen(r"quokka-reply", timeout=40)
     wait_state(iso_home.env, "ready", timeout=20)
 
-    written = files_under(iso_home.env["LUNAVECT_HOME"])
+    written = assert_kept_out(
+        iso_home.env["LUNAVECT_HOME"], b"zebra-prompt-8c1f", b"quokka-reply-51ad", b"narwhal-command-77e2"
+    )
     assert any(p.name == "lunavect.sqlite3" for p in written)
-    for path in written:
-        data = path.read_bytes()
-        for secret in (b"zebra-prompt-8c1f", b"quokka-reply-51ad", b"narwhal-command-77e2"):
-            assert secret not in data, f"{secret!r} found in {path}"

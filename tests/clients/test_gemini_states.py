@@ -7,38 +7,22 @@ never leave a failed, cancelled or killed session working. What each test observ
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import signal
 
 import pytest
 from gemini_harness import (
-    PERMISSION_RE,
+    at_the_marker_permission,
     chat_files,
-    gemini_env,
+    running_the_long_command,
     sessions,
     start_gemini,
+    wait_reply,
     wait_session,
     write_settings,
 )
-from gemini_server import GeminiServer, ask_user, error, function_call, hang, shell, text
-from lunavect_probe import files_under
-
-
-@pytest.fixture
-def gemini_server():
-    with GeminiServer() as server:
-        yield server
-
-
-@pytest.fixture
-def gemini(client_paths, iso_home, gemini_server):
-    if client_paths.gemini is None:
-        pytest.skip("the pinned Gemini CLI is not installed")
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    return client_paths, iso_home, gemini_env(iso_home, gemini_server)
+from gemini_server import GeminiServer, ask_user, error, function_call, hang, text
+from lunavect_probe import assert_kept_out
 
 
 def cancelled(iso) -> bool:
@@ -46,47 +30,37 @@ def cancelled(iso) -> bool:
     return any('"content":"Request cancelled."' in path.read_text() for path in chat_files(iso))
 
 
-def test_a_reply_is_ready_with_its_title_and_usage(gemini, gemini_server: GeminiServer) -> None:
+@pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "chat-file-only"])
+def test_a_reply_is_ready_with_its_title_and_usage(gemini, gemini_server: GeminiServer, hooks: bool) -> None:
+    """Without hooks the chat file alone gives the title, the reply's end and its usage."""
     paths, iso, env = gemini
-    write_settings(iso)
+    if not hooks:
+        write_settings(iso, hooks=False)
     gemini_server.script(text("Hello from the script"))
     client = start_gemini(paths, iso, env)
     try:
         client.send_text("say hello")
-        client.wait_for_screen(r"Hello from the script", timeout=40)
-        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
-        assert (ready["title"], ready["basis"]) == ("say hello", ["hook"])
-        assert ready["pid"] == client.pid()  # the relaunched child, not the launcher
-        assert ready["usage"]["model"] == "gemini-2.5-flash" and ready["usage"]["tokens"]["output"] == 5
-        assert ready["resume"].endswith(f"gemini --resume {ready['session_id']}") and ready["open"] is True
+        ready = wait_reply(client, env, r"Hello from the script")
+        assert (ready["title"], ready["basis"]) == ("say hello", ["hook"] if hooks else ["transcript"])
+        assert ready["usage"]["tokens"]["output"] == 5
+        if hooks:
+            assert ready["pid"] == client.pid()  # the relaunched child, not the launcher
+            assert ready["usage"]["model"] == "gemini-2.5-flash"
+            assert ready["resume"].endswith(f"gemini --resume {ready['session_id']}") and ready["open"] is True
     finally:
         client.kill()
 
 
 def test_a_running_tool_is_working_on_it(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    write_settings(iso)
-    gemini_server.script(shell("sleep 30"))
-    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
-    try:
-        client.send_text("run the long command")
-        working = wait_session(env, lambda s: s["activity"] == "run_shell_command", timeout=40)
+    with running_the_long_command(gemini, gemini_server) as (_client, working):
         assert working["state"] == "working" and "hook" in working["basis"]
-    finally:
-        client.kill()
 
 
 def test_a_permission_approved_is_working_from_the_title_then_ready(gemini, gemini_server: GeminiServer) -> None:
     """No hook fires when a confirmation is approved: the pane title's `✦` says the tool runs."""
-    paths, iso, env = gemini
-    write_settings(iso)
-    marker = iso.work / "marker"
-    gemini_server.script(shell(f"sleep 4; touch {marker}"), text("Marker written"))
-    client = start_gemini(paths, iso, env)
-    try:
-        client.send_text("make the marker")
-        client.wait_for_screen(PERMISSION_RE.pattern, timeout=40)
-        asking = wait_session(env, lambda s: s["state"] == "permission", timeout=30)
+    env = gemini[2]
+    with at_the_marker_permission(gemini, gemini_server, before="sleep 4; ", reply="Marker written") as held:
+        client, marker, asking = held
         assert asking["waiting_for"] == "run_shell_command"
         assert client.title().startswith("✋")
 
@@ -95,44 +69,29 @@ def test_a_permission_approved_is_working_from_the_title_then_ready(gemini, gemi
         running = wait_session(env, lambda s: s["state"] == "working", timeout=10)
         assert (running["activity"], running["basis"]) == ("run_shell_command", ["title"])
         assert not marker.exists()
-        client.wait_for_screen(r"Marker written", timeout=40)
-        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+        ready = wait_reply(client, env, r"Marker written")
         assert ready["basis"] == ["hook"] and marker.exists()
         # Its hooks' records, the chat file's reading and the titles' polls keep no reply, command or title
         # text (README "Privacy"; the first prompt is the session's title, as for every client).
-        for path in files_under(env["LUNAVECT_HOME"]):
-            data = path.read_bytes()
-            for secret in (b"Marker written", b"sleep 4", b"touch ", b"Working\xe2\x80\xa6", b"Action Required"):
-                assert secret not in data, f"{secret!r} found in {path}"
-    finally:
-        client.kill()
+        assert_kept_out(
+            env["LUNAVECT_HOME"], b"Marker written", b"sleep 4", b"touch ", b"Working\xe2\x80\xa6", b"Action Required"
+        )
 
 
 def test_a_permission_denied_is_idle_from_the_chat_file(gemini, gemini_server: GeminiServer) -> None:
     """No hook fires on a denial: the chat file's "Request cancelled." ends the turn."""
-    paths, iso, env = gemini
-    write_settings(iso)
-    marker = iso.work / "marker"
-    gemini_server.script(shell(f"touch {marker}"), text("should not come"))
-    client = start_gemini(paths, iso, env)
-    try:
-        client.send_text("make the marker")
-        client.wait_for_screen(PERMISSION_RE.pattern, timeout=40)
-        wait_session(env, lambda s: s["state"] == "permission", timeout=30)
-
+    iso, env = gemini[1:]
+    with at_the_marker_permission(gemini, gemini_server) as (client, marker, _asking):
         client.send_keys("Escape")  # "3. No, suggest changes (esc)"
 
         after = wait_session(env, lambda s: s["state"] != "permission", timeout=20)
         assert (after["state"], after["basis"]) == ("idle", ["transcript"])
         assert not marker.exists() and len(gemini_server.stream_requests) == 1
         assert cancelled(iso)
-    finally:
-        client.kill()
 
 
 def test_a_question_is_input_needed_until_answered(gemini, gemini_server: GeminiServer) -> None:
     paths, iso, env = gemini
-    write_settings(iso)
     gemini_server.script(ask_user("Which colour?", options=("Red", "Blue")), text("Red it is"))
     client = start_gemini(paths, iso, env)
     try:
@@ -143,8 +102,7 @@ def test_a_question_is_input_needed_until_answered(gemini, gemini_server: Gemini
 
         client.send_keys("Enter")  # "1. Red" is preselected
 
-        client.wait_for_screen(r"Red it is", timeout=40)
-        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+        ready = wait_reply(client, env, r"Red it is")
         assert ready["session_id"] == asking["session_id"]
     finally:
         client.kill()
@@ -154,7 +112,6 @@ def test_a_question_is_input_needed_until_answered(gemini, gemini_server: Gemini
 def test_an_api_error_is_an_error_with_its_reason(gemini, gemini_server: GeminiServer, status, reason) -> None:
     """No hook reports an API error (AfterAgent fires as after a reply): the chat file's error record does."""
     paths, iso, env = gemini
-    write_settings(iso)
     gemini_server.script(error(status, "Scripted failure of the model"))
     client = start_gemini(paths, iso, env)
     try:
@@ -169,7 +126,6 @@ def test_an_api_error_is_an_error_with_its_reason(gemini, gemini_server: GeminiS
 
 def test_esc_while_the_model_answers_is_idle(gemini, gemini_server: GeminiServer) -> None:
     paths, iso, env = gemini
-    write_settings(iso)
     gemini_server.script(hang())
     client = start_gemini(paths, iso, env)
     try:
@@ -186,31 +142,19 @@ def test_esc_while_the_model_answers_is_idle(gemini, gemini_server: GeminiServer
 
 
 def test_esc_during_a_running_tool_is_idle(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    write_settings(iso)
-    gemini_server.script(shell("sleep 30"), text("should not come"))
-    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
-    try:
-        client.send_text("run the long command")
-        wait_session(env, lambda s: s["activity"] == "run_shell_command", timeout=40)
-
+    iso, env = gemini[1:]
+    with running_the_long_command(gemini, gemini_server, text("should not come")) as (client, _working):
         client.send_keys("Escape")
 
         after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
         assert after["state"] == "idle"
         assert len(gemini_server.stream_requests) == 1 and cancelled(iso)
-    finally:
-        client.kill()
 
 
 def test_kill_9_is_not_left_working(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    write_settings(iso)
-    gemini_server.script(shell("sleep 60"))
-    client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
-    try:
-        client.send_text("run the long command")
-        working = wait_session(env, lambda s: s["state"] == "working", timeout=40)
+    env = gemini[2]
+    started = running_the_long_command(gemini, gemini_server, seconds=60, until=lambda s: s["state"] == "working")
+    with started as (client, working):
         assert working["pid"] == client.pid()
 
         os.kill(client.pid(), signal.SIGKILL)
@@ -218,37 +162,15 @@ def test_kill_9_is_not_left_working(gemini, gemini_server: GeminiServer) -> None
         after = wait_session(env, lambda s: s["state"] != "working", timeout=20)
         assert after["state"] == "idle" and "process" in after["basis"]
         assert wait_session(env, lambda s: s["open"] is False, timeout=10)["session_id"] == working["session_id"]
-    finally:
-        client.kill()
-
-
-def test_without_hooks_the_chat_file_gives_title_ready_and_usage(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    settings = write_settings(iso)
-    quiet = json.loads(settings.read_text())
-    quiet.pop("hooks")
-    settings.write_text(json.dumps(quiet))
-    gemini_server.script(text("Hello without hooks"))
-    client = start_gemini(paths, iso, env)
-    try:
-        client.send_text("say hello")
-        client.wait_for_screen(r"Hello without hooks", timeout=40)
-        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
-        assert (ready["title"], ready["basis"]) == ("say hello", ["transcript"])
-        assert ready["usage"]["tokens"]["output"] == 5
-    finally:
-        client.kill()
 
 
 def test_resume_continues_the_same_row(gemini, gemini_server: GeminiServer) -> None:
     paths, iso, env = gemini
-    write_settings(iso)
     gemini_server.script(text("First reply"), text("Second reply"))
     client = start_gemini(paths, iso, env)
     try:
         client.send_text("first question")
-        client.wait_for_screen(r"First reply", timeout=40)
-        first = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+        first = wait_reply(client, env, r"First reply")
     finally:
         client.kill()
     again = start_gemini(paths, iso, env, "--resume", first["session_id"], name="again")
@@ -267,14 +189,12 @@ def test_compress_is_compacting_until_its_record(gemini, gemini_server: GeminiSe
     """`/compress` fires `PreCompress` (`trigger: "manual"`) and no hook at its end: the chat file's record of
     the compression ends it. The summary is the one `:generateContent` request, held back six seconds."""
     paths, iso, env = gemini
-    write_settings(iso)
     gemini_server.script(text("First reply"))
     gemini_server.script(text("A summary", delay=6), match=lambda r: r.method_name == "generateContent")
     client = start_gemini(paths, iso, env)
     try:
         client.send_text("first question")
-        client.wait_for_screen(r"First reply", timeout=40)
-        wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+        wait_reply(client, env, r"First reply")
 
         client.send_text("/compress")
 
@@ -288,10 +208,7 @@ def test_compress_is_compacting_until_its_record(gemini, gemini_server: GeminiSe
 
 def test_without_hooks_the_chat_file_gives_an_api_error_and_a_cancel(gemini, gemini_server: GeminiServer) -> None:
     paths, iso, env = gemini
-    settings = write_settings(iso)
-    quiet = json.loads(settings.read_text())
-    quiet.pop("hooks")
-    settings.write_text(json.dumps(quiet))
+    write_settings(iso, hooks=False)
     gemini_server.script(error(403, "Scripted failure of the model"), hang())
     client = start_gemini(paths, iso, env)
     try:
@@ -314,7 +231,6 @@ def test_a_sub_agent_stays_out_of_the_rows(gemini, gemini_server: GeminiServer) 
     """Its `invoke_agent` runs the sub-agent's own model loop (its requests offer no `invoke_agent`) and writes
     its own chat file under `chats/<parent session>/`: the list keeps one row, the main session's."""
     paths, iso, env = gemini
-    write_settings(iso)
     gemini_server.script(
         function_call("invoke_agent", {"agent_name": "generalist", "prompt": "say done"}), text("Main done")
     )
@@ -324,8 +240,7 @@ def test_a_sub_agent_stays_out_of_the_rows(gemini, gemini_server: GeminiServer) 
     client = start_gemini(paths, iso, env, "--approval-mode", "yolo")
     try:
         client.send_text("delegate")
-        client.wait_for_screen(r"Main done", timeout=60)
-        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+        ready = wait_reply(client, env, r"Main done", timeout=60)
         assert [row["session_id"] for row in sessions(env)] == [ready["session_id"]]
         assert any(r.route == "sub" for r in gemini_server.stream_requests)
         own = list((iso.home / ".gemini" / "tmp").glob(f"*/chats/{ready['session_id']}/*.jsonl"))

@@ -11,18 +11,14 @@ folder with a single one is focused.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from anthropic_server import AnthropicServer, has_tools, text, tool_use
 from claude_tmux import READY_RE, ClientPaths, IsoHome
-from open_support import AttachedClient, Tmux, write_codex_hooks
-from responses_server import API_KEY_ENV, ResponsesServer, message
+from open_support import AttachedClient, ClientsStage, Tmux, write_codex_hooks
+from responses_server import ResponsesServer, message
 
 from lunavect.install.command import hook_command
 
@@ -35,46 +31,15 @@ def responses(codex_server: ResponsesServer) -> ResponsesServer:
     return codex_server
 
 
-class Stage:
+class Stage(ClientsStage):
     """One tmux server, the clients on PATH, and `lunavect` run in the test's HOME."""
 
     def __init__(self, iso: IsoHome, clients: ClientPaths, claude_url: str, responses: ResponsesServer) -> None:
-        self.iso = iso
-        bin_dir = iso.root / "bin"
-        bin_dir.mkdir()
-        (bin_dir / "claude").symlink_to(clients.claude)
-        assert clients.codex is not None, "the pinned Codex is not installed"
-        (bin_dir / "codex").symlink_to(clients.codex)
+        super().__init__(iso, clients, claude_url, responses)
         iso.prepare_claude(cwds=[iso.work])
-        self.env = iso.claude_env(claude_url)
-        self.env[API_KEY_ENV] = "test-key"
-        self.env["PATH"] = f"{bin_dir}{os.pathsep}{self.env.get('PATH', '/usr/bin:/bin')}"
-        responses.write_codex_config(iso.codex_dir)
         self.tmux = Tmux(iso.root, self.env)
         self.tmux.new_session("home", iso.work, "sh")
         self.clients: list[AttachedClient] = []
-
-    def folder(self, name: str) -> Path:
-        path = self.iso.work / name
-        path.mkdir(exist_ok=True)
-        self.iso.prepare_claude(cwds=[path])
-        return path
-
-    def lunavect(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "lunavect", *args],
-            env=env or self.env,
-            capture_output=True,
-            text=True,
-            timeout=90,
-            stdin=subprocess.DEVNULL,
-            cwd=str(self.iso.home),
-        )
-
-    def sessions(self) -> list[dict]:
-        proc = self.lunavect("list", "--json", "--all")
-        assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout)
 
     def wait_sessions(self, ready, timeout: float = 60) -> list[dict]:
         deadline = time.monotonic() + timeout

@@ -11,7 +11,7 @@ import signal
 import pytest
 from chat_server import ChatServer, bash, error, hang, reply, tool_call
 from codex_harness import lunavect
-from lunavect_probe import Timeline, files_under, list_sessions, wait_for
+from lunavect_probe import Timeline, assert_kept_out, list_sessions, wait_for
 from opencode_harness import (
     PERMISSION_RE,
     QUESTION_RE,
@@ -92,10 +92,14 @@ def test_a_reply_a_tool_and_permissions_answered_and_refused(opencode, chat_serv
         assert refused["session_id"] == ready["session_id"]
         assert not (iso.work / "marker.txt.refused").exists()
         # The plugin's records and the database's reads keep no prompt, reply or command text (README "Privacy").
-        for path in files_under(iso.env["LUNAVECT_HOME"]):
-            data = path.read_bytes()
-            for secret in (b"say hello", b"Hello there", b"write the marker", b"Marker written", b"marker.txt"):
-                assert secret not in data, f"{secret!r} found in {path}"
+        assert_kept_out(
+            iso.env["LUNAVECT_HOME"],
+            b"say hello",
+            b"Hello there",
+            b"write the marker",
+            b"Marker written",
+            b"marker.txt",
+        )
     finally:
         tui.kill()
 

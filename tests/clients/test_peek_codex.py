@@ -10,7 +10,7 @@ import os
 import time
 from pathlib import Path
 
-from codex_harness import install_hooks, lunavect, sessions, start_tui, wait_session, write_config
+from codex_harness import APPROVAL_RE, install_hooks, lunavect, sessions, start_tui, wait_session, write_config
 from open_support import write_codex_hooks
 from responses_server import ResponsesServer, exec_command, message
 
@@ -76,7 +76,7 @@ def test_show_reply_and_answer_a_codex_tui(codex_tmux, codex_server: ResponsesSe
         wait_session(env, lambda s: s["state"] == "ready", timeout=30)
 
         assert lunavect(env, "reply", sid, "write the marker THETA").returncode == 0
-        tui.wait_for_screen(r"Would you like to run the following command\?", timeout=40)
+        tui.wait_for_screen(APPROVAL_RE, timeout=40)
         wait_session(env, lambda s: s["state"] == "permission", timeout=30)
         time.sleep(0.5)
         _dump(tui, "codex_permission")

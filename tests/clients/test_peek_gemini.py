@@ -4,39 +4,19 @@ presses the confirmation's own key for "Allow once"."""
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-from gemini_harness import PERMISSION_RE, gemini_env, lunavect, start_gemini, wait_session, write_settings
+from gemini_harness import at_the_marker_permission, lunavect, start_gemini, wait_permission, wait_reply, wait_session
 from gemini_server import GeminiServer, shell, text, text_contains
-
-
-@pytest.fixture
-def gemini_server():
-    with GeminiServer() as server:
-        yield server
-
-
-@pytest.fixture
-def gemini(client_paths, iso_home, gemini_server):
-    if client_paths.gemini is None:
-        pytest.skip("the pinned Gemini CLI is not installed")
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
-    return client_paths, iso_home, gemini_env(iso_home, gemini_server)
 
 
 def test_show_reply_and_answer(gemini, gemini_server: GeminiServer) -> None:
     paths, iso, env = gemini
-    write_settings(iso)
     marker = iso.work / "marker"
     gemini_server.script(text("Gemini reply ZETA-31"), text("Marker written IOTA"))  # the second: after the tool
     gemini_server.script(shell(f"touch {marker}"), match=text_contains("THETA"))
     client = start_gemini(paths, iso, env)
     try:
         client.send_text("first gemini prompt")
-        client.wait_for_screen("Gemini reply ZETA-31", timeout=40)
-        sid = wait_session(env, lambda s: s["state"] == "ready", timeout=30)["id"]
+        sid = wait_reply(client, env, "Gemini reply ZETA-31")["id"]
 
         shown = lunavect(env, "show", sid)
         assert shown.returncode == 0, shown.stderr
@@ -46,8 +26,7 @@ def test_show_reply_and_answer(gemini, gemini_server: GeminiServer) -> None:
         assert sent.returncode == 0, sent.stdout + sent.stderr
         request = gemini_server.wait_for(lambda r: "THETA" in r.last_user_text(), timeout=30)
         assert request.last_user_text() == "write the marker THETA"
-        client.wait_for_screen(PERMISSION_RE.pattern, timeout=40)
-        wait_session(env, lambda s: s["state"] == "permission", timeout=30)
+        wait_permission(client, env)
 
         allowed = lunavect(env, "answer", sid, "allow")
         assert allowed.returncode == 0, allowed.stdout + allowed.stderr
@@ -62,21 +41,11 @@ def test_show_reply_and_answer(gemini, gemini_server: GeminiServer) -> None:
 
 
 def test_answer_deny_presses_esc_and_the_turn_ends_idle(gemini, gemini_server: GeminiServer) -> None:
-    paths, iso, env = gemini
-    write_settings(iso)
-    marker = iso.work / "marker"
-    gemini_server.script(shell(f"touch {marker}"), text("should not come"))
-    client = start_gemini(paths, iso, env)
-    try:
-        client.send_text("make the marker")
-        client.wait_for_screen(PERMISSION_RE.pattern, timeout=40)
-        sid = wait_session(env, lambda s: s["state"] == "permission", timeout=30)["id"]
-
-        denied = lunavect(env, "answer", sid, "deny")
+    env = gemini[2]
+    with at_the_marker_permission(gemini, gemini_server) as (_client, marker, asking):
+        denied = lunavect(env, "answer", asking["id"], "deny")
         assert denied.returncode == 0, denied.stdout + denied.stderr
 
         after = wait_session(env, lambda s: s["state"] != "permission", timeout=20)
         assert (after["state"], after["basis"]) == ("idle", ["transcript"])
         assert not marker.exists() and len(gemini_server.stream_requests) == 1
-    finally:
-        client.kill()

@@ -27,6 +27,9 @@ BOX_REPLY = (
 )
 CODEX_BOX_REPLY = "A box:\n\n╭──────────╮\n│ inside   │\n╰──────────╯\n\n› \n\nThe end of the box reply."
 WRAPPED = "a long draft " * 20  # wider than the pane (Claude Code: 100 columns here, Codex: 200)
+# Each client's prompt drawn empty.
+CLAUDE_EMPTY = r"^❯\s*\n─"
+CODEX_EMPTY = r"^› Ask Codex"
 
 
 def _dump(client, name: str) -> None:
@@ -49,6 +52,15 @@ def _clear(client, rows: str) -> None:
     client.wait_for_screen(rows, timeout=10)
 
 
+def _draft_refused(env: dict[str, str], sid: str, client, server, name: str, shown: str, empty: str) -> None:
+    """Once the draft shows (``shown``, kept as screen ``name``), a reply is refused over it; then the draft is
+    cleared until the empty prompt (``empty``) shows again."""
+    client.wait_for_screen(shown, timeout=10)
+    _dump(client, name)
+    _refused(env, sid, client, server.requests)
+    _clear(client, empty)
+
+
 def test_claude_a_draft_under_a_box_shaped_reply_is_never_typed_into(claude_tmux, model_server, iso_home) -> None:
     env = iso_home.env
     model_server.script(text(BOX_REPLY), match=lambda r: has_tools(r) and "show me a box" in r.last_user_text())
@@ -61,18 +73,16 @@ def test_claude_a_draft_under_a_box_shaped_reply_is_never_typed_into(claude_tmux
     _dump(claude, "claude_box_ready")
 
     claude.send_text(WRAPPED, enter=False)
-    claude.wait_for_screen(r"^  long draft a long draft", timeout=10)
-    _dump(claude, "claude_box_wrapped_draft")
-    _refused(env, sid, claude, model_server.requests)
-    _clear(claude, r"^❯\s*\n─")
+    _draft_refused(
+        env, sid, claude, model_server, "claude_box_wrapped_draft", r"^  long draft a long draft", CLAUDE_EMPTY
+    )
 
     claude.send_text("\\", enter=False)  # a backslash and Enter: a new row, the first one left empty
     claude.send_keys("Enter")
     claude.send_text("second row of the draft", enter=False)
-    claude.wait_for_screen(r"^❯\s*\n  second row of the draft", timeout=10)
-    _dump(claude, "claude_box_second_row_draft")
-    _refused(env, sid, claude, model_server.requests)
-    _clear(claude, r"^❯\s*\n─")
+    _draft_refused(
+        env, sid, claude, model_server, "claude_box_second_row_draft", r"^❯\s*\n  second row of the draft", CLAUDE_EMPTY
+    )
 
     sent = lunavect(env, "reply", sid, "reply MU")  # the prompt is empty again: the same screen takes it
     assert sent.returncode == 0, sent.stdout + sent.stderr
@@ -95,17 +105,15 @@ def test_codex_a_draft_under_a_box_shaped_reply_is_never_typed_into(codex_tmux, 
         _dump(tui, "codex_box_ready")
 
         tui.send_text(WRAPPED, enter=False)
-        tui.wait_for_screen(r"^  long draft a long draft", timeout=10)
-        _dump(tui, "codex_box_wrapped_draft")
-        _refused(env, sid, tui, codex_server.requests)
-        _clear(tui, r"^› Ask Codex")
+        _draft_refused(
+            env, sid, tui, codex_server, "codex_box_wrapped_draft", r"^  long draft a long draft", CODEX_EMPTY
+        )
 
         tui.send_keys("C-j")  # a new row, the first one left empty
         tui.tmux("send-keys", "-t", tui.target, "-l", "second row of the draft")
-        tui.wait_for_screen(r"^›\s*\n  second row of the draft", timeout=10)
-        _dump(tui, "codex_box_second_row_draft")
-        _refused(env, sid, tui, codex_server.requests)
-        _clear(tui, r"^› Ask Codex")
+        _draft_refused(
+            env, sid, tui, codex_server, "codex_box_second_row_draft", r"^›\s*\n  second row of the draft", CODEX_EMPTY
+        )
 
         sent = lunavect(env, "reply", sid, "reply MU")
         assert sent.returncode == 0, sent.stdout + sent.stderr

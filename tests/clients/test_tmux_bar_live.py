@@ -59,7 +59,10 @@ def servers(iso_home: IsoHome, client_paths: ClientPaths, model_server: Anthropi
         inner.kill()
 
 
-def test_status_line_pane_state_and_popup_follow_the_real_claude(servers, model_server: AnthropicServer, iso_home):
+def claude_asks_in_another_window(servers, model_server: AnthropicServer, iso_home: IsoHome) -> tuple[str, str]:
+    """lunavect's tmux lines installed, the real Claude told in one window of the inner server to run a command
+    it must ask permission for, while the attached client shows another window: (Claude's pane, the outer
+    pane that shows the client)."""
     env, inner, outer = servers
     proc = lunavect(env, "tmux", "install")
     assert proc.returncode == 0, proc.stderr
@@ -81,6 +84,12 @@ def test_status_line_pane_state_and_popup_follow_the_real_claude(servers, model_
     )
     inner.wait_screen(claude, READY_RE.pattern, timeout=60)
     inner.send_text(claude, "print something")
+    return claude, view
+
+
+def test_status_line_pane_state_and_popup_follow_the_real_claude(servers, model_server: AnthropicServer, iso_home):
+    _env, inner, outer = servers
+    claude, view = claude_asks_in_another_window(servers, model_server, iso_home)
     wait(lambda: any("print something" in r.last_user_text() for r in model_server.requests), "the prompt")
 
     wait(lambda: inner("show-options", "-gqv", "@lunavect_awaiting") == "1", "@lunavect_awaiting = 1")
@@ -118,20 +127,8 @@ def test_prefix_n_brings_the_client_to_the_session_that_needs_its_person_most(
     """The key beside the popup's runs `lunavect next` in a popup: with the real Claude asking permission in
     another window, `prefix N` brings the attached client to its pane and the popup closes; once the session's
     client has exited nothing waits, and the popup stays to say so until Esc."""
-    env, inner, outer = servers
-    assert lunavect(env, "tmux", "install").returncode == 0
-    inner.conf.write_text(f"set -g status on\nsource-file {Path(env['HOME']) / '.tmux.conf'}\n")
-    claude = inner.new_session("work", iso_home.work, "claude", "--permission-mode", "default")
-    inner("new-window", "-t", "work:", "-c", str(iso_home.work), "sh")  # the client shows this one
-    view = outer.new_session("view", iso_home.work, "env", "-u", "TMUX", "tmux", "-S", str(inner.socket), "attach")
-    wait(lambda: "⚙ 0" in outer.capture(view), "the client's status line", screen=lambda: outer.capture(view))
-    model_server.script(
-        tool_use("Bash", {"command": "echo approved > marker.txt", "description": "write"}),
-        text("Done."),
-        match=lambda r: has_tools(r) and "print something" in r.last_user_text(),
-    )
-    inner.wait_screen(claude, READY_RE.pattern, timeout=60)
-    inner.send_text(claude, "print something")
+    _env, inner, outer = servers
+    claude, view = claude_asks_in_another_window(servers, model_server, iso_home)
     wait(lambda: inner("show-options", "-gqv", "@lunavect_awaiting") == "1", "@lunavect_awaiting = 1")
     client = inner("list-clients", "-F", "#{client_name}")
     assert inner("display-message", "-p", "-c", client, "#{pane_id}") != claude

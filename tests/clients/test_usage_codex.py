@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-import pytest
-from codex_harness import codex_env, lunavect, run_exec, wait_session, write_config
+from codex_harness import lunavect, run_exec, wait_session
 from responses_server import ResponsesServer, message
 
 USAGE = {
@@ -19,15 +18,9 @@ USAGE = {
 }
 
 
-@pytest.fixture
-def codex(client_paths, iso_home, codex_server):
-    if client_paths.codex is None:
-        pytest.skip("the pinned Codex CLI is not installed")
-    write_config(iso_home, codex_server)
-    return client_paths, iso_home, codex_env(iso_home, client_paths)
-
-
-def test_codex_usage_and_rate_limits_are_exactly_what_the_server_reported(codex, codex_server: ResponsesServer):
+def count_tokens(codex, server: ResponsesServer) -> tuple[dict, int]:
+    """One `codex exec` whose answer reports USAGE and rate-limit headers (42 % of the 5 h window, resetting
+    in 3 h, and 8 % of the week's); its ready row, and the 5 h window's reset time."""
     paths, iso, env = codex
     resets = int(time.time()) + 3 * 3600
     step = message("Counted.")
@@ -39,10 +32,15 @@ def test_codex_usage_and_rate_limits_are_exactly_what_the_server_reported(codex,
         "x-codex-secondary-used-percent": "8",
         "x-codex-secondary-window-minutes": "10080",
     }
-    codex_server.script(step)
+    server.script(step)
     proc = run_exec(paths, env, iso.work, "count my tokens")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    row = wait_session(env, lambda s: s["state"] == "ready" and s["usage"] is not None, timeout=30)
+    return wait_session(env, lambda s: s["state"] == "ready" and s["usage"] is not None, timeout=30), resets
+
+
+def test_codex_usage_and_rate_limits_are_exactly_what_the_server_reported(codex, codex_server: ResponsesServer):
+    env = codex[2]
+    row, resets = count_tokens(codex, codex_server)
     usage = row["usage"]
     assert usage["tokens"] == {"input": 2000, "output": 77, "cache_read": 1000, "cache_write": 0}
     assert usage["context"] == 3077
@@ -66,21 +64,8 @@ def test_codex_s_windows_say_how_long_they_last_at_the_pace_of_the_last_hour(cod
     from lunavect.usage import limits as limit_store
     from lunavect.usage.limits import Limits, LimitWindow
 
-    paths_, iso, env = codex
-    resets = int(time.time()) + 3 * 3600
-    step = message("Counted.")
-    step.usage = USAGE
-    step.headers = {
-        "x-codex-primary-used-percent": "42",
-        "x-codex-primary-window-minutes": "300",
-        "x-codex-primary-reset-at": str(resets),
-        "x-codex-secondary-used-percent": "8",
-        "x-codex-secondary-window-minutes": "10080",
-    }
-    codex_server.script(step)
-    proc = run_exec(paths_, env, iso.work, "count my tokens")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    wait_session(env, lambda s: s["state"] == "ready" and s["usage"] is not None, timeout=30)
+    env = codex[2]
+    _row, resets = count_tokens(codex, codex_server)
     [reported] = [a for a in json.loads(lunavect(env, "usage", "--json").stdout)["limits"] if a["client"] == "codex"]
     assert [w["pace"] for w in reported["windows"]] == ["unknown", "unknown"]  # one report: no pace yet
 
