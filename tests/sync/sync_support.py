@@ -13,9 +13,10 @@ import nats
 import nats.errors
 import nats.js.errors
 from nats_servers import ADMIN
+from unit_support import a_session
 
 from lunavect import store
-from lunavect.core.model import Session, State
+from lunavect.core.model import State
 from lunavect.sync.config import SyncConfig
 
 T = TypeVar("T")
@@ -47,23 +48,15 @@ def host_store(folder: Path, host: str) -> Path:
 
 
 def row(session_id: str, host: str, state: State = State.WORKING, title: str = "a task") -> bytes:
-    session = Session(
-        id=f"claude:{session_id}",
-        provider="claude",
-        session_id=session_id,
+    session = a_session(
+        session_id,
+        host=host,
+        state=state,
         title=title,
         project="proj",
         cwd="/src/proj",
-        host=host,
-        state=state,
         activity="thinking" if state == State.WORKING else None,
-        since=None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
         resume=f"claude --resume {session_id}",
-        basis=["hook"],
     )
     return msgspec.json.encode(session)
 
