@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from claude_rules_support import ASKING, BASH_TURN, T0, ev, play
 from test_rules_v1 import STOP_FAILURES
 
 from lunavect.core.model import BackgroundTask, ErrorReason, Evidence, State
@@ -11,31 +12,12 @@ from lunavect.core.rules import (
     EVENT_AUTHORITY_S,
     Facts,
     decide,
-    fold,
 )
-
-T0 = 1_800_000_000.0
-
-
-def ev(kind: str, at: float, **fields) -> Evidence:
-    return Evidence(provider="claude", session_id="s", kind=kind, at=T0 + at, **fields)
 
 
 def catalog(at: float, status: str, **fields) -> Evidence:
     """What Claude Code's session catalog says of the session at that moment."""
     return ev("CatalogStatus", at, source="catalog", status=status, **fields)
-
-
-# A prompt whose turn is running Bash, and the same turn stopped on Bash's permission prompt.
-BASH_TURN = (ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"))
-ASKING = (*BASH_TURN, ev("PermissionRequest", 2, tool="Bash"))
-
-
-def play(*events: Evidence, facts: Facts | None = None) -> Facts:
-    facts = facts or Facts("claude", "s")
-    for event in events:
-        facts = fold(facts, event)
-    return facts
 
 
 def state_at(facts: Facts, at: float, **kwargs) -> State:
