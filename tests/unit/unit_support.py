@@ -14,9 +14,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import pytest
@@ -24,14 +28,18 @@ import pytest
 import lunavect.shim
 from lunavect import store
 from lunavect.claude.summary import TranscriptSummary
+from lunavect.collector import loop as collector_loop
 from lunavect.core.model import Evidence, Session, State
 from lunavect.evidence import spool
 from lunavect.evidence.sources import Batch, Source
+from lunavect.notify import settings
 
 HOOK_FILE = str(Path(lunavect.shim.__file__).resolve().with_name("entry.py"))
 # The console script of this venv (the tests run with .venv/bin/python).
 LUNAVECT_BIN = str(Path(sys.executable).parent / "lunavect")
 ISOLATED_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")
+
+T = TypeVar("T")
 
 
 def installed_hook_command(client: str = "claude") -> list[str]:
@@ -297,3 +305,47 @@ def seed_snapshot(conn: sqlite3.Connection, *sessions: Session, listed: bool = T
                 "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, ?)",
                 (session.id, session.state, int(listed), msgspec.json.encode(session).decode(), updated),
             )
+
+
+def wait_until(check: Callable[[], T], what: str = "the awaited condition", timeout: float = 20.0) -> T:
+    """What a live test does while another thread or process catches up: look again and again, and fail
+    saying `what` never came once `timeout` seconds have passed (a slow machine gets the whole of it)."""
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+    return value
+
+
+def delivering_to(conn: sqlite3.Connection, out: Path, **changes: object) -> settings.NotifySettings:
+    """The person's notify settings, saved, with every notification delivered to a real `notify.command` that
+    appends what it reads on stdin to `out`, one a line (and none on the desktop), so a test counts what was
+    delivered; `changes` are the other settings the test is about."""
+    chosen = settings.load(conn)
+    chosen.desktop = False
+    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
+    chosen.command = shlex.join([sys.executable, "-c", script])
+    for name, value in changes.items():
+        setattr(chosen, name, value)
+    settings.save(conn, chosen)
+    return chosen
+
+
+@contextmanager
+def collector_thread(**options: object) -> Iterator[sqlite3.Connection]:
+    """The collector's own loop run on a thread of the test (so the test can patch what it calls), with a
+    connection to its store; stopped, joined and proved gone at the end.
+
+    The store is opened before the loop starts: a first open racing the collector's own could be the one that
+    creates the schema, which the collector rightly takes for another process's commit."""
+    conn = store.connect()
+    stop = threading.Event()
+    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop, **options}, daemon=True)
+    thread.start()
+    try:
+        yield conn
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        conn.close()
+    assert not thread.is_alive()

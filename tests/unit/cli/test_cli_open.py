@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tmux_server import tmux_server, wait_until
+from tmux_server import tmux_server
+from unit_support import wait_until
 
 FIRST = "aaaaaaaa-1111-4111-8111-111111111111"
 SECOND = "aaaaaaaa-2222-4222-8222-222222222222"

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tmux_server import tmux_server, wait_until
+from tmux_server import tmux_server
+from unit_support import wait_until
 
 from lunavect import paths
 from lunavect.host.processes import start_ticks
