@@ -180,6 +180,23 @@ class Iso:
         """Run `lunavect <args>` as a real subprocess of the console script, in this installation."""
         return subprocess.run([LUNAVECT_BIN, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
 
+    def program_on_path(self, name: str, script: str) -> Path:
+        """A program `name` first on this installation's PATH, running the shell `script`: a stand-in for a client
+        the code under test looks up and starts."""
+        folder = self.root / "bin"
+        folder.mkdir(exist_ok=True)
+        exe = folder / name
+        exe.write_text(f"#!/bin/sh\n{script}\n")
+        exe.chmod(0o755)
+        if self.env["PATH"].split(os.pathsep)[0] != str(folder):
+            self.env["PATH"] = f"{folder}{os.pathsep}{self.env['PATH']}"
+        return exe
+
+    def recording_program(self, name: str, record: Path) -> Path:
+        """A program `name` on PATH that writes the folder it runs in and its arguments, each ended by a NUL, to
+        `record`: what a test reads to know how the code under test started it."""
+        return self.program_on_path(name, f'printf \'%s\\0\' "$PWD" "$@" > {record}')
+
     def connect(self) -> sqlite3.Connection:
         """The store of this installation (closed in teardown)."""
         from lunavect import store
@@ -329,6 +346,18 @@ def delivering_to(conn: sqlite3.Connection, out: Path, **changes: object) -> set
         setattr(chosen, name, value)
     settings.save(conn, chosen)
     return chosen
+
+
+@contextmanager
+def sleeping_process(seconds: float = 120) -> Iterator[subprocess.Popen]:
+    """A real running process a test can point at: its pid and start time stand for a client's or a background
+    service's. Killed and reaped at the end."""
+    proc = subprocess.Popen(["sleep", str(seconds)], stdin=subprocess.DEVNULL)
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 @contextmanager
