@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -13,9 +14,12 @@ import nats
 import nats.errors
 import nats.js.errors
 from nats_servers import ADMIN
+from unit_support import a_session
 
 from lunavect import store
-from lunavect.core.model import Session, State
+from lunavect.core.model import State
+from lunavect.listing.sessions import own_ids
+from lunavect.sync.client import SyncClient
 from lunavect.sync.config import SyncConfig
 
 T = TypeVar("T")
@@ -47,23 +51,15 @@ def host_store(folder: Path, host: str) -> Path:
 
 
 def row(session_id: str, host: str, state: State = State.WORKING, title: str = "a task") -> bytes:
-    session = Session(
-        id=f"claude:{session_id}",
-        provider="claude",
-        session_id=session_id,
+    session = a_session(
+        session_id,
+        host=host,
+        state=state,
         title=title,
         project="proj",
         cwd="/src/proj",
-        host=host,
-        state=state,
         activity="thinking" if state == State.WORKING else None,
-        since=None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
         resume=f"claude --resume {session_id}",
-        basis=["hook"],
     )
     return msgspec.json.encode(session)
 
@@ -88,3 +84,24 @@ def create_bucket(servers: list[str], replicas: int = 1) -> None:
             await nc.close()
 
     asyncio.run(main())
+
+
+@contextmanager
+def started_clients(folder: Path, servers: list[str]) -> Iterator[Callable[..., tuple[SyncClient, Path]]]:
+    """Starts the sync client of a host on these servers (its store in `folder` unless one is given: a
+    restarted host keeps its own), as many as a test asks for; stops them all at the end."""
+    create_bucket(servers)
+    started: list[SyncClient] = []
+
+    def start(host: str, password: str, beat_s: float = 1.0, path: Path | None = None) -> tuple[SyncClient, Path]:
+        path = path or host_store(folder, host)
+        client = SyncClient(host_config(folder, host, password, servers, beat_s), f"m-{host}", path, own_ids=own_ids)
+        client.start()
+        started.append(client)
+        return client, path
+
+    try:
+        yield start
+    finally:
+        for client in started:
+            client.stop()

@@ -10,7 +10,7 @@ from pathlib import Path
 import nats
 import nats.errors
 import pytest
-from sync_support import create_bucket, host_config, host_store, row, wait_until
+from sync_support import create_bucket, host_config, row, started_clients, wait_until
 
 from lunavect import store
 from lunavect.core.model import State
@@ -39,21 +39,8 @@ def remote_rows(path: Path) -> list[tuple[str, str]]:
 
 @pytest.fixture
 def pair(tmp_path, nats_server):
-    create_bucket([nats_server.url])
-    clients = []
-
-    def start(host: str, password: str, beat_s: float = 1.0) -> tuple[SyncClient, Path]:
-        path = host_store(tmp_path, host)
-        client = SyncClient(
-            host_config(tmp_path, host, password, [nats_server.url], beat_s), f"m-{host}", path, own_ids=own_ids
-        )
-        client.start()
-        clients.append(client)
-        return client, path
-
-    yield start
-    for client in clients:
-        client.stop()
+    with started_clients(tmp_path, [nats_server.url]) as start:
+        yield start
 
 
 def test_rows_travel_on_change_and_leave_when_they_end(pair):

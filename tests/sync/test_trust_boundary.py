@@ -21,7 +21,7 @@ import nats
 import pytest
 from machines import Machine, new_session_id
 from nats_servers import ADMIN, HOSTS, NatsServer
-from sync_support import create_bucket, host_config, host_store, row, wait_until
+from sync_support import create_bucket, host_config, host_store, row, started_clients, wait_until
 
 from lunavect import faults, store
 from lunavect.core.model import State
@@ -76,20 +76,8 @@ def collector_value(path: Path, key: str) -> str | None:
 
 @pytest.fixture
 def clients(tmp_path, nats_server):
-    create_bucket([nats_server.url])
-    started: list[SyncClient] = []
-
-    def start(host: str, path: Path | None = None) -> tuple[SyncClient, Path]:
-        path = path or host_store(tmp_path, host)
-        config = host_config(tmp_path, host, HOSTS[host], [nats_server.url])
-        client = SyncClient(config, f"m-{host}", path, own_ids=own_ids)
-        client.start()
-        started.append(client)
-        return client, path
-
-    yield start
-    for client in started:
-        client.stop()
+    with started_clients(tmp_path, [nats_server.url]) as start:
+        yield lambda host, path=None: start(host, HOSTS[host], path=path)
 
 
 # -- item 4: a remote row never shadows a local session ----------------------------------------------------------

@@ -3,9 +3,14 @@ keyboard the guide describes. Every arrangement is checked in the store, where `
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import tui_seed as seed
+from textual.pilot import Pilot
 from tui_support import ids, lines, pilot_test, wait_for
 
+from lunavect.frontends.tui import PanelApp
 from lunavect.frontends.tui.screens import RowMenu
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.listing import arrangement
@@ -26,15 +31,22 @@ def three(conn) -> None:
     )
 
 
+@asynccontextmanager
+async def open_on_three(conn, make_app) -> AsyncIterator[tuple[PanelApp, Pilot]]:
+    """The panel, at this file's size, open on `three`'s sessions."""
+    three(conn)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        yield app, pilot
+
+
 def listed(conn) -> list[str]:
     return [s.id for s in read_sessions(conn)]
 
 
 @pilot_test
 async def test_search_matches_title_and_project_and_down_goes_to_the_first_row(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         await pilot.press("ctrl+f")
         assert app.focused is app.query_one("#search")
         await pilot.press(*"middle")
@@ -94,9 +106,7 @@ async def test_awaiting_counter_shows_only_sessions_that_need_their_person_then_
 
 @pilot_test
 async def test_up_down_move_focus_and_escape_clears_it(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         session_list = app.query_one("#sessions", SessionList)
         await pilot.press("down")
         assert session_list.current.id == "claude:n1"
@@ -112,9 +122,7 @@ async def test_up_down_move_focus_and_escape_clears_it(conn, make_app):
 
 @pilot_test
 async def test_alt_up_and_down_move_the_row_in_the_store(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         session_list = app.query_one("#sessions", SessionList)
         await pilot.press("down", "down", "down")  # Oldest, the last row
         await pilot.press("alt+up")
@@ -130,9 +138,7 @@ async def test_alt_up_and_down_move_the_row_in_the_store(conn, make_app):
 
 @pilot_test
 async def test_a_moved_row_keeps_its_place_while_newer_activity_rises_above(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         await pilot.press("down", "down", "down", "alt+up", "alt+up")
         assert ids(app) == ["codex:n3", "claude:n1", "claude:n2"]
         seed.write(conn, [seed.session("n4", "working", title="Brand new", activity="thinking", since=1)])
@@ -142,9 +148,7 @@ async def test_a_moved_row_keeps_its_place_while_newer_activity_rises_above(conn
 
 @pilot_test
 async def test_mouse_drag_moves_a_row(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         await pilot.mouse_down("#sessions", offset=(10, 2))  # Oldest
         await pilot.mouse_up("#sessions", offset=(10, 0))  # dropped on Newest
         await pilot.pause()
@@ -155,9 +159,7 @@ async def test_mouse_drag_moves_a_row(conn, make_app):
 
 @pilot_test
 async def test_pinned_rows_come_first_in_the_persons_order(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         session_list = app.query_one("#sessions", SessionList)
         await pilot.press("down", "down", "down", "p")  # pin Oldest
         assert ids(app)[0] == "codex:n3" and session_list.sessions[0].pinned
@@ -173,9 +175,7 @@ async def test_pinned_rows_come_first_in_the_persons_order(conn, make_app):
 
 @pilot_test
 async def test_row_menu_pin_copy_resume_folder_and_hide(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         await pilot.press("down", "down", "m")  # Middle
         assert isinstance(app.screen, RowMenu)
         options = app.screen.query_one("#menu-options")
@@ -196,9 +196,7 @@ async def test_row_menu_pin_copy_resume_folder_and_hide(conn, make_app):
 
 @pilot_test
 async def test_right_click_opens_the_row_menu_and_escape_closes_it(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         await pilot.click("#sessions", offset=(10, 1), button=3)
         assert isinstance(app.screen, RowMenu) and app.screen.session.id == "claude:n2"
         await pilot.press("escape")
@@ -208,9 +206,7 @@ async def test_right_click_opens_the_row_menu_and_escape_closes_it(conn, make_ap
 
 @pilot_test
 async def test_arrangement_made_elsewhere_shows_in_the_open_panel(conn, make_app):
-    three(conn)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
+    async with open_on_three(conn, make_app) as (app, pilot):
         arrangement.pin(conn, "codex:n3")  # e.g. `lunavect pin` from a script
         await wait_for(pilot, lambda: ids(app)[0] == "codex:n3", timeout=3)
         arrangement.hide(conn, "claude:n1", seed.NOW)

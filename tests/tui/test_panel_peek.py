@@ -29,6 +29,19 @@ def transcript(session_id: str, source: str = "tool_heavy.jsonl") -> Path:
     return path
 
 
+def ready_session(conn, session_id: str) -> Path:
+    """The one row of the list: a ready session whose transcript is a short real one."""
+    path = transcript(session_id, "short.jsonl")
+    seed.write(conn, [seed.session(session_id, "ready", updated=10)])
+    return path
+
+
+async def peek_first_row(pilot, app) -> None:
+    """Space on the first row, and its messages shown."""
+    await pilot.press("down", "space")
+    await wait_for(pilot, lambda: len(shown(app)) > 0, what="messages")
+
+
 def shown(app) -> list[str]:
     return [str(widget.render()) for widget in app.query_one(PeekLog).query("Static")]
 
@@ -76,12 +89,10 @@ async def test_space_peeks_live_and_pages_back(conn, make_app):
 
 @pilot_test
 async def test_a_reply_without_a_proven_pane_is_refused(conn, make_app):
-    transcript("r1", "short.jsonl")
-    seed.write(conn, [seed.session("r1", "ready", updated=10)])
+    ready_session(conn, "r1")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("down", "space")
-        await wait_for(pilot, lambda: len(shown(app)) > 0, what="messages")
+        await peek_first_row(pilot, app)
         await pilot.press("tab")
         for key in "hello":
             await pilot.press(key)
@@ -91,15 +102,13 @@ async def test_a_reply_without_a_proven_pane_is_refused(conn, make_app):
 
 @pilot_test
 async def test_esc_closes_the_peek_from_the_log_and_the_reply_box_and_the_list_has_the_focus(conn, make_app):
-    transcript("e1", "short.jsonl")
-    seed.write(conn, [seed.session("e1", "ready", updated=10)])
+    ready_session(conn, "e1")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         session_list = app.query_one("#sessions")
         pane = app.query_one(PeekPane)
         for keys in (("escape",), ("tab", "escape")):  # from the messages, then from the reply box
-            await pilot.press("down", "space")
-            await wait_for(pilot, lambda: len(shown(app)) > 0, what="messages")
+            await peek_first_row(pilot, app)
             assert pane.display and app.focused is app.query_one(PeekLog)
             await pilot.press(*keys)
             assert not pane.display and app.focused is session_list and session_list.current.id == "claude:e1"
@@ -109,13 +118,12 @@ async def test_esc_closes_the_peek_from_the_log_and_the_reply_box_and_the_list_h
 @pilot_test
 async def test_a_line_nested_too_deep_is_skipped_and_said(conn, make_app, depth):
     """Issue 25: a tool result nested 1,100 levels deep ended the peek in a traceback."""
-    path = transcript("d1", "short.jsonl")
+    path = ready_session(conn, "d1")
     lines = path.read_bytes().splitlines(keepends=True)
     deep = ("[" * depth + "]" * depth).encode()
     path.write_bytes(b"".join([*lines[:3], b'{"type":"user","message":{"content":' + deep + b"}}\n", *lines[3:]]))
     with path.open("ab") as out:
         out.write(record("After the deep line DEEP-1234"))
-    seed.write(conn, [seed.session("d1", "ready", updated=10)])
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "space")

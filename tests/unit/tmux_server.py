@@ -6,8 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -54,10 +53,3 @@ def tmux_server(env: dict[str, str], config: str = "/dev/null") -> Iterator[Tmux
     finally:
         server.kill()
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def wait_until(check: Callable[[], object], what: str, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)

@@ -14,9 +14,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import pytest
@@ -24,14 +28,18 @@ import pytest
 import lunavect.shim
 from lunavect import store
 from lunavect.claude.summary import TranscriptSummary
+from lunavect.collector import loop as collector_loop
 from lunavect.core.model import Evidence, Session, State
 from lunavect.evidence import spool
 from lunavect.evidence.sources import Batch, Source
+from lunavect.notify import settings
 
 HOOK_FILE = str(Path(lunavect.shim.__file__).resolve().with_name("entry.py"))
 # The console script of this venv (the tests run with .venv/bin/python).
 LUNAVECT_BIN = str(Path(sys.executable).parent / "lunavect")
 ISOLATED_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")
+
+T = TypeVar("T")
 
 
 def installed_hook_command(client: str = "claude") -> list[str]:
@@ -172,6 +180,23 @@ class Iso:
         """Run `lunavect <args>` as a real subprocess of the console script, in this installation."""
         return subprocess.run([LUNAVECT_BIN, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
 
+    def program_on_path(self, name: str, script: str) -> Path:
+        """A program `name` first on this installation's PATH, running the shell `script`: a stand-in for a client
+        the code under test looks up and starts."""
+        folder = self.root / "bin"
+        folder.mkdir(exist_ok=True)
+        exe = folder / name
+        exe.write_text(f"#!/bin/sh\n{script}\n")
+        exe.chmod(0o755)
+        if self.env["PATH"].split(os.pathsep)[0] != str(folder):
+            self.env["PATH"] = f"{folder}{os.pathsep}{self.env['PATH']}"
+        return exe
+
+    def recording_program(self, name: str, record: Path) -> Path:
+        """A program `name` on PATH that writes the folder it runs in and its arguments, each ended by a NUL, to
+        `record`: what a test reads to know how the code under test started it."""
+        return self.program_on_path(name, f'printf \'%s\\0\' "$PWD" "$@" > {record}')
+
     def connect(self) -> sqlite3.Connection:
         """The store of this installation (closed in teardown)."""
         from lunavect import store
@@ -297,3 +322,59 @@ def seed_snapshot(conn: sqlite3.Connection, *sessions: Session, listed: bool = T
                 "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, ?)",
                 (session.id, session.state, int(listed), msgspec.json.encode(session).decode(), updated),
             )
+
+
+def wait_until(check: Callable[[], T], what: str = "the awaited condition", timeout: float = 20.0) -> T:
+    """What a live test does while another thread or process catches up: look again and again, and fail
+    saying `what` never came once `timeout` seconds have passed (a slow machine gets the whole of it)."""
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+    return value
+
+
+def delivering_to(conn: sqlite3.Connection, out: Path, **changes: object) -> settings.NotifySettings:
+    """The person's notify settings, saved, with every notification delivered to a real `notify.command` that
+    appends what it reads on stdin to `out`, one a line (and none on the desktop), so a test counts what was
+    delivered; `changes` are the other settings the test is about."""
+    chosen = settings.load(conn)
+    chosen.desktop = False
+    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
+    chosen.command = shlex.join([sys.executable, "-c", script])
+    for name, value in changes.items():
+        setattr(chosen, name, value)
+    settings.save(conn, chosen)
+    return chosen
+
+
+@contextmanager
+def sleeping_process(seconds: float = 120) -> Iterator[subprocess.Popen]:
+    """A real running process a test can point at: its pid and start time stand for a client's or a background
+    service's. Killed and reaped at the end."""
+    proc = subprocess.Popen(["sleep", str(seconds)], stdin=subprocess.DEVNULL)
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@contextmanager
+def collector_thread(**options: object) -> Iterator[sqlite3.Connection]:
+    """The collector's own loop run on a thread of the test (so the test can patch what it calls), with a
+    connection to its store; stopped, joined and proved gone at the end.
+
+    The store is opened before the loop starts: a first open racing the collector's own could be the one that
+    creates the schema, which the collector rightly takes for another process's commit."""
+    conn = store.connect()
+    stop = threading.Event()
+    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop, **options}, daemon=True)
+    thread.start()
+    try:
+        yield conn
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        conn.close()
+    assert not thread.is_alive()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unit_support import a_session
+
 from lunavect.core.model import Session
 from lunavect.frontends import rows
 from lunavect.frontends.tui import filters
@@ -11,26 +13,9 @@ NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
 
 
 def make(state: str, **fields) -> Session:
-    base = dict(
-        id="claude:s",
-        provider="claude",
-        session_id="s",
-        title="Fix the parser",
-        project="lunavect",
-        cwd="/x",
-        host="h",
-        state=state,
-        activity=None,
-        since=None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
-        resume=None,
-        basis=[],
-    )
-    base.update(fields)
-    return Session(**base)
+    """A row of one Claude Code session with its words filled in; a test names only what it is about."""
+    words: dict[str, object] = dict(id="claude:s", title="Fix the parser", project="lunavect", cwd="/x", basis=[])
+    return a_session(state=state, **{**words, **fields})
 
 
 def test_state_words_with_their_detail():

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tmux_server import TmuxServer, tmux_server, wait_until
+from tmux_server import TmuxServer, tmux_server
+from unit_support import wait_until
 
 from lunavect.core import tmux_text
 from lunavect.navigation.terminals.runner import run

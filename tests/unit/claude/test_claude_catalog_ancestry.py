@@ -12,6 +12,7 @@ import sys
 import time
 
 import pytest
+from unit_support import sleeping_process
 
 from lunavect.claude.catalog import is_live, parse_entry, read_catalog, started_as_recorded
 from lunavect.host.ancestry import Origin, launched_by_agent
@@ -84,12 +85,8 @@ def test_read_catalog_skips_what_is_not_an_entry(tmp_path):
 
 @pytest.fixture
 def sleeper():
-    proc = subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL)
-    try:
+    with sleeping_process() as proc:
         yield proc
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.mark.skipif(not LINUX, reason="procStart is clock ticks on Linux")

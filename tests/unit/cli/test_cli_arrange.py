@@ -6,40 +6,17 @@ import datetime as _dt
 import json
 import time
 
-import msgspec
 import pytest
+from unit_support import a_session, seed_snapshot
 
 from lunavect import store
-from lunavect.core.model import Session
 
 
 def write(conn, sid: str, age: float) -> None:
     """A listed snapshot row, as the collector writes one."""
     updated = _dt.datetime.fromtimestamp(time.time() - age, _dt.UTC).isoformat().replace("+00:00", "Z")
-    session = Session(
-        id=f"claude:{sid}",
-        provider="claude",
-        session_id=sid,
-        title=sid,
-        project="p",
-        cwd=None,
-        host="h",
-        state="ready",
-        activity=None,
-        since=None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
-        resume=f"claude --resume {sid}",
-        basis=["hook"],
-        updated=updated,
-    )
-    with store.transaction(conn):
-        conn.execute(
-            "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, 0)",
-            (session.id, session.state, 1, msgspec.json.encode(session).decode()),
-        )
+    session = a_session(sid, title=sid, project="p", resume=f"claude --resume {sid}", updated=updated)
+    seed_snapshot(conn, session)
 
 
 @pytest.fixture

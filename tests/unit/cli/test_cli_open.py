@@ -5,12 +5,12 @@ while the CLI and the project folder exist."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
-from tmux_server import tmux_server, wait_until
+from tmux_server import tmux_server
+from unit_support import wait_until
 
 FIRST = "aaaaaaaa-1111-4111-8111-111111111111"
 SECOND = "aaaaaaaa-2222-4222-8222-222222222222"
@@ -36,15 +36,9 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def claude_bin(tmp_path: Path, iso_env) -> Path:
+def claude_bin(iso_env) -> Path:
     """A `claude` on PATH, so that resuming is possible."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    exe = folder / "claude"
-    exe.write_text("#!/bin/sh\nexit 0\n")
-    exe.chmod(0o755)
-    iso_env.env["PATH"] = f"{folder}{os.pathsep}{iso_env.env['PATH']}"
-    return exe
+    return iso_env.program_on_path("claude", "exit 0")
 
 
 def test_finished_session_prints_its_resume_command(iso_env, project: Path, claude_bin: Path) -> None:
@@ -93,14 +87,6 @@ def test_clipboard_without_any_clipboard_says_so(iso_env, project: Path, claude_
     assert proc.returncode == 1 and "no clipboard tool found" in proc.stderr
 
 
-def recording_claude(iso_env, folder: Path, record: Path) -> None:
-    """A `claude` on PATH that writes the folder it runs in and its arguments, each ended by a NUL, to `record`."""
-    exe = folder / "claude"
-    exe.write_text(f'#!/bin/sh\nprintf \'%s\\0\' "$PWD" "$@" > {record}\n')
-    exe.chmod(0o755)
-    iso_env.env["PATH"] = f"{folder}{os.pathsep}{iso_env.env['PATH']}"
-
-
 HOSTILE_FOLDERS = [
     "proj#(touch {x})",
     "proj#(touch {x}) #{{pane_id}} ##[fg=red] #[bold] $(touch {y}) `touch {y}` 'q\" a;b\nline; ends;",
@@ -117,7 +103,7 @@ def test_resume_in_tmux_runs_nothing_that_the_folder_name_holds(iso_env, tmp_pat
         folder = tmp_path / name.format(x=x, y=y)
         folder.mkdir(parents=True)
         record = server.folder / "record"
-        recording_claude(iso_env, tmp_path, record)
+        iso_env.recording_program("claude", record)
         finish(iso_env, FIRST, folder)
         iso_env.env["TMUX"] = server.tmux_variable
         proc = iso_env.cli("open", FIRST, "--resume-in", "tmux")

@@ -20,16 +20,24 @@ def no_codex(iso_env, monkeypatch: pytest.MonkeyPatch) -> None:
     iso_env.env["LUNAVECT_CODEX"] = str(iso_env.root / "no-such-codex")
 
 
+MINE = {"matcher": "", "hooks": [{"type": "command", "command": "echo mine"}]}  # a hook group of the person's
+
+
+def persons_hooks_file(content: dict) -> Path:
+    """Codex's hooks.json as the person left it, before lunavect touches it."""
+    path = install.hooks_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(content))
+    return path
+
+
 def hooks_of(path: Path) -> dict:
     return json.loads(path.read_text())["hooks"]
 
 
 def test_install_adds_one_entry_per_event_and_keeps_the_persons_hooks(iso_env) -> None:
-    path = install.hooks_path()
+    path = persons_hooks_file({"hooks": {"Stop": [MINE]}, "other": 1})
     assert path == iso_env.codex / "hooks.json"
-    path.parent.mkdir(parents=True)
-    mine = {"matcher": "", "hooks": [{"type": "command", "command": "echo mine"}]}
-    path.write_text(json.dumps({"hooks": {"Stop": [mine]}, "other": 1}))
 
     result = install.install()
 
@@ -38,7 +46,7 @@ def test_install_adds_one_entry_per_event_and_keeps_the_persons_hooks(iso_env) -
     assert data["other"] == 1
     hooks = data["hooks"]
     assert set(hooks) == set(install.EVENTS)
-    assert hooks["Stop"][0] == mine and len(hooks["Stop"]) == 2
+    assert hooks["Stop"][0] == MINE and len(hooks["Stop"]) == 2
     for event in install.EVENTS:
         handler = hooks[event][-1]["hooks"][0]
         assert install.is_ours(handler) and handler["command"].endswith(" codex")
@@ -58,21 +66,15 @@ def test_a_malformed_file_is_refused_and_left_untouched(iso_env) -> None:
 
 
 def test_uninstall_removes_only_ours(iso_env) -> None:
-    path = install.hooks_path()
-    path.parent.mkdir(parents=True)
-    mine = {"matcher": "", "hooks": [{"type": "command", "command": "echo mine"}]}
-    path.write_text(json.dumps({"hooks": {"Stop": [mine]}}))
+    path = persons_hooks_file({"hooks": {"Stop": [MINE]}})
     install.install()
     assert install.uninstall() is True
-    assert json.loads(path.read_text()) == {"hooks": {"Stop": [mine]}}
+    assert json.loads(path.read_text()) == {"hooks": {"Stop": [MINE]}}
     assert install.uninstall() is False
 
 
 def test_trust_keys_follow_codexs_own_form(iso_env) -> None:
-    path = install.hooks_path()
-    path.parent.mkdir(parents=True)
-    mine = {"matcher": "", "hooks": [{"type": "command", "command": "echo mine"}]}
-    path.write_text(json.dumps({"hooks": {"PreToolUse": [mine]}}))
+    path = persons_hooks_file({"hooks": {"PreToolUse": [MINE]}})
     install.install()
     keys = install.our_keys(path, json.loads(path.read_text()))
     # as Codex 0.169.0's hooks/list names them: <hooks.json>:<event in snake case>:<group>:<handler>

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
-import uuid
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from unit_support import shared_data_dir
+from history_support import DATA, rollout_copy, tick_until_watched, transcript_copy
 
 from lunavect import paths, store
 from lunavect.claude import discovery
@@ -32,41 +30,19 @@ from lunavect.collector.tick import Collector
 from lunavect.files import changed as changed_files
 from lunavect.shim import entry
 
-DATA = shared_data_dir()
 TRANSCRIPT = DATA / "claude" / "spotter" / "short.jsonl"
 ROLLOUT = DATA / "codex" / "localpush" / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
 pytestmark = pytest.mark.skipif(not TRANSCRIPT.is_file(), reason=f"the shared real files are not at {DATA}")
-_SESSION_ID = re.compile(rb'"sessionId":"([0-9a-f-]{36})"')
-_THREAD_ID = re.compile(rb'"id":"([0-9a-f-]{36})"')
 
 
 def _history(config: Path, codex_home: Path, sessions: int) -> tuple[list[Path], list[Path]]:
     """`sessions` Claude transcripts and as many Codex rollouts, each a copy of a small real one."""
     transcript, rollout = TRANSCRIPT.read_bytes(), ROLLOUT.read_bytes()
-    old_sessions = set(_SESSION_ID.findall(transcript))
-    old_thread = _THREAD_ID.search(rollout.split(b"\n", 1)[0])
-    assert old_thread is not None
     claude, codex = [], []
     for index in range(sessions):
-        session = str(uuid.uuid4()).encode()
-        data = transcript
-        for old in old_sessions:
-            data = data.replace(old, session)
-        folder = config / "projects" / f"-home-user-project-{index % 20}"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{session.decode()}.jsonl"
-        path.write_bytes(data)
         stamp = time.time() - 86400 * (2 + index % 300)
-        os.utime(path, (stamp, stamp))
-        claude.append(path)
-        thread = str(uuid.uuid4())
-        local = time.localtime(stamp)
-        day = codex_home / "sessions" / time.strftime("%Y/%m/%d", local)
-        day.mkdir(parents=True, exist_ok=True)
-        rollout_path = day / f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{thread}.jsonl"
-        rollout_path.write_bytes(rollout.replace(old_thread.group(1), thread.encode()))
-        os.utime(rollout_path, (stamp, stamp))
-        codex.append(rollout_path)
+        claude.append(transcript_copy(config, transcript, index % 20, stamp)[1])
+        codex.append(rollout_copy(codex_home, rollout, stamp)[1])
     return claude, codex
 
 
@@ -166,12 +142,7 @@ def _one_batch(tmp_path: Path, monkeypatch, sessions: int) -> Counter[str]:
         while collector.tick() is not None:
             pass
         assert conn.execute("SELECT count(*) FROM snapshot WHERE listed = 1").fetchone()[0] == 2 * sessions
-        deadline = time.monotonic() + 30
-        watches = [claude._changes, codex.changes]
-        while not all(w is not None and w._armed for w in watches) and time.monotonic() < deadline:
-            collector.tick()
-            time.sleep(0.05)
-        assert all(w is not None and w._armed for w in watches), "the change notifications never started"
+        tick_until_watched(collector, [claude._changes, codex.changes])
         for _ in range(3):
             collector.tick()
         assert collector.at_rest

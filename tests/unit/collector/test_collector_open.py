@@ -12,7 +12,7 @@ import subprocess
 
 import psutil
 import pytest
-from unit_support import Feed
+from unit_support import Feed, sleeping_process
 
 from lunavect import store
 from lunavect.collector.tick import Collector
@@ -25,10 +25,8 @@ NOW = 2_000_000_000.0
 @pytest.fixture
 def client():
     """A real process standing in for the client: its pid and start time are what a hook records."""
-    proc = subprocess.Popen(["sleep", "300"])
-    yield proc
-    proc.kill()
-    proc.wait()
+    with sleeping_process() as proc:
+        yield proc
 
 
 def hook(kind: str, at: float, n: int, proc: subprocess.Popen | None, **fields: object) -> tuple[str, Evidence]:

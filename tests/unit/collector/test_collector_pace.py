@@ -4,10 +4,10 @@ without reading, while the reading of the history goes on afterwards within its 
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 from history_support import claude_history
+from unit_support import collector_thread
 
 from lunavect import paths, store
 from lunavect.claude.files_source import ClaudeFilesSource
@@ -42,11 +42,7 @@ def test_a_hook_event_during_the_whole_reads_is_taken_between_two_reads(iso_env,
         return backlog
 
     monkeypatch.setattr(Collector, "tick", counting)
-    conn = store.connect()
-    stop = threading.Event()
-    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop}, daemon=True)
-    thread.start()
-    try:
+    with collector_thread() as conn:
         deadline = time.monotonic() + 30
         # Three reading ticks: the collector is in its whole reads, nearly all of its time between two of them.
         while not (len(ticks) >= 3 and ticks[-1][1] == "reading") and time.monotonic() < deadline:
@@ -65,11 +61,6 @@ def test_a_hook_event_during_the_whole_reads_is_taken_between_two_reads(iso_env,
         while not any(poll for poll, _ in ticks[taken:]) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert any(poll for poll, _ in ticks[taken:]), "the whole reads did not go on"
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        conn.close()
-    assert not thread.is_alive()
 
 
 def test_a_hook_event_arriving_during_a_whole_read_stops_it_at_the_next_file(tmp_path, monkeypatch):

@@ -8,8 +8,10 @@ here: only a notification can have woken it.
 from __future__ import annotations
 
 import json
-import threading
 import time
+from collections.abc import Callable
+
+from unit_support import collector_thread, wait_until
 
 from lunavect import store
 from lunavect.collector import loop as collector_loop
@@ -24,53 +26,39 @@ def _state(conn) -> str | None:
     return json.loads(row[0])["state"] if row else None
 
 
-def _wait(condition, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+def count_ticks(monkeypatch, seen: Callable[[Collector, bool], object]) -> None:
+    """Tells `seen` of each tick of the collector's loop as it begins: the collector, and whether it polls the
+    sources."""
+    real_tick = Collector.tick
+
+    def counting(self: Collector, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
+        seen(self, poll)
+        return real_tick(self, now, beat, poll)
+
+    monkeypatch.setattr(Collector, "tick", counting)
 
 
 def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_env, monkeypatch):
     monkeypatch.setattr(collector_loop, "REST_S", 1e6)  # the slow safety sweep is not due in this test
     ticks: list[Collector] = []
-    real_tick = Collector.tick
-
-    def counting(self: Collector, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
-        ticks.append(self)
-        return real_tick(self, now, beat, poll)
-
-    monkeypatch.setattr(Collector, "tick", counting)
+    count_ticks(monkeypatch, lambda collector, poll: ticks.append(collector))
     assert iso_env.hook(PROMPT).returncode == 0
     assert iso_env.hook(STOP).returncode == 0
-    # The store exists before the collector starts: a first open here, racing the collector's own, could be
-    # the one that creates the schema, which the collector rightly takes for another process's commit.
-    conn = store.connect()
-    stop = threading.Event()
-    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop}, daemon=True)
-    thread.start()
-    try:
-        assert _wait(lambda: _state(conn) == "ready"), "the spooled events were never ingested"
-        assert _wait(lambda: bool(ticks) and ticks[-1].at_rest), "the collector never came to rest"
+    with collector_thread() as conn:
+        wait_until(lambda: _state(conn) == "ready", "the spooled events were never ingested")
+        wait_until(lambda: bool(ticks) and ticks[-1].at_rest, "the collector never came to rest")
         # What its start set going may still wake it once (a source's first background read coming back):
         # let that pass, then count.
         time.sleep(1.5)
-        assert _wait(lambda: ticks[-1].at_rest), "the collector did not stay at rest"
+        wait_until(lambda: ticks[-1].at_rest, "the collector did not stay at rest")
         at_rest = len(ticks)
         # A collector ticking on a timer would tick about three times in this window.
         time.sleep(3 * collector_loop.TICK_S)
         assert len(ticks) == at_rest, "the collector ticked at rest"
 
         assert iso_env.hook(PROMPT).returncode == 0  # the person types again in the ready session
-        assert _wait(lambda: _state(conn) == "working", timeout=10), "the hook event did not wake the collector"
+        wait_until(lambda: _state(conn) == "working", "the hook event did not wake the collector", timeout=10)
         assert len(ticks) > at_rest
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        conn.close()
-    assert not thread.is_alive()
 
 
 def test_hook_events_are_taken_at_once_without_polling_the_sources(iso_env, monkeypatch):
@@ -78,29 +66,15 @@ def test_hook_events_are_taken_at_once_without_polling_the_sources(iso_env, monk
     whole tick comes at its time."""
     monkeypatch.setattr(collector_loop, "TICK_S", 5.0)  # the whole tick of a live session: not within this test
     calls: list[bool] = []
-    real_tick = Collector.tick
-
-    def counting(self: Collector, now: float | None = None, beat: bool = True, poll: bool = True) -> str | None:
-        calls.append(poll)
-        return real_tick(self, now, beat, poll)
-
-    monkeypatch.setattr(Collector, "tick", counting)
-    conn = store.connect()
-    stop = threading.Event()
-    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop, "tick_s": 5.0}, daemon=True)
-    thread.start()
-    try:
-        assert _wait(lambda: bool(calls)), "the collector never ticked"
+    count_ticks(monkeypatch, lambda collector, poll: calls.append(poll))
+    with collector_thread(tick_s=5.0) as conn:
+        wait_until(lambda: bool(calls), "the collector never ticked")
         first = len(calls)
         assert iso_env.hook(PROMPT).returncode == 0
-        assert _wait(lambda: _state(conn) == "working", timeout=10), "the hook event was not taken"
+        wait_until(lambda: _state(conn) == "working", "the hook event was not taken", timeout=10)
         assert iso_env.hook(STOP).returncode == 0
-        assert _wait(lambda: _state(conn) == "ready", timeout=10), "the second hook event was not taken"
+        wait_until(lambda: _state(conn) == "ready", "the second hook event was not taken", timeout=10)
         assert calls[first:] and not any(calls[first:]), calls  # spool only: no source was polled for them
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        conn.close()
 
 
 def test_another_process_commit_seen_a_moment_after_its_wal_write_is_still_passed_on(iso_env, monkeypatch):
@@ -128,19 +102,11 @@ def test_another_process_commit_seen_a_moment_after_its_wal_write_is_still_passe
 
     monkeypatch.setattr(changes.ExternalCommits, "changed", late)
     armed = False
-    conn = store.connect()
-    stop = threading.Event()
-    thread = threading.Thread(target=collector_loop.run, kwargs={"stop": stop}, daemon=True)
-    thread.start()
-    try:
+    with collector_thread() as conn:
         time.sleep(1.5)  # started, and resting
         before = len(published)
         armed = True
         with store.transaction(conn):
             store.set_setting(conn, "bench.probe", "1")
-        assert _wait(lambda: len(published) > before, timeout=5), "the other process's commit was not passed on"
+        wait_until(lambda: len(published) > before, "the other process's commit was not passed on", timeout=5)
         assert early, "the first look did not happen"
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        conn.close()

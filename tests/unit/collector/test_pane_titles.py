@@ -8,7 +8,8 @@ import os
 import time
 
 import pytest
-from tmux_server import tmux_server, wait_until
+from tmux_server import tmux_server
+from unit_support import wait_until
 
 from lunavect.collector.pane_titles import CONFIRM_S, SETTLE_S, PaneTitles
 from lunavect.core.model import State

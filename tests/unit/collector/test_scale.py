@@ -10,10 +10,9 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import time
 
 import pytest
-from history_support import DATA, claude_history, codex_history
+from history_support import DATA, claude_history, codex_history, tick_until_watched
 
 from lunavect import store
 from lunavect.claude import discovery, transcript_read
@@ -83,13 +82,7 @@ def test_an_idle_tick_touches_no_finished_sessions_file(tmp_path, monkeypatch):
     while collector.tick() is not None:
         pass
     assert len(listed_rows(conn)) == len(finished)  # every past session listed
-    # Until the operating system's change notifications run, a tick looks its own way; wait for them.
-    deadline = time.monotonic() + 30
-    watches = [claude._changes, codex.changes]
-    while not all(w is not None and w._armed for w in watches) and time.monotonic() < deadline:
-        collector.tick()
-        time.sleep(0.05)
-    assert all(w is not None and w._armed for w in watches), "the change notifications never started"
+    tick_until_watched(collector, [claude._changes, codex.changes])
 
     touched: list[str] = []
 

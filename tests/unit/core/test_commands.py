@@ -262,14 +262,9 @@ NOT_SERVICES = [
 ]
 
 
-@pytest.mark.parametrize("command", SERVICES)
-def test_services(command):
-    assert is_long_lived_service(command) is True
-
-
-@pytest.mark.parametrize("command", NOT_SERVICES)
-def test_not_services(command):
-    assert is_long_lived_service(command) is False
+@pytest.mark.parametrize(("command", "service"), [(c, True) for c in SERVICES] + [(c, False) for c in NOT_SERVICES])
+def test_services(command, service):
+    assert is_long_lived_service(command) is service
 
 
 def test_only_the_first_4_kb_is_read():

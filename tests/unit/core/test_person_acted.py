@@ -3,28 +3,10 @@ Esc; never the session's own work, a background task waking it, or a late echo o
 
 from __future__ import annotations
 
+from claude_rules_support import ASKING, T0, ev, play
+
 from lunavect.core.model import Evidence
 from lunavect.core.rules import Facts, fold
-
-T0 = 1_800_000_000.0
-
-
-def ev(kind: str, at: float, source: str = "hook", **fields) -> Evidence:
-    return Evidence(provider="claude", session_id="s", kind=kind, at=T0 + at, source=source, **fields)
-
-
-def play(*events: Evidence) -> Facts:
-    facts = Facts("claude", "s")
-    for event in events:
-        facts = fold(facts, event)
-    return facts
-
-
-ASKED = (
-    ev("UserPromptSubmit", 0),
-    ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-    ev("PermissionRequest", 2, tool="Bash"),
-)
 
 
 def acted(facts: Facts) -> float | None:
@@ -37,18 +19,18 @@ def test_a_prompt_is_the_person_acting_and_the_work_after_it_is_not():
 
 
 def test_a_permission_answered_is_the_person_acting_when_its_tool_goes_on():
-    assert acted(play(*ASKED)) == 0
+    assert acted(play(*ASKING)) == 0
     # The late echo of the prompt (about 6 s after it) is the client's, not the person's.
-    approved = play(*ASKED, ev("Notification", 8, notification="permission_prompt"))
+    approved = play(*ASKING, ev("Notification", 8, notification="permission_prompt"))
     assert acted(approved) == 0
-    approved = play(*ASKED, ev("PostToolUse", 10, tool="Bash", tool_use_id="t1"), ev("Stop", 20))
+    approved = play(*ASKING, ev("PostToolUse", 10, tool="Bash", tool_use_id="t1"), ev("Stop", 20))
     assert acted(approved) == 10
-    denied = play(*ASKED, ev("PostToolUseFailure", 9, tool="Bash", tool_use_id="t1"))
+    denied = play(*ASKING, ev("PostToolUseFailure", 9, tool="Bash", tool_use_id="t1"))
     assert acted(denied) == 9
 
 
 def test_another_tools_result_does_not_answer_the_permission():
-    racing = play(*ASKED, ev("PostToolUse", 3, tool="Read", tool_use_id="t0"))
+    racing = play(*ASKING, ev("PostToolUse", 3, tool="Read", tool_use_id="t0"))
     assert acted(racing) == 0
 
 
@@ -67,7 +49,7 @@ def test_without_hooks_the_transcript_says_the_same():
     def transcript(kind: str, at: float, **fields) -> Evidence:
         return ev(kind, at, source="transcript", **fields)
 
-    asked = play(*ASKED, transcript("TranscriptToolUse", 1.5, tool="Bash", tool_use_id="t1"))
+    asked = play(*ASKING, transcript("TranscriptToolUse", 1.5, tool="Bash", tool_use_id="t1"))
     assert acted(asked) == 0
     # The hook of the answer was lost (an HTTP hook while no collector listened): the tool's result tells.
     answered = fold(asked, transcript("TranscriptToolResult", 12, tool_use_id="t1"))

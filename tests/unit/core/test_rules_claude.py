@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from claude_rules_support import ASKING, BASH_TURN, T0, ev, play
+from test_rules_v1 import STOP_FAILURES
 
 from lunavect.core.model import BackgroundTask, ErrorReason, Evidence, State
 from lunavect.core.rules import (
@@ -10,21 +12,12 @@ from lunavect.core.rules import (
     EVENT_AUTHORITY_S,
     Facts,
     decide,
-    fold,
 )
 
-T0 = 1_800_000_000.0
 
-
-def ev(kind: str, at: float, **fields) -> Evidence:
-    return Evidence(provider="claude", session_id="s", kind=kind, at=T0 + at, **fields)
-
-
-def play(*events: Evidence, facts: Facts | None = None) -> Facts:
-    facts = facts or Facts("claude", "s")
-    for event in events:
-        facts = fold(facts, event)
-    return facts
+def catalog(at: float, status: str, **fields) -> Evidence:
+    """What Claude Code's session catalog says of the session at that moment."""
+    return ev("CatalogStatus", at, source="catalog", status=status, **fields)
 
 
 def state_at(facts: Facts, at: float, **kwargs) -> State:
@@ -71,8 +64,7 @@ def test_thinking_between_tools():
 
 def test_stop_with_running_background_shell_is_background_then_ready_after_its_notification():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        *BASH_TURN,
         ev("PostToolUse", 2, tool="Bash", tool_use_id="t1", background_started=shell("b1")),
         ev("Stop", 3, background=(shell("b1"),)),
     )
@@ -194,8 +186,7 @@ def test_manual_compaction_has_its_own_timer_and_ends_idle():
 
 def test_automatic_compaction_keeps_the_running_responses_start_and_returns_to_it():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        *BASH_TURN,
         ev("PostToolUse", 2, tool_use_id="t1"),
         ev("PreCompact", 3, trigger="auto"),
     )
@@ -227,9 +218,7 @@ def test_later_events_supersede_compaction():
 
 def test_permission_request_then_notification_then_approval():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        ev("PermissionRequest", 2, tool="Bash"),
+        *ASKING,
     )
     decision = decide(facts, T0 + 3)
     assert (decision.state, decision.waiting_for, decision.since) == (State.PERMISSION, "Bash", T0 + 0)
@@ -241,9 +230,7 @@ def test_permission_request_then_notification_then_approval():
 
 def test_a_racing_pre_tool_use_does_not_clear_permission():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        ev("PermissionRequest", 2, tool="Bash"),
+        *ASKING,
         ev("PreToolUse", 2.1, tool="Read", tool_use_id="t2"),
         ev("PostToolUse", 2.2, tool="Read", tool_use_id="t2"),
     )
@@ -258,12 +245,10 @@ def test_permission_cleared_by_a_new_prompt_or_the_turns_end():
 
 def test_a_denied_permission_prompt_ends_when_the_catalog_turns_idle():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        ev("PermissionRequest", 2, tool="Bash"),
+        *ASKING,
     )
     facts = play(
-        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 10, source="catalog", status="idle"),
+        catalog(10, "idle"),
         facts=facts,
     )
     assert state_at(facts, 11) is State.IDLE
@@ -317,20 +302,7 @@ def test_resumed_session_is_idle_until_work_is_confirmed():
     assert state_at(facts, 101) is State.IDLE
 
 
-@pytest.mark.parametrize(
-    ("error", "detail", "reason"),
-    [
-        ("rate_limit", None, ErrorReason.LIMIT),
-        ("authentication_failed", None, ErrorReason.AUTH),
-        ("server_error", None, ErrorReason.SERVICE),
-        ("overloaded", None, ErrorReason.SERVICE),
-        ("server_error", "ECONNREFUSED", ErrorReason.UNREACHABLE),
-        ("billing_error", None, ErrorReason.ACCOUNT),
-        ("oauth_org_not_allowed", None, ErrorReason.ACCOUNT),
-        ("invalid_request", None, ErrorReason.OTHER),
-        ("unknown", None, ErrorReason.OTHER),
-    ],
-)
+@pytest.mark.parametrize(("error", "detail", "reason"), STOP_FAILURES)
 def test_error_reasons(error, detail, reason):
     facts = play(ev("UserPromptSubmit", 0), ev("StopFailure", 1, error=error, error_detail=detail))
     decision = decide(facts, T0 + 2)
@@ -373,15 +345,14 @@ def test_offline_after_ten_seconds_without_network_while_working_keeps_the_timer
 
 
 def test_events_lose_authority_after_ten_minutes():
-    facts = play(ev("UserPromptSubmit", 0), ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"))
+    facts = play(*BASH_TURN)
     assert state_at(facts, 1 + EVENT_AUTHORITY_S - 1) is State.WORKING
     assert state_at(facts, 1 + EVENT_AUTHORITY_S + 1) is State.UNKNOWN
 
 
 def test_late_post_tool_use_after_stop_does_not_restart_working():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        *BASH_TURN,
         ev("Stop", 2, background=()),
         ev("PostToolUse", 3, tool="Bash", tool_use_id="t1"),
     )
@@ -411,8 +382,7 @@ def test_a_dead_process_is_never_working_background_permission_or_input(events):
 
 def test_esc_during_a_tool_ends_the_turn():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        *BASH_TURN,
         ev("PostToolUseFailure", 2, tool="Bash", tool_use_id="t1", interrupt=True),
     )
     assert state_at(facts, 3) is State.IDLE
@@ -423,7 +393,7 @@ def test_esc_while_thinking_ends_with_the_idle_prompt_or_the_catalog():
     assert state_at(facts, 66) is State.IDLE
     facts = play(
         ev("UserPromptSubmit", 0),
-        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 5, source="catalog", status="idle"),
+        catalog(5, "idle"),
     )
     assert state_at(facts, 6) is State.IDLE
 
@@ -431,7 +401,7 @@ def test_esc_while_thinking_ends_with_the_idle_prompt_or_the_catalog():
 def test_a_catalog_row_older_than_the_hooks_cannot_end_a_turn():
     facts = play(
         ev("UserPromptSubmit", 10),
-        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 9, source="catalog", status="idle"),
+        catalog(9, "idle"),
     )
     assert state_at(facts, 11) is State.WORKING
 
@@ -450,14 +420,13 @@ def test_lifecycle_only_launch_is_not_listed():
 def test_a_dialog_of_the_clients_own_needs_input_and_ends_when_the_catalog_turns_idle():
     # Auto mode's "can't check actions in this session and needs your choice" reaches hooks only as this.
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
+        *BASH_TURN,
         ev("Notification", 2, notification="agent_needs_input"),
     )
     decision = decide(facts, T0 + 3)
     assert (decision.state, decision.waiting_for) == (State.INPUT, "dialog")
     facts = play(
-        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 20, source="catalog", status="idle"),
+        catalog(20, "idle"),
         facts=facts,
     )
     assert state_at(facts, 21) is State.IDLE
@@ -465,41 +434,21 @@ def test_a_dialog_of_the_clients_own_needs_input_and_ends_when_the_catalog_turns
 
 def test_a_catalog_wait_newer_than_the_hooks_shows_the_wait():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        Evidence(
-            provider="claude",
-            session_id="s",
-            kind="CatalogStatus",
-            at=T0 + 5,
-            source="catalog",
-            status="waiting",
-            waiting_for="dialog open",
-        ),
+        *BASH_TURN,
+        catalog(5, "waiting", waiting_for="dialog open"),
     )
     decision = decide(facts, T0 + 6)
     assert (decision.state, decision.waiting_for, decision.basis) == (State.INPUT, "dialog", ("catalog",))
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        Evidence(
-            provider="claude",
-            session_id="s",
-            kind="CatalogStatus",
-            at=T0 + 5,
-            source="catalog",
-            status="waiting",
-            waiting_for="permission prompt",
-        ),
+        *BASH_TURN,
+        catalog(5, "waiting", waiting_for="permission prompt"),
     )
     assert state_at(facts, 6) is State.PERMISSION
 
 
 def test_the_late_permission_notification_of_an_answered_request_does_not_bring_it_back():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        ev("PermissionRequest", 2, tool="Bash"),
+        *ASKING,
         ev("PostToolUse", 4, tool="Bash", tool_use_id="t1"),  # answered within the notification's delay
         ev("Notification", 8, notification="permission_prompt"),
     )
@@ -511,9 +460,8 @@ def test_the_late_permission_notification_of_an_answered_request_does_not_bring_
 
 def test_a_late_dialog_notice_after_the_turn_ended_is_ignored():
     facts = play(
-        ev("UserPromptSubmit", 0),
-        ev("PreToolUse", 1, tool="Bash", tool_use_id="t1"),
-        Evidence(provider="claude", session_id="s", kind="CatalogStatus", at=T0 + 4, source="catalog", status="idle"),
+        *BASH_TURN,
+        catalog(4, "idle"),
         ev("Notification", 8, notification="agent_needs_input"),
     )
     assert state_at(facts, 9) is State.IDLE

@@ -3,21 +3,15 @@ clock the test controls; and that hook events win when a hook reports the same s
 
 from __future__ import annotations
 
-from lunavect.core.model import BackgroundTask, Evidence, State
-from lunavect.core.rules import EVENT_AUTHORITY_S, Facts, decide, fold
+import claude_rules_support
+from claude_rules_support import T0, play
 
-T0 = 1_800_000_000.0
+from lunavect.core.model import BackgroundTask, Evidence, State
+from lunavect.core.rules import EVENT_AUTHORITY_S, decide, fold
 
 
 def ev(kind: str, at: float, source: str = "transcript", **fields) -> Evidence:
-    return Evidence(provider="claude", session_id="s", kind=kind, at=T0 + at, source=source, **fields)
-
-
-def play(*events: Evidence) -> Facts:
-    facts = Facts("claude", "s")
-    for event in events:
-        facts = fold(facts, event)
-    return facts
+    return claude_rules_support.ev(kind, at, source, **fields)
 
 
 def agent(task_id: str) -> BackgroundTask:

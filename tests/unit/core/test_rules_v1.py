@@ -25,6 +25,31 @@ def at(facts: Facts, seconds: float, alive: bool | None = None):
     return decide(facts, T0 + seconds, alive)
 
 
+# A StopFailure's error and detail as Claude Code sends them, and the reason every front end shows for them.
+STOP_FAILURES = [
+    ("rate_limit", None, ErrorReason.LIMIT),
+    ("authentication_failed", None, ErrorReason.AUTH),
+    ("server_error", None, ErrorReason.SERVICE),
+    ("server_error", "ECONNREFUSED", ErrorReason.UNREACHABLE),
+    ("overloaded", None, ErrorReason.SERVICE),
+    ("billing_error", None, ErrorReason.ACCOUNT),
+    ("oauth_org_not_allowed", None, ErrorReason.ACCOUNT),
+    ("network_error", None, ErrorReason.UNREACHABLE),
+    ("connection_error", None, ErrorReason.UNREACHABLE),
+    ("invalid_request", None, ErrorReason.OTHER),
+    ("max_output_tokens", None, ErrorReason.OTHER),
+    ("unknown", None, ErrorReason.OTHER),
+    (None, None, ErrorReason.OTHER),
+]
+
+# A prompt whose Bash call has just ended.
+TOOL_DONE = (
+    ev("UserPromptSubmit", 5),
+    ev("PreToolUse", 8, tool="Bash", tool_use_id="tu1"),
+    ev("PostToolUse", 12, tool="Bash", tool_use_id="tu1"),
+)
+
+
 def test_prompt_starts_working_thinking_from_the_prompt_time():
     d = at(run(ev("SessionStart", 0, start_source="startup"), ev("UserPromptSubmit", 5)), 9)
     assert d.state is State.WORKING and d.activity == "thinking" and d.since == T0 + 5
@@ -38,11 +63,7 @@ def test_tool_shows_its_name_and_keeps_the_response_timer():
 
 
 def test_tool_end_is_thinking_again():
-    facts = run(
-        ev("UserPromptSubmit", 5),
-        ev("PreToolUse", 8, tool="Bash", tool_use_id="tu1"),
-        ev("PostToolUse", 12, tool="Bash", tool_use_id="tu1"),
-    )
+    facts = run(*TOOL_DONE)
     d = at(facts, 13)
     assert d.state is State.WORKING and d.activity == "thinking" and d.since == T0 + 5
     facts = fold(facts, ev("PreToolUse", 14, tool="Read", tool_use_id="tu2"))
@@ -66,12 +87,7 @@ def test_tool_without_a_prompt_starts_a_response():
 
 
 def test_stop_is_ready():
-    facts = run(
-        ev("UserPromptSubmit", 5),
-        ev("PreToolUse", 8, tool="Bash", tool_use_id="tu1"),
-        ev("PostToolUse", 12, tool="Bash", tool_use_id="tu1"),
-        ev("Stop", 20),
-    )
+    facts = run(*TOOL_DONE, ev("Stop", 20))
     d = at(facts, 21)
     assert d.state is State.READY and d.activity is None and d.since is None and d.error is None
     assert d.listed is True
@@ -85,24 +101,7 @@ def test_next_prompt_restarts_the_timer():
     assert d.state is State.WORKING and d.since == T0 + 100
 
 
-@pytest.mark.parametrize(
-    ("error", "detail", "reason"),
-    [
-        ("rate_limit", None, ErrorReason.LIMIT),
-        ("authentication_failed", None, ErrorReason.AUTH),
-        ("server_error", None, ErrorReason.SERVICE),
-        ("server_error", "ECONNREFUSED", ErrorReason.UNREACHABLE),
-        ("overloaded", None, ErrorReason.SERVICE),
-        ("billing_error", None, ErrorReason.ACCOUNT),
-        ("oauth_org_not_allowed", None, ErrorReason.ACCOUNT),
-        ("network_error", None, ErrorReason.UNREACHABLE),
-        ("connection_error", None, ErrorReason.UNREACHABLE),
-        ("invalid_request", None, ErrorReason.OTHER),
-        ("max_output_tokens", None, ErrorReason.OTHER),
-        ("unknown", None, ErrorReason.OTHER),
-        (None, None, ErrorReason.OTHER),
-    ],
-)
+@pytest.mark.parametrize(("error", "detail", "reason"), STOP_FAILURES)
 def test_stop_failure_reasons(error, detail, reason):
     assert error_reason(error, detail) is reason
     facts = run(

@@ -65,14 +65,9 @@ NOT_QUESTIONS = [
 ]
 
 
-@pytest.mark.parametrize("text", QUESTIONS)
-def test_closing_questions(text):
-    assert is_closing_question(text) is True
-
-
-@pytest.mark.parametrize("text", NOT_QUESTIONS)
-def test_not_closing_questions(text):
-    assert is_closing_question(text) is False
+@pytest.mark.parametrize(("text", "closing"), [(t, True) for t in QUESTIONS] + [(t, False) for t in NOT_QUESTIONS])
+def test_closing_questions(text, closing):
+    assert is_closing_question(text) is closing
 
 
 def test_only_the_tail_counts():

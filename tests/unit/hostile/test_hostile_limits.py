@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import shlex
 import subprocess
 import sys
 import time
@@ -17,14 +16,13 @@ from pathlib import Path
 
 import pytest
 from test_notify_decide import row  # noqa: E402
-from unit_support import stop_collector
+from unit_support import delivering_to, stop_collector, wait_until
 
 from lunavect import store
 from lunavect.codex.usage import UsageScan
 from lunavect.core.model import State
 from lunavect.install.statusline import wrapper_command
 from lunavect.listing import sessions
-from lunavect.notify import settings
 from lunavect.notify.decide import Transition
 from lunavect.notify.notifier import Notifier
 from lunavect.usage import limits
@@ -184,37 +182,20 @@ def test_figures_an_older_version_stored_are_read_bounded(env) -> None:
     assert run(env, "usage", "--json").returncode == 0
 
 
-def _writer(out: Path) -> str:
-    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
-    return shlex.join([sys.executable, "-c", script])
-
-
-def _wait(predicate, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-
-
 def test_the_notifier_warns_with_a_bounded_figure_and_delivers_the_next_notification(env, tmp_path: Path) -> None:
     pipe_through_wrapper(status_input({"used_percentage": 95, "resets_at": 1e300}, None), env)
     out = tmp_path / "received.jsonl"
     conn = store.connect()
-    chosen = settings.load(conn)
-    chosen.desktop = False
-    chosen.focus = False
-    chosen.coalesce_s = 0.0
-    chosen.command = _writer(out)
-    settings.save(conn, chosen)
+    delivering_to(conn, out, focus=False, coalesce_s=0.0)
     conn.close()
 
     notifier = Notifier(stored=sessions, usage_every=0.05)
     try:
-        _wait(lambda: out.exists() and out.read_text().count("\n") == 1)
+        wait_until(lambda: out.exists() and out.read_text().count("\n") == 1)
         [warning] = [json.loads(line) for line in out.read_text().splitlines()]
         assert warning["title"] == "Claude Code: 5 h window at 95 %" and warning["limit"]["resets_at"] is None
         notifier([Transition(State.WORKING, row(1, at=time.time()))])
-        _wait(lambda: out.read_text().count("\n") == 2)
+        wait_until(lambda: out.read_text().count("\n") == 2)
     finally:
         notifier.close()
     assert json.loads(out.read_text().splitlines()[1])["open"] == "claude:s1"

@@ -12,12 +12,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from unit_support import wait_until
 
 from lunavect.claude import http_hooks, install
 from lunavect.claude.live_process import process_facts
@@ -45,15 +45,6 @@ def read_settings(iso_env) -> dict:
 
 def ours(settings: dict, event: str) -> list[dict]:
     return [h for g in settings.get("hooks", {}).get(event, []) for h in g.get("hooks", []) if install.is_ours(h)]
-
-
-def wait_for(condition, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 def answers(iso_env) -> bool:
@@ -99,8 +90,9 @@ def test_install_http_sends_only_the_tool_events_by_http_and_the_collector_follo
     assert "by HTTP: PreToolUse, PostToolUse, PostToolUseFailure" in text and "answers" in text
     # An event by HTTP reaches the store.
     assert post(port, secret, {"hook_event_name": "PreToolUse", "session_id": SID, "tool_name": "Read"}) == 200
-    assert wait_for(
-        lambda: iso_env.connect().execute("SELECT count(*) FROM events WHERE kind='PreToolUse'").fetchone()[0] == 1
+    wait_until(
+        lambda: iso_env.connect().execute("SELECT count(*) FROM events WHERE kind='PreToolUse'").fetchone()[0] == 1,
+        "the event by HTTP never reached the store",
     )
     # Installing again changes nothing and keeps the port.
     assert "already installed" in run("hooks", "install", "--http").output
@@ -109,7 +101,7 @@ def test_install_http_sends_only_the_tool_events_by_http_and_the_collector_follo
     assert run("hooks", "uninstall").exit_code == 0
     assert not hook_service.config_path(iso_env.data).exists()
     assert not settings_file(iso_env).exists() or "lunavect" not in settings_file(iso_env).read_text()
-    assert wait_for(lambda: not _port_open(port))
+    wait_until(lambda: not _port_open(port), "the listener stayed open after uninstall")
 
 
 def _port_open(port: int) -> bool:
@@ -192,7 +184,7 @@ def claude_process(iso_env):
     """A live process with a catalog entry naming SID, as Claude Code writes one."""
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        assert wait_for(lambda: start_ticks(sleeper.pid) is not None)
+        wait_until(lambda: start_ticks(sleeper.pid) is not None, "the process never started")
         folder = iso_env.claude / "sessions"
         folder.mkdir(parents=True)
         entry = {"pid": sleeper.pid, "sessionId": SID, "procStart": start_ticks(sleeper.pid), "status": "busy"}
@@ -214,7 +206,7 @@ def test_an_http_event_takes_its_process_from_the_live_catalog(iso_env, claude_p
     try:
         secret = hook_secret.load_or_create(iso_env.data)
         assert post(listener.port, secret, {"hook_event_name": "PostToolUse", "session_id": SID}) == 200
-        assert wait_for(lambda: listener.accepted == 1)
+        wait_until(lambda: listener.accepted == 1, "the listener accepted no event")
     finally:
         listener.close()
     (line,) = iso_env.spool.read_text().splitlines()
@@ -235,7 +227,7 @@ def test_without_process_facts_the_event_still_counts(tmp_path):
     listener = HookListener(str(tmp_path / "events.jsonl"), "s" * 64, process_of=broken).start()
     try:
         assert post(listener.port, "s" * 64, {"hook_event_name": "PreToolUse", "session_id": SID}) == 200
-        assert wait_for(lambda: listener.accepted == 1)
+        wait_until(lambda: listener.accepted == 1, "the listener accepted no event")
     finally:
         listener.close()
     assert "pid" not in json.loads((tmp_path / "events.jsonl").read_text())

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import datetime as _dt
 
-import msgspec
 import pytest
+from unit_support import a_session, seed_snapshot
 
 from lunavect import store
 from lunavect.core.hiding import DAY_S
-from lunavect.core.model import Session
 from lunavect.listing import arrangement
 from lunavect.listing.sessions import counts, read_hidden, read_rows, read_sessions
 
@@ -21,30 +20,17 @@ def iso(ts: float) -> str:
 
 
 def write(conn, sid: str, state: str = "ready", age: float = 60.0, provider: str = "claude", listed: bool = True):
-    session = Session(
-        id=f"{provider}:{sid}",
+    session = a_session(
+        sid,
         provider=provider,
-        session_id=sid,
+        state=state,
         title=sid,
         project="p",
         cwd="/p",
-        host="h",
-        state=state,
-        activity=None,
-        since=None,
-        background={},
-        error=None,
-        pinned=False,
-        hidden=False,
         resume=f"claude --resume {sid}",
-        basis=["hook"],
         updated=iso(NOW - age),
     )
-    with store.transaction(conn):
-        conn.execute(
-            "INSERT OR REPLACE INTO snapshot (id, state, listed, data, updated) VALUES (?, ?, ?, ?, ?)",
-            (session.id, state, int(listed), msgspec.json.encode(session).decode(), NOW),
-        )
+    seed_snapshot(conn, session, listed=listed, updated=NOW)
 
 
 def order(conn) -> list[str]:

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tmux_server import tmux_server, wait_until
+from tmux_server import tmux_server
+from unit_support import sleeping_process, wait_until
 
 from lunavect import paths
 from lunavect.host.processes import start_ticks
@@ -32,13 +33,8 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def claude_record(tmp_path: Path, iso_env) -> Path:
     """A `claude` on PATH that writes the folder it runs in and its arguments, each ended by a NUL."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
     record = Path(f"/tmp/lv-bg-record-{os.getpid()}-{tmp_path.name}")
-    exe = folder / "claude"
-    exe.write_text(f'#!/bin/sh\nprintf \'%s\\0\' "$PWD" "$@" > {record}\n')
-    exe.chmod(0o755)
-    iso_env.env["PATH"] = f"{folder}{os.pathsep}{iso_env.env['PATH']}"
+    iso_env.recording_program("claude", record)
     yield record
     record.unlink(missing_ok=True)
 
@@ -46,12 +42,8 @@ def claude_record(tmp_path: Path, iso_env) -> Path:
 @pytest.fixture
 def service_process() -> Iterator[subprocess.Popen]:
     """A running process standing for the background session's (its start time is what the catalog records)."""
-    proc = subprocess.Popen(["sleep", "120"], stdin=subprocess.DEVNULL)
-    try:
+    with sleeping_process() as proc:
         yield proc
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def worked(iso_env, cwd: Path) -> None:
@@ -216,12 +208,8 @@ def test_its_row_s_resume_command_is_the_attach_command_until_a_terminal_resumes
     job_state()
     row = json.loads(iso_env.cli("list", "--json", "--all").stdout)[0]
     assert row["resume"] == f"claude attach {JOB}" and row["open"] is False
-    terminal = subprocess.Popen(["sleep", "120"], stdin=subprocess.DEVNULL)
-    try:
+    with sleeping_process() as terminal:
         (paths.claude_config_dir() / "sessions" / f"{service_process.pid}.json").unlink(missing_ok=True)
         catalog(terminal.pid, start_ticks(terminal.pid), project, kind="interactive", jobId=None, status="busy")
         row = json.loads(iso_env.cli("list", "--json", "--all").stdout)[0]
         assert "--resume" in row["resume"] and row["open"] is True, row
-    finally:
-        terminal.kill()
-        terminal.wait()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from test_notify_decide import row  # noqa: E402
+from unit_support import delivering_to, wait_until
 
 from lunavect import store
 from lunavect.core.model import State
@@ -22,18 +23,6 @@ from lunavect.notify.kinds import BY_NAME
 from lunavect.notify.notifier import Notifier
 
 
-def _writer(out: Path) -> str:
-    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
-    return shlex.join([sys.executable, "-c", script])
-
-
-def _wait(predicate, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-
-
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
@@ -43,17 +32,12 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_command_gets_each_notification_once_and_a_restart_sends_nothing_again(db: Path) -> None:
     out = db / "received.jsonl"
     conn = store.connect()
-    chosen = settings.load(conn)
-    chosen.desktop = False
-    chosen.focus = False
-    chosen.coalesce_s = 0.0
-    chosen.command = _writer(out)
-    settings.save(conn, chosen)
+    delivering_to(conn, out, focus=False, coalesce_s=0.0)
     moved = [Transition(State.WORKING, row(1, at=time.time()))]
 
     first = Notifier(stored=sessions)
     first(moved)
-    _wait(lambda: out.exists() and out.read_text().count("\n") == 1)
+    wait_until(lambda: out.exists() and out.read_text().count("\n") == 1)
     first.close()
     [payload] = [json.loads(line) for line in out.read_text().splitlines()]
     assert payload["open"] == "claude:s1" and payload["sessions"][0]["needs"] == "response ready"
@@ -61,7 +45,7 @@ def test_the_command_gets_each_notification_once_and_a_restart_sends_nothing_aga
     again = Notifier(stored=sessions)  # the collector restarted and committed the same transition again (a replay)
     again(moved)
     again([Transition(State.WORKING, row(2, at=time.time()))])  # something new, to know it got this far
-    _wait(lambda: out.read_text().count("\n") == 2)
+    wait_until(lambda: out.read_text().count("\n") == 2)
     again.close()
     assert [json.loads(line)["open"] for line in out.read_text().splitlines()] == ["claude:s1", "claude:s2"]
     conn.close()
@@ -113,9 +97,9 @@ def test_a_batch_that_raises_costs_that_batch_and_the_next_one_is_delivered(db: 
     notifier = Notifier(stored=sessions, desktop=desktop)
     try:
         notifier([Transition(State.WORKING, row(1, at=time.time()))])
-        _wait(lambda: bool(made) and made[0].calls == 1)
+        wait_until(lambda: bool(made) and made[0].calls == 1)
         notifier([Transition(State.WORKING, row(2, at=time.time()))])
-        _wait(lambda: made[0].shown == ["task 2"])
+        wait_until(lambda: made[0].shown == ["task 2"])
     finally:
         notifier.close()
     [failure] = faults.loop_failures(conn)

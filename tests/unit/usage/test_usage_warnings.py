@@ -4,12 +4,11 @@ notifier's own delivery (here a real `notify.command` program), and a restarted 
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from unit_support import delivering_to, wait_until
 
 from lunavect import store
 from lunavect.listing import sessions
@@ -77,32 +76,15 @@ def _deliveries(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
 
 
-def _to_command(conn, out: Path) -> settings.NotifySettings:
-    """The person's settings, delivering to a real command that appends each notification to `out`."""
-    chosen = settings.load(conn)
-    chosen.desktop = False
-    script = f"import sys; open({str(out)!r}, 'a').write(sys.stdin.read() + chr(10))"
-    chosen.command = shlex.join([sys.executable, "-c", script])
-    return chosen
-
-
-def _wait(predicate, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-
-
 def test_the_notifier_delivers_a_warning_once_per_window_across_a_restart(conn, tmp_path: Path) -> None:
     out = tmp_path / "received.jsonl"
-    chosen = _to_command(conn, out)
-    settings.save(conn, chosen)
+    delivering_to(conn, out)
     now = time.time()
     resets = now + 3600
     report(conn, 91.0, resets, now)
 
     first = Notifier(stored=sessions, usage_every=0.05)
-    _wait(lambda: len(_deliveries(out)) == 1)
+    wait_until(lambda: len(_deliveries(out)) == 1)
     report(conn, 93.0, resets, now + 1)  # the same window, while it runs
     first([])  # a batch of transitions looks too
     time.sleep(0.3)  # several of its looks
@@ -110,7 +92,7 @@ def test_the_notifier_delivers_a_warning_once_per_window_across_a_restart(conn, 
     second = Notifier(stored=sessions, usage_every=0.05)  # a restarted collector's
     time.sleep(0.3)
     report(conn, 97.0, resets + FIVE_H * 60, now + 2)  # the next window
-    _wait(lambda: len(_deliveries(out)) == 2)
+    wait_until(lambda: len(_deliveries(out)) == 2)
     time.sleep(0.3)
     second.close()
     [one, two] = _deliveries(out)
@@ -121,9 +103,7 @@ def test_the_notifier_delivers_a_warning_once_per_window_across_a_restart(conn, 
 
 def test_the_person_s_threshold_and_off_switch_are_obeyed(conn, tmp_path: Path) -> None:
     out = tmp_path / "received.jsonl"
-    chosen = _to_command(conn, out)
-    chosen.usage_percent = 95.0
-    settings.save(conn, chosen)
+    chosen = delivering_to(conn, out, usage_percent=95.0)
     now = time.time()
     report(conn, 94.0, now + 3600, now)
     notifier = Notifier(stored=sessions, usage_every=0.05)
@@ -137,7 +117,7 @@ def test_the_person_s_threshold_and_off_switch_are_obeyed(conn, tmp_path: Path) 
         assert _deliveries(out) == []  # notifications off
         chosen.enabled = True
         settings.save(conn, chosen)
-        _wait(lambda: len(_deliveries(out)) == 1)
+        wait_until(lambda: len(_deliveries(out)) == 1)
     finally:
         notifier.close()
     assert _deliveries(out)[0]["limit"]["used_percent"] == 96.0

@@ -9,7 +9,8 @@ import datetime as dt
 import json
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -254,41 +255,51 @@ def test_one_store_read_per_change_whatever_the_number_of_browsers(iso_env):
 
     async def scenario() -> None:
         conn = store.connect()  # this thread's own: SQLite connections stay in their thread
-        worker = StoreWorker(store.connect)
-        feed = Broadcast(worker)
-        changes: asyncio.Queue[None] = asyncio.Queue()
+        async with followed_feed() as (feed, changes, _):
+            subscribers = [await feed.subscribe(token.id) for _ in range(50)]
+            assert feed.reads == 1
+            assert {await s.next() for s in subscribers} == {feed.latest}
 
-        async def signals():
-            while True:
-                yield await changes.get()
+            seed(conn, "aaaa1111", "ready")
+            await changes.put(None)
+            firsts = [await s.next() for s in subscribers]
+            assert feed.reads == 2
+            assert all(b'"state":"ready"' in data for data in firsts)
 
-        follower = asyncio.create_task(feed.follow(signals()))
-        subscribers = [await feed.subscribe(token.id) for _ in range(50)]
-        assert feed.reads == 1
-        assert {await s.next() for s in subscribers} == {feed.latest}
+            await changes.put(None)  # a commit that changed nothing a row shows: read once, sent to nobody
+            while feed.reads < 3:
+                await asyncio.sleep(0.01)
+            assert [await s.next(keepalive=0.05) for s in subscribers[:3]] == [b""] * 3
 
-        seed(conn, "aaaa1111", "ready")
-        await changes.put(None)
-        firsts = [await s.next() for s in subscribers]
-        assert feed.reads == 2
-        assert all(b'"state":"ready"' in data for data in firsts)
-
-        await changes.put(None)  # a commit that changed nothing a row shows: read once, sent to nobody
-        while feed.reads < 3:
-            await asyncio.sleep(0.01)
-        assert [await s.next(keepalive=0.05) for s in subscribers[:3]] == [b""] * 3
-
-        tokens.revoke(conn, token.id)
-        await changes.put(None)
-        assert [await s.next() for s in subscribers] == [None] * 50
-        assert all(s.revoked for s in subscribers)
-        assert not feed.subscribers
-        follower.cancel()
-        await asyncio.gather(follower, return_exceptions=True)
-        worker.close()
+            tokens.revoke(conn, token.id)
+            await changes.put(None)
+            assert [await s.next() for s in subscribers] == [None] * 50
+            assert all(s.revoked for s in subscribers)
+            assert not feed.subscribers
         conn.close()
 
     run_in_own_loop(scenario())
+
+
+@asynccontextmanager
+async def followed_feed() -> AsyncIterator[tuple[Broadcast, asyncio.Queue[None], asyncio.Task[None]]]:
+    """The web panel's feed over a store worker of its own, following the commits a test announces by putting
+    None on the queue (what the collector's change signal does); its follower and worker stopped at the end."""
+    worker = StoreWorker(store.connect)
+    feed = Broadcast(worker)
+    changes: asyncio.Queue[None] = asyncio.Queue()
+
+    async def signals():
+        while True:
+            yield await changes.get()
+
+    follower = asyncio.create_task(feed.follow(signals()))
+    try:
+        yield feed, changes, follower
+    finally:
+        follower.cancel()
+        await asyncio.gather(follower, return_exceptions=True)
+        worker.close()
 
 
 def run_in_own_loop(coroutine: Coroutine[Any, Any, None]) -> None:

@@ -16,12 +16,11 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
-from test_web_app import run_in_own_loop, seed  # noqa: E402
+from test_web_app import followed_feed, run_in_own_loop, seed  # noqa: E402
 
 from lunavect import faults, store  # noqa: E402
 from lunavect.frontends.web import document, server, tokens  # noqa: E402
 from lunavect.frontends.web.app import COOKIE, Settings, create_app  # noqa: E402
-from lunavect.frontends.web.broadcast import Broadcast, StoreWorker  # noqa: E402
 
 
 def test_an_exception_in_a_handler_is_a_500_and_the_server_goes_on(iso_env, monkeypatch, caplog):
@@ -90,28 +89,17 @@ def test_a_reading_of_the_live_list_that_fails_is_counted_and_the_next_change_is
 
     async def scenario() -> None:
         conn = store.connect()
-        worker = StoreWorker(store.connect)
-        feed = Broadcast(worker)
-        signals_queue: asyncio.Queue[None] = asyncio.Queue()
-
-        async def signals():
-            while True:
-                yield await signals_queue.get()
-
-        follower = asyncio.create_task(feed.follow(signals()))
-        subscriber = await feed.subscribe(token.id)
-        assert b"working" in (await subscriber.next() or b"")
-        monkeypatch.setattr(document, "read", flaky)
-        seed(conn, "aaaa1111", "ready")
-        await signals_queue.put(None)  # this reading fails
-        while failures:
-            await asyncio.sleep(0.01)
-        await signals_queue.put(None)  # and the next one goes through
-        assert b'"state":"ready"' in (await subscriber.next(keepalive=10) or b"")
-        assert not follower.done()
-        follower.cancel()
-        await asyncio.gather(follower, return_exceptions=True)
-        worker.close()
+        async with followed_feed() as (feed, signals_queue, follower):
+            subscriber = await feed.subscribe(token.id)
+            assert b"working" in (await subscriber.next() or b"")
+            monkeypatch.setattr(document, "read", flaky)
+            seed(conn, "aaaa1111", "ready")
+            await signals_queue.put(None)  # this reading fails
+            while failures:
+                await asyncio.sleep(0.01)
+            await signals_queue.put(None)  # and the next one goes through
+            assert b'"state":"ready"' in (await subscriber.next(keepalive=10) or b"")
+            assert not follower.done()
         conn.close()
 
     run_in_own_loop(scenario())
