@@ -101,6 +101,9 @@ def test_titles_are_the_resume_pickers_after_commands_a_clear_a_shell_command_an
     commands.answer("Enter", until_gone="Select model")
     commands.send_text("/goal make the report complete")
     commands.wait_for_screen("Goal set", timeout=20)
+    # Setting a goal starts a turn toward it, which ends with the goal's own stop hook (its check asks the model,
+    # whose scripted reply is no verdict): clearing it while that turn starts could lose the command's keys.
+    commands.wait_for_screen(r"Ran \d+ stop hook", timeout=40)
     commands.send_text("/goal clear")
     commands.wait_for_screen("Goal cleared", timeout=60)
     commands.send_text("please write the summary")
