@@ -212,6 +212,12 @@ def hook_probe(
             _, out = lunavect(tree, "doctor", "--json", check=False)
             progress.append(_progress_of(out))
         time.sleep(0.3)
+    # The probe session ends, as a real one does: a session left working keeps the collector ticking every
+    # second, and the rest measured next (on this store) would be that, not a collector at rest.
+    payload = hook_payload("SessionEnd", PROBE_SESSION, tree.env["HOME"])
+    payload["reason"] = "prompt_input_exit"
+    subprocess.run(command, shell=True, input=json.dumps(payload).encode(), env=tree.env, check=False)
+    time.sleep(2.0)
     stop(proc)
     return latencies, resting, progress
 
