@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,21 @@ def expected_codex(path: Path) -> tuple[Tokens, int | None, int | None, str | No
     return tokens, info["last_token_usage"]["total_tokens"], info["model_context_window"], model, limits
 
 
+def _poll_until_read(collector: Collector, codex_source: CodexSource, rollout: Path) -> None:
+    """Poll until the source has read the rollout's whole records: a piece's write is told by the operating system
+    a moment after it happens, and the source reads what it was told (or, while its watch starts, what it
+    finds), so one poll right after a write may come before the telling."""
+    data = rollout.read_bytes()
+    size = data.rfind(b"\n") + 1  # a piece may end inside a record: its head waits for the rest
+    deadline = time.monotonic() + 10
+    while True:
+        collector.poll_sources(NOW)
+        known = (codex_source.rollouts or {}).get(str(rollout))
+        if (known is not None and known.cursor.offset >= size) or time.monotonic() > deadline:
+            return
+        time.sleep(0.005)
+
+
 @pytest.mark.parametrize("source", CODEX_FILES, ids=lambda p: p.name[-20:])
 def test_codex_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None:
     tokens, context, window, model, rate = expected_codex(source)
@@ -122,10 +138,11 @@ def test_codex_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None:
         codex_source = CodexSource(codex_home=codex, env=env)
         collector = Collector(conn, spool_dir=tmp_path / name / "spool", sources=[codex_source])
         try:
+            rollout = day / source.name
             for piece in pieces:
-                with open(day / source.name, "ab") as f:
+                with open(rollout, "ab") as f:
                     f.write(piece)
-                collector.poll_sources(NOW)
+                _poll_until_read(collector, codex_source, rollout)
             thread = source.name[-len("019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl") : -len(".jsonl")]
             usage = ledger.sessions(conn)[f"codex:{thread}"]
             account = limits.read(conn, now=NOW)[0]
