@@ -25,6 +25,11 @@ from lunavect.usage import ledger
 _STARTS_WORK = frozenset({"Agent", "Task", "SendMessage"})
 _IN_BACKGROUND = b"run_in_background"
 _NO_METADATA = (None, None, None, None, None)
+# The record types records.py reads more from than a time and metadata (the common two are folded here).
+_READ_BY_KIND = frozenset(
+    {"user", "assistant", "system", "attachment", "queue-operation", "custom-title", "ai-title", "agent-name",
+     "summary", "last-prompt"}
+)  # fmt: skip
 
 
 class CommonRecords:
@@ -44,7 +49,13 @@ class CommonRecords:
         Unreadable, with nothing changed, for a record naming a session that is no session id (as records.py)."""
         kind = record.type
         message = record.message
-        if record.isSidechain is True or message is None:
+        if not isinstance(kind, str):
+            return False  # records.py reads nothing from it
+        if record.isSidechain is True:
+            return self._sidechain(record)
+        if kind not in _READ_BY_KIND:
+            return self._other(record)
+        if message is None:
             return False
         content = message.content
         # Each activity as (kind, tool, tool use id), in the order records.py lists them.
@@ -80,25 +91,44 @@ class CommonRecords:
                 activities.append(("TranscriptResponse", None, None))
         else:
             return False
+        at = self._stamp(record, True)
+        uuid = record.uuid
+        if not (isinstance(uuid, str) and uuid and len(uuid) <= 200):
+            uuid = None
+        summary = self.summary
+        session_id = record.sessionId
+        if kind == "assistant":
+            if summary.first_response is None and (session_id is None or session_id == summary.session_id):
+                summary.first_response = FirstResponse(outcome="response", at=at, record_id=uuid, error_code=None)
+            if activities and activities[-1][0] == "TranscriptResponse":
+                summary.responses += 1
+            self._usage(message, at)
+        if at is not None:
+            add = self.latest.add_one
+            for index, (what, tool, call) in enumerate(activities):
+                add(at, uuid, place, index, what, tool, call)
+        return True
+
+    def _stamp(self, record: TypedRecord, metadata: bool) -> float | None:
+        """summary.take for the fields every record has: its time, and its metadata unless it is a sub-agent's
+        line (records.py reads none from those). Raises Unreadable, with nothing changed, for a record naming
+        a session that is no session id."""
         session_id = record.sessionId
         if session_id is not None and session_id != _valid_id[0]:
             check_session(session_id)
         at = epoch(record.timestamp)
-        uuid = record.uuid
-        if not (isinstance(uuid, str) and uuid and len(uuid) <= 200):
-            uuid = None
-        metadata = _metadata(record.cwd, record.gitBranch, record.version, record.entrypoint, record.sessionKind)
         summary = self.summary
-
-        # summary.take, for the fields such a record has
         if at is not None:
             if summary.first_at is None or at < summary.first_at:
                 summary.first_at = at
             if summary.last_at is None or at > summary.last_at:
                 summary.last_at = at
-        if metadata is not self._metadata:
-            self._metadata = metadata
-            cwd, branch, version, entrypoint, session_kind = metadata
+        if not metadata:
+            return at
+        taken = _metadata(record.cwd, record.gitBranch, record.version, record.entrypoint, record.sessionKind)
+        if taken is not self._metadata:
+            self._metadata = taken
+            cwd, branch, version, entrypoint, session_kind = taken
             if cwd:
                 summary.cwd = cwd
             if branch:
@@ -109,23 +139,29 @@ class CommonRecords:
                 summary.entrypoint = entrypoint
             if session_kind:
                 summary.session_kind = session_kind
-        if kind == "assistant":
-            if summary.first_response is None and (session_id is None or session_id == summary.session_id):
-                summary.first_response = FirstResponse(outcome="response", at=at, record_id=uuid, error_code=None)
-            if activities and activities[-1][0] == "TranscriptResponse":
-                summary.responses += 1
-            if message.usage is not None:
-                self._usage(message, at)
-        if at is not None:
-            add = self.latest.add_one
-            for index, (what, tool, call) in enumerate(activities):
-                add(at, uuid, place, index, what, tool, call)
+        return at
+
+    def _sidechain(self, record: TypedRecord) -> bool:
+        """records.py's reading of a sub-agent's own line (older clients wrote them inline: a quarter of the
+        records of such a history): its time and, for a reply, its tokens as the sub-agent's."""
+        at = self._stamp(record, False)
+        message = record.message
+        if record.type == "assistant" and record.isApiErrorMessage is not True and message is not None:
+            self._usage(message, at, subagent=True)
         return True
 
-    def _usage(self, message, at: float | None) -> None:  # noqa: ANN001 - a TypedMessage with its usage
-        """usage.message_usage, summary.take_message_usage and the usage history's sum, for one main-conversation
-        reply (its counts checked by the typed decode)."""
+    def _other(self, record: TypedRecord) -> bool:
+        """records.py's reading of a record of a type it reads nothing more from (a progress record that
+        passed the byte test by quoting a message): its time and metadata."""
+        self._stamp(record, True)
+        return True
+
+    def _usage(self, message, at: float | None, subagent: bool = False) -> None:  # noqa: ANN001 - a TypedMessage with its usage
+        """usage.message_usage, summary.take_message_usage and the usage history's sum, for one reply of the
+        main conversation or of a sub-agent (its counts checked by the typed decode)."""
         usage, summary = message.usage, self.summary
+        if usage is None:
+            return
         tokens = Tokens(
             usage.input_tokens or 0,
             usage.output_tokens or 0,
@@ -140,9 +176,10 @@ class CommonRecords:
         same = ident is not None and ident == summary.last_message_id
         before = summary.last_message_tokens if same else None
         summary.last_message_id, summary.last_message_tokens = ident, tokens
-        if model is not None:
-            summary.model = model
-        summary.context = (tokens.input + tokens.cache_read + tokens.cache_write) or summary.context
+        if not subagent:  # a sub-agent's reply tells neither the session's model nor its context
+            if model is not None:
+                summary.model = model
+            summary.context = (tokens.input + tokens.cache_read + tokens.cache_write) or summary.context
         delta = tokens if before is None else tokens.minus(before)
         if delta.input or delta.output or delta.cache_read or delta.cache_write:
-            self.usage.add(ledger.hour_of(at, self.now), model, False, delta)
+            self.usage.add(ledger.hour_of(at, self.now), model, subagent, delta)
