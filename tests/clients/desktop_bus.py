@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from x_server import start_xvfb
+
 NEEDED = ("Xvfb", "dbus-daemon", "dunst", "dunstctl")
 
 DUNSTRC = """
@@ -53,20 +55,10 @@ class DesktopBus:
         return bus
 
     def _start(self) -> None:
-        read_fd, write_fd = os.pipe()
-        xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "800x600x24"],
-            pass_fds=(write_fd,),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
+        xvfb, display = start_xvfb(
+            "800x600x24", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
         self.procs.append(xvfb)
-        os.close(write_fd)
-        with os.fdopen(read_fd) as pipe:
-            display = pipe.readline().strip()
-        if not display:
-            raise RuntimeError("Xvfb did not report a display")
         address = f"unix:path={self.folder / 'bus'}"
         dbus = subprocess.Popen(
             ["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address={address}", "--print-address"],
@@ -80,7 +72,7 @@ class DesktopBus:
         printed = dbus.stdout.readline().strip()
         if not printed:
             raise RuntimeError("dbus-daemon did not start")
-        self.env = {"DISPLAY": f":{display}", "DBUS_SESSION_BUS_ADDRESS": printed}
+        self.env = {"DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": printed}
         config = self.folder / "dunstrc"
         config.write_text(DUNSTRC)
         env = {**os.environ, **self.env, "HOME": str(self.folder)}

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from unit_support import LUNAVECT_BIN
+from x_server import start_xvfb
 
 NEEDED = ("Xvfb", "trayer", "xdotool", "dbus-run-session")
 pytestmark = pytest.mark.skipif(
@@ -37,20 +38,10 @@ def wait(check: Callable[[], object], what: str, timeout: float = 30) -> object:
 
 @pytest.fixture
 def display() -> Iterator[str]:
-    """A private X server (Xvfb picks a free display number and tells it on a pipe)."""
-    read, write = os.pipe()
-    proc = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "640x200x24", "-nolisten", "tcp"], pass_fds=(write,)
-    )
-    os.close(write)
-    number = b""
-    while not number.endswith(b"\n"):
-        chunk = os.read(read, 16)
-        assert chunk, "Xvfb did not start"
-        number += chunk
-    os.close(read)
+    """A private X server on a display of its own (x_server.py)."""
+    proc, name = start_xvfb("640x200x24")
     try:
-        yield f":{number.decode().strip()}"
+        yield name
     finally:
         proc.terminate()
         proc.wait(10)
