@@ -15,11 +15,11 @@ import json
 import logging
 import os
 import socket
-import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lunavect.install.atomic import replace_file
 from lunavect.listener import secret as hook_secret
 from lunavect.listener.server import SERVER_HEADER, HookListener
 
@@ -53,10 +53,7 @@ def configure(data_dir: Path) -> int:
     with socket.socket() as probe_sock:
         probe_sock.bind(("127.0.0.1", 0))
         port = int(probe_sock.getsockname()[1])
-    fd, tmp = tempfile.mkstemp(prefix=".http-hooks.", dir=data_dir)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump({"port": port}, f)
-    os.replace(tmp, config_path(data_dir))
+    replace_file(config_path(data_dir), json.dumps({"port": port}), mode=0o600, prefix=".http-hooks.")
     return port
 
 

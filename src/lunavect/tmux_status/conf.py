@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 
 from lunavect.core import tmux_text
 from lunavect.core.resume_command import shell_words
+from lunavect.install.atomic import replace_file
 
 BEGIN = "# >>> lunavect >>> (written by `lunavect tmux install`; `lunavect tmux uninstall` removes it)"
 END = "# <<< lunavect <<<"
@@ -95,9 +97,8 @@ def _write(path: Path, text: str) -> Path | None:
         backup = path.with_name(path.name + BACKUP_SUFFIX)
         shutil.copy2(path, backup)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".lunavect-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    mode = stat.S_IMODE(path.stat().st_mode) if backup is not None else 0o644  # the person's file keeps its mode
+    replace_file(path, text, mode=mode, prefix=f".{path.name}.lunavect-")
     return backup
 
 

@@ -96,6 +96,17 @@ def test_install_is_idempotent_backs_up_and_uninstall_restores(iso_env, tmux_dir
     assert "no lunavect block" in iso_env.cli("tmux", "uninstall").stdout
 
 
+def test_install_and_uninstall_keep_the_persons_file_mode_and_leave_no_temporary_file(iso_env, tmux_dir):
+    path = Path(iso_env.env["HOME"]) / ".tmux.conf"
+    path.write_text(USER_CONF)
+    path.chmod(0o600)
+    assert iso_env.cli("tmux", "install").returncode == 0
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert iso_env.cli("tmux", "uninstall").returncode == 0
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in path.parent.glob(".tmux.conf*")) == [".tmux.conf", ".tmux.conf" + conf.BACKUP_SUFFIX]
+
+
 def test_the_block_parses_in_tmux_and_sourcing_twice_appends_once(iso_env, tmux_dir):
     start_server(iso_env, tmux_dir, "one")
     assert iso_env.cli("tmux", "install").returncode == 0

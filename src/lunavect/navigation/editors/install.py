@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lunavect import paths
+from lunavect.install.atomic import replace_file
 from lunavect.navigation.editors import ask as asking
 from lunavect.navigation.editors import companion, windows
 from lunavect.navigation.terminals.runner import Reply, run
@@ -96,11 +97,7 @@ def _records() -> dict[str, dict]:
 def _save_records(records: dict[str, dict]) -> None:
     paths.ensure_private_dir(paths.data_dir())
     path = _record_path()
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(records, out)
-    os.replace(temporary, path)
+    replace_file(path, json.dumps(records), mode=0o600, prefix=f".{path.name}.")
 
 
 def extensions_dir(editor: str, env: dict[str, str] | None = None) -> Path:
