@@ -1,8 +1,8 @@
 """A private X server (Xvfb) for the tests that need a display: the tray's and the notifications'.
 
 Xvfb's own choice of a free display (`-displayfd` alone) starts at :0 every time, so two test workers starting
-and stopping servers meet on the same few numbers, and a server that is still exiting on :0 (its lock gone, its
-abstract socket not yet) made the next one's clients fail with "cannot open display: :0" on a loaded CI run.
+and stopping servers meet on the same few numbers: on a loaded CI run trayer failed with "cannot open display:
+:0" beside the other worker's servers (most likely one still exiting on :0, its lock gone before its socket).
 Each server here asks for a number of its own, drawn from a wide range, and says when it is ready on a pipe.
 """
 
