@@ -74,3 +74,16 @@ async def test_the_tick_rests_while_no_timer_shows_and_wakes_with_one(conn, make
         assert app._ticker._active.is_set()  # drawing the timer woke it
         clock.advance(3)  # nothing changes in the store: only the tick can redraw the timer
         await wait_for(pilot, lambda: any(line.rstrip().endswith("8s") for line in drawn), timeout=30)
+
+
+@pilot_test
+async def test_a_tick_while_the_app_closes_ends_nothing(conn, make_app):
+    """The one-second tick can fire once the app's screens are gone (it failed a CI run with "No screens on
+    stack"): it does nothing then."""
+    seed.write(conn, [seed.session("r01", "working", activity="Bash", since=5, updated=0)])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(ids(app)) == 1)
+    assert not app.screen_stack
+    app._tick()
+    app._judge_freshness()

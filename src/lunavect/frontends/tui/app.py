@@ -142,8 +142,8 @@ class PanelApp(App[None]):
 
     def _judge_freshness(self) -> None:
         """Say whether what the panel shows may be out of date, as `collector.process.staleness` judges it."""
-        if self.staleness is None or self.conn is None:
-            return
+        if self.staleness is None or self.conn is None or not self.screen_stack:
+            return  # nothing to judge, or the app is closing (its screens go before its timers)
         try:
             reason = self.staleness(self.conn)
         except sqlite3.Error as exc:
@@ -179,11 +179,14 @@ class PanelApp(App[None]):
         """Each second: the timers on screen, and the list read again when time alone can change it. With
         neither, the timer pauses until a timer row is drawn or a reload finds the clock matters again: an idle
         panel does nothing at all between changes."""
+        if not self.screen_stack:
+            return  # the app is closing: its screens go before its timers (a tick then ended it with a traceback)
+        screen = self.screen
         panel = self.panel
         if panel.clock_matters and self.clock() - panel.rows.at >= CLOCK_RELOAD_S:
             self.reload()
         ticking = False
-        for session_list in self.screen.query(SessionList):
+        for session_list in screen.query(SessionList):
             ticking = session_list.tick() or ticking
         if not ticking and not panel.clock_matters and self._ticker is not None:
             self._ticker.pause()
