@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import signal
-import time
 
 import pytest
 from chat_server import ChatServer, bash, error, hang, reply, tool_call
@@ -22,6 +21,7 @@ from opencode_harness import (
     start_tui,
     without_plugin,
 )
+from unit_support import wait_until
 
 QUESTION = {
     "questions": [
@@ -48,10 +48,7 @@ def _waits(env, predicate, timeline=None, timeout=40):
 
 def _plugin_said(env, kind: str, session_id: str, timeout: float = 20) -> None:
     """Wait until the store holds the plugin's event `kind` for the session (the database's are Transcript*)."""
-    deadline = time.monotonic() + timeout
-    while (kind, session_id) not in store_events(env):
-        assert time.monotonic() < deadline, f"no {kind} from the plugin within {timeout}s: {store_events(env)}"
-        time.sleep(0.1)
+    wait_until(lambda: (kind, session_id) in store_events(env), f"the plugin's {kind} in the store", timeout)
 
 
 def test_a_reply_a_tool_and_permissions_answered_and_refused(opencode, chat_server: ChatServer) -> None:

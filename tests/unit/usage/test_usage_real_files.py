@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import random
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 from test_claude_real_transcripts import MAIN_FILES, NOW, Feeder
-from unit_support import shared_data_dir
+from unit_support import shared_data_dir, wait_until
 
 from lunavect import store
 from lunavect.codex.source import CodexSource
@@ -115,15 +114,14 @@ def _poll_until_read(collector: Collector, codex_source: CodexSource, rollout: P
     """Poll until the source has read the rollout's whole records: a piece's write is told by the operating system
     a moment after it happens, and the source reads what it was told (or, while its watch starts, what it
     finds), so one poll right after a write may come before the telling."""
-    data = rollout.read_bytes()
-    size = data.rfind(b"\n") + 1  # a piece may end inside a record: its head waits for the rest
-    deadline = time.monotonic() + 10
-    while True:
+    size = rollout.read_bytes().rfind(b"\n") + 1  # a piece may end inside a record: its head waits for the rest
+
+    def read_whole() -> bool:
         collector.poll_sources(NOW)
         known = (codex_source.rollouts or {}).get(str(rollout))
-        if (known is not None and known.cursor.offset >= size) or time.monotonic() > deadline:
-            return
-        time.sleep(0.005)
+        return known is not None and known.cursor.offset >= size
+
+    wait_until(read_whole, f"{rollout.name} read to byte {size}", timeout=10)
 
 
 @pytest.mark.parametrize("source", CODEX_FILES, ids=lambda p: p.name[-20:])
