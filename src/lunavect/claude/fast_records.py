@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from lunavect.claude.latest import Latest
 from lunavect.claude.record_shapes import TypedRecord
-from lunavect.claude.records import _FINAL_STOPS, _metadata, _valid_id, check_session
+from lunavect.claude.records import _FINAL_STOPS, READ_BY_KIND, _metadata, _valid_id, check_session
 from lunavect.claude.summary import FirstResponse, TranscriptSummary
 from lunavect.core.times import epoch
 from lunavect.core.tokens import Tokens
@@ -25,11 +25,6 @@ from lunavect.usage import ledger
 _STARTS_WORK = frozenset({"Agent", "Task", "SendMessage"})
 _IN_BACKGROUND = b"run_in_background"
 _NO_METADATA = (None, None, None, None, None)
-# The record types records.py reads more from than a time and metadata (the common two are folded here).
-_READ_BY_KIND = frozenset(
-    {"user", "assistant", "system", "attachment", "queue-operation", "custom-title", "ai-title", "agent-name",
-     "summary", "last-prompt"}
-)  # fmt: skip
 
 
 class CommonRecords:
@@ -53,7 +48,7 @@ class CommonRecords:
             return False  # records.py reads nothing from it
         if record.isSidechain is True:
             return self._sidechain(record)
-        if kind not in _READ_BY_KIND:
+        if kind not in READ_BY_KIND:
             return self._other(record)
         if message is None:
             return False

@@ -176,6 +176,14 @@ def check_session(session_id: object) -> None:
     _valid_id[0] = session_id
 
 
+# The record types `_facts` reads more from than a time and metadata: its branches below, kept beside them
+# (the whole read's fast fold, fast_records.py, takes every other type's record itself).
+READ_BY_KIND = frozenset(
+    {"user", "assistant", "system", "attachment", "queue-operation", "custom-title", "ai-title", "agent-name",
+     "summary", "last-prompt"}
+)  # fmt: skip
+
+
 def _facts(record: Record, place: int, replaced: bool = False) -> RecordFacts | None:
     kind = record.type
     if not isinstance(kind, str):
