@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from unit_support import wait_until
 
 from lunavect.collector.tick import Collector
 from lunavect.evidence import file_cursors
@@ -94,7 +95,12 @@ def test_appended_records_are_read_on_and_a_file_gone_is_forgotten(iso_env, home
     assert row.state == "ready" and row.title == "first question"
     stored = file_cursors.load(conn, "gemini")[str(path)]
     path.write_text("".join(lines[: second + 1]))  # the second prompt, not yet answered
-    collector.tick(now=2_000_000_001.0)
+
+    def read_on() -> bool:  # the source reads what the operating system told it, a moment after the write
+        collector.tick(now=2_000_000_001.0)
+        return file_cursors.load(conn, "gemini")[str(path)].cursor != stored.cursor
+
+    wait_until(read_on, "the appended prompt read", timeout=10)
     (row,) = rows(conn, 0).values()
     assert row.state == "unknown"  # working, but its prompt is older than the ten minutes a file's word lasts
     assert file_cursors.load(conn, "gemini")[str(path)].cursor != stored.cursor
