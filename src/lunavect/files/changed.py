@@ -3,9 +3,11 @@
 
 A source that stat'ed every file it knows at every tick would cost more with every session a person ever
 ran. With change notifications it learns which files were written and stats those alone; the rest wait for a
-slow safety sweep. The watch runs in a daemon thread that only collects paths; the source takes them at its
-next poll, and wakes the collector (`listen`) when it is at rest. When the folder does not exist yet or the watch cannot start (no inotify watches left, an
-unsupported file system), `take` answers None and the source falls back to what it stats without help.
+slow safety sweep. The watch runs in a daemon thread that only collects paths and wakes the collector
+(`listen`) when it is at rest; the source takes them at its next poll. Through inotify `take` first reads
+what the kernel queued, so a poll is told every change made before it. When the folder does not exist yet or
+the watch cannot start (no inotify watches left, an unsupported file system), `take` answers None and the
+source falls back to what it stats without help.
 """
 
 from __future__ import annotations
@@ -41,6 +43,13 @@ class _Watch:
         self.root = root
         self.changed: set[str] = set()
         self.lock = threading.Lock()
+        # The kernel's watch while it runs through inotify, read by its thread and by the owner's `drain`
+        # under `reading` (the thread only sleeps without it).
+        self.tree: TreeWatch | None = None
+        self.reading = threading.Lock()
+        # The root's own watch ended (the folder went), told by a drain: the thread stops and the owner looks
+        # its own way until a new watch runs.
+        self.gone = False
         self.stop = threading.Event()
         # Set once the watch runs (its first answer, even an empty one): only changes after that are told.
         self.ready = threading.Event()
@@ -67,16 +76,32 @@ class _Watch:
 
     def _run_inotify(self, tree: TreeWatch) -> None:
         """Sleeps until the kernel tells a change, looking at its stop event every STOP_CHECK_S."""
+        self.tree = tree
         self.ready.set()
         try:
-            while not self.stop.is_set():
-                try:
-                    changed = tree.read(STOP_CHECK_S)
-                except RootGone:
-                    return  # the folder went: the owner looks its own way, and watches it again once it is back
-                self._collected(changed, lost=tree.overflowed())
+            while not self.stop.is_set() and not self.gone:
+                if tree.wait(STOP_CHECK_S):
+                    self.drain(wake=True)
         finally:
-            tree.close()
+            with self.reading:
+                self.tree = None
+                tree.close()
+
+    def drain(self, wake: bool = False) -> None:
+        """Collect what the kernel has queued, without waiting. The owner drains before it takes: the kernel
+        queues a change within the write that made it, so a poll sees every change made before it, not only
+        those the thread had read by then. Once the folder went (its watch ended) `gone` says so."""
+        with self.reading:
+            tree = self.tree
+            if tree is None or self.gone:
+                return
+            try:
+                changed = tree.read(0)
+            except RootGone:
+                self.gone = True  # the owner looks its own way, and watches it again once it is back
+                return
+            lost = tree.overflowed()
+        self._collected(changed, lost=lost, wake=wake)
 
     def _run_watchfiles(self) -> None:
         import watchfiles
@@ -94,13 +119,13 @@ class _Watch:
             self.ready.set()
             self._collected({path for _change, path in changes})
 
-    def _collected(self, paths: set[str], lost: bool = False) -> None:
+    def _collected(self, paths: set[str], lost: bool = False, wake: bool = True) -> None:
         if not paths and not lost:
             return
         with self.lock:
             self.changed.update(paths)
             self.lost = self.lost or lost
-        if self.listener is not None:
+        if wake and self.listener is not None:
             self.listener()
 
 
@@ -126,10 +151,14 @@ class ChangedFiles:
         if (self._thread is None or dead) and not watch.failed and not watch.stop.is_set() and self.root.is_dir():
             # First, or again once a folder that went away is back.
             watch.ready.clear()
+            watch.gone = False
             self._armed = False
             self._thread = threading.Thread(target=watch.run, name=f"changes of {self.root.name}", daemon=True)
             self._thread.start()
         if self._thread is None or not self._thread.is_alive() or not watch.ready.is_set():
+            return None
+        watch.drain()
+        if watch.gone:
             return None
         with watch.lock:
             changed, watch.changed = watch.changed, set()

@@ -87,9 +87,14 @@ class Inotify:
             raise OSError(ctypes.get_errno(), "inotify_add_watch", path)
         return wd
 
+    def wait(self, timeout_s: float) -> bool:
+        """Sleep until an event is queued or `timeout_s` passed; whether one is queued."""
+        return bool(self._poll.poll(max(0, int(timeout_s * 1000))))
+
     def read(self, timeout_s: float) -> list[Event]:
-        """The events queued, waiting up to `timeout_s` for the first; empty on the timeout."""
-        if not self._poll.poll(max(0, int(timeout_s * 1000))):
+        """The events queued, waiting up to `timeout_s` for the first; empty on the timeout. With no wait the
+        poll is not asked (the descriptor does not block): another thread may be sleeping in it."""
+        if timeout_s > 0 and not self.wait(timeout_s):
             return []
         try:
             data = os.read(self.fd, _READ_BYTES)

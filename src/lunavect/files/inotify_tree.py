@@ -59,6 +59,10 @@ class TreeWatch:
                 if found is not None:
                     found.add(entry.path)
 
+    def wait(self, timeout_s: float) -> bool:
+        """Sleep until a change is queued or `timeout_s` passed, reading nothing; whether one is queued."""
+        return self._inotify.wait(timeout_s)
+
     def read(self, timeout_s: float) -> set[str]:
         """The paths changed, waiting up to `timeout_s` for the first; RootGone once the root's watch ended."""
         changed: set[str] = set()

@@ -58,8 +58,8 @@ def test_appends_new_folders_and_deletions_are_told(tmp_path: Path) -> None:
         _armed(watch)
         with transcript.open("a") as f:
             f.write("{}\n")
+        assert woken.wait(5)  # the thread read it first (no take came between): a collector at rest wakes
         _told(watch, {str(transcript)})
-        assert woken.wait(5)
         # A folder made with a file written in it at once: the file may come before the folder's own watch.
         fresh = root / "new" / "deeper"
         fresh.mkdir(parents=True)
@@ -113,5 +113,24 @@ def test_a_watch_at_rest_sleeps_instead_of_stepping(tmp_path: Path) -> None:
         woke = _switches(thread) - before
         # Stepping every 100 ms would be about 30; sleeping until a change, at most two stop checks.
         assert woke <= 3 * 1.0 / changed_files.STOP_CHECK_S + 2, woke
+    finally:
+        watch.close()
+
+
+@linux_only
+def test_a_take_is_told_every_change_made_before_it(tmp_path: Path) -> None:
+    """The kernel queues a change within the write: a take right after a write is told it, whether or not
+    the watch's thread has read it yet, so a collector's tick never misses a file made just before it."""
+    root = tmp_path / "projects"
+    (root / "p").mkdir(parents=True)
+    watch = ChangedFiles(root)
+    try:
+        _armed(watch)
+        for n in range(50):
+            path = root / "p" / f"{n}.jsonl"
+            path.write_text("{}\n")
+            assert str(path) in (watch.take() or set())
+        shutil.rmtree(root)
+        assert watch.take() is None  # the folder went: its watch ended, and the owner looks its own way
     finally:
         watch.close()
