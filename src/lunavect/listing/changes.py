@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import select
 import socket
 import sqlite3
 import threading
@@ -104,6 +105,12 @@ class Publisher:
             self._server.bind(address)
         os.chmod(self.path, 0o600)
         self._server.listen(64)
+        # Accepted by the thread when one connects, and by `publish` first: a connection the kernel has
+        # completed is the front end's subscription already (its feed reloaded on connecting), so a change
+        # published before the thread took it must reach it too.
+        self._server.setblocking(False)
+        self._waiting = select.poll()
+        self._waiting.register(self._server, select.POLLIN)
         self._closed = False
         self._thread = threading.Thread(target=self._accept, name="lunavect-changes", daemon=True)
         self._thread.start()
@@ -113,18 +120,35 @@ class Publisher:
             self._guard.step(self._accept_one)
 
     def _accept_one(self) -> None:
+        """Sleep until a front end connects (`close` wakes it), then take every connection waiting."""
         try:
-            sock, _ = self._server.accept()
+            self._waiting.poll()
         except OSError:
             if self._closed:
                 return
-            raise  # out of descriptors, say: counted, and the next step tries again
-        try:
-            sock.setblocking(False)
-        except BaseException:
-            sock.close()
             raise
+        if self._closed:
+            return
         with self._lock:
+            self._take_waiting()
+
+    def _take_waiting(self) -> None:
+        """Accept every connection waiting, with the lock held. Raises what accept raises (out of
+        descriptors, say): the caller counts it, and the connection waits for the next try."""
+        while True:
+            try:
+                sock, _ = self._server.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                if self._closed:
+                    return
+                raise
+            try:
+                sock.setblocking(False)
+            except BaseException:
+                sock.close()
+                raise
             self._subscribers.append(sock)
 
     @property
@@ -157,6 +181,10 @@ class Publisher:
         (it subscribes again, or falls back to checking the store); the others hear of the change all the same."""
         failed: list[Exception] = []
         with self._lock:
+            try:
+                self._take_waiting()
+            except Exception as exc:  # noqa: BLE001 - those taken already still hear of the change
+                failed.append(exc)
             kept = []
             for sock in self._subscribers:
                 try:

@@ -247,3 +247,25 @@ def test_a_subscriber_that_fails_in_any_way_does_not_keep_the_change_from_the_ot
         if good is not None:
             good.close()
         publisher.close()
+
+
+def test_a_change_published_as_a_front_end_connects_reaches_it(iso_env):
+    """A front end's feed reloads once it has connected, before the publisher's thread may have taken the
+    connection: a change published in between must reach it, or the panel waits for one that never comes (an
+    empty panel said "The collector has not looked at this machine's clients yet" for a minute on a loaded
+    machine, the setup report stored meanwhile). Closing the publisher ends its thread."""
+    paths.ensure_private_dir(paths.data_dir())
+    publisher = changes.Publisher()
+    subscribers = []
+    try:
+        for _ in range(30):
+            sock = changes.connect(publisher.path)
+            assert sock is not None
+            subscribers.append(sock)
+            publisher.publish()  # at once: the thread has had no time to accept
+            assert _hears(sock, timeout=1.0)
+    finally:
+        for sock in subscribers:
+            sock.close()
+        publisher.close()
+    assert not publisher._thread.is_alive()
