@@ -79,7 +79,7 @@ class _Watch:
         self.tree = tree
         self.ready.set()
         try:
-            while not self.stop.is_set() and not self.gone:
+            while not self.stop.is_set() and not self.gone and not self.failed:
                 if tree.wait(STOP_CHECK_S):
                     self.drain(wake=True)
         finally:
@@ -90,15 +90,21 @@ class _Watch:
     def drain(self, wake: bool = False) -> None:
         """Collect what the kernel has queued, without waiting. The owner drains before it takes: the kernel
         queues a change within the write that made it, so a poll sees every change made before it, not only
-        those the thread had read by then. Once the folder went (its watch ended) `gone` says so."""
+        those the thread had read by then. Once the folder went (its watch ended) `gone` says so; once the
+        kernel refused a watch for a folder made later (none left), the watch cannot follow it and `failed`
+        says so, whichever thread read that folder's creation."""
         with self.reading:
             tree = self.tree
-            if tree is None or self.gone:
+            if tree is None or self.gone or self.failed:
                 return
             try:
                 changed = tree.read(0)
             except RootGone:
                 self.gone = True  # the owner looks its own way, and watches it again once it is back
+                return
+            except OSError:
+                log.warning("cannot watch %s for changes", self.root, exc_info=True)
+                self.failed = True  # the owner stats what it used to, as when the watch never started
                 return
             lost = tree.overflowed()
         self._collected(changed, lost=lost, wake=wake)
@@ -158,7 +164,7 @@ class ChangedFiles:
         if self._thread is None or not self._thread.is_alive() or not watch.ready.is_set():
             return None
         watch.drain()
-        if watch.gone:
+        if watch.gone or watch.failed:
             return None
         with watch.lock:
             changed, watch.changed = watch.changed, set()

@@ -138,7 +138,7 @@ class Publisher:
         while True:
             try:
                 sock, _ = self._server.accept()
-            except (BlockingIOError, InterruptedError):
+            except BlockingIOError:
                 return
             except OSError:
                 if self._closed:

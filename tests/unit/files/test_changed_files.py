@@ -134,3 +134,34 @@ def test_a_take_is_told_every_change_made_before_it(tmp_path: Path) -> None:
         assert watch.take() is None  # the folder went: its watch ended, and the owner looks its own way
     finally:
         watch.close()
+
+
+@linux_only
+def test_a_watch_the_kernel_refuses_for_a_new_folder_ends_and_the_owner_looks_its_own_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No inotify watch left for a folder made later: the watch cannot follow it, so it stops, and `take`
+    answers None from then on (the source stats what it used to), whichever thread read that folder's
+    creation; it never raises into the source's poll."""
+    import errno
+
+    from lunavect.files import inotify
+
+    root = tmp_path / "projects"
+    root.mkdir()
+    watch = ChangedFiles(root)
+    try:
+        _armed(watch)
+        real = inotify.Inotify.add
+
+        def refused(self: inotify.Inotify, path: str, mask: int = inotify.CHANGES) -> int:
+            if path != str(root):
+                raise OSError(errno.ENOSPC, "No space left on device (inotify watches)")
+            return real(self, path, mask)
+
+        monkeypatch.setattr(inotify.Inotify, "add", refused)
+        (root / "new").mkdir()
+        assert watch.take() is None
+        assert watch.take() is None
+    finally:
+        watch.close()
