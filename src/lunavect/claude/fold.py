@@ -20,7 +20,7 @@ from lunavect.claude import agents
 from lunavect.claude.fast_records import CommonRecords
 from lunavect.claude.latest import Latest
 from lunavect.claude.record_shapes import names_work, typed_record_decoder
-from lunavect.claude.records import Unreadable, facts_of, might_matter_search, read_plain
+from lunavect.claude.records import Unreadable, facts_of, might_matter_pattern, might_matter_search, read_plain
 from lunavect.claude.summary import TranscriptSummary, take, take_usage
 from lunavect.claude.transcript import AppendedLines
 from lunavect.usage import ledger
@@ -46,7 +46,7 @@ def fold_lines(
     decode = typed_record_decoder.decode
     common = CommonRecords(summary, latest, usage, now)
     if isinstance(lines, AppendedLines):
-        batches: Iterable[Iterable[tuple[int, bytes | None]]] = lines.matching(might_matter_search)
+        batches: Iterable[Iterable[tuple[int, bytes | None]]] = lines.matching(might_matter_pattern)
     else:
         batches = [[(offset, line) for offset, line in lines if line is None or might_matter_search(line)]]
     for offset, line in itertools.chain.from_iterable(batches):

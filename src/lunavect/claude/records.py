@@ -49,15 +49,19 @@ from lunavect.core.services import is_long_lived_service
 from lunavect.core.times import epoch
 from lunavect.shim.notifications import only_notifications, task_notifications
 
-# Only lines holding one of these strings can matter; every other line is skipped without being decoded.
-# They are the record types' values (quoted, so a key such as "userType" does not match), in any spacing:
-# "user", "assistant", "system", "summary", "custom-title", "ai-title", "agent-name", "last-prompt",
-# "queue-operation" and "queued_command", written with their shared beginnings factored out (the same strings, a faster search).
+# Only lines holding a "type" key with one of these values can matter; every other line is skipped without being
+# decoded. They are the record types a reader here reads (an attachment's "queued_command" is a nested type), in
+# any spacing a line can hold: "user", "assistant", "system", "summary", "custom-title", "ai-title", "agent-name",
+# "last-prompt", "queue-operation" and "queued_command", written with their shared beginnings factored out (the
+# same strings, a faster search). Keyed on "type", the search no longer stops at every quoted value of a line
+# that cannot matter: those lines are most of a transcript, and the search is a fifth of a whole read.
 _INTERESTING = re.compile(
-    rb'"(?:user|a(?:ssistant|i-title|gent-name)|s(?:ystem|ummary)|custom-title|last-prompt'
+    rb'"type"[ \t\r]*:[ \t\r]*"(?:user|a(?:ssistant|i-title|gent-name)|s(?:ystem|ummary)|custom-title|last-prompt'
     rb'|queue(?:-operation|d_command))"'
 )
-# The cheap test itself, for loops that run it on every line (fold.py): None for a line that cannot matter.
+# The cheap test itself, for loops that run it on every line (fold.py): None for a line that cannot matter; and
+# its pattern, which never matches a newline, for a search over a whole block of lines (transcript.py).
+might_matter_pattern = _INTERESTING
 might_matter_search = _INTERESTING.search
 # Final stop reasons: the reply is over. `tool_use` means a tool runs next; None is an older client's
 # partial record, which proves neither.

@@ -11,7 +11,8 @@ as such) without ever being held whole.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from lunavect.files import tail
@@ -25,7 +26,6 @@ MAX_LINE_BYTES = 8 << 20
 class Cursor(tail.Cursor, frozen=True):
     """Where a transcript's next read starts, and what the file looked like when it was read."""
 
-    lines: int = 0
     # The last read stopped at its budget: more complete lines wait even if the file did not change.
     partial: bool = False
 
@@ -51,7 +51,6 @@ class AppendedLines:
         self._st: os.stat_result | None = None
         self.start = 0
         self.end = 0
-        self.lines_read = 0
         self.too_long = 0
         self.stopped = False
 
@@ -84,14 +83,16 @@ class AppendedLines:
 
     def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
         assert self._fd is not None and self._st is not None
-        fd, limit = self._fd, self._st.st_size
+        limit = self._st.st_size
         line_start = self.start  # where the pending (incomplete) line begins
         pending = b""
         skipping = False  # inside a line too long to keep: look only for its end
-        for chunk_start, chunk in _blocks(fd, self.start, limit):
+        blocks = _Blocks(self._fd, self.start, limit)
+        block, view = blocks.buffer, blocks.view
+        for chunk_start, size in blocks:
             at = 0
             while True:
-                newline = chunk.find(b"\n", at)
+                newline = block.find(b"\n", at, size)
                 if newline < 0:
                     break
                 end = chunk_start + newline + 1
@@ -100,71 +101,81 @@ class AppendedLines:
                     self.too_long += 1
                     yield line_start, None
                 else:
-                    line = pending + chunk[at:newline] if pending else chunk[at:newline]
+                    line = pending + view[at:newline] if pending else bytes(view[at:newline])
                     pending = b""
                     yield line_start, line
-                self.lines_read += 1
                 self.end = line_start = end
                 at = newline + 1
                 if self.end - self.start >= self.budget:
-                    self.stopped = chunk_start + len(chunk) < limit or at < len(chunk)
+                    self.stopped = chunk_start + size < limit or at < size
                     return
             if not skipping:
-                pending, skipping = _held(pending, chunk[at:])
+                pending, skipping = _held(pending, view[at:size])
 
-    def matching(self, test: Callable[[bytes], object]) -> Iterator[list[tuple[int, bytes | None]]]:
-        """The lines iterating yields that pass `test` (its answer not None), and every line too long to keep (as
-        None), a block's worth at a time, with the same counts, budget and cursor as iterating once the last
-        list is taken. A whole read's loop (claude/fold.py) then runs over each line in one place, never
-        resuming a generator for a line the test drops: most of a transcript."""
+    def matching(self, pattern: re.Pattern[bytes]) -> Iterator[list[tuple[int, bytes | None]]]:
+        """The lines iterating yields in which `pattern` is found, and every line too long to keep (as None), a
+        block's worth at a time, with the same counts, budget and cursor as iterating once the last list is
+        taken. `pattern` must not match a newline.
+
+        The pattern is searched for in the whole block, not line by line, and only a line it is found in is cut
+        out: a whole read's lines that cannot matter (most of a transcript) then cost the search's scan over
+        their bytes and nothing in Python, and a line that matters is scanned only up to its first match."""
         assert self._fd is not None and self._st is not None
-        fd, limit, budget_end = self._fd, self._st.st_size, self.start + self.budget
+        limit, budget_end = self._st.st_size, self.start + self.budget
+        search = pattern.search
         line_start = self.start
         pending = b""
         skipping = False
-        lines_read = too_long = 0
-        find = bytes.find
-        for chunk_start, chunk in _blocks(fd, self.start, limit):
+        blocks = _Blocks(self._fd, self.start, limit)
+        block, view = blocks.buffer, blocks.view
+        find, rfind = block.find, block.rfind
+        for chunk_start, size in blocks:
             found: list[tuple[int, bytes | None]] = []
             at = 0
-            stopped = False
-            while (newline := find(chunk, b"\n", at)) >= 0:
+            if pending or skipping:  # the line the last block ended in ends in this one, or later
+                newline = find(b"\n", 0, size)
+                if newline < 0:
+                    pending, skipping = (b"", True) if skipping else _held(pending, view[:size])
+                    yield found
+                    continue
                 if skipping:
-                    skipping = False
-                    too_long += 1
+                    self.too_long += 1
                     found.append((line_start, None))
-                elif pending:
-                    line = pending + chunk[at:newline]
-                    pending = b""
-                    if test(line) is not None:
+                else:
+                    line = pending + view[:newline]
+                    if search(line) is not None:
                         found.append((line_start, line))
-                elif test(line := chunk[at:newline]) is not None:
-                    found.append((line_start, line))
-                lines_read += 1
-                line_start = chunk_start + newline + 1
+                pending, skipping = b"", False
                 at = newline + 1
-                if line_start >= budget_end:
-                    stopped = True
-                    self.stopped = chunk_start + len(chunk) < limit or at < len(chunk)
-                    break
-            if not stopped and not skipping:
-                pending, skipping = _held(pending, chunk[at:])
-            self.end, self.lines_read, self.too_long = (
-                line_start,
-                self.lines_read + lines_read,
-                self.too_long + too_long,
-            )
-            lines_read = too_long = 0
-            yield found
-            if stopped:
+                line_start = chunk_start + at
+            # The block's complete lines from `at`, up to the first that ends at or past the budget (at least
+            # one line is read, whatever the budget).
+            done = budget_end <= line_start > self.start
+            last = rfind(b"\n", 0, size)
+            if not done and last >= at:
+                stop = find(b"\n", max(at, budget_end - chunk_start - 1), last + 1)
+                end = stop if stop >= 0 else last
+                place = at
+                while (match := search(block, place, end)) is not None:
+                    begin = rfind(b"\n", place, match.start()) + 1 or place
+                    newline = find(b"\n", match.end(), end + 1)
+                    found.append((chunk_start + begin, bytes(view[begin:newline])))
+                    place = newline + 1
+                at = end + 1
+                line_start = chunk_start + at
+            self.end = line_start
+            if budget_end <= line_start > self.start:
+                self.stopped = chunk_start + size < limit or at < size
+                yield found
                 return
+            pending, skipping = _held(pending, view[at:size])
+            yield found
 
     def cursor(self) -> Cursor:
         """Where the next read starts: the end of the last complete line read, with its marks."""
         assert self._fd is not None and self._st is not None
         st, end = self._st, self.end
         head, mark = TailFile(self._fd).marks(end)
-        lines = (0 if self.restarted else self.previous.lines) + self.lines_read
         return Cursor(
             dev=st.st_dev,
             ino=st.st_ino,
@@ -173,23 +184,45 @@ class AppendedLines:
             mark=mark,
             size=st.st_size,
             mtime_ns=st.st_mtime_ns,
-            lines=lines,
             partial=self.stopped,
         )
 
 
-def _blocks(fd: int, pos: int, limit: int) -> Iterator[tuple[int, bytes]]:
-    """The file's bytes from `pos` to `limit` a block at a time, each with its offset. It ends early where the
-    file shrank under the read: the next read notices."""
-    while pos < limit:
-        chunk = os.pread(fd, min(BLOCK_BYTES, limit - pos), pos)
-        if not chunk:
-            return
-        yield pos, chunk
-        pos += len(chunk)
+class _Blocks:
+    """The file's bytes from `pos` to `limit` a block at a time, read into one buffer: iterating yields each
+    block's offset and size, its bytes being `buffer[:size]` until the next block is read. It ends early where
+    the file shrank under the read: the next read notices.
+
+    One buffer for every block, because a fresh bytes object for each made the kernel hand over fresh pages for
+    most blocks of a whole read: their page faults cost a sixth of its CPU."""
+
+    def __init__(self, fd: int, pos: int, limit: int) -> None:
+        self.fd, self.pos, self.limit = fd, pos, limit
+        self.buffer = bytearray(max(0, min(BLOCK_BYTES, limit - pos)))
+        self.view = memoryview(self.buffer)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        fd, pos, limit, view = self.fd, self.pos, self.limit, self.view
+        while pos < limit:
+            size = _read_into(fd, view[: min(len(view), limit - pos)], pos)
+            if not size:
+                return
+            yield pos, size
+            pos += size
 
 
-def _held(pending: bytes, rest: bytes) -> tuple[bytes, bool]:
+def _read_into(fd: int, into: memoryview, pos: int) -> int:
+    """os.pread into a buffer; a system without preadv (macOS before 11) seeks and reads."""
+    if _preadv is not None:
+        return _preadv(fd, [into], pos)
+    os.lseek(fd, pos, os.SEEK_SET)
+    return os.readv(fd, [into])
+
+
+_preadv = getattr(os, "preadv", None)
+
+
+def _held(pending: bytes, rest: memoryview) -> tuple[bytes, bool]:
     """The incomplete line a block ends in, kept for the next block; once longer than any line kept it is
     dropped, and only its end is looked for (the second answer: skipping)."""
     pending += rest

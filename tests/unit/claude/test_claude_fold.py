@@ -1,7 +1,7 @@
 """The fast whole read (claude/fold.py over records.read_matching) gives exactly what a plain reading gives.
 
 The reference here reads a transcript the straightforward way: the whole file split at newlines, each line
-tested against the nine quoted record types written out plainly, then decoded field by field
+tested for a "type" of one of the ten record types written out plainly, then decoded field by field
 (`records.read_plain`, one nested field at a time), its facts folded into the summary one attribute at a time,
 and the latest activity picked from every record's activity at the end. The fast path reads the file in
 blocks, tests each line with the factored pattern, decodes most lines in one pass, folds field by field and
@@ -37,9 +37,11 @@ DATA = shared_data_dir() / "claude"
 REAL_FILES = sorted(DATA.rglob("*.jsonl")) if DATA.is_dir() else []
 SESSION = "5e55105e-0000-4000-8000-000000000001"
 NOW = 2_000_000_000.0
-# The cheap test as the records module documents it: one of these quoted strings anywhere in the line.
+# The cheap test as the records module documents it: a "type" key whose value is one of these, anywhere in the
+# line, in any spacing a line can hold.
 PLAIN_TEST = re.compile(
-    rb'"(?:user|assistant|system|summary|custom-title|ai-title|agent-name|queue-operation|queued_command)"'
+    rb'"type"[ \t\r]*:[ \t\r]*"(?:user|assistant|system|summary|custom-title|ai-title|agent-name|last-prompt'
+    rb'|queue-operation|queued_command)"'
 )
 
 

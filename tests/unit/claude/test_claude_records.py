@@ -204,7 +204,9 @@ def test_spaced_json_is_read_too():
     assert [a.kind for a in facts.activity] == ["TranscriptPrompt"]
 
 
-@pytest.mark.parametrize("raw", [b'{"type":"user",', b'\xff\xfe{"type":"user"}', b'["type","user"]', b'"user"'])
+@pytest.mark.parametrize(
+    "raw", [b'{"type":"user",', b'\xff\xfe{"type":"user"}', b'[{"type":"user"}]', b'7 {"type":"user"}']
+)
 def test_broken_lines_are_unreadable_not_fatal(raw):
     with pytest.raises(Unreadable):
         read_record(raw)

@@ -4,7 +4,12 @@ truncated or rewritten in place is read again from its start."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lunavect.claude import transcript
 from lunavect.claude.transcript import AppendedLines, Cursor
@@ -21,12 +26,12 @@ def test_reads_complete_lines_and_leaves_a_line_being_written(tmp_path):
     path.write_bytes(b'{"a":1}\n{"b":2}\n{"c":')
     got, cursor, restarted = read(path)
     assert got == [(0, b'{"a":1}'), (8, b'{"b":2}')]
-    assert cursor.offset == 16 and not restarted and cursor.lines == 2
+    assert cursor.offset == 16 and not restarted
     with open(path, "ab") as f:
         f.write(b"3}\n")
     got, cursor, restarted = read(path, cursor)
     assert got == [(16, b'{"c":3}')]  # the whole line, once it ended
-    assert cursor.offset == path.stat().st_size and not restarted and cursor.lines == 3
+    assert cursor.offset == path.stat().st_size and not restarted
 
 
 def test_reads_only_what_was_appended(tmp_path, monkeypatch):
@@ -42,7 +47,14 @@ def test_reads_only_what_was_appended(tmp_path, monkeypatch):
         reads.append((length, offset))
         return real_pread(fd, length, offset)
 
+    def counting_into(fd, buffers, offset):
+        got = real_preadv(fd, buffers, offset)
+        reads.append((got, offset))
+        return got
+
+    real_preadv = os.preadv
     monkeypatch.setattr(transcript.os, "pread", counting)
+    monkeypatch.setattr(transcript, "_preadv", counting_into)
     got, cursor, restarted = read(path, cursor)
     assert got == [(100_001, b'{"new":1}')] and not restarted
     # The marks (the first and the last 64 bytes, checked, then saved) and the 10 new bytes: nothing else.
@@ -68,7 +80,7 @@ def test_replaced_file_is_read_from_its_start(tmp_path):
     os.replace(replacement, path)  # another inode under the same name
     got, cursor, restarted = read(path, cursor)
     assert restarted and [line for _, line in got] == [b'{"a":1}', b'{"b":2}', b'{"c":3}']
-    assert cursor.lines == 3
+    assert cursor.offset == path.stat().st_size
 
 
 def test_truncated_file_is_read_from_its_start(tmp_path):
@@ -140,3 +152,72 @@ def test_empty_file_and_no_newline_yet(tmp_path):
     path.write_bytes(b'{"a":')
     got, cursor, _ = read(path, cursor)
     assert got == [] and cursor.offset == 0
+
+
+# A pattern of the whole read's kind (claude/records.py): a quoted word, never a newline.
+WORD = re.compile(rb'"(?:ab|b)"')
+LINE_PARTS = st.lists(st.sampled_from([b'"ab"', b'"b"', b'"a', b'b"', b"x", b"yy" * 40, b'"', b"\r"]), max_size=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lines=st.lists(LINE_PARTS.map(b"".join), max_size=40),
+    tail=LINE_PARTS.map(b"".join),
+    block=st.integers(1, 64),
+    longest=st.integers(1, 200),
+    budget=st.integers(0, 400),
+    resume=st.integers(0, 40),
+)
+def test_matching_gives_the_lines_iterating_gives_that_match(
+    tmp_path_factory, monkeypatch, lines, tail, block, longest, budget, resume
+):
+    """The whole read's search over whole blocks (`matching`) cuts out exactly the lines iterating yields in
+    which the pattern is found, and every line too long to keep, and ends with the same counts and cursor:
+    whatever the block size, the longest line kept, the budget and where the read resumes."""
+    monkeypatch.setattr(transcript, "BLOCK_BYTES", block)
+    monkeypatch.setattr(transcript, "MAX_LINE_BYTES", longest)
+    path = tmp_path_factory.mktemp("m") / "t.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines) + tail)
+    with AppendedLines(path, None, 1 << 30) as first:
+        offsets = [offset for offset, _ in first]
+    start = None  # the cursor after the first `resume` lines (a read that stops at its budget there)
+    if 0 < resume < len(offsets):
+        with AppendedLines(path, None, offsets[resume]) as head:
+            list(head)
+            start = head.cursor()
+
+    def outcome(matched: bool):
+        with AppendedLines(path, start, budget) as reading:
+            if matched:
+                got = [pair for found in reading.matching(WORD) for pair in found]
+            else:
+                got = [(at, line) for at, line in reading if line is None or WORD.search(line)]
+            return got, reading.too_long, reading.stopped, reading.cursor()
+
+    assert outcome(True) == outcome(False)
+
+
+@pytest.mark.parametrize("block", [3, 7, 1 << 20])
+def test_matching_stops_where_iterating_stops(tmp_path, monkeypatch, block):
+    """A budget that ends exactly where a line ends, or inside one, stops both ways of reading at the same line."""
+    monkeypatch.setattr(transcript, "BLOCK_BYTES", block)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'"ab"\n' * 6 + b'"x"\n' * 3)
+    for budget in range(0, 50):
+        with AppendedLines(path, None, budget) as reading:
+            matched = [pair for found in reading.matching(WORD) for pair in found]
+            ended = (reading.end, reading.stopped)
+        with AppendedLines(path, None, budget) as reading:
+            iterated = [(at, line) for at, line in reading if line is None or WORD.search(line)]
+            assert (matched, ended) == (iterated, (reading.end, reading.stopped)), budget
+
+
+def test_a_system_without_preadv_reads_the_same(tmp_path, monkeypatch):
+    """macOS before 11 has no preadv: the reader seeks and reads into its buffer instead."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a":1}\n' * 50 + b'{"b":')
+    monkeypatch.setattr(transcript, "BLOCK_BYTES", 7)
+    expected = read(path)
+    monkeypatch.setattr(transcript, "_preadv", None)
+    assert read(path) == expected
+    assert [line for _, line in expected[0]] == [b'{"a":1}'] * 50
