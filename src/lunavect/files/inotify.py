@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import math
 import os
 import select
 import struct
@@ -88,8 +89,12 @@ class Inotify:
         return wd
 
     def wait(self, timeout_s: float) -> bool:
-        """Sleep until an event is queued or `timeout_s` passed; whether one is queued."""
-        return bool(self._poll.poll(max(0, int(timeout_s * 1000))))
+        """Sleep until an event is queued or `timeout_s` passed; whether one is queued.
+
+        The poll counts whole milliseconds, rounded up: rounded down, the last millisecond of every wait was a
+        poll that returned at once, asked again and again by a caller waiting for its deadline (the collector's
+        loop spun through it about 800 times a wait)."""
+        return bool(self._poll.poll(max(0, math.ceil(timeout_s * 1000))))
 
     def read(self, timeout_s: float) -> list[Event]:
         """The events queued, waiting up to `timeout_s` for the first; empty on the timeout. With no wait the

@@ -79,3 +79,23 @@ def test_waiting_while_nothing_changes_wakes_nobody_and_a_hook_event_ends_it(tmp
     finally:
         stop.set()
         wake.close()
+
+
+def test_a_wait_of_a_fraction_of_a_millisecond_sleeps_through_it(tmp_path):
+    """The kernel's poll counts whole milliseconds: a wait whose deadline falls inside one (the collector's
+    waits end at a tick's due time, never on a whole millisecond) sleeps to it, rather than asking the kernel
+    again and again for its last fraction of a millisecond (about 800 times a wait)."""
+    data = tmp_path / "data"
+    spool = data / "spool"
+    spool.mkdir(parents=True)
+    stop = CountingStop()
+    wake = Wake(data, spool, data / "store.sqlite3-wal", stop)
+    try:
+        for timeout in (0.0505, 0.0009, 0.2731):
+            stop.asked = 0
+            woken = wake.wait(timeout, ACTIVE_STEP_MS)
+            assert not (woken.spooled or woken.committed or woken.files)
+            assert stop.asked <= 4, (timeout, stop.asked)
+    finally:
+        stop.set()
+        wake.close()
