@@ -25,7 +25,6 @@ folder is reached through `/proc/self/fd/N`, which is short.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -350,6 +349,8 @@ class Feed:
 
     async def changes(self) -> AsyncIterator[None]:
         """The asyncio form: `async for _ in feed.changes(): redraw()`. Never blocks the event loop."""
+        import asyncio  # only an asyncio front end gets here: the collector and the commands never load it
+
         loop = asyncio.get_running_loop()
         self._start()
         while not self.stop.is_set():
