@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 from lunavect.collector.wake import ACTIVE_STEP_MS, Wake, Woken
 
 
-def test_a_poke_arriving_with_a_sources_request_is_not_lost(tmp_path):
+def open_wake(tmp_path: Path, stop: threading.Event) -> tuple[Path, Path, Wake]:
+    """A data folder with its spool, and the collector's wake watching them (the caller closes it)."""
     data = tmp_path / "data"
     spool = data / "spool"
     spool.mkdir(parents=True)
+    return data, spool, Wake(data, spool, data / "store.sqlite3-wal", stop)
+
+
+def test_a_poke_arriving_with_a_sources_request_is_not_lost(tmp_path):
     stop = threading.Event()
-    wake = Wake(data, spool, data / "store.sqlite3-wal", stop)
+    data, spool, wake = open_wake(tmp_path, stop)
     try:
         missed = 0
         for round_ in range(10):
@@ -56,11 +62,8 @@ class CountingStop(threading.Event):
 
 
 def test_waiting_while_nothing_changes_wakes_nobody_and_a_hook_event_ends_it(tmp_path):
-    data = tmp_path / "data"
-    spool = data / "spool"
-    spool.mkdir(parents=True)
     stop = CountingStop()
-    wake = Wake(data, spool, data / "store.sqlite3-wal", stop)
+    data, spool, wake = open_wake(tmp_path, stop)
     try:
         woken = wake.wait(2.0, ACTIVE_STEP_MS)  # the step a listening front end asks for
         assert not (woken.spooled or woken.committed or woken.files)
@@ -85,11 +88,8 @@ def test_a_wait_of_a_fraction_of_a_millisecond_sleeps_through_it(tmp_path):
     """The kernel's poll counts whole milliseconds: a wait whose deadline falls inside one (the collector's
     waits end at a tick's due time, never on a whole millisecond) sleeps to it, rather than asking the kernel
     again and again for its last fraction of a millisecond (about 800 times a wait)."""
-    data = tmp_path / "data"
-    spool = data / "spool"
-    spool.mkdir(parents=True)
     stop = CountingStop()
-    wake = Wake(data, spool, data / "store.sqlite3-wal", stop)
+    _, _, wake = open_wake(tmp_path, stop)
     try:
         for timeout in (0.0505, 0.0009, 0.2731):
             stop.asked = 0
