@@ -36,7 +36,7 @@ from lunavect.claude.catalog import CatalogEntry, is_live, read_catalog
 from lunavect.claude.catalog_evidence import catalog_evidence
 from lunavect.claude.discovery import HOT_S, TranscriptFinder
 from lunavect.claude.file_read import FileRead
-from lunavect.claude.glance import WHOLE_BYTES, glance
+from lunavect.claude.glance import GLANCED_BYTES, WHOLE_BYTES, glance
 from lunavect.claude.latest import PROVIDER, Latest
 from lunavect.claude.launches import LaunchTracker
 from lunavect.claude.transcript import Cursor
@@ -163,10 +163,15 @@ class ClaudeFilesSource(Source):
             if unlisted or time.monotonic() > deadline or self._known.urgent():
                 unlisted = True  # the rest waits for the next poll: its time is up, or a hook event waits
                 continue
-            if known is None and (st.st_size > WHOLE_BYTES or now - st.st_mtime >= HOT_S):
-                # A file never read lists its session from a glance (a small old one too: its whole read
-                # decodes every record); the whole read follows from the next poll on, once nothing is
-                # unlisted. A small file written lately may be a live session's: it is read whole at once.
+            if (
+                known is None
+                and (st.st_size > WHOLE_BYTES or now - st.st_mtime >= HOT_S)
+                and st.st_size > min(GLANCED_BYTES, budget)
+            ):
+                # A file never read lists its session from a glance (a small old one too, unless the glance
+                # would read all of it and the tick's budget holds it: then its whole read costs no more);
+                # the whole read follows from the next poll on, once nothing is unlisted. A small file written
+                # lately may be a live session's: it is read whole at once.
                 self._glance(path, session_id, evidence, internal, catalogued, now)
                 continue
             budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)

@@ -40,7 +40,8 @@ class Deltas:
 
     def add(self, hour: int, model: str | None, subagent: bool, tokens: Tokens) -> None:
         key = (hour, model or "", subagent)
-        self.by_key[key] = self.by_key.get(key, Tokens()).plus(tokens)
+        held = self.by_key.get(key)
+        self.by_key[key] = tokens if held is None else held.plus(tokens)  # Tokens are never changed in place
 
     def __iter__(self) -> Iterator[Delta]:
         return (Delta(h, m, s, t) for (h, m, s), t in self.by_key.items())

@@ -1,5 +1,6 @@
 """A glance lists a session from its head and tail while decoding only what it uses, and hands over what a
-glance that decoded every line would; an old small transcript is listed by a glance before its whole read.
+glance that decoded every line would; an old small transcript is listed by a glance before its whole read,
+unless the glance would read all of it: then it is read whole at once.
 
 The transcripts are the real ones of shared/data.
 """
@@ -82,33 +83,60 @@ def test_a_glance_at_a_large_transcript_decodes_a_fraction_of_what_it_reads(monk
     assert sum(decoded) < read / 2
 
 
-def test_an_old_small_transcript_is_listed_by_a_glance_before_its_whole_read(tmp_path):
-    small = DATA / "claude" / "spotter" / "tool_heavy.jsonl"
-    assert small.stat().st_size <= glance_module.WHOLE_BYTES
+def _lines_within(data: bytes, size: int) -> bytes:
+    """The complete lines of `data` in its first `size` bytes."""
+    return data[: data.rindex(b"\n", 0, size) + 1]
+
+
+def _old_session(tmp_path, text: bytes):
     session = "0b6f35a4-4f7e-4a43-9d0c-6a8f0d2b7c11"
     folder = tmp_path / "claude" / "projects" / "-home-user-p"
     folder.mkdir(parents=True)
     target = folder / f"{session}.jsonl"
-    text = small.read_bytes()
     for old in {json.loads(line).get("sessionId") for line in text.splitlines() if b"sessionId" in line} - {None}:
         text = text.replace(old.encode(), session.encode())
     target.write_bytes(text)
     stamp = time.time() - 30 * 86400
     os.utime(target, (stamp, stamp))
+    return session
+
+
+@pytest.mark.parametrize(
+    ("size", "budget", "glanced"),
+    [("larger", 32 << 20, True), ("within", 32 << 20, False), ("within", 16 << 10, True)],
+    ids=["larger-than-a-glance", "within-a-glance", "within-a-glance-beyond-the-budget"],
+)
+def test_an_old_small_transcript_is_glanced_at_only_when_a_glance_reads_less_than_all_of_it(
+    tmp_path, size, budget, glanced
+):
+    """Between what a glance reads and WHOLE_BYTES, an old transcript is listed by a glance and read whole later;
+    within what a glance reads, it is read whole at once (the fast whole read costs no more than the glance),
+    unless the tick's byte budget is too small for it: a read cut by the budget would list half a file."""
+    large = DATA / "claude" / "spotter" / "subagent.jsonl"
+    small = DATA / "claude" / "spotter" / "tool_heavy.jsonl"
+    if size == "larger":
+        text = _lines_within(large.read_bytes(), (glance_module.GLANCED_BYTES + glance_module.WHOLE_BYTES) // 2)
+        assert glance_module.GLANCED_BYTES < len(text) <= glance_module.WHOLE_BYTES
+    else:
+        text = small.read_bytes()
+        assert len(text) <= glance_module.GLANCED_BYTES
+    session = _old_session(tmp_path, text)
     conn = store.connect(tmp_path / "lv" / "store.sqlite3")
-    source = ClaudeFilesSource(tmp_path / "claude", processes=dict, one_process=lambda pid: None)
+    source = ClaudeFilesSource(tmp_path / "claude", budget=budget, processes=dict, one_process=lambda pid: None)
     collector = Collector(conn, spool_dir=tmp_path / "spool", sources=[source])
     try:
         collector.tick()
         row = conn.execute("SELECT listed, data FROM snapshot WHERE id = ?", (f"claude:{session}",)).fetchone()
         assert row is not None and row[0] == 1
-        glanced = json.loads(row[1])
-        assert conn.execute("SELECT count(*) FROM claude_transcript").fetchone()[0] == 0  # no whole read yet
+        first = json.loads(row[1])
+        read_whole = conn.execute("SELECT count(*) FROM claude_transcript").fetchone()[0]
+        assert read_whole == (0 if glanced else 1)  # a glance first, or the whole read at once
         while collector.tick() is not None:
             pass
         assert conn.execute("SELECT count(*) FROM claude_transcript").fetchone()[0] == 1
         after = json.loads(conn.execute("SELECT data FROM snapshot WHERE id = ?", (f"claude:{session}",)).fetchone()[0])
-        assert (after["state"], after["title"]) == (glanced["state"], glanced["title"])
+        assert (after["state"], after["title"]) == (first["state"], first["title"])
+        assert first["title"]
     finally:
         source.close()
         conn.close()
