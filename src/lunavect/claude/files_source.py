@@ -169,7 +169,7 @@ class ClaudeFilesSource(Source):
                 and st.st_size > min(GLANCED_BYTES, budget)
             ):
                 # A file never read lists its session from a glance (a small old one too, unless the glance
-                # would read all of it and the tick's budget holds it: then its whole read costs no more);
+                # would read all of it and the tick's budget holds it: then its whole read costs about the same);
                 # the whole read follows from the next poll on, once nothing is unlisted. A small file written
                 # lately may be a live session's: it is read whole at once.
                 self._glance(path, session_id, evidence, internal, catalogued, now)

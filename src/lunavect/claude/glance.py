@@ -28,7 +28,7 @@ TAIL_BYTES = 64 << 10
 # sessions are still unlisted): a glance reads most of it anyway.
 WHOLE_BYTES = 2 * (HEAD_BYTES + TAIL_BYTES)
 # A file no larger than a glance reads is read whole instead of glanced at, however old: the whole read's fast
-# fold (fold.py) costs no more than a glance's decoding of the same records, and the glance came on top of it.
+# fold (fold.py) costs about what a glance's decoding of the same records costs, and the glance came on top of it.
 GLANCED_BYTES = HEAD_BYTES + TAIL_BYTES
 # The records that name a session (summary.py's title order), found by bytes wherever a glance reads.
 _TITLES = re.compile(rb'"(?:custom-title|ai-title|agent-name|summary|last-prompt)"')
