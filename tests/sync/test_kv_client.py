@@ -195,6 +195,65 @@ def test_two_machines_cannot_share_a_host_name(tmp_path, pair, nats_server):
     assert "already used by another machine" in refused and "--host-name" in refused
 
 
+class _EndsAtOnce:
+    """A watch that says it delivered everything before any value arrived, as nats-py's can on a loaded
+    machine (nats-py #842): its first update is the end marker."""
+
+    def __init__(self, watcher) -> None:
+        self._watcher = watcher
+
+    async def updates(self, timeout: float = 5.0):
+        return None
+
+    async def stop(self) -> None:
+        await self._watcher.stop()
+
+
+@pytest.fixture
+def watches_end_at_once(monkeypatch):
+    from nats.js.kv import KeyValue
+
+    real = KeyValue.watch
+
+    async def watch(self, keys, **kwargs):
+        return _EndsAtOnce(await real(self, keys, **kwargs))
+
+    monkeypatch.setattr(KeyValue, "watch", watch)
+
+
+def test_a_watch_that_ends_early_still_finds_the_name_taken(tmp_path, nats_server, watches_end_at_once):
+    """`sync set` on a second machine must see the first one's heartbeat even when the watch of the host's keys
+    ends before delivering it: the stream's list of the host's subjects is read too."""
+    create_bucket([nats_server.url])
+    config = host_config(tmp_path, "alpha", "pw-alpha", [nats_server.url])
+    assert admin.run(config, "check", "m-alpha") is None
+    refused = admin.run(config, "check", "another-machine") or ""
+    assert "already used by another machine" in refused and "--host-name" in refused
+
+
+def test_a_hosts_own_keys_are_all_listed_though_the_watch_ends_early(tmp_path, nats_server, watches_end_at_once):
+    from lunavect.sync.bucket import open_bucket, own_entries
+
+    create_bucket([nats_server.url])
+
+    async def listed() -> dict[str, bytes]:
+        nc = await nats.connect(servers=[nats_server.url], user="alpha", password="pw-alpha")
+        try:
+            js = nc.jetstream(timeout=2.0)
+            kv = await open_bucket(js, create=False)
+            await kv.put("alpha.s.claude.a1", row("a1", "alpha"))
+            await kv.put("alpha.s.claude.a2", row("a2", "alpha"))
+            await kv.delete("alpha.s.claude.a2")  # deleted: not listed
+            await kv.put("alpha.s.claude.a3", row("a3", "alpha"))
+            return await own_entries(js, kv, "alpha")
+        finally:
+            await nc.close()
+
+    found = asyncio.run(listed())
+    assert sorted(found) == ["alpha.s.claude.a1", "alpha.s.claude.a3"]
+    assert found["alpha.s.claude.a1"] == row("a1", "alpha")
+
+
 def test_the_readme_shows_the_permissions_the_tests_enforce():
     from nats_servers import host_permissions
 

@@ -49,7 +49,7 @@ async def _with_connection(config: SyncConfig, job: str, machine: str) -> None:
     try:
         js = nc.jetstream(timeout=5.0)
         kv = await open_bucket(js)
-        mine = await own_entries(kv, config.host)
+        mine = await own_entries(js, kv, config.host)
         check_name(mine, config.host, machine)
         if job == "check":
             # Claim the name with a first beat: this also proves the user may write this host's keys.

@@ -34,18 +34,37 @@ async def open_bucket(js: Any, create: bool = True) -> KeyValue:
     raise last
 
 
-async def own_entries(kv: KeyValue, host: str) -> dict[str, bytes]:
-    """Every key of `host` the bucket holds now, with its value (deleted keys left out)."""
+async def own_entries(js: Any, kv: KeyValue, host: str) -> dict[str, bytes]:
+    """Every key of `host` the bucket holds now, with its value (deleted keys left out).
+
+    Read with a watch, then checked against the stream's own list of the host's subjects: a key the watch did
+    not deliver is read directly. A watch can say it has delivered everything before values already on their way
+    have arrived (nats-py #842, seen here on a loaded machine), and `sync set` then missed the heartbeat of
+    the machine that already used the name."""
     found: dict[str, bytes] = {}
-    watcher = await kv.watch(f"{host}.>", ignore_deletes=True)
+    seen: set[str] = set()
+    watcher = await kv.watch(f"{host}.>")
     try:
         while True:
             entry = await watcher.updates(timeout=5.0)
             if entry is None:
                 break
-            found[entry.key] = entry.value or b""
+            seen.add(entry.key)
+            if entry.operation is None:  # a value; a deletion or a purge leaves the key out
+                found[entry.key] = entry.value or b""
     finally:
         await watcher.stop()
+    prefix = f"$KV.{keys.BUCKET}."
+    info = await js.stream_info(keys.STREAM, subjects_filter=f"{prefix}{host}.>")
+    for subject in info.state.subjects or {}:
+        key = subject[len(prefix) :]
+        if key in seen:
+            continue
+        try:
+            value = await kv.get(key)
+        except nats.js.errors.KeyNotFoundError:  # deleted since, or a deletion's marker
+            continue
+        found[key] = value.value or b""
     return found
 
 

@@ -180,7 +180,7 @@ class SyncClient:
         host = self.config.host
         js = nc.jetstream(timeout=5.0)
         kv = await open_bucket(js)
-        mine = await own_entries(kv, host)
+        mine = await own_entries(js, kv, host)
         self._check_own_beat(conn, mine)
         self._published = {key: value for key, value in mine.items() if keys.parse(key) is not None}
         self._published.pop(keys.beat_key(host), None)
