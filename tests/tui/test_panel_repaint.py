@@ -27,9 +27,14 @@ async def test_a_change_that_keeps_every_size_asks_for_no_layout_pass(conn, make
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(ids(app)) == 20)
-        await pilot.pause(0.5)
         assert "● 0 working" in str(app.query_one("#working").content)
-        layouts.clear()
+        # The start's own layout passes (the footer's bindings, arriving late on a loaded machine) end first.
+        for _ in range(40):
+            layouts.clear()
+            await pilot.pause(0.3)
+            if not layouts:
+                break
+        assert layouts == [], "the panel never settled after its start"
         drawn.clear()
         seed.write(conn, [seed.session("r05", "working", activity="Bash", since=3, updated=65)])
         await wait_for(pilot, lambda: any("Working: Bash" in line for line in drawn), timeout=60)
