@@ -54,10 +54,9 @@ async def own_entries(js: Any, kv: KeyValue, host: str) -> dict[str, bytes]:
                 found[entry.key] = entry.value or b""
     finally:
         await watcher.stop()
-    prefix = f"$KV.{keys.BUCKET}."
-    info = await js.stream_info(keys.STREAM, subjects_filter=f"{prefix}{host}.>")
+    info = await js.stream_info(keys.STREAM, subjects_filter=f"{keys.SUBJECT_PREFIX}{host}.>")
     for subject in info.state.subjects or {}:
-        key = subject[len(prefix) :]
+        key = subject[len(keys.SUBJECT_PREFIX) :]
         if key in seen:
             continue
         try:

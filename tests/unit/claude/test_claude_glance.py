@@ -110,7 +110,7 @@ def test_an_old_small_transcript_is_glanced_at_only_when_a_glance_reads_less_tha
     tmp_path, size, budget, glanced
 ):
     """Between what a glance reads and WHOLE_BYTES, an old transcript is listed by a glance and read whole later;
-    within what a glance reads, it is read whole at once (the fast whole read costs no more than the glance),
+    within what a glance reads, it is read whole at once (the fast whole read costs about what the glance did),
     unless the tick's byte budget is too small for it: a read cut by the budget would list half a file."""
     large = DATA / "claude" / "spotter" / "subagent.jsonl"
     small = DATA / "claude" / "spotter" / "tool_heavy.jsonl"
