@@ -117,13 +117,11 @@ class TranscriptFinder:
         self,
         root: Path,
         running: Iterable[tuple[str, str]] = (),
-        owed: Iterable[tuple[str, str]] = (),
         changed: set[str] | None = None,
     ) -> Look:
         """The transcripts to look at, newest first. `running` are the (cwd, session id) of sessions the
-        live catalog names; `owed` the (path, session id) of files the caller has not read to their end;
-        `changed` the paths the operating system says changed since the last call (None when it cannot say:
-        then the files written lately and the folders whose mtime changed are stat'ed)."""
+        live catalog names; `changed` the paths the operating system says changed since the last call (None
+        when it cannot say: then the files written lately and the folders whose mtime changed are stat'ed)."""
         clock = time.monotonic()
         if self._listed_at is None:
             return self._relist(root, clock, first=True)
@@ -134,8 +132,6 @@ class TranscriptFinder:
         for cwd, session_id in running:
             if cwd and is_transcript_id(session_id):
                 candidates.setdefault(transcript_path(root, cwd, session_id), session_id)
-        for path, session_id in owed:
-            candidates.setdefault(path, session_id)
         elapsed = clock - self._called_at
         self._credit += len(self._order) * (elapsed / SWEEP_S if SWEEP_S > 0 else 1.0)
         self._called_at = clock

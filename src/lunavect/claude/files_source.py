@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lunavect import paths, store
@@ -86,6 +88,10 @@ class ClaudeFilesSource(Source):
         self._owed: dict[str, str] = {}
         # Files glanced at (head and tail) but not read yet, with the time of the newest activity handed over.
         self._glanced: dict[str, float | None] = {}
+        # Files found but given no first look yet (no glance, no read), newest first, with the stat they were
+        # found with: a tick of a cold start takes the next of them, and stats none of the others again (their
+        # stat only chose between a glance and a whole read; a file that changes since is found again).
+        self._unlooked: OrderedDict[str, tuple[str, os.stat_result]] = OrderedDict()
         # Transcripts this reader failed on, skipped until they change (and named by `lunavect doctor`).
         self.quarantine = Quarantine("claude.transcripts")
         # Catalog files (sessions/<pid>.json) no client version writes: set aside and named by `doctor` too.
@@ -117,18 +123,20 @@ class ClaudeFilesSource(Source):
         if self._cursors is None:
             self._cursors = stored_cursors(conn)
         stored = self._cursors
-        # Files owed a first look are stat'ed again (whether to glance depends on their size and age); those
-        # owed only the rest of a whole read are not: the read opens them anyway (and forgets one that is gone),
-        # so a tick of a cold start costs what it reads, not a stat of every file still waiting.
-        unlooked = [(p, sid) for p, sid in self._owed.items() if p not in self._glanced and p not in stored]
-        look = self._finder.find(
-            root, [(entry.cwd or "", entry.session_id) for entry, _ in live], unlooked, self._changes.take()
-        )
+        # Files owed are not stat'ed again: those waiting for a first look keep the stat they were found with,
+        # and a whole read opens its file anyway (and forgets one that is gone), so a tick of a cold start costs
+        # what it reads, not a stat of every file still waiting.
+        look = self._finder.find(root, [(entry.cwd or "", entry.session_id) for entry, _ in live], self._changes.take())
         files = look.files
+        for path, _, _ in files:
+            self._unlooked.pop(path, None)  # found again: its new stat counts
         gone: set[str] = set()
         if look.everything is not None:
             # Transcripts deleted since (the client's retention sweep, a person): their cursors go too.
             gone = set(stored) - look.everything
+            for path in [path for path in self._unlooked if path not in look.everything]:
+                del self._unlooked[path]
+                self._owed.pop(path, None)
         unknown = [proc for _, proc in live if not self._launches.knows(proc)]
         if unknown or any(path not in stored and now - st.st_mtime < HOT_S for path, _, st in files):
             self._launches.scan(now, [proc for _, proc in live])
@@ -147,7 +155,9 @@ class ClaudeFilesSource(Source):
         # First what lists a session or follows one that grows (glances, new small files, appended lines),
         # newest first; whole reads of old files only once every session is listed, within the byte budget.
         looked: set[str] = set()
-        for path, session_id, st in files:
+        first_looks = 0
+        found = ((path, session_id, st, False) for path, session_id, st in files)
+        for path, session_id, st, waited in itertools.chain(found, self._waiting_first_looks()):
             looked.add(path)
             known = stored.get(path)
             if known is not None and known[1].unchanged(st):
@@ -160,9 +170,15 @@ class ClaudeFilesSource(Source):
             if (known is not None and known[1].partial) or path in self._glanced:
                 deep.append((path, session_id, known))
                 continue
-            if unlisted or time.monotonic() > deadline or self._known.urgent():
-                unlisted = True  # the rest waits for the next poll: its time is up, or a hook event waits
+            if unlisted or (first_looks and time.monotonic() > deadline) or self._known.urgent():
+                # The rest waits for the next poll (its time is up, or a hook event waits), with its stat.
+                unlisted = True
+                self._unlooked[path] = (session_id, st)
+                if waited:
+                    self._unlooked.move_to_end(path, last=False)
+                    break
                 continue
+            first_looks += 1
             if (
                 known is None
                 and (st.st_size > WHOLE_BYTES or now - st.st_mtime >= HOT_S)
@@ -204,6 +220,12 @@ class ClaudeFilesSource(Source):
         transcripts = max(self._finder.known, len(self._owed))
         progress = (transcripts - len(self._owed), transcripts) if backlog is not None else None
         return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog, progress=progress)
+
+    def _waiting_first_looks(self) -> Iterator[tuple[str, str, os.stat_result, bool]]:
+        """The files still waiting for a first look, newest first, each taken out as it is handed over."""
+        while self._unlooked:
+            path, (session_id, st) = self._unlooked.popitem(last=False)
+            yield path, session_id, st, True
 
     def attach(self, known: Known) -> None:
         self._known = known

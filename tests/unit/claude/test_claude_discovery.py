@@ -51,8 +51,6 @@ def test_sweep_then_hot_new_and_running_files(tmp_path, monkeypatch):
     assert "aaaaaaaa" in paths_of(look.files)  # the catalog names it: looked at, however old
 
     assert "aaaaaaaa" not in paths_of(finder.find(tmp_path).files)
-    look = finder.find(tmp_path, owed=[(str(old), S1)])
-    assert "aaaaaaaa" in paths_of(look.files)  # the reader still owes it a read
 
 
 def test_the_safety_sweep_stats_each_old_file_once_per_period_a_share_at_a_time(tmp_path, monkeypatch):

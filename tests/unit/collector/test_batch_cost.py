@@ -21,7 +21,7 @@ import pytest
 from history_support import DATA, rollout_copy, tick_until_watched, transcript_copy
 
 from lunavect import paths, store
-from lunavect.claude import discovery
+from lunavect.claude import discovery, files_source
 from lunavect.claude.files_source import ClaudeFilesSource
 from lunavect.codex import history
 from lunavect.codex.source import CodexSource
@@ -197,3 +197,39 @@ def test_a_batch_costs_the_same_with_100_or_3000_stored_sessions(tmp_path, monke
     for name in sorted(set(small) | set(large)):
         if name != "sqlite steps":
             assert large[name] == small[name], (name, small, large)
+
+
+def test_a_cold_start_tick_stats_what_it_looks_at_not_every_file_still_waiting(tmp_path, monkeypatch):
+    """While a first start lists a long history a few files a tick, the files still waiting keep the stat they
+    were found with: the last tick of the listing stats what the first ones did, not a file more."""
+    monkeypatch.setattr(files_source, "FIRST_LOOK_S", 1e-4)  # a first look or two a tick: about 200 ticks
+    monkeypatch.setattr(discovery, "SWEEP_S", 1e9)
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
+    config = tmp_path / "claude"
+    transcript = TRANSCRIPT.read_bytes()
+    for index in range(300):
+        transcript_copy(config, transcript, index % 20, time.time() - 86400 * (2 + index))
+    claude = ClaudeFilesSource(config, processes=dict, one_process=lambda pid: None)
+    conn = store.connect(paths.store_path())
+    collector = Collector(conn, spool_dir=paths.ensure_private_dir(paths.spool_dir()), sources=[claude])
+    stats: list[int] = []
+    real_stat = os.stat
+
+    def counting(*args, **kwargs):
+        stats[-1] += 1
+        return real_stat(*args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting)
+    try:
+        listed = 0
+        while listed < 300 and len(stats) < 400:
+            stats.append(0)
+            collector.tick()
+            listed = conn.execute("SELECT count(*) FROM snapshot WHERE listed = 1").fetchone()[0]
+    finally:
+        monkeypatch.setattr(os, "stat", real_stat)
+        claude.close()
+        conn.close()
+    assert listed == 300 and len(stats) > 30, (listed, len(stats))  # listed a few files a tick
+    # The first tick lists the folders and stats every file; each tick after it the same few paths.
+    assert max(stats[2:]) <= min(stats[2:]) + 2, stats
