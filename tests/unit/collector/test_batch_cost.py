@@ -245,3 +245,46 @@ def test_a_cold_start_tick_stats_what_it_looks_at_not_every_file_still_waiting(t
     assert listed == 300 and len(stats) > 30, (listed, len(stats))  # listed a few files a tick
     # The first tick lists the folders and stats every file; each tick after it the same few paths.
     assert max(stats[2:]) <= min(stats[2:]) + 2, stats
+
+
+def test_a_session_that_starts_while_a_cold_start_lists_waits_for_none_of_the_older_ones(tmp_path, monkeypatch):
+    """A session that starts while a long history is still listed a file or two a tick is listed within a few
+    ticks, not after the older files still waiting: its file, written lately, is found again at every tick
+    (ahead of them) until it is looked at."""
+    monkeypatch.setattr(files_source, "FIRST_LOOK_S", 1e-4)  # a first look or two a tick
+    monkeypatch.setattr(changed_files, "READY_CHECK_MS", 100)
+    monkeypatch.setattr(discovery, "SWEEP_S", 1e9)
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
+    config = tmp_path / "claude"
+    transcript = TRANSCRIPT.read_bytes()
+    for index in range(300):
+        transcript_copy(config, transcript, index % 20, time.time() - 86400 * (2 + index))
+    claude = ClaudeFilesSource(config, processes=dict, one_process=lambda pid: None)
+    conn = store.connect(paths.store_path())
+    collector = Collector(conn, spool_dir=paths.ensure_private_dir(paths.spool_dir()), sources=[claude])
+
+    def listed() -> set[str]:
+        rows = conn.execute("SELECT id FROM snapshot WHERE listed = 1").fetchall()
+        return {row[0].removeprefix("claude:") for row in rows}
+
+    try:
+        collector.tick()  # the first tick lists the folders and starts the change notifications
+        tick_until_watched(collector, [claude._changes])
+        new = [transcript_copy(config, transcript, 0, time.time())[0] for _ in range(4)]
+        told = {str(config / "projects" / "-home-user-project-0" / f"{session}.jsonl") for session in new}
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with claude._changes._watch.lock:
+                if told <= claude._changes._watch.changed:
+                    break
+            time.sleep(0.02)
+        ticks = 0
+        while not set(new) <= listed() and ticks < 400:
+            collector.tick()
+            ticks += 1
+        now_listed = listed()
+    finally:
+        claude.close()
+        conn.close()
+    assert set(new) <= now_listed and ticks <= 12, (ticks, len(now_listed))
+    assert len(now_listed - set(new)) < 200, (ticks, len(now_listed))  # the older ones were still being listed
