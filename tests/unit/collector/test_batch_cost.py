@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 import time
 from collections import Counter
@@ -29,6 +30,7 @@ from lunavect.codex.source import CodexSource
 from lunavect.collector import tick as collector_module
 from lunavect.collector.tick import Collector
 from lunavect.files import changed as changed_files
+from lunavect.files.changed import ChangedFiles
 from lunavect.shim import entry
 
 TRANSCRIPT = DATA / "claude" / "spotter" / "short.jsonl"
@@ -174,14 +176,7 @@ def _one_batch(tmp_path: Path, monkeypatch, sessions: int) -> Counter[str]:
             out.write(TRANSCRIPT.read_bytes().splitlines(keepends=True)[-1])
         with codex_files[1].open("ab") as out:
             out.write(ROLLOUT.read_bytes().splitlines(keepends=True)[-1])
-        told = {str(claude_files[1]), str(codex_files[1])}
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with claude._changes._watch.lock, codex.changes._watch.lock:
-                pending = claude._changes._watch.changed | codex.changes._watch.changed
-            if told <= pending:
-                break
-            time.sleep(0.02)
+        _until_told({str(claude_files[1]), str(codex_files[1])}, [claude._changes, codex.changes])
         # Whatever the collector and the Codex source do every few seconds is due in the counted tick.
         codex._discovered_at = codex._catalog_at = codex._live_at = None
         collector._pruned_at = None
@@ -200,6 +195,36 @@ def _one_batch(tmp_path: Path, monkeypatch, sessions: int) -> Counter[str]:
         conn.close()
 
 
+def _until_told(told: set[str], watches: list[ChangedFiles | None]) -> None:
+    """Waits (10 s at most) until the change notifications hold every path of `told`, for the next tick."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        pending: set[str] = set()
+        for watch in watches:
+            assert watch is not None
+            with watch._watch.lock:
+                pending |= watch._watch.changed
+        if told <= pending:
+            return
+        time.sleep(0.02)
+
+
+def _cold_start(tmp_path: Path, monkeypatch) -> tuple[Path, ClaudeFilesSource, sqlite3.Connection, Collector]:
+    """A collector of Claude's files over 300 old copies of a small real transcript, before its first tick,
+    listing them a first look or two a tick (about 200 ticks); returns the config folder with it."""
+    monkeypatch.setattr(files_source, "FIRST_LOOK_S", 1e-4)
+    monkeypatch.setattr(discovery, "SWEEP_S", 1e9)
+    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
+    config = tmp_path / "claude"
+    transcript = TRANSCRIPT.read_bytes()
+    for index in range(300):
+        transcript_copy(config, transcript, index % 20, time.time() - 86400 * (2 + index))
+    claude = ClaudeFilesSource(config, processes=dict, one_process=lambda pid: None)
+    conn = store.connect(paths.store_path())
+    collector = Collector(conn, spool_dir=paths.ensure_private_dir(paths.spool_dir()), sources=[claude])
+    return config, claude, conn, collector
+
+
 def test_a_batch_costs_the_same_with_100_or_3000_stored_sessions(tmp_path, monkeypatch):
     small = _one_batch(tmp_path / "small", monkeypatch, 100)
     large = _one_batch(tmp_path / "large", monkeypatch, 3000)
@@ -214,16 +239,7 @@ def test_a_batch_costs_the_same_with_100_or_3000_stored_sessions(tmp_path, monke
 def test_a_cold_start_tick_stats_what_it_looks_at_not_every_file_still_waiting(tmp_path, monkeypatch):
     """While a first start lists a long history a few files a tick, the files still waiting keep the stat they
     were found with: the last tick of the listing stats what the first ones did, not a file more."""
-    monkeypatch.setattr(files_source, "FIRST_LOOK_S", 1e-4)  # a first look or two a tick: about 200 ticks
-    monkeypatch.setattr(discovery, "SWEEP_S", 1e9)
-    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
-    config = tmp_path / "claude"
-    transcript = TRANSCRIPT.read_bytes()
-    for index in range(300):
-        transcript_copy(config, transcript, index % 20, time.time() - 86400 * (2 + index))
-    claude = ClaudeFilesSource(config, processes=dict, one_process=lambda pid: None)
-    conn = store.connect(paths.store_path())
-    collector = Collector(conn, spool_dir=paths.ensure_private_dir(paths.spool_dir()), sources=[claude])
+    _, claude, conn, collector = _cold_start(tmp_path, monkeypatch)
     stats: list[int] = []
     real_stat = os.stat
 
@@ -251,17 +267,8 @@ def test_a_session_that_starts_while_a_cold_start_lists_waits_for_none_of_the_ol
     """A session that starts while a long history is still listed a file or two a tick is listed within a few
     ticks, not after the older files still waiting: its file, written lately, is found again at every tick
     (ahead of them) until it is looked at."""
-    monkeypatch.setattr(files_source, "FIRST_LOOK_S", 1e-4)  # a first look or two a tick
     monkeypatch.setattr(changed_files, "READY_CHECK_MS", 100)
-    monkeypatch.setattr(discovery, "SWEEP_S", 1e9)
-    monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
-    config = tmp_path / "claude"
-    transcript = TRANSCRIPT.read_bytes()
-    for index in range(300):
-        transcript_copy(config, transcript, index % 20, time.time() - 86400 * (2 + index))
-    claude = ClaudeFilesSource(config, processes=dict, one_process=lambda pid: None)
-    conn = store.connect(paths.store_path())
-    collector = Collector(conn, spool_dir=paths.ensure_private_dir(paths.spool_dir()), sources=[claude])
+    config, claude, conn, collector = _cold_start(tmp_path, monkeypatch)
 
     def listed() -> set[str]:
         rows = conn.execute("SELECT id FROM snapshot WHERE listed = 1").fetchall()
@@ -270,21 +277,16 @@ def test_a_session_that_starts_while_a_cold_start_lists_waits_for_none_of_the_ol
     try:
         collector.tick()  # the first tick lists the folders and starts the change notifications
         tick_until_watched(collector, [claude._changes])
-        new = [transcript_copy(config, transcript, 0, time.time())[0] for _ in range(4)]
-        told = {str(config / "projects" / "-home-user-project-0" / f"{session}.jsonl") for session in new}
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with claude._changes._watch.lock:
-                if told <= claude._changes._watch.changed:
-                    break
-            time.sleep(0.02)
+        started = dict(transcript_copy(config, TRANSCRIPT.read_bytes(), 0, time.time()) for _ in range(4))
+        new = set(started)
+        _until_told({str(path) for path in started.values()}, [claude._changes])
         ticks = 0
-        while not set(new) <= listed() and ticks < 400:
+        while not new <= listed() and ticks < 400:
             collector.tick()
             ticks += 1
         now_listed = listed()
     finally:
         claude.close()
         conn.close()
-    assert set(new) <= now_listed and ticks <= 12, (ticks, len(now_listed))
-    assert len(now_listed - set(new)) < 200, (ticks, len(now_listed))  # the older ones were still being listed
+    assert new <= now_listed and ticks <= 12, (ticks, len(now_listed))
+    assert len(now_listed - new) < 200, (ticks, len(now_listed))  # the older ones were still being listed
