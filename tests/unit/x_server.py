@@ -4,6 +4,11 @@ Xvfb's own choice of a free display (`-displayfd` alone) starts at :0 every time
 and stopping servers meet on the same few numbers: on a loaded CI run trayer failed with "cannot open display:
 :0" beside the other worker's servers (most likely one still exiting on :0, its lock gone before its socket).
 Each server here asks for a number of its own, drawn from a wide range, and says when it is ready on a pipe.
+
+That was not the whole cause: the same failure came back on a number of its own (":29537"). An X server resets
+when its last client leaves, and drops a client that connects meanwhile; the tray test polls the server with
+short connections while trayer starts, so a poll closing just before trayer connected reset the server under
+it. The servers here run with `-noreset` (tests/unit/bars/test_x_server.py).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ def start_xvfb(screen: str, *, attempts: int = 20, **popen) -> tuple[subprocess.
         number = random.choice(_NUMBERS)
         read, write = os.pipe()
         proc = subprocess.Popen(
-            ["Xvfb", f":{number}", "-displayfd", str(write), "-screen", "0", screen, "-nolisten", "tcp"],
+            ["Xvfb", f":{number}", "-displayfd", str(write), "-screen", "0", screen, "-nolisten", "tcp", "-noreset"],
             pass_fds=(write,),
             **popen,
         )
