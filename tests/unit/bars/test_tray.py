@@ -10,11 +10,10 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from unit_support import LUNAVECT_BIN
-from x_server import start_xvfb
 
 NEEDED = ("Xvfb", "trayer", "xdotool", "dbus-run-session")
 pytestmark = pytest.mark.skipif(
@@ -34,17 +33,6 @@ def wait(check: Callable[[], object], what: str, timeout: float = 30) -> object:
         assert time.monotonic() < deadline, f"{what} not seen in {timeout}s"
         time.sleep(0.05)
     return result
-
-
-@pytest.fixture
-def display() -> Iterator[str]:
-    """A private X server on a display of its own (x_server.py)."""
-    proc, name = start_xvfb("640x200x24")
-    try:
-        yield name
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def tray_owner(name: str) -> int:

@@ -9,26 +9,20 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from x_server import start_xvfb
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is needed (Debian: xvfb)")
 Xlib_display = pytest.importorskip("Xlib.display", reason="the tray extra is not installed")
 
 
-def test_the_server_keeps_what_a_client_left_after_the_last_client_leaves():
-    proc, name = start_xvfb("64x64x24")
+def test_the_server_keeps_what_a_client_left_after_the_last_client_leaves(display):
+    first = Xlib_display.Display(display)
+    mark = first.intern_atom("LUNAVECT_TEST_MARK")
+    first.screen().root.change_property(mark, first.intern_atom("STRING"), 8, b"kept")
+    first.sync()
+    first.close()  # the last client leaves: a server that resets now drops its root window's properties
+    second = Xlib_display.Display(display)
     try:
-        first = Xlib_display.Display(name)
-        mark = first.intern_atom("LUNAVECT_TEST_MARK")
-        first.screen().root.change_property(mark, first.intern_atom("STRING"), 8, b"kept")
-        first.sync()
-        first.close()  # the last client leaves: a server that resets now drops its root window's properties
-        second = Xlib_display.Display(name)
-        try:
-            kept = second.screen().root.get_full_property(second.intern_atom("LUNAVECT_TEST_MARK"), 0)
-            assert kept is not None and kept.value == b"kept"
-        finally:
-            second.close()
+        kept = second.screen().root.get_full_property(second.intern_atom("LUNAVECT_TEST_MARK"), 0)
+        assert kept is not None and kept.value == b"kept"
     finally:
-        proc.terminate()
-        proc.wait(10)
+        second.close()
