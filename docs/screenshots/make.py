@@ -22,9 +22,9 @@ async def shoot(name: str, scene, setup=None) -> None:
     import tui_seed as seed
 
     from lunavect import store
-    from lunavect.listing import arrangement
-    from lunavect.frontends.tui import PanelApp
     from lunavect.collector.setup_probe import report_of
+    from lunavect.frontends.tui import PanelApp
+    from lunavect.listing import arrangement
 
     folder = tempfile.mkdtemp(prefix="lunavect-shots-")
     os.environ.update(
