@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from anthropic_server import AnthropicServer, error, text, tool_use
+from anthropic_server import AnthropicServer, RefusingPort, error, text, tool_use
 from claude_tmux import IsoHome
 from lunavect_probe import lunavect
 
@@ -193,6 +193,16 @@ def test_file_rewritten_under_the_reader(hookless, claude_tmux, model_server: An
     claude.wait_for_screen("Second answer", timeout=40)
     row = wait_session(hookless, session, lambda r: r["state"] == "ready" and r["title"] == "Renamed under the reader")
     assert row["since"] is None
+
+
+def test_a_refused_connection_is_unreachable_without_hooks(hookless, claude_print):
+    """The transcript alone says why: the client writes `server_error`, its text names ECONNREFUSED."""
+    with RefusingPort() as refusing:
+        proc = claude_print("hello there", base_url=refusing.url, max_retries=0)
+    assert proc.returncode != 0
+    (transcript,) = hookless.transcripts()
+    row = wait_session(hookless, transcript.stem, lambda r: r["state"] == "error")
+    assert row["error"] == "unreachable" and row["basis"] == ["transcript"]
 
 
 def test_first_request_refused_shows_the_error_without_hooks(hookless, claude_print, model_server: AnthropicServer):

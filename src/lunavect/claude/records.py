@@ -348,13 +348,24 @@ def _read_tool_results(record: Record, results: list[Block], facts: RecordFacts)
             )
 
 
+def _names_refused(record: Record) -> bool:
+    """Whether an API error record's text names a refused connection (the text itself is not kept)."""
+    message = message_of(record)
+    text = block_text(message.content) if message is not None else None
+    return text is not None and "ECONNREFUSED" in text[:2000]
+
+
 def _read_assistant(record: Record, facts: RecordFacts) -> None:
     if record.isApiErrorMessage is True:
         code = decode_raw(text_decoder, record.error)
         facts.response = "error"
         facts.response_error = code if isinstance(code, str) and _ERROR_CODE_RE.match(code) else None
         status = record.apiErrorStatus if isinstance(record.apiErrorStatus, int) else None
-        facts.activity.append(Activity("TranscriptApiError", error=facts.response_error, http_status=status))
+        # The client records a refused connection as `server_error`, as its StopFailure hook says it; only the
+        # record's text names ECONNREFUSED. The hook shim reads the same word, so the transcript, which may be
+        # read before the hook or without one, gives the same reason.
+        error = "connection_error" if status is None and _names_refused(record) else facts.response_error
+        facts.activity.append(Activity("TranscriptApiError", error=error, http_status=status))
         return
     message = message_of(record)
     if message is None:

@@ -9,6 +9,8 @@ import pytest
 
 from lunavect.claude.records import Unreadable, read_record
 from lunavect.claude.summary import TranscriptSummary, take
+from lunavect.core.model import ErrorReason
+from lunavect.core.rules.facts import error_reason
 
 SESSION = "11111111-2222-3333-4444-555555555555"
 BASE = {
@@ -154,6 +156,36 @@ def test_api_error_response_as_written_by_2_1_328():
     (activity,) = facts.activity
     assert (activity.kind, activity.error, activity.http_status) == ("TranscriptApiError", "rate_limit", 429)
     assert (facts.response, facts.response_error) == ("error", "rate_limit")
+
+
+def test_a_refused_connection_is_a_connection_error_as_the_hook_says():
+    """Claude Code 2.1 writes a refused connection as `server_error` with no status (seen against a bound port
+    that never listens); its text alone names ECONNREFUSED, and the hook shim reads the same word."""
+    record = rec(
+        "assistant",
+        5,
+        error="server_error",
+        isApiErrorMessage=True,
+        message={
+            "role": "assistant",
+            "model": "<synthetic>",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "API Error: Connection refused \u2014 a firewall or proxy may be blocking it (ECONNREFUSED)",
+                }
+            ],
+        },
+    )
+    facts = read_record(line(record))
+    (activity,) = facts.activity
+    assert (activity.kind, activity.error, activity.http_status) == ("TranscriptApiError", "connection_error", None)
+    assert facts.response_error == "server_error"  # the client's own code, as it wrote it
+    assert error_reason(activity.error) is ErrorReason.UNREACHABLE
+
+    with_status = dict(record, apiErrorStatus=502)  # a status came back: the service answered
+    (activity,) = read_record(line(with_status)).activity
+    assert (activity.error, activity.http_status) == ("server_error", 502)
 
 
 def test_retry_record_is_counted_and_a_retry_not_an_error():
