@@ -142,17 +142,34 @@ class CodexTmux(ClaudeTmux):
     """The real Codex TUI in a pane of a private tmux server."""
 
     client = "codex"
+    #: When each Enter that submits a prompt was pressed (a failure's message shows them).
+    enters: list[float]
+
+    def start(self) -> CodexTmux:
+        self.enters = []
+        super().start()
+        return self
 
     def wait_ready(self, timeout: float = 30.0) -> str:
         return self._wait_screen(_codex_ready, timeout)
 
-    def send_text(self, text: str, *, enter: bool = True, pause: float = 1.0, timeout: float = 20.0) -> None:
+    def send_text(
+        self,
+        text: str,
+        *,
+        enter: bool = True,
+        pause: float = 1.0,
+        timeout: float = 20.0,
+        taken: Callable[[], bool] | None = None,
+    ) -> None:
         """Type `text` literally, wait until the input box shows it, then press Enter until it is submitted.
 
         Text and Enter arriving together are taken as a paste (FACTS.md): the TUI holds keys that come in a
         burst and may deliver such an Enter late, where it would answer whatever dialog the prompt opened. So
         Enter comes a full second after the text showed, and is repeated only if the text still sits in the
-        input box after a loaded machine had time to redraw.
+        input box after a loaded machine had time to redraw. A prompt that opens a dialog should say what
+        proves it `taken` (the model server saw its request): a loaded machine has kept the text on screen for
+        5.5 s after an Enter it did take, and a second Enter then answered the dialog.
         """
         self.tmux("send-keys", "-t", self.target, "-l", text)
         line = re.compile(r"^› " + re.escape(text[:40]), re.M)
@@ -163,18 +180,23 @@ class CodexTmux(ClaudeTmux):
         while True:
             time.sleep(pause)
             self.tmux("send-keys", "-t", self.target, "Enter")
+            self.enters.append(time.time())
             # Give a loaded machine time to redraw before judging: a second Enter pressed too early would
             # answer whatever dialog the submitted prompt opened.
-            settle = time.monotonic() + max(3.0, pause * 5)
+            settle = time.monotonic() + (max(15.0, pause * 15) if taken else max(3.0, pause * 5))
             while time.monotonic() < settle:
                 time.sleep(0.1)
+                if taken is not None:
+                    if taken():
+                        return
+                    continue
                 screen = self.capture()
                 # Submitted: the input box (the last "› " line) no longer holds the text; it is echoed above.
                 inputs = [row.rstrip() for row in screen.splitlines() if row.startswith("› ")]
                 if not inputs or inputs[-1] != ("› " + text).rstrip():
                     return
             if time.monotonic() > deadline:
-                raise TimeoutError(f"codex did not take the prompt {text!r}; screen:\n{screen}")
+                raise TimeoutError(f"codex did not take the prompt {text!r}; screen:\n{self.capture()}")
 
     def pid(self, timeout: float = 10.0) -> int:
         """The native codex process (below the node launcher)."""
@@ -220,11 +242,34 @@ def at_the_marker_approval(
     script_marker_approval(server, marker)
     tui = start_tui(paths, iso, env)
     try:
-        tui.send_text("write the marker")
-        tui.wait_for_screen(APPROVAL_RE, timeout=40)
+        tui.send_text("write the marker", taken=lambda: server.pending("ask") == 0)
+        try:
+            tui.wait_for_screen(APPROVAL_RE, timeout=40)
+        except TimeoutError as exc:
+            enters = ", ".join(time.strftime("%H:%M:%S", time.localtime(t)) + f"{t % 1:.2f}"[1:] for t in tui.enters)
+            raise TimeoutError(
+                f"{exc}\nEnter pressed at {enters}\nthe model requests:\n{request_log(server)}"
+            ) from None
         yield tui, marker
     finally:
         tui.kill()
+
+
+def request_log(server: ResponsesServer) -> str:
+    """One line per request the server saw: what answered it and what it carried (not its text), so that a
+    failure says which request took a scripted step."""
+    lines = []
+    requests = server.requests
+    start = requests[0].time if requests else 0.0
+    for r in requests:
+        prompt = "write the marker" in json.dumps(r.input)
+        turn = r.turn_metadata.get("turn_id") if r.is_responses else None
+        lines.append(
+            f"  {r.seq} {time.strftime('%H:%M:%S', time.localtime(r.time))}{f'{r.time % 1:.2f}'[1:]} +{r.time - start:.2f}s {r.method} {r.path} route={r.route} answer={r.answer} "
+            f"items={len(r.input)} prompt={prompt} outputs={len(r.function_outputs())} turn={turn} "
+            f"headers={sorted(r.headers)}"
+        )
+    return "\n".join(lines) or "  (none)"
 
 
 def script_marker_approval(server: ResponsesServer, marker: Path) -> None:

@@ -15,7 +15,8 @@ Vocabulary (as in :mod:`anthropic_server`)
 
 *Route*: a queue of steps plus a predicate.  Custom routes (``script(..., match=...)``) are tried first,
 then ``main`` (every other request).  A route whose queue is exhausted answers :attr:`exhausted_text`, so
-the client never hangs.
+the client never hangs.  Codex's request for a thread's title is no route's: it is answered with
+:attr:`title`.
 
 Example::
 
@@ -196,6 +197,12 @@ class RecordedRequest(_RecordedRequest):
         return texts
 
     @property
+    def is_title(self) -> bool:
+        """Codex's request for a thread's title (0.169: `thread_source` `thread_title`, no tools): sent beside the
+        first turn's request, with the person's prompt in it, and racing it to the server."""
+        return self.turn_metadata.get("thread_source") == "thread_title"
+
+    @property
     def turn_metadata(self) -> dict:
         """Codex's `x-codex-turn-metadata` (thread, session, turn ids) from the request's client metadata."""
         meta = self.body.get("client_metadata") if isinstance(self.body, dict) else None
@@ -236,9 +243,18 @@ class ResponsesServer(ScriptedServer):
 
     thread_name = "responses-server"
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, exhausted_text: str = "ok", model: str = "gpt-test"):
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        exhausted_text: str = "ok",
+        model: str = "gpt-test",
+        title: str = "Scripted title",
+    ):
         super().__init__(host, port, exhausted_text=exhausted_text)
         self.model = model
+        self.title = title
 
     @property
     def handler_class(self) -> type[ScriptedHandler]:
@@ -274,6 +290,13 @@ class ResponsesServer(ScriptedServer):
     # -- scripting -----------------------------------------------------
     def _builtin_route(self, req: RecordedRequest) -> Route:
         return self._main  # every request no custom route claims
+
+    def _choose(self, req: Any) -> tuple[str, Any]:
+        # A title request carries the prompt a custom route may look for, and arrives first about one time in
+        # six: it is answered with the title and never takes a scripted step.
+        if req.is_title:
+            return "title", message(self.title)
+        return super()._choose(req)
 
     def _exhausted_step(self) -> Step:
         return message(self.exhausted_text)
