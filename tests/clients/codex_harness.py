@@ -20,6 +20,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 from claude_tmux import ClaudeTmux, ClientPaths, IsoHome, descendants, process_under, wait_process_under
@@ -246,28 +247,31 @@ def at_the_marker_approval(
         try:
             tui.wait_for_screen(APPROVAL_RE, timeout=40)
         except TimeoutError as exc:
-            enters = ", ".join(time.strftime("%H:%M:%S", time.localtime(t)) + f"{t % 1:.2f}"[1:] for t in tui.enters)
-            raise TimeoutError(
-                f"{exc}\nEnter pressed at {enters}\nthe model requests:\n{request_log(server)}"
-            ) from None
+            enters = ", ".join(_clock(t) for t in tui.enters)
+            log = request_log(server, "write the marker")
+            raise TimeoutError(f"{exc}\nEnter pressed at {enters}\nthe model requests:\n{log}") from None
         yield tui, marker
     finally:
         tui.kill()
 
 
-def request_log(server: ResponsesServer) -> str:
-    """One line per request the server saw: what answered it and what it carried (not its text), so that a
-    failure says which request took a scripted step."""
+def _clock(t: float) -> str:
+    """A wall-clock time to the hundredth of a second, to set Enter presses beside the server's requests."""
+    return datetime.fromtimestamp(t).strftime("%H:%M:%S.%f")[:-4]
+
+
+def request_log(server: ResponsesServer, prompt: str) -> str:
+    """One line per request the server saw: what answered it and what it carried (whether `prompt` is in it,
+    not its text), so that a failure says which request took a scripted step."""
     lines = []
     requests = server.requests
     start = requests[0].time if requests else 0.0
     for r in requests:
-        prompt = "write the marker" in json.dumps(r.input)
         turn = r.turn_metadata.get("turn_id") if r.is_responses else None
         lines.append(
-            f"  {r.seq} {time.strftime('%H:%M:%S', time.localtime(r.time))}{f'{r.time % 1:.2f}'[1:]} +{r.time - start:.2f}s {r.method} {r.path} route={r.route} answer={r.answer} "
-            f"items={len(r.input)} prompt={prompt} outputs={len(r.function_outputs())} turn={turn} "
-            f"headers={sorted(r.headers)}"
+            f"  {r.seq} {_clock(r.time)} +{r.time - start:.2f}s {r.method} {r.path} route={r.route} "
+            f"answer={r.answer} items={len(r.input)} prompt={prompt in json.dumps(r.input)} "
+            f"outputs={len(r.function_outputs())} turn={turn} headers={sorted(r.headers)}"
         )
     return "\n".join(lines) or "  (none)"
 
