@@ -78,7 +78,7 @@ def installed_hook_command() -> str:
     """The command `lunavect hooks install` writes into (the temporary) CLAUDE_CONFIG_DIR for PreToolUse."""
     import json
 
-    from lunavect.claude import install
+    from lunavect.clients.claude import install
 
     assert os.environ["CLAUDE_CONFIG_DIR"].startswith(tempfile.gettempdir()), "refusing a real Claude folder"
     install.install()

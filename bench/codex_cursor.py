@@ -97,8 +97,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from lunavect import store
-    from lunavect.codex.cursor import LifecycleCursor
-    from lunavect.codex.source import CodexSource
+    from lunavect.clients.codex.cursor import LifecycleCursor
+    from lunavect.clients.codex.source import CodexSource
     from lunavect.collector.tick import Collector
 
     with isolated_home("lv-bench-codex-") as env:

@@ -51,7 +51,7 @@ def lunavect(env: dict[str, str], *args: str) -> str:
 
 def trust_every_hook(env: dict[str, str]) -> None:
     """Have Codex trust every handler of hooks.json, not only lunavect's (as `hooks install` trusts its own)."""
-    from lunavect.codex import install
+    from lunavect.clients.codex import install
 
     saved = dict(os.environ)
     os.environ.update(env)

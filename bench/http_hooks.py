@@ -41,8 +41,8 @@ from claude_tmux import IsoHome, ensure_clients, run_print  # noqa: E402
 from lunavect_probe import http_spool_lines  # noqa: E402
 
 from _benchlib import machine_line, md_table, ms, p90  # noqa: E402
-from lunavect.claude import http_hooks  # noqa: E402
-from lunavect.claude.install import EVENTS  # noqa: E402
+from lunavect.clients.claude import http_hooks  # noqa: E402
+from lunavect.clients.claude.install import EVENTS  # noqa: E402
 from lunavect.listener.server import HookListener  # noqa: E402
 
 TOOL_CALLS = 50

@@ -86,7 +86,7 @@ def caught_up(conn, path: Path) -> bool:
 
 def child(mode: str, config: str, store_path: str, path: str) -> None:
     from lunavect import store
-    from lunavect.claude.files_source import ClaudeFilesSource
+    from lunavect.clients.claude.files_source import ClaudeFilesSource
     from lunavect.collector.tick import Collector
 
     conn = store.connect(Path(store_path))
@@ -132,7 +132,7 @@ def timed(argv: list[str]) -> float:
 
 
 def _lines_only(path: Path) -> int:
-    from lunavect.claude.transcript import AppendedLines
+    from lunavect.clients.claude.transcript import AppendedLines
 
     with AppendedLines(path, None, 1 << 62) as lines:
         return sum(1 for _ in lines)
@@ -140,8 +140,8 @@ def _lines_only(path: Path) -> int:
 
 def _byte_test(path: Path) -> int:
     """The lines that can matter, found as the whole read finds them: the pattern searched over each block."""
-    from lunavect.claude.records import might_matter_pattern
-    from lunavect.claude.transcript import AppendedLines
+    from lunavect.clients.claude.records import might_matter_pattern
+    from lunavect.clients.claude.transcript import AppendedLines
 
     with AppendedLines(path, None, 1 << 62) as lines:
         return sum(len(found) for found in lines.matching(might_matter_pattern))
@@ -150,9 +150,9 @@ def _byte_test(path: Path) -> int:
 def _decode(path: Path) -> int:
     import msgspec
 
-    from lunavect.claude.record_shapes import typed_record_decoder
-    from lunavect.claude.records import might_matter_pattern
-    from lunavect.claude.transcript import AppendedLines
+    from lunavect.clients.claude.record_shapes import typed_record_decoder
+    from lunavect.clients.claude.records import might_matter_pattern
+    from lunavect.clients.claude.transcript import AppendedLines
 
     decoded = 0
     with AppendedLines(path, None, 1 << 62) as lines:
@@ -168,10 +168,10 @@ def _decode(path: Path) -> int:
 
 
 def _fold(path: Path) -> int:
-    from lunavect.claude.fold import fold_lines
-    from lunavect.claude.latest import Latest
-    from lunavect.claude.summary import TranscriptSummary
-    from lunavect.claude.transcript import AppendedLines
+    from lunavect.clients.claude.fold import fold_lines
+    from lunavect.clients.claude.latest import Latest
+    from lunavect.clients.claude.summary import TranscriptSummary
+    from lunavect.clients.claude.transcript import AppendedLines
 
     summary = TranscriptSummary(session_id=SESSION_BIG)
     latest = Latest(SESSION_BIG)
@@ -294,7 +294,7 @@ def main() -> None:
 
         # 2: a refresh after a 1 KB append, big and small, round-robin in this process.
         from lunavect import store
-        from lunavect.claude.files_source import ClaudeFilesSource
+        from lunavect.clients.claude.files_source import ClaudeFilesSource
         from lunavect.collector.tick import Collector
 
         piece = append_piece(records)

@@ -47,14 +47,14 @@ class Switch:
     """Usage reading on or off, by replacing its entry points (what the refresh would cost without it)."""
 
     def __init__(self) -> None:
-        from lunavect.claude import records, transcript_rows
-        from lunavect.codex import cursor
+        from lunavect.clients.claude import records, transcript_rows
+        from lunavect.clients.codex import cursor
 
         self.saved = (records.message_usage, transcript_rows.save_usage, cursor.UsageScan.block)
 
     def set(self, on: bool) -> None:
-        from lunavect.claude import records, transcript_rows
-        from lunavect.codex import cursor
+        from lunavect.clients.claude import records, transcript_rows
+        from lunavect.clients.codex import cursor
 
         usage, save, block = self.saved
         records.message_usage = usage if on else (lambda *a, **k: None)
@@ -64,7 +64,7 @@ class Switch:
 
 def claude_refresh(root: Path, rounds: int, switch: Switch) -> dict[bool, list[float]]:
     from lunavect import store
-    from lunavect.claude.files_source import ClaudeFilesSource
+    from lunavect.clients.claude.files_source import ClaudeFilesSource
     from lunavect.collector.tick import Collector
 
     data = CLAUDE.read_bytes()
@@ -114,7 +114,7 @@ def reading_poll(collector, path: Path) -> float:
 
 
 def codex_refresh(root: Path, rounds: int, switch: Switch) -> dict[bool, list[float]]:
-    from lunavect.codex.cursor import LifecycleCursor
+    from lunavect.clients.codex.cursor import LifecycleCursor
 
     data = CODEX.read_bytes()
     base = data[: 1 << 20]

@@ -126,7 +126,7 @@ def client_dispatch(tree: ast.AST, ids: set[str]) -> list[tuple[int, str]]:
 
 
 def test_no_client_id_is_compared_or_keys_a_table_outside_its_descriptor_and_package() -> None:
-    """What a client is lives in core/clients.py and its package (`lunavect.faces` finds the package): code
+    """What a client is lives in core/clients.py and its package (`lunavect.clients` finds the package): code
     elsewhere asks the descriptor or the face, so adding a client is one package and one descriptor."""
     ids = set(clients.ids())
     allowed = _client_places()
@@ -152,7 +152,7 @@ match p:
 
 
 def test_only_the_faces_module_imports_a_client_package_by_name() -> None:
-    """`lunavect.faces` imports each client's package by its descriptor's name, which import-linter cannot see;
+    """`lunavect.clients` imports each client's package by its descriptor's name, which import-linter cannot see;
     any other import by name would be a way into a client that no contract checks."""
     dynamic = sorted(
         str(path.relative_to(PACKAGE))
@@ -165,7 +165,7 @@ def test_only_the_faces_module_imports_a_client_package_by_name() -> None:
         )
     )
     # The command line's groups import their own command modules by name (`lunavect.cli.<name>`).
-    assert dynamic == ["cli/root.py", "faces/__init__.py"]
+    assert dynamic == ["cli/root.py", "clients/__init__.py"]
 
 
 def test_the_snapshot_table_is_read_by_the_listing_and_the_collector_only() -> None:

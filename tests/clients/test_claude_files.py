@@ -117,7 +117,7 @@ def test_background_agent_runs_and_ends(hookless, claude_tmux, model_server: Ant
     row = wait_session(hookless, session, lambda r: r["state"] == "ready" and r["background"] == {})
 
     from lunavect import store
-    from lunavect.claude.files_source import background_tasks
+    from lunavect.clients.claude.files_source import background_tasks
 
     conn = store.connect(hookless.lunavect_home / "lunavect.sqlite3")
     try:
@@ -215,7 +215,7 @@ def test_first_request_refused_shows_the_error_without_hooks(hookless, claude_pr
     import msgspec
 
     from lunavect import store
-    from lunavect.claude.summary import TranscriptSummary
+    from lunavect.clients.claude.summary import TranscriptSummary
 
     conn = store.connect(hookless.lunavect_home / "lunavect.sqlite3")
     try:

@@ -15,7 +15,7 @@ from codex_harness import (
 )
 from responses_server import ResponsesServer
 
-from lunavect.codex.daemon import SOCKET, read_live
+from lunavect.clients.codex.daemon import SOCKET, read_live
 
 
 @pytest.fixture

@@ -117,7 +117,7 @@ def test_without_hooks_a_killed_client_goes_stale_by_the_120_s_rule_and_a_live_w
     writing keeps the unfinished response working past 120 s; once it is killed, one missed process snapshot
     keeps the ownership, the second retires it and the session is stale (unknown)."""
     from lunavect import store
-    from lunavect.codex.source import CodexSource
+    from lunavect.clients.codex.source import CodexSource
     from lunavect.collector.tick import Collector
 
     paths, iso, env = codex
@@ -224,7 +224,7 @@ def test_a_spawned_sub_agent_is_never_listed(codex, codex_server: ResponsesServe
 
 
 def test_the_app_server_listing_includes_exec_sessions(codex, codex_server: ResponsesServer) -> None:
-    from lunavect.codex.catalog import Catalog
+    from lunavect.clients.codex.catalog import Catalog
 
     paths, iso, env = codex
     codex_server.script(message("first"), message("second"))

@@ -27,7 +27,7 @@ import pytest
 
 import lunavect.shim
 from lunavect import store
-from lunavect.claude.summary import TranscriptSummary
+from lunavect.clients.claude.summary import TranscriptSummary
 from lunavect.collector import loop as collector_loop
 from lunavect.core.model import Evidence, Session, State
 from lunavect.evidence import spool

@@ -15,17 +15,17 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store
-from lunavect.core import clients
+from lunavect.core import clients as descriptors
 from lunavect.core.times import elapsed
 from lunavect.install.hooks_file import HooksRefused
 
 if TYPE_CHECKING:
-    from lunavect.faces import Face, HooksStatus
+    from lunavect.clients import Face, HooksStatus
     from lunavect.install.command import Http
 
 
 @click.command("hook")
-@click.argument("client", type=click.Choice(clients.ids()))
+@click.argument("client", type=click.Choice(descriptors.ids()))
 def hook_command(client: str) -> None:
     """Record one agent event from stdin (run by the agent's hooks; prints nothing, always exits 0)."""
     from lunavect.shim.entry import main as hook_main
@@ -51,14 +51,15 @@ def hooks() -> None:
 )
 def hooks_install(statusline: bool, http: bool) -> None:
     """Add lunavect's hooks to every client lunavect reads, keeping every other setting as it is."""
-    from lunavect import claude, faces, paths
+    from lunavect import clients, paths
+    from lunavect.clients import claude
     from lunavect.install.command import describe_target
     from lunavect.listener import service as hook_service
 
     if statusline:
         _install_statusline(claude.settings_path())
     data_dir = paths.data_dir()
-    for face in faces.every():
+    for face in clients.faces():
         client = face.CLIENT
         if http and client.http_hooks:
             _install_http(face, data_dir)
@@ -139,7 +140,8 @@ def _install_statusline(path: Path) -> None:
 )
 def hooks_uninstall(only_statusline: bool) -> None:
     """Remove lunavect's hooks (and its status-line wrapper, your own status line put back) and nothing else."""
-    from lunavect import claude, faces, paths
+    from lunavect import clients, paths
+    from lunavect.clients import claude
     from lunavect.install import statusline
     from lunavect.listener import service as hook_service
 
@@ -152,7 +154,7 @@ def hooks_uninstall(only_statusline: bool) -> None:
         click.echo(f"claude: status line {'put back' if put_back else 'not wrapped'} in {path}")
     if only_statusline:
         return
-    for face in faces.every():
+    for face in clients.faces():
         _echo(face.uninstall_hooks)
         if face.CLIENT.http_hooks:
             hook_service.unconfigure(paths.data_dir())
@@ -162,12 +164,12 @@ def hooks_uninstall(only_statusline: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def hooks_status(as_json: bool) -> None:
     """Tell, per client, whether the hooks are installed and whether events arrive."""
-    from lunavect import faces, paths, store
+    from lunavect import clients, paths, store
     from lunavect.listener import service as hook_service
 
     expected = _expected_http(paths.data_dir())
     described: list[tuple[Face, HooksStatus]] = [
-        (face, face.hooks_status(http=expected if face.CLIENT.http_hooks else None)) for face in faces.every()
+        (face, face.hooks_status(http=expected if face.CLIENT.http_hooks else None)) for face in clients.faces()
     ]
     conn = fresh_store()
     listener = hook_service.probe(paths.data_dir())

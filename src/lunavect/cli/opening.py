@@ -76,7 +76,7 @@ def next_command(print_only: bool, resume_in: str | None, as_json: bool) -> None
     the one that has waited longest. Hidden sessions and those of a machine that fell silent are skipped, and
     a failed or ready session only while its client is open. With nothing waiting, says so and exits 1.
     """
-    from lunavect.frontends.bar.formats import label
+    from lunavect.frontends.rows import label
     from lunavect.listing.attention import NOTHING_WAITS, needs_person
     from lunavect.listing.sessions import read_sessions
 

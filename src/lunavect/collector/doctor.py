@@ -58,9 +58,9 @@ def _catalog_age(conn: sqlite3.Connection, provider: str, now: float) -> float |
 
 
 def _clients(report: Report, conn: sqlite3.Connection | None, now: float) -> None:
-    from lunavect import faces
+    from lunavect import clients
 
-    for face in faces.every():
+    for face in clients.faces():
         name, status = face.CLIENT.id, face.hooks_status()
         state, where, detail = status.state, str(status.path), status.detail
         entry: dict = {"hooks": state, "hooks_file": where, "detail": detail or None}

@@ -42,12 +42,12 @@ RECHECK_S = (0.003, 0.02, 0.1)
 def default_sources() -> list[Source]:
     """The file and catalog sources the collector polls on every tick, besides the hook spool: each client's,
     and the live terminal titles of the clients that draw their state there."""
-    from lunavect import faces
+    from lunavect import clients
     from lunavect.collector.pane_titles import PaneTitles
-    from lunavect.core import clients
+    from lunavect.core import clients as descriptors
 
-    sources = [face.new_source() for face in faces.every()]
-    if any(client.live_title for client in clients.every()):
+    sources = [face.new_source() for face in clients.faces()]
+    if any(client.live_title for client in descriptors.every()):
         sources.append(PaneTitles())
     return sources
 

@@ -16,8 +16,8 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lunavect import faces
-from lunavect.core import clients
+from lunavect import clients
+from lunavect.core import clients as descriptors
 from lunavect.core.model import Evidence
 from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
 from lunavect.host.processes import LiveProcesses, ProcessTable
@@ -67,7 +67,7 @@ class PaneTitles(Source):
     def poll(self, conn: sqlite3.Connection, now: float) -> Batch:
         batch = Batch()
         wanted = {}
-        for client in clients.every():
+        for client in descriptors.every():
             if not client.live_title:
                 continue
             for key, facts in self._known.facts(client.id).items():
@@ -93,7 +93,7 @@ class PaneTitles(Source):
             if seen.pane.socket not in titles:
                 titles[seen.pane.socket] = self._titles(seen.pane.socket)
             title = titles[seen.pane.socket].get(seen.pane.pane_id)
-            status = faces.of(client).read_title(title[:TITLE_CHARS]) if title is not None else None
+            status = clients.face(client).read_title(title[:TITLE_CHARS]) if title is not None else None
             if status is None:
                 continue
             if status != seen.status:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping
 
-from lunavect import faces
+from lunavect import clients
 from lunavect.collector.setup_report import ClientSetup, SetupReport
 
 PROBE_EVERY_S = 5.0
@@ -20,16 +20,16 @@ def probe() -> SetupReport:
     return SetupReport(
         tuple(
             _client(face, shutil.which(face.CLIENT.command) is not None or face.home().exists(), None)
-            for face in faces.every()
+            for face in clients.faces()
         )
     )
 
 
 def report_of(found: Mapping[str, tuple[bool, str]]) -> SetupReport:
     """A report of the clients' states as given (client id: (found, hooks)), in their words: what a test shows."""
-    return SetupReport(tuple(_client(face, *found.get(face.CLIENT.id, (False, "missing"))) for face in faces.every()))
+    return SetupReport(tuple(_client(face, *found.get(face.CLIENT.id, (False, "missing"))) for face in clients.faces()))
 
 
-def _client(face: faces.Face, found: bool, hooks: str | None) -> ClientSetup:
+def _client(face: clients.Face, found: bool, hooks: str | None) -> ClientSetup:
     state = face.hooks_status(verify=False).state if hooks is None else hooks
     return ClientSetup(face.CLIENT.id, found, state, tuple(face.setup_lines(state)))

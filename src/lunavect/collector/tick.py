@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 import msgspec
 
-from lunavect import faces, paths, store
+from lunavect import clients, paths, store
 from lunavect.collector import evidence_rows, setup_probe, setup_report
 from lunavect.collector.snapshot import build_session
 from lunavect.core.model import Evidence, State, session_key
@@ -167,7 +167,7 @@ class Collector:
             store.bump_counter(self.conn, f"hook.rejected.{record.rejected}")
             return None
         event_id = record.id
-        evidence = faces.evidence_from_record(record)
+        evidence = clients.evidence_from_record(record)
         if evidence is None or event_id is None:
             store.bump_counter(self.conn, "spool.unusable")
             return None

@@ -3,7 +3,7 @@ calls with a one-line summary, shortened results, errors, compaction and backgro
 
 Read on demand from the client's own files (a Claude Code transcript, a Codex rollout) in bounded windows
 and never kept: nothing here writes, logs or sends what it reads. Which file, and what its records mean, is
-each client's own knowledge (`lunavect.claude.conversation`, `lunavect.codex.conversation`, reached through
+each client's own knowledge (`lunavect.clients.claude.conversation`, `lunavect.clients.codex.conversation`, reached through
 their faces: `listing.conversation.find_source`); this package is the reading that every client's
 conversation shares (windows, following, compressed files, the displayed message), and imports no client.
 """

@@ -2,7 +2,7 @@
 
 Which file holds a session's conversation, and what its records mean, is its client's knowledge: the client's
 face finds the file (`find_conversation`: from what the collector stored, else from the client's own layout by
-the session id) and names its parser (`lunavect.claude.conversation`, `lunavect.codex.conversation`). This
+the session id) and names its parser (`lunavect.clients.claude.conversation`, `lunavect.clients.codex.conversation`). This
 module is what the readers (window, follow, compressed) hold of it.
 """
 

@@ -4,8 +4,8 @@ Everything the rest of lunavect knows of a client without reading its files live
 its name as shown, its CLI and how that resumes a session (and attaches to one it runs in the background), its
 runtime's process names, how long its hook events stay fresh, how its screen takes a reply, what it calls its
 rate-limit windows, whether lunavect may answer its permission prompts from outside, and the package whose face
-(`lunavect.claude`, `lunavect.codex`, `lunavect.gemini`, `lunavect.opencode`) reads its files, maps its hook
-records and installs its hooks (`lunavect.faces` finds that face from `package`). Outside this module and the
+(`lunavect.clients.claude`, `lunavect.clients.codex`, `lunavect.clients.gemini`, `lunavect.clients.opencode`) reads its files, maps its hook
+records and installs its hooks (`lunavect.clients` finds that face from `package`). Outside this module and the
 client packages nothing compares a provider's name: code asks the descriptor (`by_id`), so adding a client is
 its package plus one descriptor in `CLIENTS`.
 
@@ -177,7 +177,7 @@ CLAUDE = Client(
     name="Claude Code",
     label="Claude",
     command="claude",
-    package="lunavect.claude",
+    package="lunavect.clients.claude",
     processes=("claude",),
     resume=("--resume",),
     resume_needs_folder=True,
@@ -196,7 +196,7 @@ CODEX = Client(
     name="Codex",
     label="Codex",
     command="codex",
-    package="lunavect.codex",
+    package="lunavect.clients.codex",
     processes=("codex",),
     resume=("resume",),
     # The terminal clients' originators; Desktop and editor originators are apps.
@@ -216,7 +216,7 @@ GEMINI = Client(
     name="Gemini CLI",
     label="Gemini",
     command="gemini",
-    package="lunavect.gemini",
+    package="lunavect.clients.gemini",
     # `node …/bin/gemini` relaunches itself as a child `node …/bin/gemini` (the session): no name of its own.
     processes=(),
     hook_parent="node",
@@ -235,7 +235,7 @@ OPENCODE = Client(
     name="OpenCode",
     label="OpenCode",
     command="opencode",
-    package="lunavect.opencode",
+    package="lunavect.clients.opencode",
     # npm installs the native binary as `opencode.exe` on every system; the curl and brew installs as `opencode`.
     processes=("opencode", "opencode.exe"),
     # Its sessions are kept by id in one database for every folder: `opencode --session <id>` finds one anywhere.

@@ -2,7 +2,7 @@
 gives: its prompt waiting (`PromptReading`), or a permission dialog with its options (`Dialog`).
 
 Typing into a terminal is only safe when the screen proves what will receive the keys, so the readers (each
-client's own: `lunavect.claude.pane`, `lunavect.codex.pane`, reached through its face) are strict: anything
+client's own: `lunavect.clients.claude.pane`, `lunavect.clients.codex.pane`, reached through its face) are strict: anything
 they do not recognise is None, and the caller refuses. Pure functions over the text of a pane (tmux
 `capture-pane`), tested on screens the real clients drew; these are the parts they share.
 """

@@ -122,7 +122,7 @@ class Source(Protocol):
 
 class LiveEntry(Protocol):
     """One entry of a client's live catalog (Claude Code's `sessions/<pid>.json`): which session a running process
-    holds now, as returning to a task needs it (`lunavect.claude.catalog.CatalogEntry` has it all)."""
+    holds now, as returning to a task needs it (`lunavect.clients.claude.catalog.CatalogEntry` has it all)."""
 
     @property
     def pid(self) -> int: ...
@@ -139,7 +139,7 @@ class LiveEntry(Protocol):
 class BackgroundJob(Protocol):
     """A session its client runs under a service of its own, apart from any terminal (Claude Code's background
     sessions, `claude --bg`): no pane or tab is its own, and its job id, after the client's `attach` arguments
-    (`Client.attach`), brings it into one (`lunavect.claude.jobs.Job` has it all)."""
+    (`Client.attach`), brings it into one (`lunavect.clients.claude.jobs.Job` has it all)."""
 
     @property
     def job_id(self) -> str: ...

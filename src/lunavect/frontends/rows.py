@@ -12,7 +12,9 @@ import time
 from lunavect.core.model import WORKING_STATES, Session, State
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import age, elapsed, epoch
+from lunavect.listing.attention import Summary
 from lunavect.listing.hosts import silent_host_row
+from lunavect.tmux_status.options import count_parts
 from lunavect.usage.text import usage_line
 
 STATE_WORDS = {
@@ -163,3 +165,24 @@ def tooltip(session: Session, now: float) -> str:
         lines.append(f"Last activity: {ago(session.updated, now)}")
     lines.append(clean(session.id, 120))
     return "\n".join(lines)
+
+
+# -- a session, and the counts, as one short line (the bars, the tray, the popup) -----------------------
+
+
+def waited(session: Session, now: float | None = None) -> str:
+    """How long a session has been in its state, as every front end shows a duration."""
+    since = epoch(session.since) or epoch(session.updated)
+    if since is None:
+        return ""
+    return elapsed((time.time() if now is None else now) - since)
+
+
+def label(session: Session) -> str:
+    """A session as one short line: state, title or project, and the client (outside text made harmless)."""
+    name = clean((session.title or session.project or session.session_id[:8]).strip(), limit=48)
+    return f"{session.state}: {name} ({clean(session.provider, limit=16)})"
+
+
+def counts_text(summary: Summary) -> str:
+    return " · ".join(count_parts(summary, ("working ", "awaiting ", "errors ")))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-from lunavect import claude
-from lunavect.claude import HOOK_PATH
+from lunavect.clients import claude
+from lunavect.clients.claude import HOOK_PATH
 
 SECRET_HEADER = claude.SECRET_HEADER.lower()  # header names are compared lower-cased
 # Claude's hook payloads are a few KB; a PostToolUse carries the tool's output, kept whole up to this size.

@@ -67,7 +67,7 @@ def unconfigure(data_dir: Path) -> bool:
 
 
 def _process_of(session_id: str) -> dict | None:
-    from lunavect import claude
+    from lunavect.clients import claude
 
     return claude.process_facts(session_id)
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from lunavect import faces
+from lunavect import clients
 from lunavect.conversation.source import Source
 
 
 def find_source(provider: str, session_id: str, conn: sqlite3.Connection | None = None) -> Source | None:
     """The file a session's conversation is read from, or None when this machine holds none (or `session_id`
     is no id: the client's layout is searched by building a file name and a pattern from it)."""
-    return faces.find_conversation(provider, session_id, conn)
+    return clients.find_conversation(provider, session_id, conn)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from lunavect import faces
+from lunavect import clients
 from lunavect.evidence.sources import BackgroundJob
 from lunavect.host.processes import LiveProcesses, ProcessTable, ancestry
 from lunavect.navigation import background, remote_host, resume
@@ -110,13 +110,13 @@ def resume_finished(session: SessionLike, why: str, resume_in: str | None, envir
 def background_job(session: SessionLike, table: ProcessTable) -> BackgroundJob | None:
     """The job of a session its client runs in the background (Claude Code's `claude --bg`), from its client's
     live catalog and jobs folder now: its terminal is its client's service's, never one to focus or type into."""
-    return faces.background_job(session.provider, session.session_id, table)
+    return clients.background_job(session.provider, session.session_id, table)
 
 
 def whereabouts(session: SessionLike, table: ProcessTable, others: Sequence[SessionLike] = ()) -> Whereabouts:
     """Where a session of this machine runs now, from its recorded process, its client's live catalog (Claude
     Code's) and its folder (`locate`); also what the notifier asks to tell whether its person is looking at it."""
-    catalog = faces.live_catalog(session.provider)
+    catalog = clients.live_catalog(session.provider)
     return locate(session, table, catalog, others, origin=lambda: getattr(session, "entrypoint", None))
 
 

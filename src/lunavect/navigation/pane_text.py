@@ -9,14 +9,14 @@ has no face for.
 
 from __future__ import annotations
 
-from lunavect import faces
+from lunavect import clients
 from lunavect.core.pane_reading import Dialog, PromptReading
 
 __all__ = ["Dialog", "PromptReading", "dialog", "prompt_empty", "read_prompt"]
 
 
 def read_prompt(provider: str, screen: str) -> PromptReading:
-    face = faces.by_id(provider)
+    face = clients.face_of(provider)
     if face is None:
         return PromptReading(None, f"lunavect does not read {provider}'s screen")
     return face.read_prompt(screen)
@@ -30,5 +30,5 @@ def prompt_empty(provider: str, screen: str) -> bool | None:
 
 def dialog(provider: str, screen: str) -> Dialog | None:
     """The client's permission dialog on the screen, or None."""
-    face = faces.by_id(provider)
+    face = clients.face_of(provider)
     return face.read_dialog(screen) if face is not None else None

@@ -2,7 +2,7 @@
 
 When a background shell, agent or monitor stops, Claude Code queues a `<task-notification>` block and
 later delivers it to the session as a prompt (which the hook shim sees) and records it in the transcript
-(which lunavect/claude reads). One text may hold several notifications (an end-of-session sweep names every
+(which lunavect/clients/claude reads). One text may hold several notifications (an end-of-session sweep names every
 task it stopped), and one notification may name several tasks. Only ids and the status are read: the
 summary and result are the agent's words, which lunavect never keeps.
 

@@ -7,8 +7,8 @@ import itertools
 import json
 import random
 
-from lunavect.claude import agents
-from lunavect.claude.records import read_record
+from lunavect.clients.claude import agents
+from lunavect.clients.claude.records import read_record
 from lunavect.shim.notifications import ended_state, only_notifications, task_notifications
 
 # -- the notification parser --------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import time
 import pytest
 from unit_support import sleeping_process
 
-from lunavect.claude.catalog import is_live, parse_entry, read_catalog, started_as_recorded
+from lunavect.clients.claude.catalog import is_live, parse_entry, read_catalog, started_as_recorded
 from lunavect.host.ancestry import Origin, launched_by_agent
 from lunavect.host.processes import (
     MAX_ANCESTRY,

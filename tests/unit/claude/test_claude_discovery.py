@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import time
 
-from lunavect.claude import discovery
-from lunavect.claude.discovery import TranscriptFinder, transcript_path
+from lunavect.clients.claude import discovery
+from lunavect.clients.claude.discovery import TranscriptFinder, transcript_path
 
 S1 = "aaaaaaaa-1111-2222-3333-444444444444"
 S2 = "bbbbbbbb-1111-2222-3333-444444444444"

@@ -18,7 +18,7 @@ import pytest
 from unit_support import transcript_summary, wait_until
 
 from lunavect import store
-from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
+from lunavect.clients.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.collector.tick import Collector
 from lunavect.host.processes import process, process_table, start_ticks
 from lunavect.listing.sessions import read_sessions
@@ -494,7 +494,7 @@ def test_each_file_is_read_once_per_tick_and_links_do_not_double_it(world):
 
 
 def test_a_deleted_transcript_takes_its_cursor_with_it(world, monkeypatch):
-    from lunavect.claude import discovery
+    from lunavect.clients.claude import discovery
 
     monkeypatch.setattr(discovery, "SWEEP_S", 0.0)  # every tick a whole sweep
     t = time.time() - 5

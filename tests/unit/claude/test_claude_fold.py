@@ -23,13 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from unit_support import shared_data_dir
 
-from lunavect.claude import transcript
-from lunavect.claude.fold import fold_lines
-from lunavect.claude.latest import TAIL_TOOLS, TAIL_TURNS, Latest
-from lunavect.claude.record_facts import RecordFacts
-from lunavect.claude.records import Unreadable, read_plain, read_record
-from lunavect.claude.summary import FirstResponse, TranscriptSummary, take_usage
-from lunavect.claude.transcript import AppendedLines
+from lunavect.clients.claude import transcript
+from lunavect.clients.claude.fold import fold_lines
+from lunavect.clients.claude.latest import TAIL_TOOLS, TAIL_TURNS, Latest
+from lunavect.clients.claude.record_facts import RecordFacts
+from lunavect.clients.claude.records import Unreadable, read_plain, read_record
+from lunavect.clients.claude.summary import FirstResponse, TranscriptSummary, take_usage
+from lunavect.clients.claude.transcript import AppendedLines
 from lunavect.core.model import Evidence
 from lunavect.usage import ledger
 

@@ -16,11 +16,11 @@ import pytest
 from unit_support import shared_data_dir
 
 from lunavect import store
-from lunavect.claude import glance as glance_module
-from lunavect.claude.files_source import ClaudeFilesSource
-from lunavect.claude.latest import Latest
-from lunavect.claude.records import Unreadable, might_matter, read_record
-from lunavect.claude.summary import TranscriptSummary, take
+from lunavect.clients.claude import glance as glance_module
+from lunavect.clients.claude.files_source import ClaudeFilesSource
+from lunavect.clients.claude.latest import Latest
+from lunavect.clients.claude.records import Unreadable, might_matter, read_record
+from lunavect.clients.claude.summary import TranscriptSummary, take
 from lunavect.collector.tick import Collector
 
 DATA = shared_data_dir()

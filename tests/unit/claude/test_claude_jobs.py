@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from lunavect import paths
-from lunavect.claude.catalog import parse_entry
-from lunavect.claude.jobs import MAX_STATE_BYTES, background_job, job_of, read_state
+from lunavect.clients.claude.catalog import parse_entry
+from lunavect.clients.claude.jobs import MAX_STATE_BYTES, background_job, job_of, read_state
 from lunavect.host.processes import Proc
 
 SESSION = "de400c41-c7a1-42d3-ab40-68cc255080de"

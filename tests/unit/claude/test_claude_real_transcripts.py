@@ -15,8 +15,8 @@ import pytest
 from unit_support import shared_data_dir, transcript_summary
 
 from lunavect import store
-from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
-from lunavect.claude.records import Unreadable, read_record
+from lunavect.clients.claude.files_source import ClaudeFilesSource, background_tasks
+from lunavect.clients.claude.records import Unreadable, read_record
 from lunavect.collector.tick import Collector
 from lunavect.core.rules import decide
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from lunavect.claude.records import Unreadable, read_record
-from lunavect.claude.summary import TranscriptSummary, take
+from lunavect.clients.claude.records import Unreadable, read_record
+from lunavect.clients.claude.summary import TranscriptSummary, take
 from lunavect.core.model import ErrorReason
 from lunavect.core.rules.facts import error_reason
 

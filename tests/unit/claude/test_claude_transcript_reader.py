@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lunavect.claude import transcript
-from lunavect.claude.transcript import AppendedLines, Cursor
+from lunavect.clients.claude import transcript
+from lunavect.clients.claude.transcript import AppendedLines, Cursor
 
 
 def read(path: Path, cursor: Cursor | None = None, budget: int = 1 << 30):

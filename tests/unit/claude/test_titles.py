@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 from test_claude_records import prompt, rec, summarize
 
-from lunavect.claude.titles import command_text, squashed, without_paste_marks
+from lunavect.clients.claude.titles import command_text, squashed, without_paste_marks
 from lunavect.collector.snapshot import build_session, fallback_title
 from lunavect.core.model import State
 from lunavect.core.rules import Decision, Facts

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lunavect.codex.appserver import AppServer
+from lunavect.clients.codex.appserver import AppServer
 
 DEEP_APP_SERVER = """#!{python}
 import json, sys

@@ -18,9 +18,9 @@ from test_codex_cursor import complete, rec, started
 from test_codex_source import Home
 from unit_support import shared_data_dir
 
-from lunavect.codex import compressed
-from lunavect.codex.cursor import LifecycleCursor
-from lunavect.codex.rollout import discover, first_prompt_title, parse_name, read_header
+from lunavect.clients.codex import compressed
+from lunavect.clients.codex.cursor import LifecycleCursor
+from lunavect.clients.codex.rollout import discover, first_prompt_title, parse_name, read_header
 
 REAL_ROLLOUTS = sorted((shared_data_dir() / "codex").rglob("rollout-*.jsonl"))
 ZSTD = shutil.which("zstd")

@@ -17,8 +17,8 @@ import msgspec
 import pytest
 from unit_support import shared_data_dir
 
-from lunavect.codex import cursor as cursor_module
-from lunavect.codex.cursor import CursorState, Lifecycle, LifecycleCursor, boundary_of, tool_of
+from lunavect.clients.codex import cursor as cursor_module
+from lunavect.clients.codex.cursor import CursorState, Lifecycle, LifecycleCursor, boundary_of, tool_of
 from lunavect.files.tail import MARK_BYTES, digest
 
 REAL = shared_data_dir() / "codex"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from websockets.sync.server import unix_serve
 
-from lunavect.codex.daemon import SOCKET, read_live
+from lunavect.clients.codex.daemon import SOCKET, read_live
 
 THREAD = "01a22e3c-5c31-7981-b471-4e81c6797f81"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lunavect.codex import install
+from lunavect.clients.codex import install
 
 
 @pytest.fixture(autouse=True)

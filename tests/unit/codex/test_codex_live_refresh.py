@@ -104,14 +104,14 @@ def test_a_collector_at_rest_is_woken_when_the_daemons_statuses_change_and_only_
 def test_an_unusable_daemon_is_logged_when_it_becomes_so_not_at_every_read(short_root: Path, caplog):
     import socket
 
-    from lunavect.codex.daemon import SOCKET
+    from lunavect.clients.codex.daemon import SOCKET
 
     home = Home(short_root)
     path = home.codex / SOCKET
     path.parent.mkdir(parents=True)
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stale.bind(str(path))  # bound, never listening: what a crashed daemon leaves behind
-    caplog.set_level("INFO", logger="lunavect.codex.catalog")
+    caplog.set_level("INFO", logger="lunavect.clients.codex.catalog")
     try:
         for _ in range(3):
             home.source.catalog.start_live_refresh()

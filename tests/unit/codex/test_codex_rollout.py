@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from unit_support import shared_data_dir
 
-from lunavect.codex.rollout import (
+from lunavect.clients.codex.rollout import (
     Budget,
     SessionIndex,
     accepted_thread,

@@ -13,8 +13,8 @@ import msgspec
 import pytest
 
 from lunavect import store
-from lunavect.codex.hooks import evidence_from_record
-from lunavect.codex.source import CodexSource
+from lunavect.clients.codex.hooks import evidence_from_record
+from lunavect.clients.codex.source import CodexSource
 from lunavect.collector.tick import Collector
 from lunavect.evidence.spool_record import SpoolRecord
 
@@ -250,8 +250,8 @@ def test_codex_hook_records_become_codex_evidence() -> None:
     ],
 )
 def test_a_failed_turns_error_kind_reaches_the_rules_as_its_reason(info, code: str, reason: str) -> None:
-    from lunavect.codex.cursor import boundary_of
-    from lunavect.codex.vocabulary import error_code
+    from lunavect.clients.codex.cursor import boundary_of
+    from lunavect.clients.codex.vocabulary import error_code
     from lunavect.core.rules import error_reason
 
     record = {
@@ -305,7 +305,7 @@ def test_a_sub_agents_hooks_never_make_its_parent_internal(home: Home) -> None:
 def test_a_thread_archived_after_it_was_listed_leaves_the_current_list(
     home: Home, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lunavect.codex import source as source_module
+    from lunavect.clients.codex import source as source_module
 
     monkeypatch.setattr(source_module, "DISCOVERY_INTERVAL_S", 0.0)
     path = home.rollout(A, meta(A, T) + prompt("Fix the build", T + 1) + started("u1", T + 1) + complete("u1", T + 2))

@@ -23,10 +23,10 @@ import pytest
 from history_support import DATA, rollout_copy, tick_until_watched, transcript_copy
 
 from lunavect import paths, store
-from lunavect.claude import discovery, files_source
-from lunavect.claude.files_source import ClaudeFilesSource
-from lunavect.codex import history
-from lunavect.codex.source import CodexSource
+from lunavect.clients.claude import discovery, files_source
+from lunavect.clients.claude.files_source import ClaudeFilesSource
+from lunavect.clients.codex import history
+from lunavect.clients.codex.source import CodexSource
 from lunavect.collector import tick as collector_module
 from lunavect.collector.tick import Collector
 from lunavect.files import changed as changed_files

@@ -83,7 +83,7 @@ def _replace(replies: Path, content: dict) -> None:
 
 @pytest.fixture(autouse=True)
 def refresh_at_every_tick(monkeypatch):
-    from lunavect.codex import source
+    from lunavect.clients.codex import source
 
     monkeypatch.setattr(source, "CATALOG_INTERVAL_S", 0.0)
 

@@ -10,7 +10,7 @@ from history_support import claude_history
 from unit_support import collector_thread
 
 from lunavect import paths, store
-from lunavect.claude.files_source import ClaudeFilesSource
+from lunavect.clients.claude.files_source import ClaudeFilesSource
 from lunavect.collector import loop as collector_loop
 from lunavect.collector import pace
 from lunavect.collector.tick import Collector
@@ -64,7 +64,7 @@ def test_a_hook_event_during_the_whole_reads_is_taken_between_two_reads(iso_env,
 
 
 def test_a_hook_event_arriving_during_a_whole_read_stops_it_at_the_next_file(tmp_path, monkeypatch):
-    from lunavect.claude import files_source
+    from lunavect.clients.claude import files_source
     from lunavect.shim import entry
 
     config = tmp_path / "claude"

@@ -15,11 +15,11 @@ import pytest
 from history_support import DATA, claude_history, codex_history, tick_until_watched
 
 from lunavect import store
-from lunavect.claude import discovery, transcript_read
-from lunavect.claude.files_source import ClaudeFilesSource
-from lunavect.claude.glance import GLANCED_BYTES, WHOLE_BYTES
-from lunavect.codex import history
-from lunavect.codex.source import CodexSource
+from lunavect.clients.claude import discovery, transcript_read
+from lunavect.clients.claude.files_source import ClaudeFilesSource
+from lunavect.clients.claude.glance import GLANCED_BYTES, WHOLE_BYTES
+from lunavect.clients.codex import history
+from lunavect.clients.codex.source import CodexSource
 from lunavect.collector.tick import Collector
 from lunavect.files import changed as changed_files
 

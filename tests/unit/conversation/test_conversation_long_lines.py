@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from unit_support import shared_data_dir
 
+from lunavect.clients import conversation_at
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.window import read_window
 from lunavect.conversation.window_parts import MAX_LINE_BYTES
-from lunavect.faces import conversation_at
 
 REAL = shared_data_dir() / "claude" / "spotter" / "tool_heavy.jsonl"
 pytestmark = pytest.mark.skipif(not REAL.is_file(), reason=f"the shared real transcripts are not at {REAL}")

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from unit_support import shared_data_dir
 
+from lunavect.clients import conversation_at
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.message import Kind
 from lunavect.conversation.source import Source
 from lunavect.conversation.window import BLOCK_BYTES, read_window
 from lunavect.conversation.window_parts import compare
-from lunavect.faces import conversation_at
 
 DATA = shared_data_dir()
 FILES = sorted(DATA.glob("claude/*/*.jsonl")) + sorted(DATA.glob("codex/*/*.jsonl"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lunavect.claude.http_hooks import HTTP_EVENTS
+from lunavect.clients.claude.http_hooks import HTTP_EVENTS
 from lunavect.core.model import BackgroundTask, Evidence, State
 from lunavect.core.rules import EVENT_AUTHORITY_S, Facts, decide, fold
 

@@ -13,11 +13,11 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lunavect.claude.catalog import parse_entry
-from lunavect.claude.records import Unreadable, read_record
-from lunavect.codex.catalog import thread_from
-from lunavect.codex.cursor import CursorState, boundary_of, fold_block, tool_of
-from lunavect.codex.rollout import header_from_record
+from lunavect.clients.claude.catalog import parse_entry
+from lunavect.clients.claude.records import Unreadable, read_record
+from lunavect.clients.codex.catalog import thread_from
+from lunavect.clients.codex.cursor import CursorState, boundary_of, fold_block, tool_of
+from lunavect.clients.codex.rollout import header_from_record
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import bounded
 from lunavect.evidence.spool_record import decode, evidence

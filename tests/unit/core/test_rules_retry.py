@@ -8,7 +8,7 @@ import json
 
 from test_rules_transcript import T0, ev, play
 
-from lunavect.claude.records import read_record
+from lunavect.clients.claude.records import read_record
 from lunavect.core.model import ErrorReason, State
 from lunavect.core.rules import decide, fold
 

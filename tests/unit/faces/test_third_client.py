@@ -10,13 +10,13 @@ import json
 import pytest
 import standin_client
 
-from lunavect import faces
-from lunavect.core import clients
+from lunavect import clients
+from lunavect.core import clients as descriptors
 
 
 @pytest.fixture
 def standin(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(clients, "CLIENTS", (*clients.CLIENTS, standin_client.CLIENT))
+    monkeypatch.setattr(descriptors, "CLIENTS", (*descriptors.CLIENTS, standin_client.CLIENT))
     standin_client.home().joinpath("sessions").mkdir(parents=True)
     return standin_client
 
@@ -40,7 +40,7 @@ def test_its_sessions_come_from_its_source_with_its_resume_command(iso_env, stan
         source.close()
     (standin.home() / "sessions" / "s1.json").write_text(json.dumps({"cwd": "/work/p"}))
     conn = iso_env.connect()
-    Collector(conn, sources=[standin.new_source()]).tick()
+    Collector(conn, sources=[standin.FACE.new_source()]).tick()
     (row,) = read_sessions(conn)
     assert (row.id, row.provider, row.cwd) == ("standin:s1", "standin", "/work/p")
     assert row.resume == "cd /work/p && standin --continue s1"
@@ -94,4 +94,4 @@ def test_resume_names_and_the_provider_filters_include_it(iso_env, standin) -> N
     assert filters.loads('{"provider": "standin"}').provider == "standin"
     page = assets.load()["index.html"].body.decode()
     assert 'data-provider="standin" data-name="Stand-in CLI" aria-pressed="false">Stand-in</button>' in page
-    assert faces.by_id("standin") is standin
+    assert clients.face_of("standin") is standin.FACE

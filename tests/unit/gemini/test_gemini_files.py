@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lunavect.gemini import records
-from lunavect.gemini.chat_read import Cursor, Summary, read_chat
+from lunavect.clients.gemini import records
+from lunavect.clients.gemini.chat_read import Cursor, Summary, read_chat
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 NOW = 2_000_000_000.0
@@ -144,7 +144,7 @@ def test_a_sub_agents_own_file_says_it_is_one(tmp_path: Path) -> None:
 
 
 def test_a_line_too_long_is_passed_over_and_a_line_being_written_waits(tmp_path: Path, monkeypatch) -> None:
-    from lunavect.gemini import chat_read
+    from lunavect.clients.gemini import chat_read
 
     monkeypatch.setattr(chat_read, "MAX_LINE_BYTES", 1000)
     lines = sample("two-turns-main")
@@ -168,7 +168,7 @@ def test_a_small_budget_reads_on_at_the_next_poll(tmp_path: Path) -> None:
 def test_no_text_but_the_first_prompts_title_is_kept(tmp_path: Path) -> None:
     import msgspec
 
-    from lunavect.gemini.chat_read import encode
+    from lunavect.clients.gemini.chat_read import encode
 
     path = write(tmp_path / "session-2026-12-01T17-05-a1b2c3d4.jsonl", sample("two-turns-main"))
     read = read_chat(path, None, 1 << 20, None, NOW)

@@ -9,7 +9,7 @@ import json
 import msgspec
 import pytest
 
-from lunavect import gemini
+from lunavect.clients.gemini import FACE as gemini
 from lunavect.core.model import Evidence, State
 from lunavect.core.rules import Facts, decide, fold
 from lunavect.evidence.spool_record import decode

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lunavect.gemini import install
+from lunavect.clients.gemini import install
 from lunavect.install import hooks_file
 from lunavect.install.command import hook_command
 

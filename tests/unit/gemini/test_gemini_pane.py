@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lunavect import gemini
+from lunavect.clients.gemini import FACE as gemini
 
 SCREENS = json.loads((Path(__file__).resolve().parent / "samples" / "screens.json").read_text())
 

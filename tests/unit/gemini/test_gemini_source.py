@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from unit_support import wait_until
 
+from lunavect.clients.gemini.source import GeminiSource
 from lunavect.collector.tick import Collector
 from lunavect.evidence import file_cursors
-from lunavect.gemini.source import GeminiSource
 from lunavect.listing.sessions import read_sessions
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -112,7 +112,7 @@ def test_appended_records_are_read_on_and_a_file_gone_is_forgotten(iso_env, home
 
 
 def test_a_bad_file_is_set_aside_and_the_others_still_read(iso_env, home: Gemini, monkeypatch) -> None:
-    from lunavect.gemini import chat_read
+    from lunavect.clients.gemini import chat_read
 
     good = home.chat("permission-main")
     bad = home.chat("error-main")
@@ -123,7 +123,7 @@ def test_a_bad_file_is_set_aside_and_the_others_still_read(iso_env, home: Gemini
             raise RuntimeError("boom")
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr("lunavect.gemini.source.read_chat", failing)
+    monkeypatch.setattr("lunavect.clients.gemini.source.read_chat", failing)
     conn = iso_env.connect()
     source = GeminiSource()
     Collector(conn, sources=[source]).tick(now=2_000_000_000.0)

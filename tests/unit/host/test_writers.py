@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lunavect.codex.appserver import NativeExecutable, _signature
-from lunavect.codex.writer_proof import HOLD_S, CodexWriterProof
+from lunavect.clients.codex.appserver import NativeExecutable, _signature
+from lunavect.clients.codex.writer_proof import HOLD_S, CodexWriterProof
 from lunavect.core.rules import Facts
 from lunavect.host.writers import file_id, processes_by_executable, reconcile_ownership, scan_writers
 

@@ -23,21 +23,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from unit_support import shared_data_dir
 
-from lunavect.claude import record_shapes
-from lunavect.claude.fold import fold_lines
-from lunavect.claude.glance import glance
-from lunavect.claude.latest import Latest
-from lunavect.claude.records import Unreadable, read_plain, read_record
-from lunavect.claude.summary import TranscriptSummary
-from lunavect.codex import compressed as codex_compressed
-from lunavect.codex.cursor import LifecycleCursor
-from lunavect.codex.rollout import first_prompt_title, read_header
+from lunavect.clients import conversation_at
+from lunavect.clients.claude import record_shapes
+from lunavect.clients.claude.fold import fold_lines
+from lunavect.clients.claude.glance import glance
+from lunavect.clients.claude.latest import Latest
+from lunavect.clients.claude.records import Unreadable, read_plain, read_record
+from lunavect.clients.claude.summary import TranscriptSummary
+from lunavect.clients.codex import compressed as codex_compressed
+from lunavect.clients.codex.cursor import LifecycleCursor
+from lunavect.clients.codex.rollout import first_prompt_title, read_header
 from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.render import render
 from lunavect.conversation.window import read_window
 from lunavect.conversation.window_parts import parts_of
-from lunavect.faces import conversation_at
 
 DATA = shared_data_dir()
 CLAUDE_LINES = [line for p in sorted((DATA / "claude").rglob("*.jsonl")) for line in p.read_bytes().splitlines()]

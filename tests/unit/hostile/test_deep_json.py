@@ -25,9 +25,10 @@ from test_codex_source import Home
 from unit_support import a_session, seed_snapshot, shared_data_dir, transcript_summary
 
 from lunavect import store
-from lunavect.claude.catalog import Unusable, entry_of
-from lunavect.claude.files_source import ClaudeFilesSource, background_tasks
-from lunavect.claude.records import Unreadable, read_plain, read_record
+from lunavect.clients import conversation_at
+from lunavect.clients.claude.catalog import Unusable, entry_of
+from lunavect.clients.claude.files_source import ClaudeFilesSource, background_tasks
+from lunavect.clients.claude.records import Unreadable, read_plain, read_record
 from lunavect.collector.tick import Collector
 from lunavect.conversation.follow import Follower
 from lunavect.conversation.window import read_window
@@ -36,7 +37,6 @@ from lunavect.core.rules import decide
 from lunavect.core.times import epoch
 from lunavect.evidence import spool
 from lunavect.evidence.spool_record import decode
-from lunavect.faces import conversation_at
 from lunavect.files import quarantine
 
 DATA = shared_data_dir()

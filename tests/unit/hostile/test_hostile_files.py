@@ -17,8 +17,8 @@ from test_claude_files_source import S1, S2, World, prompt, rec, reply  # noqa: 
 from test_codex_source import A, B, Home, T, call, complete, meta, started
 
 from lunavect import store
-from lunavect.claude.catalog import parse_entry, read_catalog
-from lunavect.claude.records import Unreadable, read_record
+from lunavect.clients.claude.catalog import parse_entry, read_catalog
+from lunavect.clients.claude.records import Unreadable, read_record
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import bounded, epoch, iso
 from lunavect.evidence.spool_record import decode, evidence
@@ -220,7 +220,7 @@ def test_codex_lines_of_wrong_types_drop_no_healthy_rollout(home: Home):
 
 
 def test_a_reader_that_fails_on_one_file_sets_only_it_aside(home: Home, monkeypatch):
-    from lunavect.codex import rollout_read as codex_source
+    from lunavect.clients.codex import rollout_read as codex_source
 
     bad = home.rollout(A, meta(A, T) + started("u1", T + 1))
     home.rollout(B, meta(B, T) + started("u2", T + 1))

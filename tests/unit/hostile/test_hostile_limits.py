@@ -19,7 +19,7 @@ from test_notify_decide import row  # noqa: E402
 from unit_support import delivering_to, stop_collector, wait_until
 
 from lunavect import store
-from lunavect.codex.usage import UsageScan
+from lunavect.clients.codex.usage import UsageScan
 from lunavect.core.model import State
 from lunavect.install.statusline import wrapper_command
 from lunavect.listing import sessions

@@ -15,10 +15,10 @@ from test_claude_files_source import S1, prompt, reply, world  # noqa: F401 - th
 from test_codex_source import A
 
 from lunavect import paths
-from lunavect.claude.records import Unreadable, read_record
-from lunavect.codex.catalog import thread_from
-from lunavect.codex.rollout import header_from_record, parse_name
-from lunavect.faces import conversation_at
+from lunavect.clients import conversation_at
+from lunavect.clients.claude.records import Unreadable, read_record
+from lunavect.clients.codex.catalog import thread_from
+from lunavect.clients.codex.rollout import header_from_record, parse_name
 from lunavect.listing.conversation import find_source
 
 HOSTILE = ["bbbbbbbb-1111-2222-3333-444444444444\n", "../../../../x", "id\x1b]0;pwned\x07x", "*", ""]

@@ -15,7 +15,7 @@ from test_claude_files_source import S1, S2, world  # noqa: F401 - the fixture
 from test_codex_source import Home
 from unit_support import shared_data_dir
 
-from lunavect.codex.rollout import header_from_record
+from lunavect.clients.codex.rollout import header_from_record
 from lunavect.core import lenient_json
 from lunavect.core.times import epoch
 

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from unit_support import HOOK_FILE
 
-from lunavect.claude import install
 from lunavect.cli.root import cli
+from lunavect.clients.claude import install
 from lunavect.install import hooks_file
 
 SRC_DIR = str(Path(HOOK_FILE).parent.parent.parent)

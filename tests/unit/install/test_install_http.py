@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 from unit_support import wait_until
 
-from lunavect.claude import http_hooks, install
-from lunavect.claude.live_process import process_facts
 from lunavect.cli.root import cli
+from lunavect.clients.claude import http_hooks, install
+from lunavect.clients.claude.live_process import process_facts
 from lunavect.collector import process as collector_process
 from lunavect.host.processes import start_ticks
 from lunavect.listener import secret as hook_secret

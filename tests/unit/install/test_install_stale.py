@@ -15,8 +15,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from lunavect.claude import install
 from lunavect.cli.root import cli
+from lunavect.clients.claude import install
 from lunavect.install import command
 
 PAYLOAD = json.dumps({"hook_event_name": "Stop", "session_id": "s-stale-1", "cwd": "/tmp"}).encode()
@@ -102,7 +102,7 @@ def test_a_package_folder_without_lunavect_is_stale(iso_env, tmp_path):
 
 
 def test_codex_says_stale_reinstall_for_a_missing_interpreter(iso_env, monkeypatch, tmp_path):
-    from lunavect.codex import install as codex_install
+    from lunavect.clients.codex import install as codex_install
 
     monkeypatch.setenv("LUNAVECT_CODEX", str(tmp_path / "no-such-codex"))  # no app-server to ask for trust
     codex_install.install()

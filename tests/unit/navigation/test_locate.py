@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from lunavect.claude.catalog import CatalogEntry, tmux_pane
+from lunavect.clients.claude.catalog import CatalogEntry, tmux_pane
 from lunavect.host.processes import Proc, ancestry, is_same_process, parse_proc_start
 from lunavect.navigation.locate import Status, locate, terminal_of
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lunavect.claude import pane as claude_pane
-from lunavect.codex import pane as codex_pane
+from lunavect.clients.claude import pane as claude_pane
+from lunavect.clients.codex import pane as codex_pane
 from lunavect.core import pane_reading
 from lunavect.core.model import State
 from lunavect.navigation import pane_text as screens

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from lunavect.clients.opencode import places
+from lunavect.clients.opencode.conversation import find_conversation
+from lunavect.clients.opencode.source import OpenCodeSource
 from lunavect.conversation.message import Kind
 from lunavect.conversation.window import read_window
 from lunavect.evidence.sources import NothingKnown
-from lunavect.opencode import find_conversation, places
-from lunavect.opencode.source import OpenCodeSource
 
 T = 1_796_000_000_000  # ms
 ROOT, CHILD = "ses_root0000000000000000001", "ses_child000000000000000001"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import msgspec
 
+from lunavect.clients.opencode.events import clean_title, error_name, evidence_from_record
 from lunavect.evidence.spool_record import SpoolRecord
-from lunavect.opencode.events import clean_title, error_name, evidence_from_record
 
 SID, CHILD = "ses_root0000000000000000001", "ses_child000000000000000001"
 

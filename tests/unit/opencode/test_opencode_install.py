@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from lunavect.opencode import install, places
+from lunavect.clients.opencode import install, places
 
 
 def test_install_status_and_uninstall(iso_env) -> None:

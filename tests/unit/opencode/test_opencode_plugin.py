@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from lunavect import paths
+from lunavect.clients.opencode.events import evidence_from_record
+from lunavect.clients.opencode.install import plugin_text
 from lunavect.evidence.spool_record import decode
-from lunavect.opencode import evidence_from_record
-from lunavect.opencode.install import plugin_text
 from lunavect.shim.spoolfile import SPOOL_FILE_NAME
 
 SAMPLES = Path(__file__).parent / "samples" / "bus_events.jsonl"

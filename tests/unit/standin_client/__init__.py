@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lunavect.clients import Face
 from lunavect.conversation.message import Kind, Message
 from lunavect.conversation.parts import Part, place
 from lunavect.conversation.source import Source as Conversation
@@ -66,14 +67,6 @@ class StandinSource(Source):
         return Batch(evidence=found)
 
 
-def new_source() -> Source:
-    return StandinSource()
-
-
-def evidence_from_record(record: SpoolRecord) -> Evidence | None:
-    return shared_evidence(record)
-
-
 @dataclass
 class Status:
     path: Path
@@ -86,56 +79,64 @@ def hooks_path() -> Path:
     return home() / "hooks.json"
 
 
-def hooks_status(*, http: Http | None = None, verify: bool = True) -> Status:
-    try:
-        found = hooks_file.entries(hooks_file.load(hooks_path()), EVENTS, hook_command(CLIENT.id))
-    except hooks_file.HooksFileError as exc:
-        return Status(hooks_path(), "unreadable", str(exc))
-    return Status(hooks_path(), found.state, found.detail, found.missing)
-
-
-def hooks_report(status: Status) -> dict:
-    return {"state": status.state, "hooks": str(status.path)}
-
-
-def describe_status(status: Status) -> str:
-    return hooks_file.describe(CLIENT.id, status.state, status.path, status.detail, status.missing)
-
-
-def setup_lines(hooks: str) -> list[str]:
-    return [f"{CLIENT.name} hooks: {hooks}."]
-
-
-def install_hooks(*, http: Http | None = None) -> list[str]:
-    try:
-        changed = hooks_file.install_hooks(hooks_path(), hook_command(CLIENT.id), EVENTS)
-    except (hooks_file.HooksFileError, OSError) as exc:
-        raise HooksRefused(f"{CLIENT.id}: {exc}") from None
-    return [f"{CLIENT.id}: {'installed' if changed else 'already installed'} in {hooks_path()}"]
-
-
-def uninstall_hooks() -> list[str]:
-    removed = hooks_file.uninstall_hooks(hooks_path())
-    return [f"{CLIENT.id}: {'removed' if removed else 'nothing to remove'} in {hooks_path()}"]
-
-
-def read_prompt(screen: str) -> PromptReading:
-    return PromptReading(None, "the stand-in draws no prompt")
-
-
-def read_dialog(screen: str) -> Dialog | None:
-    return None
-
-
 def _parts(record: Any, offset: int, *, sidechain: bool = False) -> list[Part]:
     text = record.get("text") if isinstance(record, dict) else None
     return [Message(place(offset, 0), Kind.PROMPT, text)] if isinstance(text, str) else []
 
 
-def conversation_at(path: Path) -> Conversation:
-    return Conversation(path, CLIENT.id, _parts)
+class StandinFace(Face[Status]):
+    """The stand-in's face: only what every client has (the base gives the rest)."""
+
+    CLIENT = CLIENT
+
+    def new_source(self) -> Source:
+        return StandinSource()
+
+    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None:
+        return shared_evidence(record)
+
+    def home(self) -> Path:
+        return home()
+
+    def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> Status:
+        try:
+            found = hooks_file.entries(hooks_file.load(hooks_path()), EVENTS, hook_command(CLIENT.id))
+        except hooks_file.HooksFileError as exc:
+            return Status(hooks_path(), "unreadable", str(exc))
+        return Status(hooks_path(), found.state, found.detail, found.missing)
+
+    def hooks_report(self, status: Status) -> dict:
+        return {"state": status.state, "hooks": str(status.path)}
+
+    def describe_status(self, status: Status) -> str:
+        return hooks_file.describe(CLIENT.id, status.state, status.path, status.detail, status.missing)
+
+    def setup_lines(self, hooks: str) -> list[str]:
+        return [f"{CLIENT.name} hooks: {hooks}."]
+
+    def install_hooks(self, *, http: Http | None = None) -> list[str]:
+        try:
+            changed = hooks_file.install_hooks(hooks_path(), hook_command(CLIENT.id), EVENTS)
+        except (hooks_file.HooksFileError, OSError) as exc:
+            raise HooksRefused(f"{CLIENT.id}: {exc}") from None
+        return [f"{CLIENT.id}: {'installed' if changed else 'already installed'} in {hooks_path()}"]
+
+    def uninstall_hooks(self) -> list[str]:
+        removed = hooks_file.uninstall_hooks(hooks_path())
+        return [f"{CLIENT.id}: {'removed' if removed else 'nothing to remove'} in {hooks_path()}"]
+
+    def read_prompt(self, screen: str) -> PromptReading:
+        return PromptReading(None, "the stand-in draws no prompt")
+
+    def read_dialog(self, screen: str) -> Dialog | None:
+        return None
+
+    def conversation_at(self, path: Path) -> Conversation:
+        return Conversation(path, CLIENT.id, _parts)
+
+    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
+        path = home() / "sessions" / f"{session_id}.jsonl"
+        return self.conversation_at(path) if path.is_file() else None
 
 
-def find_conversation(session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
-    path = home() / "sessions" / f"{session_id}.jsonl"
-    return conversation_at(path) if path.is_file() else None
+FACE = StandinFace()

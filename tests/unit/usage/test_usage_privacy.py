@@ -17,7 +17,7 @@ from test_claude_real_transcripts import MAIN_FILES, NOW, Feeder
 from test_usage_real_files import CODEX_FILES
 
 from lunavect import store
-from lunavect.codex.source import CodexSource
+from lunavect.clients.codex.source import CodexSource
 from lunavect.collector.tick import Collector
 from lunavect.usage import ledger
 

@@ -15,7 +15,7 @@ from test_claude_real_transcripts import MAIN_FILES, NOW, Feeder
 from unit_support import shared_data_dir, wait_until
 
 from lunavect import store
-from lunavect.codex.source import CodexSource
+from lunavect.clients.codex.source import CodexSource
 from lunavect.collector.tick import Collector
 from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger, limits

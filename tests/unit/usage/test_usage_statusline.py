@@ -106,7 +106,7 @@ def test_the_person_s_bytes_come_back_whichever_was_installed_first(tmp_path: Pa
     """`hooks install --statusline` wraps the status line, then adds the hooks; a person may also add the
     wrapper later. Either way the backup is their own version, and uninstalling both gives their bytes back;
     taking only the wrapper out gives the bytes the hooks alone would have left."""
-    from lunavect.claude import install as claude_install
+    from lunavect.clients.claude import install as claude_install
 
     settings = tmp_path / "settings.json"
     original = b'{\n    "statusLine": {"padding": 1, "type": "command", "command": "my-line"},\n    "hooks": {}\n}\n'

@@ -9,33 +9,12 @@ from __future__ import annotations
 
 import html
 import json
-import time
 from collections.abc import Callable
 
 from lunavect.core.model import Session
-from lunavect.core.terminal_text import clean
-from lunavect.core.times import elapsed
+from lunavect.frontends.rows import counts_text, label, waited
 from lunavect.listing.attention import Summary
-from lunavect.listing.sessions import epoch
-from lunavect.tmux_status.options import COLORS, count_parts, short_text, status_text
-
-
-def waited(session: Session, now: float | None = None) -> str:
-    """How long a session has been in its state, as every front end shows a duration."""
-    since = epoch(session.since) or epoch(session.updated)
-    if since is None:
-        return ""
-    return elapsed((time.time() if now is None else now) - since)
-
-
-def label(session: Session) -> str:
-    """A session as one short line: state, title or project, and the client (outside text made harmless)."""
-    name = clean((session.title or session.project or session.session_id[:8]).strip(), limit=48)
-    return f"{session.state}: {name} ({clean(session.provider, limit=16)})"
-
-
-def counts_text(summary: Summary) -> str:
-    return " · ".join(count_parts(summary, ("working ", "awaiting ", "errors ")))
+from lunavect.tmux_status.options import COLORS, short_text, status_text
 
 
 def plain(summary: Summary) -> str:

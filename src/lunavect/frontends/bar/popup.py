@@ -14,7 +14,7 @@ import tty
 from collections.abc import Callable
 
 from lunavect.core.model import Session
-from lunavect.frontends.bar.formats import label, waited
+from lunavect.frontends.rows import label, waited
 
 REVERSE = "\x1b[7m"
 RESET = "\x1b[0m"

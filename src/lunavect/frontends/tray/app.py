@@ -18,7 +18,7 @@ from typing import Any
 
 from lunavect import store
 from lunavect.core.model import Session
-from lunavect.frontends.bar.formats import counts_text, label
+from lunavect.frontends.rows import counts_text, label
 from lunavect.frontends.tray.icon import draw
 from lunavect.listing import changes
 from lunavect.listing.attention import summarize

@@ -1,0 +1,197 @@
+"""Every client lunavect reads, one package each (`clients/<id>/`), and the registry that finds each one's face.
+
+A descriptor (`lunavect.core.clients`) names its client's package; `face(client)` imports that package by the name
+the first time it is asked and hands back its `FACE`, an instance of a subclass of `Face`. `Face` holds the
+defaults of what most clients lack (a live catalog of processes, a session run apart from a terminal, a state
+drawn in the terminal's title), so a client's face says only what its client has, and mypy checks every face
+against this base. No client is named here, so adding a client is its package plus its descriptor. Callers above
+the clients use the face or the helpers below, never a client's inner module: the collector its source and hook
+mapping, the command line and doctor its installer, returning to a task its live catalog and its screen readers,
+the peeks and `lunavect show` its conversation files. (What only one client has, Claude Code's HTTP hooks and
+status line, its own users, the listener and `hooks install`, take from that client's package by its name.)
+
+The import is by name, so import-linter sees no edge from here into a client: the contracts forbid this package
+as a whole instead ("Front ends never reach a client's package"), and tests/test_house.py checks that nothing
+else imports a client's package by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sqlite3
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from lunavect.conversation.source import Source as Conversation
+from lunavect.core import clients
+from lunavect.core.clients import Client
+from lunavect.core.model import Evidence
+from lunavect.core.pane_reading import Dialog, PromptReading
+from lunavect.evidence import spool_record
+from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
+from lunavect.evidence.spool_record import SpoolRecord
+from lunavect.host.processes import ProcessTable
+from lunavect.install.command import Http
+
+
+class HooksStatus(Protocol):
+    """What a client's hooks file (and, for Codex, its trust) says of lunavect's hooks."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def state(self) -> str:  # installed | missing | partial | stale | unreadable | untrusted
+        ...
+
+    @property
+    def detail(self) -> str: ...
+
+
+S = TypeVar("S", bound=HooksStatus)
+
+
+class Face(ABC, Generic[S]):
+    """What a client's package offers the rest of lunavect, as one object (`FACE` in the package).
+
+    The abstract members are what every client has; the others are what most clients lack, with the answer a
+    client without such a thing gives. `S` is the client's own hooks status, which its `hooks_report` and
+    `describe_status` read back.
+    """
+
+    CLIENT: Client
+
+    # -- for the collector
+    @abstractmethod
+    def new_source(self) -> Source:
+        """A new source of the client's evidence from its own files (transcripts, rollouts, its catalog)."""
+
+    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None:
+        """The evidence of one of its hook records as the shim spooled it, or None when it names no session
+        (by default, read as the shared shape says: its events keep their names)."""
+        return spool_record.evidence(record)
+
+    @abstractmethod
+    def home(self) -> Path:
+        """The client's own folder (its settings, its logs): whether it is on this machine at all."""
+
+    # -- its hooks (`lunavect hooks`, doctor, the setup report)
+    @abstractmethod
+    def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> S:
+        """What its hooks file says, checked against what `install_hooks(http=...)` writes; `verify` lets it
+        ask the client itself (Codex's trust: it starts Codex's app-server)."""
+
+    @abstractmethod
+    def hooks_report(self, status: S) -> dict:
+        """The status as `hooks status --json` prints it."""
+
+    @abstractmethod
+    def describe_status(self, status: S) -> str:
+        """The status as one line of `hooks status`."""
+
+    @abstractmethod
+    def setup_lines(self, hooks: str) -> list[str]:
+        """What the empty list says of the client's hooks in state `hooks`, and what to do next."""
+
+    @abstractmethod
+    def install_hooks(self, *, http: Http | None = None) -> list[str]:
+        """Install or repair its hooks (HTTP hooks to `http` where its hooks can be HTTP hooks, else the command
+        shim); the lines `hooks install` prints. `install.hooks_file.HooksRefused` with the line to print when it
+        cannot."""
+
+    @abstractmethod
+    def uninstall_hooks(self) -> list[str]:
+        """Remove its hooks and nothing else; the lines `hooks uninstall` prints. `HooksRefused` when it
+        cannot."""
+
+    # -- read on demand (returning to a task, a reply, a peek)
+    def live_catalog(self) -> Sequence[LiveEntry]:
+        """Which session each of its running processes holds now, if the client keeps such a catalog (most do
+        not: their hooks' process facts tell it)."""
+        return ()
+
+    def background_job(self, session_id: str, table: ProcessTable) -> BackgroundJob | None:
+        """The job of a session the client runs in the background, apart from any terminal (its catalog's and
+        jobs' word; `table` tells a live entry from a stale one), or None for any other session (and for every
+        session of a client that runs none apart from a terminal)."""
+        return None
+
+    @abstractmethod
+    def read_prompt(self, screen: str) -> PromptReading:
+        """Its prompt on a pane's screen (with colour escapes)."""
+
+    @abstractmethod
+    def read_dialog(self, screen: str) -> Dialog | None:
+        """Its permission dialog on a pane's screen, or None."""
+
+    def read_title(self, title: str) -> str | None:
+        """The state its terminal title shows (`busy`, `waiting`, `idle`), for a client that draws it there live
+        (`Client.live_title`); None for a title that says nothing (and for every title of a client that draws
+        no state there)."""
+        return None
+
+    @abstractmethod
+    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
+        """The file a session's conversation is read from, or None when this machine holds none."""
+
+    @abstractmethod
+    def conversation_at(self, path: Path) -> Conversation:
+        """The conversation of one of its files."""
+
+
+_faces: dict[str, Face[Any]] = {}
+
+
+def face(client: Client) -> Face[Any]:
+    """The client's face (its package's `FACE`, the package imported the first time it is asked)."""
+    found = _faces.get(client.package)
+    if found is None:
+        found = _faces[client.package] = importlib.import_module(client.package).FACE
+    return found
+
+
+def face_of(client_id: str) -> Face[Any] | None:
+    """The face of the client whose rows carry `client_id`, or None for a client lunavect does not know."""
+    client = clients.by_id(client_id)
+    return face(client) if client is not None else None
+
+
+def faces() -> list[Face[Any]]:
+    """Every client's face, in the descriptors' order."""
+    return [face(client) for client in clients.every()]
+
+
+def evidence_from_record(record: SpoolRecord) -> Evidence | None:
+    """The evidence of one spool record, mapped by its client's face; a record of a client lunavect does not
+    know is read as the shared shape says (its events keep their names)."""
+    found = face_of(record.client)
+    return found.evidence_from_record(record) if found is not None else spool_record.evidence(record)
+
+
+def live_catalog(provider: str) -> Sequence[LiveEntry]:
+    """The live catalog of the session's client (empty for a client that keeps none, or that lunavect does not know)."""
+    found = face_of(provider)
+    return found.live_catalog() if found is not None else ()
+
+
+def background_job(provider: str, session_id: str, table: ProcessTable) -> BackgroundJob | None:
+    """The job of a session its client runs in the background (None for any other, or a client lunavect does
+    not know)."""
+    found = face_of(provider)
+    return found.background_job(session_id, table) if found is not None else None
+
+
+def find_conversation(provider: str, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
+    """The file a session's conversation is read from, or None when this machine holds none."""
+    found = face_of(provider)
+    return found.find_conversation(session_id, conn) if found is not None else None
+
+
+def conversation_at(path: Path, provider: str) -> Conversation:
+    """The conversation of a file of `provider`'s. ValueError for a client lunavect does not know."""
+    found = face_of(provider)
+    if found is None:
+        raise ValueError(f"lunavect reads no conversation of {provider}")
+    return found.conversation_at(path)

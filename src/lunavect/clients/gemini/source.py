@@ -1,0 +1,183 @@
+"""Gemini CLI sessions from their own files: every session's chat file, read incrementally, hooks or not.
+
+Each poll reads what was appended to the chat files worth a look (those the operating system says changed,
+those not read to their end yet, those of sessions that run now; every file at a sweep), newest first within
+a byte budget, through chat_read.py, and hands the collector their evidence with the cursors and the tokens
+they added, saved inside its transaction (`Batch.commit`). Files gone since (the client's retention sweep, a
+person) have their cursors and usage forgotten at a sweep. A sub-agent writes a folder of its own below
+`chats/`, which is never read as a session; a file whose metadata says `kind: "subagent"` is reported as an
+internal agent.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from lunavect import store
+from lunavect.clients.gemini import layout
+from lunavect.clients.gemini.chat_read import PROVIDER, ChatRead, Cursor, Summary, decode_stored, encode, read_chat
+from lunavect.clients.gemini.usage import save_usage
+from lunavect.core.model import Evidence, session_key
+from lunavect.evidence import file_cursors
+from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
+from lunavect.files.changed import ChangedFiles
+from lunavect.files.quarantine import Quarantine
+
+log = logging.getLogger("lunavect.clients.gemini.files")
+
+# Bytes of chat files read per poll, across files: a first look at years of history is spread over polls.
+TICK_BUDGET_BYTES = 16 << 20
+# Every known chat file is stat'ed at least this often, watch or not (a missed change, a file gone).
+SWEEP_S = 30.0
+
+
+class GeminiSource(Source):
+    """The `Source` of Gemini CLI sessions seen through their chat files."""
+
+    name = "gemini-files"
+
+    def __init__(self, root: Path | None = None, budget: int = TICK_BUDGET_BYTES) -> None:
+        self._root = root
+        self.budget = budget
+        self._known: Known = NothingKnown()
+        self._rows: dict[str, tuple[Cursor, Summary]] | None = None
+        self._owed: set[str] = set()
+        self._changes: ChangedFiles | None = None
+        self._wake: Callable[[], None] | None = None
+        self._swept_at: float | None = None
+        self._folders: dict[str, str | None] = {}
+        # Chat files this reader failed on, skipped until they change (and named by `lunavect doctor`).
+        self.quarantine = Quarantine("gemini.chats")
+
+    @property
+    def root(self) -> Path:
+        return self._root or layout.tmp_dir()
+
+    def poll(self, conn: sqlite3.Connection, now: float) -> Batch:
+        if self._rows is None:
+            self._rows = self._stored(conn)
+        rows = self._rows
+        watch = self._watch()
+        changed = watch.take()
+        clock = time.monotonic()
+        sweep = changed is None or self._swept_at is None or clock - self._swept_at >= SWEEP_S
+        gone: set[str] = set()
+        if sweep:
+            self._swept_at = clock
+            files = layout.chat_files(self.root)
+            present = {path for path, _ in files}
+            gone = {path for path in rows if path not in present and path.startswith(str(self.root))}
+        else:
+            files = self._stat(self._wanted(changed or set()))
+        reads: list[ChatRead] = []
+        evidence: list[tuple[str, Evidence]] = []
+        budget = self.budget
+        behind = False
+        for path, st in files:
+            stored = rows.get(path)
+            if stored is not None and stored[0].unchanged(st) and path not in self._owed:
+                continue
+            if self.quarantine.holds(path):
+                continue
+            if budget <= 0:
+                self._owed.add(path)
+                behind = True
+                continue
+            read = self._read(path, stored, budget, now)
+            if read is None:
+                continue
+            budget -= max(read.bytes_read, 1)
+            reads.append(read)
+            evidence.extend(read.evidence)
+            if read.partial:
+                self._owed.add(path)
+            else:
+                self._owed.discard(path)
+        internal = {session_key(PROVIDER, s.session_id) for _c, s in rows.values() if s.subagent and s.session_id}
+        internal |= {session_key(PROVIDER, r.session_id) for r in reads if r.summary.subagent and r.session_id}
+        evidence.sort(key=lambda item: item[1].at)
+
+        def commit(conn: sqlite3.Connection) -> None:
+            self.quarantine.save(conn)
+            for path in gone:
+                file_cursors.forget(conn, path)
+                save_usage(conn, path, None, restarted=True)
+                rows.pop(path, None)
+            for read in reads:
+                if read.session_id is None:
+                    continue
+                row = file_cursors.Row(read.session_id, encode(read.cursor), encode(read.summary))
+                file_cursors.save(conn, PROVIDER, read.path, row, now)
+                save_usage(conn, read.path, read, restarted=read.restarted)
+                if read.skipped:
+                    store.bump_counter(conn, "gemini.chat.skipped_lines", read.skipped)
+                rows[read.path] = (read.cursor, read.summary)
+
+        backlog = "listing" if behind else "reading" if self._owed else None
+        return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog)
+
+    def _read(self, path: str, stored: tuple[Cursor, Summary] | None, budget: int, now: float) -> ChatRead | None:
+        try:
+            return read_chat(path, stored, budget, layout.project_folder(path, self._folders), now)
+        except OSError as exc:
+            log.debug("cannot read %s: %s", path, exc)
+            return None
+        except Exception as exc:  # noqa: BLE001 - one bad chat file never stops the others
+            self.quarantine.put(path, exc, now)
+            self._owed.discard(path)
+            return None
+
+    def _wanted(self, changed: set[str]) -> set[str]:
+        """The files to look at between sweeps: the changed chat files, those not read to their end, and the
+        files of sessions that run now (a watch may lag behind what a running session writes)."""
+        wanted = {p for p in changed if layout.is_chat_name(os.path.basename(p))} | self._owed
+        for key, facts in self._known.facts(PROVIDER).items():
+            if facts.transcript and self._known.live(key):
+                wanted.add(facts.transcript)
+        return {p for p in wanted if p.startswith(str(self.root))}
+
+    @staticmethod
+    def _stat(paths: set[str]) -> list[tuple[str, os.stat_result]]:
+        found = []
+        for path in paths:
+            try:
+                found.append((path, os.stat(path)))
+            except OSError:
+                continue
+        found.sort(key=lambda item: -item[1].st_mtime)
+        return found
+
+    @staticmethod
+    def _stored(conn: sqlite3.Connection) -> dict[str, tuple[Cursor, Summary]]:
+        rows: dict[str, tuple[Cursor, Summary]] = {}
+        for path, row in file_cursors.load(conn, PROVIDER).items():
+            decoded = decode_stored(row.cursor, row.summary)
+            if decoded is not None:
+                rows[path] = decoded
+        return rows
+
+    def _watch(self) -> ChangedFiles:
+        if self._changes is None or self._changes.root != self.root:
+            if self._changes is not None:
+                self._changes.close()
+            self._changes = ChangedFiles(self.root)
+            if self._wake is not None:
+                self._changes.listen(self._wake)
+        return self._changes
+
+    def attach(self, known: Known) -> None:
+        self._known = known
+
+    def wake_with(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        if self._changes is not None:
+            self._changes.listen(wake)
+
+    def close(self) -> None:
+        if self._changes is not None:
+            self._changes.close()
