@@ -61,11 +61,11 @@ def hooks_install(statusline: bool, http: bool) -> None:
     data_dir = paths.data_dir()
     for face in clients.faces():
         client = face.CLIENT
-        if http and client.http_hooks:
+        if http and client.install.http_hooks:
             _install_http(face, data_dir)
             continue
         _echo(face.install_hooks)
-        if client.http_hooks and hook_service.unconfigure(data_dir):
+        if client.install.http_hooks and hook_service.unconfigure(data_dir):
             click.echo(f"{client.id}: HTTP hooks replaced by the command shim")
     click.echo(describe_target())
 
@@ -156,7 +156,7 @@ def hooks_uninstall(only_statusline: bool) -> None:
         return
     for face in clients.faces():
         _echo(face.uninstall_hooks)
-        if face.CLIENT.http_hooks:
+        if face.CLIENT.install.http_hooks:
             hook_service.unconfigure(paths.data_dir())
 
 
@@ -169,7 +169,7 @@ def hooks_status(as_json: bool) -> None:
 
     expected = _expected_http(paths.data_dir())
     described: list[tuple[Face, HooksStatus]] = [
-        (face, face.hooks_status(http=expected if face.CLIENT.http_hooks else None)) for face in clients.faces()
+        (face, face.hooks_status(http=expected if face.CLIENT.install.http_hooks else None)) for face in clients.faces()
     ]
     conn = fresh_store()
     listener = hook_service.probe(paths.data_dir())
@@ -179,7 +179,7 @@ def hooks_status(as_json: bool) -> None:
         last = store.latest_event_time(conn, client.id)
         entry = report[client.id] = face.hooks_report(status)
         entry["last_event_age_s"] = round(time.time() - last, 1) if last else None
-        if client.http_hooks:
+        if client.install.http_hooks:
             entry["http_listener"] = listener
     if as_json:
         click.echo(msgspec.json.encode(report).decode())
@@ -191,7 +191,7 @@ def hooks_status(as_json: bool) -> None:
         click.echo("  events: " + ("none received yet" if age is None else f"last one {elapsed(age)} ago"))
         if entry.get("http_events"):
             click.echo(f"  by HTTP: {', '.join(entry['http_events'])}; the other events by the command shim")
-        if face.CLIENT.http_hooks and listener is not None:
+        if face.CLIENT.install.http_hooks and listener is not None:
             answer = "answers" if listener["answers"] else "does not answer (is the collector running?)"
             click.echo(f"  HTTP hooks: the collector's listener on 127.0.0.1:{listener['port']} {answer}")
 

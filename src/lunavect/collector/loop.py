@@ -47,7 +47,7 @@ def default_sources() -> list[Source]:
     from lunavect.core import clients as descriptors
 
     sources = [face.new_source() for face in clients.faces()]
-    if any(client.live_title for client in descriptors.every()):
+    if any(client.rules.live_title for client in descriptors.every()):
         sources.append(PaneTitles())
     return sources
 

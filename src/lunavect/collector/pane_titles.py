@@ -68,7 +68,7 @@ class PaneTitles(Source):
         batch = Batch()
         wanted = {}
         for client in descriptors.every():
-            if not client.live_title:
+            if not client.rules.live_title:
                 continue
             for key, facts in self._known.facts(client.id).items():
                 if facts.hooked and facts.pid is not None and facts.tty and self._known.live(key):

@@ -19,7 +19,7 @@ def probe() -> SetupReport:
     """Each client: on PATH or its folder here, and its hooks' state as its settings say."""
     return SetupReport(
         tuple(
-            _client(face, shutil.which(face.CLIENT.command) is not None or face.home().exists(), None)
+            _client(face, shutil.which(face.CLIENT.cli.command) is not None or face.home().exists(), None)
             for face in clients.faces()
         )
     )

@@ -62,7 +62,7 @@ def stored(conn: sqlite3.Connection) -> SetupReport | None:
 
 def _none_on_path(report: SetupReport) -> str:
     """`neither `claude` nor `codex` is`, or `none of `a`, `b` or `c` is`: the commands of the clients looked for."""
-    commands = [f"`{client.command}`" for entry in report.clients if (client := by_id(entry.client)) is not None]
+    commands = [f"`{client.cli.command}`" for entry in report.clients if (client := by_id(entry.client)) is not None]
     if len(commands) == 2:
         return f"neither {commands[0]} nor {commands[1]} is"
     if len(commands) < 2:

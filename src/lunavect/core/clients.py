@@ -1,13 +1,13 @@
 """What a client is, in one place: one descriptor per client lunavect reads, and the tuple of them all.
 
-Everything the rest of lunavect knows of a client without reading its files lives here: the id its rows carry,
-its name as shown, its CLI and how that resumes a session (and attaches to one it runs in the background), its
-runtime's process names, how long its hook events stay fresh, how its screen takes a reply, what it calls its
-rate-limit windows, whether lunavect may answer its permission prompts from outside, and the package whose face
-(`lunavect.clients.claude`, `lunavect.clients.codex`, `lunavect.clients.gemini`, `lunavect.clients.opencode`) reads its files, maps its hook
-records and installs its hooks (`lunavect.clients` finds that face from `package`). Outside this module and the
-client packages nothing compares a provider's name: code asks the descriptor (`by_id`), so adding a client is
-its package plus one descriptor in `CLIENTS`.
+Everything the rest of lunavect knows of a client without reading its files lives here, grouped by who reads it:
+its identity (the id its rows carry, its name as shown, the package whose face reads its files), its command line
+(`Cli`: how it resumes a session or attaches to one it runs in the background), its runtime's processes
+(`Process`), where a session of it can run besides a terminal (`Origins`), the traits the rules weigh (`Rules`),
+how its screen takes a reply (`Reply`), what installing for it carries (`Install`), what it calls its rate-limit
+windows, and what it can tell of each state (`tells`). `lunavect.clients` finds its face from `package`. Outside
+this module and the client packages nothing compares a provider's name: code asks the descriptor (`by_id`), so
+adding a client is its package plus one descriptor in `CLIENTS`.
 
 No import at all, not even `dataclasses` (whose import costs about one bare interpreter start): the hook shim
 reads the process names here on every event (`lunavect.shim.procfacts`).
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing's own flag costs an import; type checkers treat this name alike
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
 
 # How long a reply waits between typing and Enter unless the client's screen needs longer.
@@ -25,57 +25,175 @@ ENTER_AFTER_S = 0.3
 # What a client's two rate-limit windows are called unless it names them otherwise.
 LIMIT_WINDOWS = ("primary", "secondary")
 
+# What a row can tell of a session, and the ways a client can tell it (`Client.tells`): its lifecycle hooks (or
+# the in-process plugin that stands for them), its own files (transcript, rollout, chat file, database), its live
+# catalog of running sessions (a registry on disk, an app-server), its terminal's title, its screen in a pane, and
+# its process (alive or gone). What a client has no way to tell is left out: "cannot be known".
+TELLS = ("working", "tool", "background", "compacting", "permission", "input", "ready", "error", "ended")
+WAYS = ("hook", "plugin", "file", "catalog", "title", "screen", "process")
 
-class Client:
-    """One client: immutable once made (`__slots__`, no attribute set after `__init__`), compared by identity."""
+
+class _Record:
+    """An immutable record: every field is set once, in `__init__`, and never again (its `__slots__` refuse any
+    other name)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, key: str, value: object) -> None:
+        if hasattr(self, key):
+            raise AttributeError(f"a client's descriptor is immutable ({key})")
+        object.__setattr__(self, key, value)
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"a client's descriptor is immutable ({key})")
+
+
+class Cli(_Record):
+    """Its command line, read by the resume command and returning to a task.
+
+    - `command`: its CLI on PATH.
+    - `resume`: the arguments before a session's id that resume it (None: it cannot be resumed).
+    - `resume_needs_folder`: it finds a conversation only from the folder it was held in.
+    - `attach`: the arguments before a background job's id that bring that session into a terminal (None: it runs
+      no session apart from a terminal).
+    """
+
+    __slots__ = ("command", "resume", "resume_needs_folder", "attach")
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        resume: tuple[str, ...] | None = None,
+        resume_needs_folder: bool = False,
+        attach: tuple[str, ...] | None = None,
+    ) -> None:
+        self.command = command
+        self.resume = None if resume is None else tuple(resume)
+        self.resume_needs_folder = resume_needs_folder
+        self.attach = None if attach is None else tuple(attach)
+
+
+class Process(_Record):
+    """Its runtime among processes, read by the hook shim (on every event) and the process facts.
+
+    - `names`: its runtime's process or executable names (a launcher script's interpreter is not it).
+    - `hook_parent`: the interpreter its runtime is a script of (`node`), when no process name of its own tells
+      it: a hook runs as the runtime's own child, so the shim takes the nearest ancestor of that name for the
+      agent. Nothing else takes a process of that name for it (every other script runs in it too).
+    """
+
+    __slots__ = ("names", "hook_parent")
+
+    def __init__(self, names: Iterable[str] = (), *, hook_parent: str | None = None) -> None:
+        self.names = tuple(names)
+        self.hook_parent = hook_parent
+
+
+class Origins(_Record):
+    """Where a session of it can run besides a terminal, read by returning to a task.
+
+    - `terminal`: the origin values its logs write for a session in a terminal (Claude Code's `entrypoint`,
+      Codex's `originator`); every other named origin is an app or an editor.
+    - `desktop_apps`: the process names of its desktop app, which is not a terminal.
+    - `editor_panel`: the origin of a session in its own editor panel; `panel_opens`: whether lunavect's editor
+      companion can ask that panel to show a given session.
+    """
+
+    __slots__ = ("terminal", "desktop_apps", "editor_panel", "panel_opens")
+
+    def __init__(
+        self,
+        *,
+        terminal: Iterable[str] = (),
+        desktop_apps: Iterable[str] = (),
+        editor_panel: str | None = None,
+        panel_opens: bool = False,
+    ) -> None:
+        self.terminal = frozenset(terminal)
+        self.desktop_apps = frozenset(desktop_apps)
+        self.editor_panel = editor_panel
+        self.panel_opens = panel_opens
+
+
+class Rules(_Record):
+    """Its traits that the rules weigh.
+
+    - `event_authority_s`: how long its hook events hold without newer evidence; None: the rules' own limit
+      (`core.rules.facts.EVENT_AUTHORITY_S`).
+    - `outcome_in_transcript`: its reply-end hook (Stop) fires after a failed or cancelled turn too, and only its
+      transcript tells which: the transcript's record of the turn's failure or cancel wins over that Stop,
+      whichever is read first.
+    - `live_title`: it draws its state in its terminal's title while it runs (its face reads it: `read_title`),
+      which the collector reads from the session's tmux pane.
+    """
+
+    __slots__ = ("event_authority_s", "outcome_in_transcript", "live_title")
+
+    def __init__(
+        self, *, event_authority_s: float | None = None, outcome_in_transcript: bool = False, live_title: bool = False
+    ) -> None:
+        self.event_authority_s = event_authority_s
+        self.outcome_in_transcript = outcome_in_transcript
+        self.live_title = live_title
+
+
+class Reply(_Record):
+    """How its screen takes a reply or an answer typed from outside, read by `reply` and `answer`.
+
+    - `enter_after_s`: how long a reply waits between typing and Enter, for its screen to take the text.
+    - `answers_outside`: lunavect may answer its permission prompts from outside (`lunavect answer`, a key of its
+      dialog pressed in its proven pane); False: they are answered in the client only.
+    """
+
+    __slots__ = ("enter_after_s", "answers_outside")
+
+    def __init__(self, *, enter_after_s: float = ENTER_AFTER_S, answers_outside: bool = True) -> None:
+        self.enter_after_s = enter_after_s
+        self.answers_outside = answers_outside
+
+
+class Install(_Record):
+    """What installing for it carries, read by `hooks install` and `service install`.
+
+    - `environment`: the variables that say where its files are, which a collector started at login must see as
+      the person's shell does (`lunavect service install` carries them), and which a test points into its folder.
+    - `http_hooks`: its hooks can be HTTP hooks to the collector's listener (`lunavect.listener`).
+    """
+
+    __slots__ = ("environment", "http_hooks")
+
+    def __init__(self, *, environment: Iterable[str] = (), http_hooks: bool = False) -> None:
+        self.environment = tuple(environment)
+        self.http_hooks = http_hooks
+
+
+class Client(_Record):
+    """One client: immutable once made, compared by identity.
+
+    - `id`: the provider as rows, keys (`claude:<session id>`), the spool and the hook command name it.
+    - `name`, `label`: its name as shown in sentences ("Claude Code"), and on a filter button ("Claude").
+    - `package`: the package whose face reads its files, maps its hook records and installs its hooks.
+    - `cli`, `process`, `origins`, `rules`, `reply`, `install`: the records above.
+    - `limit_windows`: what it calls its two rate-limit windows.
+    - `tells`: for each thing a row can tell (`TELLS`), the ways this client tells it (`WAYS`), the surest first;
+      what it leaves out, it cannot tell, and a quiet row of it says nothing of that.
+    """
 
     __slots__ = (
-        "answers_outside",
-        "attach",
-        "command",
-        "desktop_apps",
-        "editor_panel",
-        "enter_after_s",
-        "environment",
-        "event_authority_s",
-        "hook_parent",
-        "http_hooks",
         "id",
-        "label",
-        "limit_windows",
-        "live_title",
         "name",
-        "outcome_in_transcript",
+        "label",
         "package",
-        "panel_opens",
-        "processes",
-        "resume",
-        "resume_needs_folder",
-        "terminal_origins",
+        "cli",
+        "process",
+        "origins",
+        "rules",
+        "reply",
+        "install",
+        "limit_windows",
+        "tells",
     )
-
-    id: str
-    name: str
-    label: str
-    command: str
-    package: str
-    processes: tuple[str, ...]
-    resume: tuple[str, ...] | None
-    resume_needs_folder: bool
-    attach: tuple[str, ...] | None
-    terminal_origins: frozenset[str]
-    event_authority_s: float | None
-    enter_after_s: float
-    limit_windows: tuple[str, str]
-    editor_panel: str | None
-    panel_opens: bool
-    http_hooks: bool
-    desktop_apps: frozenset[str]
-    environment: tuple[str, ...]
-    answers_outside: bool
-    hook_parent: str | None
-    outcome_in_transcript: bool
-    live_title: bool
 
     def __init__(
         self,
@@ -83,90 +201,34 @@ class Client:
         id: str,
         name: str,
         label: str,
-        command: str,
         package: str,
-        processes: tuple[str, ...],
-        resume: tuple[str, ...] | None = None,
-        resume_needs_folder: bool = False,
-        attach: tuple[str, ...] | None = None,
-        terminal_origins: Iterable[str] = (),
-        event_authority_s: float | None = None,
-        enter_after_s: float = ENTER_AFTER_S,
+        cli: Cli,
+        process: Process,
+        origins: Origins | None = None,
+        rules: Rules | None = None,
+        reply: Reply | None = None,
+        install: Install | None = None,
         limit_windows: tuple[str, str] = LIMIT_WINDOWS,
-        editor_panel: str | None = None,
-        panel_opens: bool = False,
-        http_hooks: bool = False,
-        desktop_apps: Iterable[str] = (),
-        environment: Iterable[str] = (),
-        answers_outside: bool = True,
-        hook_parent: str | None = None,
-        outcome_in_transcript: bool = False,
-        live_title: bool = False,
+        tells: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
-        """Every field by name:
-        - `id`: the provider as rows, keys (`claude:<session id>`), the spool and the hook command name it.
-        - `name`, `label`: its name as shown in sentences ("Claude Code"), and on a filter button ("Claude").
-        - `command`: its CLI on PATH; `resume`: the arguments before a session's id that resume it (None: it
-          cannot be resumed); `resume_needs_folder`: it finds a conversation only from the folder it was held in;
-          `attach`: the arguments before a background job's id that bring that session into a terminal (None: it
-          runs no session apart from a terminal).
-        - `package`: the package whose face reads its files, maps its hook records and installs its hooks.
-        - `processes`: its runtime's process or executable names (a launcher script's interpreter is not it).
-        - `terminal_origins`: the origin values its logs write for a session in a terminal (Claude Code's
-          `entrypoint`, Codex's `originator`); every other named origin is an app or an editor.
-        - `event_authority_s`: how long its hook events hold without newer evidence; None: the rules' own
-          limit (`core.rules.facts.EVENT_AUTHORITY_S`).
-        - `enter_after_s`: how long a reply waits between typing and Enter, for its screen to take the text.
-        - `limit_windows`: what it calls its two rate-limit windows.
-        - `editor_panel`: the origin of a session in its own editor panel; `panel_opens`: whether lunavect's
-          editor companion can ask that panel to show a given session.
-        - `http_hooks`: its hooks can be HTTP hooks to the collector's listener (`lunavect.listener`).
-        - `desktop_apps`: the process names of its desktop app, which is not a terminal.
-        - `environment`: the variables that say where its files are, which a collector started at login must see
-          as the person's shell does (`lunavect service install` carries them).
-        - `answers_outside`: lunavect may answer its permission prompts from outside (`lunavect answer`, a key of
-          its dialog pressed in its proven pane); False: they are answered in the client only.
-        - `hook_parent`: the interpreter its runtime is a script of (`node`), when no process name of its own
-          tells it: a hook runs as the runtime's own child, so the shim takes the nearest ancestor of that name
-          for the agent. Nothing else takes a process of that name for it (every other script runs in it too).
-        - `outcome_in_transcript`: its reply-end hook (Stop) fires after a failed or cancelled turn too, and
-          only its transcript tells which: the transcript's record of the turn's failure or cancel wins over
-          that Stop, whichever is read first.
-        - `live_title`: it draws its state in its terminal's title while it runs (its face reads it:
-          `read_title`), which the collector reads from the session's tmux pane.
-        """
-        values = {
-            "id": id,
-            "name": name,
-            "label": label,
-            "command": command,
-            "package": package,
-            "processes": tuple(processes),
-            "resume": None if resume is None else tuple(resume),
-            "resume_needs_folder": resume_needs_folder,
-            "attach": None if attach is None else tuple(attach),
-            "terminal_origins": frozenset(terminal_origins),
-            "event_authority_s": event_authority_s,
-            "enter_after_s": enter_after_s,
-            "limit_windows": limit_windows,
-            "editor_panel": editor_panel,
-            "panel_opens": panel_opens,
-            "http_hooks": http_hooks,
-            "desktop_apps": frozenset(desktop_apps),
-            "environment": tuple(environment),
-            "answers_outside": answers_outside,
-            "hook_parent": hook_parent,
-            "outcome_in_transcript": outcome_in_transcript,
-            "live_title": live_title,
-        }
-        for key, value in values.items():
-            object.__setattr__(self, key, value)
-
-    def __setattr__(self, key: str, value: object) -> None:
-        raise AttributeError(f"a client's descriptor is immutable ({key})")
-
-    def __delattr__(self, key: str) -> None:
-        raise AttributeError(f"a client's descriptor is immutable ({key})")
+        told = {what: tuple(ways) for what, ways in (tells or {}).items()}
+        unknown = [what for what in told if what not in TELLS] + [
+            w for ways in told.values() for w in ways if w not in WAYS
+        ]
+        if unknown:
+            raise ValueError(f"{id}: unknown in tells: {unknown}")
+        self.id = id
+        self.name = name
+        self.label = label
+        self.package = package
+        self.cli = cli
+        self.process = process
+        self.origins = origins if origins is not None else Origins()
+        self.rules = rules if rules is not None else Rules()
+        self.reply = reply if reply is not None else Reply()
+        self.install = install if install is not None else Install()
+        self.limit_windows = limit_windows
+        self.tells = {what: told[what] for what in TELLS if told.get(what)}
 
     def __repr__(self) -> str:
         return f"Client({self.id!r})"
@@ -176,73 +238,108 @@ CLAUDE = Client(
     id="claude",
     name="Claude Code",
     label="Claude",
-    command="claude",
     package="lunavect.clients.claude",
-    processes=("claude",),
-    resume=("--resume",),
-    resume_needs_folder=True,
-    attach=("attach",),
-    terminal_origins=("cli",),
+    cli=Cli("claude", resume=("--resume",), resume_needs_folder=True, attach=("attach",)),
+    process=Process(("claude",)),
+    origins=Origins(
+        terminal=("cli",), desktop_apps=("Claude", "Claude Helper"), editor_panel="claude-vscode", panel_opens=True
+    ),
+    install=Install(environment=("CLAUDE_CONFIG_DIR",), http_hooks=True),
     limit_windows=("five_hour", "seven_day"),
-    editor_panel="claude-vscode",
-    panel_opens=True,
-    http_hooks=True,
-    desktop_apps=("Claude", "Claude Helper"),
-    environment=("CLAUDE_CONFIG_DIR",),
+    tells={
+        "working": ("hook", "catalog", "file"),
+        "tool": ("hook", "file"),
+        "background": ("hook", "file"),
+        "compacting": ("hook", "file"),
+        "permission": ("hook", "catalog", "screen"),
+        "input": ("hook", "catalog"),
+        "ready": ("hook", "file"),
+        "error": ("hook", "file"),
+        "ended": ("process", "catalog"),
+    },
 )
 
 CODEX = Client(
     id="codex",
     name="Codex",
     label="Codex",
-    command="codex",
     package="lunavect.clients.codex",
-    processes=("codex",),
-    resume=("resume",),
+    cli=Cli("codex", resume=("resume",)),
+    process=Process(("codex",)),
     # The terminal clients' originators; Desktop and editor originators are apps.
-    terminal_origins=("codex-tui", "codex_cli_rs", "codex_exec", "codex-exec", "codex_tui"),
+    origins=Origins(
+        terminal=("codex-tui", "codex_cli_rs", "codex_exec", "codex-exec", "codex_tui"),
+        desktop_apps=("Codex", "Codex Helper"),
+        editor_panel="vscode",
+    ),
     # Its events go stale after two minutes without fresh evidence, unless it still has the session's rollout
     # open for writing (the guide, "Codex log freshness").
-    event_authority_s=120.0,
+    rules=Rules(event_authority_s=120.0),
     # Its TUI holds an Enter typed right after text in its key-burst buffer.
-    enter_after_s=1.0,
-    editor_panel="vscode",
-    desktop_apps=("Codex", "Codex Helper"),
-    environment=("CODEX_HOME",),
+    reply=Reply(enter_after_s=1.0),
+    install=Install(environment=("CODEX_HOME",)),
+    tells={
+        "working": ("hook", "catalog", "file"),
+        "tool": ("hook", "file"),
+        "compacting": ("file",),
+        "permission": ("hook", "catalog", "screen"),
+        "input": ("catalog", "file"),
+        "ready": ("hook", "catalog", "file"),
+        "error": ("file",),
+        "ended": ("process", "catalog"),
+    },
 )
 
 GEMINI = Client(
     id="gemini",
     name="Gemini CLI",
     label="Gemini",
-    command="gemini",
     package="lunavect.clients.gemini",
-    # `node …/bin/gemini` relaunches itself as a child `node …/bin/gemini` (the session): no name of its own.
-    processes=(),
-    hook_parent="node",
-    resume=("--resume",),
     # It finds a session by its id among the chats of the folder it is started in.
-    resume_needs_folder=True,
-    # Its AfterAgent hook fires after an API error and after Esc too; its chat file records which it was.
-    outcome_in_transcript=True,
-    # `✋  Action Required`, `⏲  Working…`, `✦  …`, `◇  Ready` (its `ui.dynamicWindowTitle`, on by default).
-    live_title=True,
-    environment=("GEMINI_CLI_HOME",),
+    cli=Cli("gemini", resume=("--resume",), resume_needs_folder=True),
+    # `node …/bin/gemini` relaunches itself as a child `node …/bin/gemini` (the session): no name of its own.
+    process=Process((), hook_parent="node"),
+    rules=Rules(
+        # Its AfterAgent hook fires after an API error and after Esc too; its chat file records which it was.
+        outcome_in_transcript=True,
+        # `✋  Action Required`, `⏲  Working…`, `✦  …`, `◇  Ready` (its `ui.dynamicWindowTitle`, on by default).
+        live_title=True,
+    ),
+    install=Install(environment=("GEMINI_CLI_HOME",)),
+    tells={
+        "working": ("hook", "title", "file"),
+        "tool": ("hook", "file"),
+        "compacting": ("hook",),
+        "permission": ("hook", "title", "screen"),
+        "input": ("hook",),
+        "ready": ("hook", "file"),
+        "error": ("file", "hook"),
+        "ended": ("process",),
+    },
 )
 
 OPENCODE = Client(
     id="opencode",
     name="OpenCode",
     label="OpenCode",
-    command="opencode",
     package="lunavect.clients.opencode",
-    # npm installs the native binary as `opencode.exe` on every system; the curl and brew installs as `opencode`.
-    processes=("opencode", "opencode.exe"),
     # Its sessions are kept by id in one database for every folder: `opencode --session <id>` finds one anywhere.
-    resume=("--session",),
+    cli=Cli("opencode", resume=("--session",)),
+    # npm installs the native binary as `opencode.exe` on every system; the curl and brew installs as `opencode`.
+    process=Process(("opencode", "opencode.exe")),
     # Its permission prompts are answered in its own screen: lunavect's plugin only reports (README).
-    answers_outside=False,
-    environment=("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENCODE_DB"),
+    reply=Reply(answers_outside=False),
+    install=Install(environment=("XDG_CONFIG_HOME", "XDG_DATA_HOME", "OPENCODE_DB")),
+    tells={
+        "working": ("plugin", "file"),
+        "tool": ("plugin", "file"),
+        "compacting": ("plugin", "file"),
+        "permission": ("plugin",),
+        "input": ("plugin",),
+        "ready": ("plugin", "file"),
+        "error": ("plugin", "file"),
+        "ended": ("process",),
+    },
 )
 
 # Every client, in the order lists and reports name them.
@@ -275,6 +372,6 @@ def name_of(client_id: str) -> str:
 def by_process(name: str) -> Client | None:
     """The client whose runtime a process of this name (or executable name) is, or None."""
     for client in CLIENTS:
-        if name in client.processes:
+        if name in client.process.names:
             return client
     return None

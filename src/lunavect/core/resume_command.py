@@ -32,7 +32,7 @@ def resume_args(provider: str, session_id: str) -> tuple[str, ...] | None:
     """The CLI's arguments that resume the session (what follows the CLI's name: `claude --resume <id>`,
     `codex resume <id>`), or None for a provider lunavect cannot resume."""
     client = by_id(provider)
-    return None if client is None or client.resume is None else (*client.resume, session_id)
+    return None if client is None or client.cli.resume is None else (*client.cli.resume, session_id)
 
 
 def display_command(provider: str, session_id: str, cwd: str | None) -> str | None:
@@ -41,20 +41,20 @@ def display_command(provider: str, session_id: str, cwd: str | None) -> str | No
     client, args = by_id(provider), resume_args(provider, session_id)
     if client is None or args is None:
         return None
-    return in_folder(shell_words([client.command, *args]), cwd)
+    return in_folder(shell_words([client.cli.command, *args]), cwd)
 
 
 def attach_args(provider: str, job_id: str) -> tuple[str, ...] | None:
     """The CLI's arguments that bring a session it runs in the background into a terminal (`claude attach
     <job id>`), or None for a client that runs none."""
     client = by_id(provider)
-    return None if client is None or client.attach is None else (*client.attach, job_id)
+    return None if client is None or client.cli.attach is None else (*client.cli.attach, job_id)
 
 
 def attach_command(provider: str, job_id: str) -> str | None:
     """What a person types to attach to a background session (`claude attach <job id>`)."""
     client, args = by_id(provider), attach_args(provider, job_id)
-    return None if client is None or args is None else shell_words([client.command, *args])
+    return None if client is None or args is None else shell_words([client.cli.command, *args])
 
 
 def ssh_command(host: str, *lunavect_args: str) -> str:

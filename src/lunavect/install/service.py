@@ -47,7 +47,7 @@ def command(python: str | None = None) -> list[str]:
 
 def carried_names() -> tuple[str, ...]:
     """The variables the service carries: lunavect's own, then each client's, each once."""
-    names = [*OWN_ENV, *(name for client in clients.every() for name in client.environment)]
+    names = [*OWN_ENV, *(name for client in clients.every() for name in client.install.environment)]
     return tuple(dict.fromkeys(names))
 
 

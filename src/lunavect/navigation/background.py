@@ -39,10 +39,12 @@ def plan(
     display = attach_command(session.provider, job.job_id)
     if client is None or args is None or display is None:
         return OpenResult(Outcome.UNAVAILABLE, f"lunavect does not know how to attach to {session.provider} sessions")
-    cli = which(client.command)
+    cli = which(client.cli.command)
     if cli is None:
         return OpenResult(
-            Outcome.UNAVAILABLE, f"the `{client.command}` command is not on PATH, so it cannot attach", command=display
+            Outcome.UNAVAILABLE,
+            f"the `{client.cli.command}` command is not on PATH, so it cannot attach",
+            command=display,
         )
     # The job needs no folder; its project's, while it exists, is where a shell after it would be useful.
     cwd = session.cwd if session.cwd and os.path.isdir(session.cwd) else None

@@ -32,7 +32,7 @@ def agent_names(provider: str) -> tuple[str, ...]:
     """The executable names of the client's own runtime (a launcher script's interpreter is not the agent):
     the same the hook shim looks for among its ancestors."""
     client = by_id(provider)
-    return client.processes if client is not None else ()
+    return client.process.names if client is not None else ()
 
 
 class SessionLike(Protocol):

@@ -22,7 +22,7 @@ def classify(provider: str, value: str | None) -> str | None:
     client = by_id(provider)
     if not value or client is None:
         return None
-    return CLI if value in client.terminal_origins else APP
+    return CLI if value in client.origins.terminal else APP
 
 
 def resolved(path: str | None) -> str | None:

@@ -134,7 +134,7 @@ def _enter_after_s(provider: str, timing: Timing) -> float:
     if timing.enter_after_s is not None:
         return timing.enter_after_s
     client = by_id(provider)
-    return client.enter_after_s if client is not None else ENTER_AFTER_S
+    return client.reply.enter_after_s if client is not None else ENTER_AFTER_S
 
 
 def _wait(check: Callable[[], bool], seconds: float, poll: float) -> bool:
@@ -219,7 +219,7 @@ def answer(
     if state != State.PERMISSION:
         return _refuse(f"it is {state.value}: it waits for no permission", session)
     descriptor = by_id(session.provider)
-    if descriptor is not None and not descriptor.answers_outside:
+    if descriptor is not None and not descriptor.reply.answers_outside:
         return _refuse(f"{descriptor.name}'s permission prompts are answered in {descriptor.name} itself", session)
     proven = prove_pane(session, others, table, os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):

@@ -54,14 +54,14 @@ def plan(
     client = by_id(provider)
     if client is None or display is None or args is None:
         return OpenResult(Outcome.UNAVAILABLE, f"lunavect does not know how to resume {provider} sessions")
-    if client.resume_needs_folder and not cwd:
+    if client.cli.resume_needs_folder and not cwd:
         return OpenResult(
             Outcome.UNAVAILABLE,
             f"its project folder is unknown, and {client.name} resumes a conversation only from the folder it was "
             "held in",
             command=display,
         )
-    name = client.command
+    name = client.cli.command
     if cwd and not os.path.isdir(cwd):
         return OpenResult(
             Outcome.UNAVAILABLE, f"its project folder {cwd} no longer exists (moved or deleted)", command=display

@@ -108,7 +108,7 @@ def process_names(client: str) -> tuple[str, ...]:
     known = by_id(client)
     if known is None:
         return ()
-    return known.processes + ((known.hook_parent,) if known.hook_parent else ())
+    return known.process.names + ((known.process.hook_parent,) if known.process.hook_parent else ())
 
 
 def _linux_agent(client: str, start_pid: int) -> dict:

@@ -21,7 +21,7 @@ from lunavect.clients import Face
 from lunavect.conversation.message import Kind, Message
 from lunavect.conversation.parts import Part, place
 from lunavect.conversation.source import Source as Conversation
-from lunavect.core.clients import Client
+from lunavect.core.clients import Cli, Client, Process
 from lunavect.core.model import Evidence
 from lunavect.core.pane_reading import Dialog, PromptReading
 from lunavect.evidence.sources import Batch, Source
@@ -35,10 +35,10 @@ CLIENT = Client(
     id="standin",
     name="Stand-in CLI",
     label="Stand-in",
-    command="standin",
     package="standin_client",
-    processes=("standin",),
-    resume=("--continue",),
+    cli=Cli("standin", resume=("--continue",)),
+    process=Process(("standin",)),
+    tells={"working": ("hook",), "ready": ("hook",)},
 )
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop")
 

@@ -66,7 +66,7 @@ class ClaudeFace(Face[install.Status]):
         return install.describe_status(status)
 
     def setup_lines(self, hooks: str) -> list[str]:
-        name, command = self.CLIENT.name, self.CLIENT.command
+        name, command = self.CLIENT.name, self.CLIENT.cli.command
         if hooks == "installed":
             return [
                 f"{name} hooks: installed.",

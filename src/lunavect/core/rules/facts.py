@@ -49,7 +49,7 @@ def event_authority_s(provider: str) -> float:
     """How long a client's hook events hold without newer evidence: its own limit where its descriptor names one
     (Codex's two minutes, the guide's "Codex log freshness"), else the ten-minute hook limit."""
     client = by_id(provider)
-    limit = client.event_authority_s if client is not None else None
+    limit = client.rules.event_authority_s if client is not None else None
     return EVENT_AUTHORITY_S if limit is None else limit
 
 
@@ -253,7 +253,7 @@ def outcome_in_transcript(provider: str) -> bool:
     """The client's reply-end hook fires after a failed or cancelled turn too, and only its transcript tells
     which (its descriptor says so: Gemini CLI's AfterAgent)."""
     client = by_id(provider)
-    return client is not None and client.outcome_in_transcript
+    return client is not None and client.rules.outcome_in_transcript
 
 
 def outcome_read(facts: Facts) -> bool:

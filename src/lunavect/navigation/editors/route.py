@@ -170,9 +170,9 @@ def open_panel(
     given session (Claude Code's) is asked, through the companion of the window whose extension host runs it, to
     show the session; another (Codex's) cannot be. None when `app` is no editor panel."""
     client = by_id(provider)
-    if client is None or client.editor_panel is None or app != client.editor_panel:
+    if client is None or client.origins.editor_panel is None or app != client.origins.editor_panel:
         return None
-    if not client.panel_opens:
+    if not client.origins.panel_opens:
         return OpenResult(
             Outcome.UNSUPPORTED,
             f"it runs in {client.name}'s own VS Code panel, and {client.name}'s extension offers no way for another "
@@ -186,7 +186,7 @@ def open_panel(
             Outcome.UNSUPPORTED,
             f"it runs in {client.name}'s own VS Code panel, in a window without lunavect's companion "
             f"({_install_hint('vscode')}, then reload the window)",
-            terminal=client.editor_panel,
+            terminal=client.origins.editor_panel,
         )
     answer = asker(window, {"op": "panel", "provider": client.id, "session": session_id})
     if isinstance(answer, asking.NoAnswer):

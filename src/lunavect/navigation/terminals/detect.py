@@ -120,7 +120,7 @@ def kind_of(proc: Proc) -> str | None:
             return DESKTOP_TERMINAL
         if name in EDITORS:
             return EDITOR
-        if any(name in client.desktop_apps for client in clients.every()):
+        if any(name in client.origins.desktop_apps for client in clients.every()):
             return APP
     return None
 
