@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from lunavect import faults, paths, store
 from lunavect.collector import process as collector_process
+from lunavect.core import telling
 from lunavect.core.times import bounded, elapsed
 from lunavect.files import quarantine
 
@@ -64,6 +65,9 @@ def _clients(report: Report, conn: sqlite3.Connection | None, now: float) -> Non
         name, status = face.CLIENT.id, face.hooks_status()
         state, where, detail = status.state, str(status.path), status.detail
         entry: dict = {"hooks": state, "hooks_file": where, "detail": detail or None}
+        # What its rows can ever show, and from where (`core.telling`): a quiet row says nothing of the rest.
+        entry["tells"] = telling.as_json(face.CLIENT)
+        entry["cannot_report"] = [telling.WHAT[what] for what in telling.cannot_tell(face.CLIENT)]
         if conn is not None:
             entry["last_event"] = _last_event(conn, name, now)
             entry["catalog_complete_age_s"] = _catalog_age(conn, name, now)
@@ -212,6 +216,8 @@ def lines(report: Report) -> list[str]:
     out = []
     for name, client in report.clients.items():
         out.append(f"{name}: hooks {client['hooks']} ({client['hooks_file']})")
+        if client["cannot_report"]:
+            out.append(f"  cannot report: {', '.join(client['cannot_report'])} (its quiet rows say nothing of them)")
         if "last_event" in client:
             last = client["last_event"]
             out.append("  last event: " + (f"{_age(last['age_s'])} ({last['session']})" if last else "none yet"))

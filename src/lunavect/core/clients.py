@@ -177,7 +177,8 @@ class Client(_Record):
     - `cli`, `process`, `origins`, `rules`, `reply`, `install`: the records above.
     - `limit_windows`: what it calls its two rate-limit windows.
     - `tells`: for each thing a row can tell (`TELLS`), the ways this client tells it (`WAYS`), the surest first;
-      what it leaves out, it cannot tell, and a quiet row of it says nothing of that.
+      no way at all (`()`): the client has no such thing (Pi asks no permission); left out: it cannot be known,
+      and a quiet row of it says nothing of that.
     """
 
     __slots__ = (
@@ -228,7 +229,7 @@ class Client(_Record):
         self.reply = reply if reply is not None else Reply()
         self.install = install if install is not None else Install()
         self.limit_windows = limit_windows
-        self.tells = {what: told[what] for what in TELLS if told.get(what)}
+        self.tells = {what: told[what] for what in TELLS if what in told}
 
     def __repr__(self) -> str:
         return f"Client({self.id!r})"
@@ -251,7 +252,7 @@ CLAUDE = Client(
         "tool": ("hook", "file"),
         "background": ("hook", "file"),
         "compacting": ("hook", "file"),
-        "permission": ("hook", "catalog", "screen"),
+        "permission": ("hook", "catalog"),
         "input": ("hook", "catalog"),
         "ready": ("hook", "file"),
         "error": ("hook", "file"),
@@ -281,9 +282,9 @@ CODEX = Client(
     tells={
         "working": ("hook", "catalog", "file"),
         "tool": ("hook", "file"),
-        "compacting": ("file",),
-        "permission": ("hook", "catalog", "screen"),
-        "input": ("catalog", "file"),
+        "compacting": ("hook",),
+        "permission": ("hook", "catalog"),
+        "input": ("hook", "catalog", "file"),
         "ready": ("hook", "catalog", "file"),
         "error": ("file",),
         "ended": ("process", "catalog"),
@@ -310,7 +311,7 @@ GEMINI = Client(
         "working": ("hook", "title", "file"),
         "tool": ("hook", "file"),
         "compacting": ("hook",),
-        "permission": ("hook", "title", "screen"),
+        "permission": ("hook", "title"),
         "input": ("hook",),
         "ready": ("hook", "file"),
         "error": ("file", "hook"),

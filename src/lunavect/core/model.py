@@ -149,6 +149,9 @@ class Session(msgspec.Struct, omit_defaults=False):
     # When the session last did anything: its latest prompt, tool, response or request, or its entering the
     # state it is in (`collector.snapshot.last_active`). Never a re-read, an idle poll or the snapshot's write.
     last_active: str | None = None
+    # What the session's client can tell of a session, and from where (`Client.tells`, `core.telling`): filled in
+    # from this machine's descriptors when the row is read, never stored; None for a client lunavect does not know.
+    tells: dict[str, list[str]] | None = None
 
 
 def session_key(provider: str, session_id: str) -> str:

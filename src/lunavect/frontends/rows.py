@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from lunavect.core import clients, telling
 from lunavect.core.model import WORKING_STATES, Session, State
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import age, elapsed, epoch
@@ -144,6 +145,13 @@ def presence(session: Session, now: float) -> str:
     return f"{word} · last active " + ("just now" if when == "now" else f"{when} ago")
 
 
+def cannot_report(session: Session) -> str:
+    """What the row's client can never report ("Codex cannot report background tasks."), so a person knows what
+    its quiet means; empty for a client that reports everything, or one lunavect does not know."""
+    client = clients.by_id(session.provider)
+    return (telling.cannot_tell_line(client) or "") if client is not None else ""
+
+
 def tooltip(session: Session, now: float) -> str:
     """The row's hidden detail: ids, kinds, counts and times only."""
     lines = [
@@ -163,6 +171,9 @@ def tooltip(session: Session, now: float) -> str:
         lines.append(f"This response: {running}")
     elif session.updated:
         lines.append(f"Last activity: {ago(session.updated, now)}")
+    cannot = cannot_report(session)
+    if cannot:
+        lines.append(cannot)
     lines.append(clean(session.id, 120))
     return "\n".join(lines)
 

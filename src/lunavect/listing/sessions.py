@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import msgspec
 
 from lunavect import store
-from lunavect.core import hiding, ordering
+from lunavect.core import clients, hiding, ordering, telling
+from lunavect.core.clients import Client
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 from lunavect.core.times import epoch
 from lunavect.core.tokens import SessionUsage
@@ -148,9 +149,25 @@ class RowMemo:
 
 def _decode(data: str) -> Session | None:
     try:
-        return _decoder.decode(data)
+        session = _decoder.decode(data)
     except msgspec.DecodeError:
         return None
+    session.tells = _tells(session.provider)
+    return session
+
+
+def _tells(provider: str) -> dict[str, list[str]] | None:
+    """What the row's client can tell (`core.telling`): the same object for every row of a client."""
+    client = clients.by_id(provider)
+    if client is None:
+        return None
+    told = _told.get(client)
+    if told is None:
+        told = _told[client] = telling.as_json(client)
+    return told
+
+
+_told: dict[Client, dict[str, list[str]]] = {}
 
 
 def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo | None = None) -> list[Row]:

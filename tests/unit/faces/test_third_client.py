@@ -81,6 +81,36 @@ def test_doctor_and_the_setup_report_include_it(iso_env, standin) -> None:
     assert "Stand-in CLI hooks: missing." in lines
 
 
+def test_what_it_can_tell_is_said_by_doctor_its_rows_and_list_json(iso_env, standin) -> None:
+    """Its descriptor says it tells only that it works and that a reply is ready: doctor, the row's detail in the
+    panel and on the web page, and `list --json` say what it cannot report, with nothing else edited."""
+    import json as jsonlib
+
+    from lunavect.collector import doctor
+    from lunavect.collector.tick import Collector
+    from lunavect.frontends import rows
+    from lunavect.frontends.web.document import page_row
+    from lunavect.listing.sessions import read_sessions
+
+    report = doctor.examine()
+    assert report.clients["standin"]["tells"] == {"working": ["hook"], "ready": ["hook"]}
+    assert "  cannot report: the running tool, background tasks, compaction, permission prompts, questions and " in (
+        "\n".join(doctor.lines(report))
+    )
+    (standin.home() / "sessions" / "s4.json").write_text(jsonlib.dumps({"cwd": "/work/t"}))
+    conn = iso_env.connect()
+    Collector(conn, sources=[standin.FACE.new_source()]).tick()
+    (row,) = read_sessions(conn)
+    sentence = (
+        "Stand-in CLI cannot report the running tool, background tasks, compaction, permission prompts, questions "
+        "and forms, API errors and their reason or that it ended."
+    )
+    assert sentence in rows.tooltip(row, 0.0).splitlines()
+    assert page_row(row).cannot_report == sentence
+    (listed,) = jsonlib.loads(iso_env.cli("list", "--json").stdout)
+    assert listed["tells"] == {"working": ["hook"], "ready": ["hook"]}
+
+
 def test_resume_names_and_the_provider_filters_include_it(iso_env, standin) -> None:
     from lunavect.core.resume_command import display_command
     from lunavect.frontends.tui import filters

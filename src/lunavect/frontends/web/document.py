@@ -46,6 +46,8 @@ class PageRow(msgspec.Struct):
     # says "open · 3 min ago" or "ended · 5 d ago", and an ended row is drawn quieter.
     open: bool = False
     last_active: float | None = None
+    # What the row's client can never report (`core.telling`), for the row's detail; empty when it reports all.
+    cannot_report: str = ""
 
 
 class Document(msgspec.Struct):
@@ -96,6 +98,7 @@ def page_row(session: Session) -> PageRow:
         usage=usage_line(session.usage),
         open=session.open,
         last_active=_ms(session.last_active),
+        cannot_report=rows.cannot_report(session),
     )
 
 

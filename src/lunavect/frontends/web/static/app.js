@@ -128,8 +128,13 @@ function fillRow(li, row) {
   capsule.hidden = !row.background;
   capsule.title = row.background_detail;
   li.querySelector(".timer").textContent = timerText(row);
-  li.title = [row.label, row.background_detail ? `Background: ${row.background_detail}` : "", row.usage, row.id]
-    .filter(Boolean).join("\n");
+  li.title = [
+    row.label,
+    row.background_detail ? `Background: ${row.background_detail}` : "",
+    row.usage,
+    row.cannot_report,
+    row.id,
+  ].filter(Boolean).join("\n");
   const actions = li.querySelector(".actions");
   actions.replaceChildren();
   if (canChange()) {
