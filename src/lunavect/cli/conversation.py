@@ -70,7 +70,7 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
     source = find_source(session.provider, session.session_id, conn)
     conn.close()
     if source is None:
-        raise Failure(f"this machine holds no conversation file for {session.id}")
+        raise Failure(f"this machine holds no conversation file lunavect can read for {session.id}")
     agents = source.agents() if agent is None else []
     if agent is not None:
         if agent not in source.agents():

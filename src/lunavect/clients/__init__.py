@@ -106,6 +106,11 @@ class Face(ABC, Generic[S]):
         """Remove its hooks and nothing else; the lines `hooks uninstall` prints. `HooksRefused` when it
         cannot."""
 
+    def not_read(self) -> str | None:
+        """What of the client on this machine lunavect cannot read yet (a newer major version), in one sentence
+        for `doctor` and the empty panel; None when it reads all there is (what most faces answer)."""
+        return None
+
     # -- read on demand (returning to a task, a reply, a peek)
     def live_catalog(self) -> Sequence[LiveEntry]:
         """Which session each of its running processes holds now, if the client keeps such a catalog (most do

@@ -68,6 +68,7 @@ def _clients(report: Report, conn: sqlite3.Connection | None, now: float) -> Non
         # What its rows can ever show, and from where (`core.telling`): a quiet row says nothing of the rest.
         entry["tells"] = telling.as_json(face.CLIENT)
         entry["cannot_report"] = [telling.WHAT[what] for what in telling.cannot_tell(face.CLIENT)]
+        entry["not_read"] = face.not_read()
         if conn is not None:
             entry["last_event"] = _last_event(conn, name, now)
             entry["catalog_complete_age_s"] = _catalog_age(conn, name, now)
@@ -216,6 +217,8 @@ def lines(report: Report) -> list[str]:
     out = []
     for name, client in report.clients.items():
         out.append(f"{name}: hooks {client['hooks']} ({client['hooks_file']})")
+        if client["not_read"]:
+            out.append(f"  not read yet: {client['not_read']}")
         if client["cannot_report"]:
             out.append(f"  cannot report: {', '.join(client['cannot_report'])} (its quiet rows say nothing of them)")
         if "last_event" in client:

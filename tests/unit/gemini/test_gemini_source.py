@@ -5,6 +5,7 @@ usage; sub-agents kept out of the rows; files read on from their cursors and for
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -139,3 +140,78 @@ def test_lunavect_show_reads_the_conversation_from_the_chat_file(iso_env, home: 
     assert "make the marker" in out and "touch marker" in out and "Marker made" in out
     assert out.count("touch marker") == 1  # the message written twice shows once
     assert "session_context" not in out
+
+
+def legacy_chat(home: Gemini, sample: str, mtime: float) -> Path:
+    """The session of a real 0.61.0 JSONL sample as Gemini CLI before 0.39 kept it: one JSON object, written
+    whole (indented) at each change, each message once in its latest form, its title in `summary` if it had one."""
+    lines = [json.loads(line) for line in (SAMPLES / f"{sample}.jsonl").read_text().splitlines() if line.strip()]
+    meta, messages = lines[0], {}
+    for line in lines[1:]:
+        if "$set" in line:
+            for message in line["$set"].get("messages", []):
+                messages[message["id"]] = message
+        elif "id" in line:
+            messages[line["id"]] = line
+    chat = {**meta, "lastUpdated": meta["startTime"], "messages": list(messages.values())}
+    chat.pop("kind")
+    path = home.chats / f"session-2025-06-01T10-00-{meta['sessionId'][:8]}.json"
+    path.write_text(json.dumps(chat, indent=2))
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_an_older_whole_file_chat_is_listed_as_history_with_its_title_folder_and_tokens(iso_env, home) -> None:
+    """Gemini CLI before 0.39 wrote `session-*.json`, one JSON object: the session is listed from it as from its
+    JSONL (title, folder, usage), as history only, never a state of now."""
+    jsonl = home.chat("permission-main")
+    conn = iso_env.connect()
+    Collector(conn, sources=[GeminiSource()]).tick(now=2_000_000_000.0)
+    (expected,) = read_sessions(conn)
+    jsonl.unlink()
+    conn.close()
+    for path in iso_env.home.glob("**/*.sqlite*"):
+        path.unlink()
+
+    path = legacy_chat(home, "permission-main", mtime=1_999_000_000.0)
+    conn = iso_env.connect()
+    Collector(conn, sources=[GeminiSource()]).tick(now=2_000_000_000.0)
+    (row,) = read_sessions(conn)
+    assert (row.id, row.title, row.cwd, row.state, row.open) == (expected.id, expected.title, FOLDER, "ready", False)
+    assert row.usage is not None and expected.usage is not None
+    assert (row.usage.model, row.usage.tokens) == (expected.usage.model, expected.usage.tokens)
+    assert file_cursors.paths_of(conn, "gemini", row.session_id) == [str(path)]
+    from lunavect.clients.gemini.conversation import find_conversation
+
+    assert find_conversation(row.session_id, conn) is None  # history only: its messages are not shown
+
+
+def test_an_older_chat_still_changing_waits_and_one_rewritten_as_jsonl_is_read_from_that(iso_env, home) -> None:
+    now = 2_000_000_000.0
+    recent = legacy_chat(home, "permission-main", mtime=now - 60)  # an older client writing it now
+    conn = iso_env.connect()
+    collector = Collector(conn, sources=[GeminiSource()])
+    collector.tick(now=now)
+    assert read_sessions(conn) == []
+    os.utime(recent, (now - 3600, now - 3600))
+    collector.tick(now=now + 40)  # the next sweep finds it quiet
+    assert [row.title for row in read_sessions(conn)] == ["make the marker"]
+
+    two = legacy_chat(home, "two-turns-main", mtime=now - 3600)
+    shutil.copy(SAMPLES / "two-turns-main.jsonl", Path(str(two) + "l"))  # resumed: rewritten as .jsonl
+    collector.tick(now=now + 80)
+    sid = Gemini.session_id("two-turns-main")
+    assert file_cursors.paths_of(conn, "gemini", sid) == [str(two) + "l"]
+
+
+def test_an_older_chat_that_is_no_chat_is_set_aside_and_the_others_read(iso_env, home) -> None:
+    now = 2_000_000_000.0
+    bad = home.chats / "session-2025-06-01T10-00-deadbeef.json"
+    bad.write_text('{"sessionId": ' + "[" * 5000 + "]" * 5000 + "}")
+    os.utime(bad, (now - 3600, now - 3600))
+    home.chat("error-main")
+    source = GeminiSource()
+    conn = iso_env.connect()
+    Collector(conn, sources=[source]).tick(now=now)
+    assert [row.state for row in read_sessions(conn)] == ["error"]
+    assert source.quarantine.holds(str(bad))

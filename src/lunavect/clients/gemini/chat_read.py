@@ -143,14 +143,15 @@ def read_chat(
             skipped=skipped,
             partial=partial,
         )
-        _fold(read, lines, cwd, now)
+        fold_lines(read, lines, cwd, now)
         read.bytes_read = tf.bytes_read
         return read
     finally:
         os.close(fd)
 
 
-def _fold(read: ChatRead, lines: list[bytes], cwd: str | None, now: float) -> None:
+def fold_lines(read: ChatRead, lines: list[bytes], cwd: str | None, now: float) -> None:
+    """Fold a file's lines into its read: the summary, the tokens, and the activity from its last prompt on."""
     summary = read.summary
     activity: list[tuple[str, Evidence]] = []
     last_prompt = 0
@@ -266,4 +267,4 @@ def meta_evidence(read: ChatRead, cwd: str | None, now: float) -> tuple[str, Evi
     return f"gemini-meta:{sid}:{key}", evidence
 
 
-__all__ = ["PROVIDER", "ChatRead", "Cursor", "Summary", "decode_stored", "encode", "read_chat"]
+__all__ = ["PROVIDER", "ChatRead", "Cursor", "Summary", "decode_stored", "encode", "fold_lines", "read_chat"]

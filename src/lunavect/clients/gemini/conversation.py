@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from lunavect.clients.gemini.layout import chat_files, first_line
+from lunavect.clients.gemini.layout import chat_files, first_line, is_legacy
 from lunavect.clients.gemini.records import API_ERROR_OPENING, CANCELLED, CONTEXT_OPENING
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Part, place
@@ -152,4 +152,6 @@ def find_conversation(session_id: str, conn: sqlite3.Connection | None = None) -
     if not is_session_id(session_id):
         return None
     path = _stored(conn, session_id) or _in_layout(session_id)
-    return conversation_at(path) if path is not None else None
+    if path is None or is_legacy(str(path)):
+        return None  # an older whole-file chat (`legacy.py`) is read as history only, its messages not shown
+    return conversation_at(path)

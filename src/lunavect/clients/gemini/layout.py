@@ -3,7 +3,8 @@
 Observed with Gemini CLI 0.61.0 (tests/clients/NOTES.md): everything lives in `~/.gemini` (`$GEMINI_CLI_HOME`
 takes the place of `~`): `settings.json` (its hooks among the person's settings), `projects.json`
 (`{"projects": {"<folder>": "<slug>"}}`), and per project `tmp/<slug>/` holding `.project_root` (the folder) and
-`chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`, one file per session. A session's sub-agents
+`chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl`, one file per session (`.json`, one JSON object,
+before 0.39). A session's sub-agents
 write `chats/<session id>/<agent id>.jsonl`: internal agents, never a session of their own.
 
 Every value read here was written by someone else: the folder a slug names is taken only as an absolute path
@@ -21,8 +22,9 @@ from lunavect.files.tail import open_regular
 
 GEMINI_DIR = ".gemini"
 CHATS_DIR = "chats"
-# `session-2026-12-01T16-41-f9986e0a.jsonl`: the start in UTC to the minute, and the id's first 8 characters.
-CHAT_NAME = re.compile(r"^session-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-[0-9A-Za-z_-]{1,8}\.jsonl$")
+# `session-2026-12-01T16-41-f9986e0a.jsonl`: the start in UTC to the minute, and the id's first 8 characters;
+# `.json` for the whole-file chats of versions before 0.39 (`legacy.py`).
+CHAT_NAME = re.compile(r"^session-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-[0-9A-Za-z_-]{1,8}\.jsonl?$")
 # A projects.json or .project_root larger than this is no file Gemini CLI wrote.
 MAX_SMALL_FILE = 1 << 20
 MAX_PATH_CHARS = 4096
@@ -45,6 +47,11 @@ def tmp_dir() -> Path:
 
 def is_chat_name(name: str) -> bool:
     return CHAT_NAME.match(name) is not None
+
+
+def is_legacy(path: str) -> bool:
+    """A whole-file chat of a version before 0.39 (`session-*.json`)."""
+    return path.endswith(".json")
 
 
 def chat_files(root: Path | None = None) -> list[tuple[str, os.stat_result]]:

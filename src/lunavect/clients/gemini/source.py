@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lunavect import store
-from lunavect.clients.gemini import layout
+from lunavect.clients.gemini import layout, legacy
 from lunavect.clients.gemini.chat_read import PROVIDER, ChatRead, Cursor, Summary, decode_stored, encode, read_chat
 from lunavect.clients.gemini.usage import save_usage
 from lunavect.core.model import Evidence, session_key
@@ -84,6 +84,8 @@ class GeminiSource(Source):
                 continue
             if self.quarantine.holds(path):
                 continue
+            if layout.is_legacy(path) and (legacy.replaced(path) or not legacy.quiet(st, now)):
+                continue  # read from its .jsonl; or still changing: history once it is quiet (a sweep looks again)
             if budget <= 0:
                 self._owed.add(path)
                 behind = True
@@ -122,8 +124,11 @@ class GeminiSource(Source):
         return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog)
 
     def _read(self, path: str, stored: tuple[Cursor, Summary] | None, budget: int, now: float) -> ChatRead | None:
+        folder = layout.project_folder(path, self._folders)
         try:
-            return read_chat(path, stored, budget, layout.project_folder(path, self._folders), now)
+            if layout.is_legacy(path):
+                return legacy.read_legacy(path, folder, now)
+            return read_chat(path, stored, budget, folder, now)
         except OSError as exc:
             log.debug("cannot read %s: %s", path, exc)
             return None

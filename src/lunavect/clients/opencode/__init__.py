@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lunavect.clients import Face
-from lunavect.clients.opencode import conversation, events, install, pane, places
+from lunavect.clients.opencode import conversation, events, install, major, pane, places
 from lunavect.core.clients import OPENCODE
 from lunavect.install import outcome
 from lunavect.install.command import Http
@@ -60,9 +60,15 @@ class OpenCodeFace(Face[install.Status]):
     def setup_lines(self, hooks: str) -> list[str]:
         name = self.CLIENT.name
         if hooks == "installed":
-            return [f"{name} plugin: installed. OpenCode sessions also appear from its database, plugin or not."]
-        # Without it the database still lists them; their prompts, questions and retries need `hooks install`.
-        return [f"{name} plugin: {hooks}. OpenCode sessions still appear from its database."]
+            lines = [f"{name} plugin: installed. OpenCode sessions also appear from its database, plugin or not."]
+        else:
+            # Without it the database still lists them; their prompts, questions and retries need `hooks install`.
+            lines = [f"{name} plugin: {hooks}. OpenCode sessions still appear from its database."]
+        unread = major.unread()
+        return [*lines, unread] if unread else lines
+
+    def not_read(self) -> str | None:
+        return major.unread()
 
     def install_hooks(self, *, http: Http | None = None) -> list[str]:
         """Write lunavect's plugin into OpenCode's plugin folder (OpenCode loads it when it next starts)."""
