@@ -1,7 +1,7 @@
 """Windows of a conversation read forward as a stream: a compressed Codex rollout (`.jsonl.zst`, a finished
 thread), or the records a client keeps in no file of its own (`Source.records`: OpenCode's database rows).
 
-A compressed file cannot be read backwards, so its records stream through zstandard from the start, and only
+A compressed file cannot be read backwards, so its records stream through zstd from the start, and only
 the newest records that make the window are kept (a queue that drops the oldest once the rest hold enough
 messages): memory stays that of one window, whatever the thread's length. Places are offsets in the
 decompressed text, the same as in the plain rollout the file was made from, so a message keeps its place and
@@ -18,7 +18,6 @@ from lunavect.conversation.assemble import Assembly
 from lunavect.conversation.parts import Part, place_key
 from lunavect.conversation.source import Source
 from lunavect.conversation.window_parts import MAX_LINE_BYTES, Unreadable, Window, assemble_window, parts_of, shows
-from lunavect.files.tail import open_regular
 
 BLOCK_BYTES = 1024 * 1024
 
@@ -26,13 +25,10 @@ BLOCK_BYTES = 1024 * 1024
 def _lines(path: str) -> Iterator[tuple[int, int, bytes | None]]:
     """Every complete line of the decompressed text, with its offset there and the next line's; None for a
     line longer than MAX_LINE_BYTES (a compacted history), skipped rather than held whole."""
-    import zstandard  # only when a compressed rollout is read
+    from lunavect.files.zstd import UNREADABLE, open_zstd  # only when a compressed rollout is read
 
     try:
-        with (
-            os.fdopen(open_regular(path), "rb") as raw,
-            zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as r,
-        ):
+        with open_zstd(path) as r:
             at, carry, skipping, line_start = 0, b"", False, 0
             while block := r.read(BLOCK_BYTES):
                 data = carry + block
@@ -46,7 +42,7 @@ def _lines(path: str) -> Iterator[tuple[int, int, bytes | None]]:
                 if len(carry) > MAX_LINE_BYTES:
                     carry, skipping = b"", True
                 at += len(block)
-    except (OSError, zstandard.ZstdError) as exc:
+    except UNREADABLE as exc:
         raise Unreadable(f"cannot read {path}: {exc}") from None
 
 

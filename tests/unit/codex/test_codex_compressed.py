@@ -13,7 +13,6 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-import zstandard
 from test_codex_cursor import complete, rec, started
 from test_codex_source import Home
 from unit_support import shared_data_dir
@@ -21,6 +20,7 @@ from unit_support import shared_data_dir
 from lunavect.clients.codex import compressed
 from lunavect.clients.codex.cursor import LifecycleCursor
 from lunavect.clients.codex.rollout import discover, first_prompt_title, parse_name, read_header
+from lunavect.files.zstd import zstd as zstd_module
 
 REAL_ROLLOUTS = sorted((shared_data_dir() / "codex").rglob("rollout-*.jsonl"))
 ZSTD = shutil.which("zstd")
@@ -110,9 +110,9 @@ def test_when_both_forms_exist_the_plain_one_is_current(tmp_path: Path) -> None:
     day.mkdir(parents=True)
     name = "rollout-2026-11-29T14-38-32-01a227be-4cf8-7c51-8158-933e9468ff3b.jsonl"
     (day / name).write_text("")
-    (day / (name + ".zst")).write_bytes(zstandard.ZstdCompressor().compress(b""))
+    (day / (name + ".zst")).write_bytes(zstd_module.compress(b""))
     other = "rollout-2026-11-29T10-00-00-01a227be-5555-7c51-8158-933e9468ff3b.jsonl.zst"
-    (day / other).write_bytes(zstandard.ZstdCompressor().compress(b""))
+    (day / other).write_bytes(zstd_module.compress(b""))
     assert [p.name for p in discover(tmp_path)] == [name, other]
 
 
@@ -122,7 +122,7 @@ def test_memory_stays_bounded_on_a_long_compressed_rollout(tmp_path: Path) -> No
     t = 1_795_963_000.0
     filler = rec("response_item", {"type": "message", "content": [{"text": "x" * 2000}]}, t)
     huge = rec("compacted", {"message": "y" * (10 * 1024 * 1024)}, t)
-    with open(path, "wb") as f, zstandard.ZstdCompressor().stream_writer(f) as w:
+    with zstd_module.ZstdFile(path, mode="wb") as w:
         w.write(started("u1", t))
         for _ in range(8000):  # about 16 MB
             w.write(filler)
@@ -147,12 +147,12 @@ def test_a_line_too_long_to_hold_is_skipped_not_misread(tmp_path: Path, monkeypa
     path = tmp_path / "r.jsonl.zst"
     t = 1_795_963_000.0
     body = started("u1", t) + rec("compacted", {"message": "z" * 20000}, t) + complete("u1", t + 5)
-    path.write_bytes(zstandard.ZstdCompressor().compress(body))
+    path.write_bytes(zstd_module.compress(body))
     answer = compressed.lifecycle(path)
     assert answer is not None and answer.status == "idle" and answer.boundary.kind == "task_complete"
 
 
-@pytest.mark.parametrize("content", [b"", b"not zstd at all\n", zstandard.ZstdCompressor().compress(b"{}\n")[:-3]])
+@pytest.mark.parametrize("content", [b"", b"not zstd at all\n", zstd_module.compress(b"{}\n")[:-3]])
 def test_a_broken_compressed_rollout_reads_as_nothing(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "rollout-2026-11-29T14-38-32-01a227be-4cf8-7c51-8158-933e9468ff3b.jsonl.zst"
     path.write_bytes(content)
@@ -165,3 +165,14 @@ def test_a_broken_compressed_rollout_in_a_collector_loses_nothing(home: Home) ->
     thread = "01a227be-4cf8-7c51-8158-933e9468ff3b"
     (home.day / f"rollout-2026-11-29T14-38-32-{thread}.jsonl.zst").write_bytes(b"\x28\xb5\x2f\xfd garbage")
     assert home.tick(1_795_963_000.0) == {}
+
+
+def test_a_rollout_of_several_frames_reads_as_one_stream(tmp_path: Path) -> None:
+    """Codex appends a frame per flush: the frames read on as one text, a turn across two frames included."""
+    path = tmp_path / "rollout-2026-11-29T14-38-32-01a227be-4cf8-7c51-8158-933e9468ff3b.jsonl.zst"
+    t = 1_795_963_000.0
+    body = started("u1", t) + complete("u1", t + 5) + started("u2", t + 6)
+    cut = len(started("u1", t)) + 7  # the second frame begins inside the first turn's end
+    path.write_bytes(zstd_module.compress(body[:cut]) + zstd_module.compress(body[cut:]))
+    answer = compressed.lifecycle(path)
+    assert answer is not None and answer.status == "busy" and answer.turn_id == "u2"

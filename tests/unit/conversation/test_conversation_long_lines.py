@@ -82,14 +82,14 @@ def test_a_long_line_appended_in_pieces_is_passed_over_once(tmp_path: Path) -> N
 
 
 def test_a_long_line_in_a_compressed_rollout_is_skipped_and_said(tmp_path: Path) -> None:
-    import zstandard
+    from lunavect.files.zstd import compress
 
     rollout = sorted((shared_data_dir() / "codex").rglob("rollout-*.jsonl"))[-1]
     output = {"type": "function_call_output", "call_id": "c", "output": "x" * (MAX_LINE_BYTES + 10)}
     huge = json.dumps({"timestamp": "2026-02-23T12:00:00Z", "type": "response_item", "payload": output}).encode()
     lines = rollout.read_bytes().splitlines(keepends=True)
     packed = tmp_path / rollout.with_suffix(".jsonl.zst").name
-    packed.write_bytes(zstandard.ZstdCompressor().compress(b"".join([*lines[:5], huge + b"\n", *lines[5:]])))
+    packed.write_bytes(compress(b"".join([*lines[:5], huge + b"\n", *lines[5:]])))
     window = read_window(conversation_at(packed, "codex"), messages=500)
     assert window.skipped == 1
     assert shown(window.messages) == shown(read_window(conversation_at(rollout, "codex"), messages=500).messages)

@@ -223,9 +223,9 @@ def test_no_line_raises_in_a_codex_reader(line, where):
         window = read_window(conversation_at(path, "codex"), messages=20)
         printed_and_sent(window.messages)
         packed = path.with_name(path.name + ".zst")
-        import zstandard
+        from lunavect.files.zstd import compress
 
-        packed.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
+        packed.write_bytes(compress(path.read_bytes()))
         life, state = codex_compressed.read_whole(packed)
         msgspec.json.encode([life, state])
         printed_and_sent(read_window(conversation_at(packed, "codex"), messages=20).messages)

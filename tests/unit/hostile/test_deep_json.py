@@ -253,9 +253,9 @@ def codex_rows(root: Path, depth: int | None, compress: bool = False) -> dict[st
             target = home.day / source.name
             target.write_bytes(data)
             if compress:
-                import zstandard
+                from lunavect.files.zstd import compress
 
-                target.with_name(source.name + ".zst").write_bytes(zstandard.ZstdCompressor().compress(data))
+                target.with_name(source.name + ".zst").write_bytes(compress(data))
                 target.unlink()
         rows = home.tick(last + 30)
         assert [e.path for e in quarantine.entries(home.conn)] == []
@@ -336,11 +336,11 @@ def test_a_deep_line_appended_while_followed_is_skipped_and_said(tmp_path, depth
 
 
 def test_a_deep_line_in_a_compressed_rollout_is_skipped_and_said(tmp_path):
-    import zstandard
+    from lunavect.files.zstd import compress
 
     plain = conversation_file(tmp_path, "codex", 2000, "c.jsonl")
     packed = tmp_path / "c.jsonl.zst"
-    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    packed.write_bytes(compress(plain.read_bytes()))
     window = read_window(conversation_at(packed, "codex"), messages=500)
     assert window.skipped == 2
     assert shown(window.messages) == shown(read_window(conversation_at(plain, "codex"), messages=500).messages)

@@ -158,13 +158,13 @@ def test_codex_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None:
 
 @pytest.mark.parametrize("source", CODEX_FILES, ids=lambda p: p.name[-20:])
 def test_codex_totals_of_a_compressed_rollout(tmp_path: Path, source: Path) -> None:
-    import zstandard
+    from lunavect.files.zstd import compress
 
     tokens, context, window, model, _rate = expected_codex(source)
     codex = tmp_path / "codex"
     day = codex / "sessions" / "2026" / "02" / "23"
     day.mkdir(parents=True)
-    (day / (source.name + ".zst")).write_bytes(zstandard.ZstdCompressor().compress(source.read_bytes()))
+    (day / (source.name + ".zst")).write_bytes(compress(source.read_bytes()))
     conn = store.connect(tmp_path / "store.sqlite3")
     env = {"LUNAVECT_CODEX": str(tmp_path / "no-codex"), "PATH": "/nonexistent", "HOME": str(tmp_path)}
     codex_source = CodexSource(codex_home=codex, env=env)

@@ -11,13 +11,11 @@ skipped.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from lunavect.clients.codex.cursor import CursorState, Lifecycle, LifecycleCursor, fold_block, last_line_time
 from lunavect.clients.codex.usage import UsageScan
-from lunavect.files.tail import open_regular
 
 SUFFIX = ".zst"
 BLOCK_BYTES = 1024 * 1024
@@ -30,19 +28,16 @@ def is_compressed(path: Path | str) -> bool:
 
 def _decompressed(path: Path | str, block: int = BLOCK_BYTES) -> Iterator[bytes]:
     """The decompressed bytes in blocks of at most `block`; nothing when the file is unreadable or corrupt."""
-    import zstandard  # only when a compressed rollout exists: the collector's start does not pay for it
+    from lunavect.files.zstd import UNREADABLE, open_zstd  # only when a compressed rollout exists
 
     try:
-        with (
-            os.fdopen(open_regular(path), "rb") as raw,
-            zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as r,
-        ):
+        with open_zstd(path) as r:
             while True:
                 data = r.read(block)
                 if not data:
                     return
                 yield data
-    except (OSError, zstandard.ZstdError):
+    except UNREADABLE:
         return
 
 
