@@ -1,4 +1,5 @@
-"""What one session row says in every front end: state words, the response timer and the background capsule.
+"""What one session row says in every front end: its state words (`core.state_words`), the response timer and the
+background capsule.
 
 Kept apart from any screen so the terminal panel and the web panel say the same words (and the wording is
 tested without a screen), and so every word here comes from the session's kinds, counts, tool names and times
@@ -9,39 +10,15 @@ from __future__ import annotations
 
 import time
 
-from lunavect.core import clients, telling
-from lunavect.core.model import WORKING_STATES, Session, State
+from lunavect.core import clients, state_words, telling
+from lunavect.core.model import WORKING_STATES, Session
+from lunavect.core.state_words import ENDED_MARK, OPEN_MARK
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import age, elapsed, epoch
 from lunavect.listing.attention import Summary
 from lunavect.listing.hosts import silent_host_row
 from lunavect.tmux_status.options import count_parts
 from lunavect.usage.text import usage_line
-
-STATE_WORDS = {
-    State.WORKING: "Working",
-    State.BACKGROUND: "In background",
-    State.COMPACTING: "Compacting context",
-    State.PERMISSION: "Permission needed",
-    State.INPUT: "Input needed",
-    State.READY: "Response ready",
-    State.IDLE: "Idle",
-    State.ERROR: "Error",
-    State.OFFLINE: "No network",
-    State.UNKNOWN: "Unknown or stale",
-}
-
-# The guide's error reasons ("Reading a session").
-ERROR_WORDS = {
-    "limit": "Limit reached",
-    "unreachable": "Can't reach Claude",
-    "service": "Service error",
-    "auth": "Sign in again",
-    "account": "Account issue",
-    "other": "Error",
-}
-
-WAITING_WORDS = {"question": "question", "elicitation": "form", "link": "open a link"}
 
 # Background work kinds as the hook shim names them, singular and plural, in the order the detail lists them.
 KIND_WORDS = {
@@ -61,25 +38,12 @@ def place(session: Session) -> str | None:
 
 
 def state_label(session: Session) -> str:
-    """The state with its detail: the tool that runs, the error's reason, what a waiting session waits for."""
-    state = session.state
+    """The state with its detail (`core.state_words`), or a silent machine's row as when it was last heard."""
     if silent_host_row(session):
         heard = epoch(session.heard)
         when = time.strftime("%H:%M", time.localtime(heard)) if heard is not None else "never"
         return f"Offline: {session.host} last heard {when}"
-    if state == State.WORKING:
-        if session.error:
-            # The client retries a failed request: its reason, not plain working.
-            return f"{ERROR_WORDS.get(session.error, 'Error')}, retrying"
-        activity = session.activity or "thinking"
-        return "Thinking" if activity == "thinking" else f"Working: {activity}"
-    if state == State.ERROR:
-        return ERROR_WORDS.get(session.error or "other", "Error")
-    if state == State.PERMISSION and session.waiting_for:
-        return f"Permission needed: {session.waiting_for}"
-    if state == State.INPUT and session.waiting_for:
-        return f"Input needed: {WAITING_WORDS.get(session.waiting_for, session.waiting_for)}"
-    return STATE_WORDS.get(state, state.capitalize())
+    return state_words.state_words(session)
 
 
 def works(session: Session) -> bool:
@@ -120,11 +84,6 @@ def ago(iso: str | None, now: float) -> str:
     if then is None:
         return ""
     return elapsed(now - then) + " ago"
-
-
-# A row's open-or-ended mark: the client still runs, or it has ended (a saved title never makes a session open).
-OPEN_MARK = "●"
-ENDED_MARK = "○"
 
 
 def last_seen(session: Session, now: float) -> str:

@@ -10,15 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lunavect.core.model import WORKING_STATES, Session, State
-
-ERROR_WORDS = {
-    "limit": "limit reached",
-    "unreachable": "can't reach the model",
-    "service": "service error",
-    "auth": "sign in again",
-    "account": "account issue",
-    "other": "error",
-}
+from lunavect.core.state_words import error_words
 
 
 @dataclass(frozen=True)
@@ -53,7 +45,7 @@ def _needs_input(s: Session) -> str:
 
 
 def _error(s: Session) -> str:
-    return f"API error: {ERROR_WORDS.get(s.error or 'other', 'error')}"
+    return f"API error: {error_words(s.error, s.provider)}"
 
 
 def _went_stale(old: State | None, new: Session) -> bool:

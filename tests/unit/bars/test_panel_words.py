@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from unit_support import a_session
 
-from lunavect.core.model import Session
+from lunavect.core.model import ErrorReason, Session
 from lunavect.frontends import rows
 from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.filters import Filter
@@ -31,7 +31,7 @@ def test_state_words_with_their_detail():
     assert rows.state_label(make("idle")) == "Idle"
     assert rows.state_label(make("offline")) == "No network"
     assert rows.state_label(make("unknown")) == "Unknown or stale"
-    words = {reason: rows.state_label(make("error", error=reason)) for reason in rows.ERROR_WORDS}
+    words = {reason: rows.state_label(make("error", error=reason)) for reason in ErrorReason}
     assert words == {
         "limit": "Limit reached",
         "unreachable": "Can't reach Claude",

@@ -17,11 +17,10 @@ from textual.widget import Widget
 
 from lunavect.core import clients
 from lunavect.core.model import Session
+from lunavect.core.state_words import PIN_MARK, tone
 from lunavect.core.terminal_text import clean
 from lunavect.frontends import rows
 from lunavect.usage.text import usage_brief
-
-PIN_MARK = "⚑"
 
 
 @dataclass(frozen=True)
@@ -118,7 +117,7 @@ def cell(session: Session, column: Column, now: float) -> tuple[str, str | None]
     if name == "provider":
         return clean(session.provider), "session-list--dim"
     if name == "state":
-        return clean(rows.state_label(session)), f"session-list--state-{session.state}"
+        return clean(rows.state_label(session)), f"session-list--tone-{tone(session.state)}"
     if name == "capsule":
         count = rows.background_count(session)
         if not count:

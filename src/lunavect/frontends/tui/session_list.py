@@ -21,6 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from lunavect.core.model import Session
+from lunavect.core.state_words import TONES
 from lunavect.frontends import rows
 from lunavect.frontends.tui.columns import Column, cell, fit, layout
 from lunavect.frontends.tui.messages import LeftTop, RowAction, RowRequest
@@ -55,16 +56,8 @@ class SessionList(ScrollView, can_focus=True):
         "session-list--timer",
         "session-list--open",
         "session-list--ended",
-        "session-list--state-working",
-        "session-list--state-background",
-        "session-list--state-compacting",
-        "session-list--state-permission",
-        "session-list--state-input",
-        "session-list--state-ready",
-        "session-list--state-idle",
-        "session-list--state-error",
-        "session-list--state-offline",
-        "session-list--state-unknown",
+        # A row's state is coloured by its tone (`core.state_words.TONES`), never by the state itself.
+        *(f"session-list--tone-{tone}" for tone in TONES),
     }
 
     BINDINGS = [

@@ -14,6 +14,7 @@ import time
 import msgspec
 
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
+from lunavect.core.state_words import tone
 from lunavect.frontends import rows
 from lunavect.listing.sessions import count_sessions, epoch, read_sessions
 from lunavect.usage import limits, report
@@ -30,6 +31,8 @@ class PageRow(msgspec.Struct):
     client: str | None
     state: str
     label: str
+    # What the row is coloured by (`core.state_words.TONES`): the page's stylesheet knows five tones, no state.
+    tone: str
     # Epoch milliseconds: the current response's start (the timer) and the last activity.
     since: float | None
     updated: float | None
@@ -86,6 +89,7 @@ def page_row(session: Session) -> PageRow:
         client=session.client,
         state=state.value,
         label=rows.state_label(session),
+        tone=tone(state),
         since=_ms(session.since),
         updated=_ms(session.updated),
         background=rows.background_count(session),

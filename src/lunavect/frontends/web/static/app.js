@@ -115,6 +115,7 @@ function fillRow(li, row) {
   if (li.dataset.sig === sig) return;
   li.dataset.sig = sig;
   li.dataset.state = row.state;
+  li.dataset.tone = row.tone;
   li.classList.toggle("pinned", row.pinned);
   li.classList.toggle("ended", !row.open);
   li.querySelector(".title-text").textContent = row.title;
