@@ -275,8 +275,9 @@ def test_next_opens_the_session_that_needs_its_person_most_as_open_does(
     """Two real Claude Code sessions: A's reply is ready first, then B asks permission for a command. `next`
     chooses B (a permission before a ready reply, however long the reply waited) and brings the attached
     client to B's exact pane with what `open` answers for B; once B's permission is answered and its reply is
-    ready too, A's, the older, comes first; once both clients exit, nothing waits for the person: one line,
-    exit 1. The rows say open while each client runs and ended once it exited."""
+    ready too, nothing needs the person (a ready reply waits for their next prompt, not for them: README, "What
+    needs you"): one line, exit 1, and the client stays where it is; so once both clients exit. The rows say
+    open while each client runs and ended once it exited."""
     tmux = stage.tmux
     pane_a = tmux.new_session("work", stage.folder("a"), "claude")
     pane_b = tmux.new_window("work", stage.folder("b"), "claude", "--permission-mode", "default")
@@ -311,7 +312,7 @@ def test_next_opens_the_session_that_needs_its_person_most_as_open_does(
     assert tmux.client_pane(client.name) == pane_b
     assert json.loads(stage.lunavect("open", b["id"], "--json").stdout) == result  # what open says for B
 
-    # B's permission answered at its own dialog: both replies ready, A's the older.
+    # B's permission answered at its own dialog: both replies ready, and neither needs the person.
     tmux.wait_screen(pane_b, PERMISSION_DIALOG, timeout=30)
     deadline = time.monotonic() + 30
     while re.search(PERMISSION_DIALOG, tmux.capture(pane_b)) and time.monotonic() < deadline:
@@ -319,11 +320,11 @@ def test_next_opens_the_session_that_needs_its_person_most_as_open_does(
         time.sleep(1.5)
     stage.wait_sessions(lambda ss: any(s["id"] == b["id"] and s["state"] == "ready" for s in ss))
     proc = stage.lunavect("next")
-    assert proc.returncode == 0 and "tmux pane" in proc.stdout, proc.stdout + proc.stderr
-    assert tmux.client_pane(client.name) == pane_a
-    assert stage.lunavect("next").stdout == stage.lunavect("open", a["id"]).stdout
+    assert (proc.returncode, proc.stdout) == (1, ""), proc.stdout + proc.stderr
+    assert proc.stderr.startswith("lunavect: nothing needs you: ")
+    assert tmux.client_pane(client.name) == pane_b
 
-    # Both clients exit: their rows say ended, and a ready reply of an ended client waits for nobody.
+    # Both clients exit: their rows say ended, and still nothing waits for the person.
     for pane in (pane_a, pane_b):
         tmux("send-keys", "-t", pane, "Escape")
         tmux.send_text(pane, "/exit")

@@ -29,15 +29,15 @@ class Summary:
     working: int = 0
     awaiting_input: int = 0
     errors: int = 0
-    # Sessions that need their person: awaiting ones first (longest wait first), then errors.
+    # Sessions that need their person (`needs_you`), the most urgent first (`needs_person`).
     attention: tuple[Session, ...] = ()
     notes: tuple[str, ...] = field(default=())
-    # The session `lunavect next` opens: the one that needs its person most (`needs_person`).
+    # The session `lunavect next` opens: the one that needs its person most.
     next: Session | None = None
 
     @property
     def urgent(self) -> Session | None:
-        """The session that has waited longest for its person."""
+        """The session that needs its person most: the one `next` opens."""
         return self.attention[0] if self.attention else None
 
     @property
@@ -52,11 +52,24 @@ class Summary:
         return "idle"
 
 
-# What `lunavect next` opens first: a permission prompt, then a question or form, then a failed turn, then a
-# ready reply; within each, the session that has waited longest.
-NEXT_ORDER = (State.PERMISSION, State.INPUT, State.ERROR, State.READY)
-# What every front end's "next" says when no session waits for its person.
-NOTHING_WAITS = "nothing needs you: no session waits for a permission, an answer, or a look at its error or reply"
+# What needs its person first: a permission prompt, then a question or form, then a failed turn; within each, the
+# session that has waited longest. A ready reply needs nobody: it waits for the person's next prompt, not for them.
+NEXT_ORDER = (State.PERMISSION, State.INPUT, State.ERROR)
+# What every front end's "next" says when no session needs its person.
+NOTHING_WAITS = "nothing needs you: no session waits for a permission or an answer, and no open session's turn failed"
+
+
+def needs_you(session: Session) -> bool:
+    """The one meaning of "needs you" (README, "What needs you"), for every surface: the counters, the `a`
+    filter's counter, `next` and `n`, the popup, the tray, the web page's Next and `status`. A session needs its
+    person while it waits for a permission or an answer, hidden or not (hiding never cancels work: it stays
+    blocked), or while its turn has failed, its client still runs and the person has not hidden it. A ready
+    reply never does, nor does a row of a machine that fell silent (nobody knows what it does there)."""
+    if hosts.silent_host_row(session):
+        return False
+    if session.state in AWAITING_STATES:
+        return True
+    return session.state == State.ERROR and session.open and not session.hidden
 
 
 def waited_since(session: Session) -> float:
@@ -66,32 +79,21 @@ def waited_since(session: Session) -> float:
 
 
 def needs_person(sessions: list[Session]) -> list[Session]:
-    """The sessions `lunavect next` would open, the most urgent first (`NEXT_ORDER`, then the longest wait).
-    Hidden sessions and those of a machine that fell silent are left out, and a failed turn or a ready reply
-    counts only while its client is open: a reply from February whose client ended waits for nobody."""
-    waiting = [
-        s
-        for s in sessions
-        if s.state in NEXT_ORDER
-        and not s.hidden
-        and not hosts.silent_host_row(s)
-        and (s.state in AWAITING_STATES or s.open)
-    ]
+    """The sessions that need their person (`needs_you`), the most urgent first (`NEXT_ORDER`, then the
+    longest wait): what `lunavect next` opens, the popup lists and `status` names."""
+    waiting = [s for s in sessions if needs_you(s)]
     return sorted(waiting, key=lambda s: (NEXT_ORDER.index(s.state), waited_since(s), s.id))
 
 
 def summarize_sessions(sessions: list[Session], notes: tuple[str, ...] = ()) -> Summary:
     """The summary of a list that includes hidden sessions."""
     totals = count_sessions(sessions)
-    current = [s for s in sessions if not hosts.silent_host_row(s)]
-    awaiting = sorted((s for s in current if s.state in AWAITING_STATES), key=waited_since)
-    errors = sorted((s for s in current if s.state == State.ERROR), key=waited_since)
     most = needs_person(sessions)
     return Summary(
         working=totals["working"],
         awaiting_input=totals["awaiting_input"],
-        errors=len(errors),
-        attention=tuple(awaiting + errors),
+        errors=sum(1 for s in most if s.state == State.ERROR),
+        attention=tuple(most),
         notes=notes,
         next=most[0] if most else None,
     )

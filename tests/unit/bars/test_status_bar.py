@@ -11,12 +11,16 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
+import textwrap
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from unit_support import LUNAVECT_BIN, stop_collector
+from unit_support import LUNAVECT_BIN, installed_hook_command, stop_collector
 
 from lunavect.frontends.bar import follow as follow_module
 from lunavect.listing import arrangement, changes
@@ -33,6 +37,37 @@ def send(iso_env, session: str, name: str, **fields) -> None:
     payload = {"session_id": session, "hook_event_name": name, "cwd": f"/home/u/proj-{session[:4]}", **fields}
     proc = iso_env.hook(payload)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+
+
+@contextmanager
+def running_client(iso_env, session: str, *events: tuple[str, dict]) -> Iterator[None]:
+    """A stand-in client that sends `events` through the real hook and keeps running, so its session's row says
+    open (a process named "claude" is what the shim records as the agent); it ends with the block."""
+    fake = iso_env.root / "bin" / "claude"
+    fake.parent.mkdir(exist_ok=True)
+    if not fake.exists():
+        fake.symlink_to(sys.executable)  # the kernel names the process after the path it ran: "claude"
+    payloads = [
+        json.dumps({"session_id": session, "hook_event_name": name, "cwd": f"/home/u/proj-{session[:4]}", **fields})
+        for name, fields in events
+    ]
+    script = textwrap.dedent(
+        f"""
+        import shlex, subprocess, sys, time
+        cmd = " ".join(shlex.quote(w) for w in {installed_hook_command()!r})
+        for payload in {payloads!r}:
+            subprocess.run(["/bin/sh", "-c", cmd], input=payload.encode(), check=True)
+        print("sent", flush=True)
+        time.sleep(120)
+        """
+    )
+    proc = subprocess.Popen([str(fake), "-I", "-S", "-c", script], env=iso_env.env, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"sent\n"
+        yield
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def wait_permission(iso_env, session: str) -> None:
@@ -67,9 +102,17 @@ def test_counts_errors_and_the_longest_wait_hidden_included(iso_env):
     wait_permission(iso_env, WAITING)
     time.sleep(0.01)  # distinct start times for the two waits (ordering, not timing, is asserted)
     wait_permission(iso_env, LATER)
-    send(iso_env, FAILED, "UserPromptSubmit", prompt="hi")
-    send(iso_env, FAILED, "StopFailure", error="rate_limit")
+    # A turn that failed while its client still runs needs its person (README, "What needs you").
+    with running_client(
+        iso_env, FAILED, ("UserPromptSubmit", {"prompt": "hi"}), ("StopFailure", {"error": "rate_limit"})
+    ):
+        counts_errors_and_the_longest_wait(iso_env)
+    # Its client ended: the failed turn waits for nobody, and the bars stop counting it.
+    result = json.loads(status(iso_env))
+    assert result["errors"] == 0 and [a["id"] for a in result["attention"]] == [f"claude:{s}" for s in (WAITING, LATER)]
 
+
+def counts_errors_and_the_longest_wait(iso_env) -> None:
     result = json.loads(status(iso_env))
     assert (result["working"], result["awaiting_input"], result["errors"]) == (1, 2, 1)
     assert result["urgent"]["id"] == f"claude:{WAITING}"

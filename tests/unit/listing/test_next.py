@@ -1,7 +1,7 @@
 """Which session needs its person most (`attention.needs_person`, what `lunavect next` and every front end's
-"next" open): a permission prompt, then a question or form, then a failed turn, then a ready reply; the longest
-wait first within each; never a hidden row or a silent machine's, and a failed or ready one only while its
-client is open."""
+"next" open, the popup lists and `status` names): a permission prompt, then a question or form, then a failed
+turn; the longest wait first within each; never a ready reply or a silent machine's row, and a failed turn only
+while its client is open and its row is not hidden."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def waited(sid: str, state: State, seconds: float, **fields: object):
     return a_session(sid, state=state, last_active=iso(NOW - seconds), **fields)
 
 
-def test_permission_then_input_then_error_then_ready_the_longest_wait_first_within_each():
+def test_permission_then_input_then_error_the_longest_wait_first_within_each_and_never_a_ready_reply():
     sessions = [
         waited("ready-old", State.READY, 900),
         waited("error", State.ERROR, 60, error="limit"),
@@ -33,21 +33,24 @@ def test_permission_then_input_then_error_then_ready_the_longest_wait_first_with
         waited("idle", State.IDLE, 5000),
     ]
     order = [s.session_id for s in attention.needs_person(sessions)]
-    assert order == ["permission-old", "permission-new", "input", "error", "ready-old", "ready-new"]
+    assert order == ["permission-old", "permission-new", "input", "error"]
     assert attention.summarize_sessions(sessions).next is not None
     assert attention.summarize_sessions(sessions).next.session_id == "permission-old"  # type: ignore[union-attr]
 
 
-def test_hidden_rows_silent_machines_and_ended_clients_wait_for_nobody():
+def test_silent_machines_ended_clients_and_hidden_errors_wait_for_nobody():
+    """A hidden session that waits for a permission still needs its person (hiding never cancels work: it stays
+    blocked, and the awaiting counter counts it); a failed turn the person hid does not."""
     sessions = [
         waited("hidden", State.PERMISSION, 900, hidden=True),
+        waited("hidden-error", State.ERROR, 900, hidden=True),
         waited("silent", State.OFFLINE, 900, basis=[HEARTBEAT_BASIS], heard=iso(NOW - 3600)),
         waited("ended-ready", State.READY, 900, open=False),
         waited("ended-error", State.ERROR, 900, open=False),
         # A waiting state needs a running client by the rules themselves; its open flag is not asked.
         waited("question", State.INPUT, 10, open=False, waiting_for="question"),
     ]
-    assert [s.session_id for s in attention.needs_person(sessions)] == ["question"]
+    assert [s.session_id for s in attention.needs_person(sessions)] == ["hidden", "question"]
     assert attention.needs_person([]) == [] and attention.summarize_sessions([]).next is None
 
 
@@ -55,3 +58,26 @@ def test_rows_without_last_active_wait_since_their_timer_or_their_latest_evidenc
     older = a_session("a", state=State.PERMISSION, since=iso(NOW - 50), updated=iso(NOW - 5))
     newer = a_session("b", state=State.PERMISSION, updated=iso(NOW - 20))
     assert [s.session_id for s in attention.needs_person([newer, older])] == ["a", "b"]
+
+
+def test_every_surface_takes_the_same_sessions_as_needing_you():
+    """Two ready replies and nothing else: the counters say 0, the popup's list and `next` are empty, `status`
+    names nobody (each surface asked the one definition, `needs_you`)."""
+    sessions = [
+        waited("ready-a", State.READY, 30),
+        waited("ready-b", State.READY, 60),
+        waited("ended-error", State.ERROR, 90, open=False, error="service"),
+    ]
+    summary = attention.summarize_sessions(sessions)
+    assert (summary.awaiting_input, summary.errors, summary.attention, summary.next, summary.urgent) == (
+        0,
+        0,
+        (),
+        None,
+        None,
+    )
+    assert attention.needs_person(sessions) == []
+    failed = waited("failed", State.ERROR, 10, error="service")
+    summary = attention.summarize_sessions([*sessions, failed])
+    assert summary.errors == 1 and summary.urgent is summary.next is failed
+    assert [s.session_id for s in summary.attention] == ["failed"]

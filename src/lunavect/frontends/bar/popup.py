@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from lunavect.core.model import Session
 from lunavect.frontends.rows import label, waited
+from lunavect.listing.attention import NOTHING_WAITS
 
 REVERSE = "\x1b[7m"
 RESET = "\x1b[0m"
@@ -26,7 +27,7 @@ KEYS_QUIT = {"q", "\x1b", "\x03"}
 
 def draw(sessions: list[Session], chosen: int) -> str:
     if not sessions:
-        return f"{CLEAR}lunavect: no session needs you.\r\n\r\n(any key closes)"
+        return f"{CLEAR}lunavect: {NOTHING_WAITS}.\r\n\r\n(any key closes)"
     lines = [f"{CLEAR}lunavect: {len(sessions)} need you   ↑↓ choose · Enter open · q close\r\n"]
     for index, session in enumerate(sessions):
         text = f"{label(session)}  {waited(session)}"
