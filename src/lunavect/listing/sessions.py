@@ -38,6 +38,7 @@ class Row:
     session: Session
     pinned: bool
     position: float | None
+    # The newest evidence of the session (any source still reporting it): what the hiding rules count from.
     last_activity: float
     hidden_by_person: bool
     hidden_at: float | None
@@ -46,10 +47,14 @@ class Row:
     hidden_automatically: bool = False
     # Left the hidden list (35 days unlisted by a complete catalog): shown nowhere.
     retired: bool = False
+    # When the session last did anything, as its row shows it (LAST): what the unpinned order follows, so a row
+    # moves only on what the person can see, never on an event of no activity (Claude Code's idle notice a
+    # minute after a reply, a re-read). Rows written before `last_active` was follow their newest evidence.
+    last_active: float = 0.0
 
     @property
     def rank(self) -> float:
-        return ordering.rank(self.pinned, self.position, self.last_activity)
+        return ordering.rank(self.pinned, self.position, self.last_active)
 
     @property
     def sort_key(self) -> tuple[int, float, str]:
@@ -207,6 +212,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
                 pinned=bool(pinned),
                 position=position,
                 last_activity=epoch(session.updated) or 0.0,
+                last_active=epoch(session.last_active) or epoch(session.updated) or 0.0,
                 hidden_by_person=bool(hidden),
                 hidden_at=hidden_at,
                 shown_at=shown_at,
@@ -252,8 +258,8 @@ def read_sessions(
     host: str | None = None,
     memo: RowMemo | None = None,
 ) -> list[Session]:
-    """Listed sessions: pinned ones first in the person's order, then the most recently active first; only
-    those of `host` when it is given. `memo`: see `RowMemo`."""
+    """Listed sessions: pinned ones first in the person's order, then the most recently active first (as their
+    LAST column shows it); only those of `host` when it is given. `memo`: see `RowMemo`."""
     return [
         r.session
         for r in read_rows(conn, now, memo)

@@ -63,6 +63,17 @@ def test_newest_first_then_pins_first_in_pin_order(conn):
     assert order(conn) == ["claude:a", "claude:b", "claude:c", "claude:d"]
 
 
+def test_unpinned_rows_follow_the_activity_their_row_shows_not_newer_evidence_of_none(iso_env):
+    """Claude Code's idle notice a minute after a reply is evidence (`updated`) but no activity (`last_active`):
+    the row that finished first stays below the one that finished later, as their LAST column shows them."""
+    conn = iso_env.connect()
+    earlier = a_session("early", state="ready", updated=iso(NOW - 5), last_active=iso(NOW - 65))
+    later = a_session("late", state="ready", updated=iso(NOW - 30), last_active=iso(NOW - 30))
+    older_row = a_session("old", state="ready", updated=iso(NOW - 50))  # written before last_active was
+    seed_snapshot(conn, earlier, later, older_row, updated=NOW)
+    assert order(conn) == ["claude:late", "claude:old", "claude:early"]
+
+
 def test_hide_and_unhide(conn):
     assert arrangement.hide(conn, "claude:b", NOW)
     assert not arrangement.hide(conn, "claude:b", NOW)
