@@ -141,6 +141,8 @@ async def test_a_moved_row_keeps_its_place_while_newer_activity_rises_above(conn
     async with open_on_three(conn, make_app) as (app, pilot):
         await pilot.press("down", "down", "down", "alt+up", "alt+up")
         assert ids(app) == ["codex:n3", "claude:n1", "claude:n2"]
+        # The panel says when the moved row will move again.
+        assert app.panel.message == f"Moved “Oldest”. {arrangement.MOVED_UNTIL}"
         seed.write(conn, [seed.session("n4", "working", title="Brand new", activity="thinking", since=1)])
         await wait_for(pilot, lambda: "claude:n4" in ids(app))
         assert ids(app) == ["claude:n4", "codex:n3", "claude:n1", "claude:n2"]
@@ -154,7 +156,7 @@ async def test_mouse_drag_moves_a_row(conn, make_app):
         await pilot.pause()
         assert ids(app) == ["codex:n3", "claude:n1", "claude:n2"]
         assert listed(conn) == ids(app)
-        assert app.panel.message == ""  # a drag is not a click: nothing was opened
+        assert app.panel.message.startswith("Moved “Oldest”.")  # a drag is not a click: nothing was opened
 
 
 @pilot_test

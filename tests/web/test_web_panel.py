@@ -23,6 +23,8 @@ from web_support import (
     stop_collector,
 )
 
+from lunavect.listing.arrangement import MOVED_UNTIL
+
 BUILD = "claude:aaaaaaaa-1111-4111-8111-111111111111"
 DOCS = "claude:bbbbbbbb-2222-4222-8222-222222222222"
 SITE = "claude:cccccccc-3333-4333-8333-333333333333"
@@ -234,6 +236,10 @@ def test_reorder_by_keyboard_and_by_dragging(served, browser):
     row(page, order[0]).click()
     page.keyboard.press("Alt+ArrowDown")
     wait_rows(page, [order[1], order[0], order[2], order[3]])
+    # The page says when the moved row will move again, in the panel's words.
+    page.wait_for_function(
+        "t => document.querySelector('#message-text').textContent.endsWith(t)", arg=MOVED_UNTIL, timeout=20_000
+    )
     assert [s["id"] for s in list_json(served.env)] == [order[1], order[0], order[2], order[3]]
 
     # Drag the last row by its grip above the first.

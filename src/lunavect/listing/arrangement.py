@@ -134,6 +134,15 @@ def _row(conn: sqlite3.Connection, key: str, now: float) -> Row | None:
 
 # -- order --------------------------------------------------------------------------------------------------
 
+# What a front end says after the person moved an unpinned row: when it will move again (`core.ordering`: a
+# moved row keeps its place among older rows, and a session that does something new still rises above it).
+MOVED_UNTIL = "A session below it that does something new will rise above it; pin it to keep its place."
+
+
+def moved_words(title: str, pinned: bool) -> str:
+    """The line that says a row was moved, and, for an unpinned one, when it will move again."""
+    return f"Moved {title}." if pinned else f"Moved {title}. {MOVED_UNTIL}"
+
 
 def move_before(conn: sqlite3.Connection, key: str, target: str, now: float | None = None) -> bool:
     """Move a row to just above `target`, within its group (pinned or not). False when it already is."""

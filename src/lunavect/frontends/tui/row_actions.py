@@ -48,7 +48,8 @@ def arrange(
         return f"Pinned {name}."
     elif action in ("move_before", "move_after") and target is not None:
         move = arrangement.move_before if action == "move_before" else arrangement.move_after
-        move(conn, session.id, target, now)
+        if move(conn, session.id, target, now):
+            return arrangement.moved_words(name, session.pinned)
     return None
 
 

@@ -81,11 +81,14 @@ async def move(request: Request) -> Response:
     if (before is None) == (after is None) or not isinstance(before or after, str):
         raise BadRequest('give exactly one of "before" or "after", a session id')
     panel = panel_of(request)
-    key, _, _ = await panel.find(request.path_params["id"])
+    key, session, _ = await panel.find(request.path_params["id"])
     target, _, _ = await panel.find(str(before or after))
     shift = arrangement.move_before if before is not None else arrangement.move_after
     changed = await panel.worker.run(lambda conn: shift(conn, key, target))
-    return JSONResponse({"id": key, "changed": changed})
+    said = ""
+    if changed and session is not None:  # and when it will move again
+        said = arrangement.moved_words(f"“{session.title or key}”", session.pinned)
+    return JSONResponse({"id": key, "changed": changed, "message": said})
 
 
 async def undo(request: Request) -> Response:

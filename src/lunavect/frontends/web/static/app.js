@@ -312,7 +312,8 @@ async function moveBy(row, step) {
 }
 async function move(id, target, where) {
   if (id === target) return;
-  await post(rowPath(id, "move"), { [where]: target });
+  const answer = await post(rowPath(id, "move"), { [where]: target });
+  if (answer && answer.message) say(answer.message);  // and when the row will move again
 }
 
 async function undo() {
