@@ -64,3 +64,62 @@ def test_panel_in_tmux_shows_a_real_session_go_from_working_to_ready(claude_tmux
         assert "0 working" in screen, screen
     finally:
         panel.kill()
+
+
+PERMISSION_DIALOG = r"Do you want to proceed\?"
+
+
+def dialog(screen: str) -> str:
+    """The permission dialog as the client draws it (above it, an animated mark of its own comes and goes)."""
+    match = re.search(PERMISSION_DIALOG, screen)
+    assert match, screen
+    return screen[match.start() :]
+
+
+def test_n_in_the_peek_of_a_pending_permission_types_nothing(claude_tmux, model_server, iso_home):
+    """The peek of a real Claude Code session waiting for a permission: `n` (Next in the list) leaves the
+    client's dialog as it was, nothing typed, the command not run; `d` asks first, and only Enter on the
+    question denies it."""
+    marker = iso_home.work / "never-made.txt"
+    model_server.script(
+        tool_use("Bash", {"command": f"touch {marker}", "description": "make the marker"}),
+        text("Not made."),
+    )
+    claude = claude_tmux("--permission-mode", "default")
+    panel = ClaudeTmux(
+        sys.executable,
+        iso_home.env,
+        iso_home.work,
+        ["-m", "lunavect"],
+        root=iso_home.root,
+        width=120,
+        height=40,
+        session="panel",
+    )
+    try:
+        panel.start()
+        panel.wait_for_screen(r"◆ 0 awaiting input", timeout=60)
+        claude.send_text("make the marker")
+        claude.wait_for_screen(PERMISSION_DIALOG, timeout=60)
+        panel.wait_for_screen(r"Permission needed: Bash", timeout=60)
+        panel.send_keys("Down")
+        panel.send_keys("Space")
+        panel.wait_for_screen(r"y allow · A always allow · d deny", timeout=20)
+        before = dialog(claude.capture())
+
+        panel.send_keys("n")
+        time.sleep(3)  # an answer is pressed within a second of the key (navigation.reply)
+        assert dialog(claude.capture()) == before, claude.capture()  # the same dialog, the same choice marked
+        assert not marker.exists()
+        assert "Permission needed: Bash" in panel.capture()
+
+        panel.send_keys("d")
+        panel.wait_for_screen(r"Deny Bash for ", timeout=20)
+        panel.send_keys("Enter")
+        deadline = time.monotonic() + 30
+        while re.search(PERMISSION_DIALOG, claude.capture()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not re.search(PERMISSION_DIALOG, claude.capture()), claude.capture()
+        assert not marker.exists()
+    finally:
+        panel.kill()

@@ -25,15 +25,22 @@ from lunavect.conversation.render import render, skipped_note
 from lunavect.conversation.source import Source
 from lunavect.conversation.window import read_window
 from lunavect.conversation.window_parts import Unreadable
+from lunavect.core import clients
 from lunavect.core.model import Session, State
 from lunavect.core.terminal_text import clean
+from lunavect.frontends import rows
+from lunavect.frontends.tui.confirm import ConfirmAnswer
 from lunavect.frontends.tui.messages import PeekClosed, Report
 from lunavect.listing.conversation import find_source
 
 # How many messages a window holds, and how often the followed file is looked at.
 WINDOW_MESSAGES = 50
 POLL_S = 0.25
-HELP = "[ older · Tab reply · y allow · A always · n deny · Esc close"
+HELP = "[ older · Tab reply · Esc close"
+# The answer keys exist only while the session waits for a permission, and each asks before it answers
+# (`confirm.ConfirmAnswer`): no key of the list (`n` is Next) and no single key press answers.
+ANSWER_HELP = "y allow · A always allow · d deny (each asks first)"
+ANSWER_KEYS = {"y": "allow", "A": "allow-always", "d": "deny"}
 
 
 class Asked(TextualMessage):
@@ -45,15 +52,25 @@ class Asked(TextualMessage):
 
 
 class PeekLog(VerticalScroll, can_focus=True):
-    """The messages, oldest first; keys for older windows and the permission answers."""
+    """The messages, oldest first; keys for older windows and, while a permission is pending, its answers."""
 
     BINDINGS = [
         Binding("left_square_bracket", "ask('older')", "Older", show=True),
-        Binding("y", "ask('allow')", "Allow", show=False),
-        Binding("A", "ask('allow-always')", "Always allow", show=False),
-        Binding("n", "ask('deny')", "Deny", show=False),
+        Binding("y", "ask('allow')", "Allow", show=True),
+        Binding("A", "ask('allow-always')", "Always allow", show=True),
+        Binding("d", "ask('deny')", "Deny", show=True),
         Binding("escape", "ask('close')", "Close peek", show=True),
     ]
+
+    def __init__(self, pending: Callable[[], bool], *, id: str | None = None) -> None:  # noqa: A002
+        """`pending`: whether the followed session waits for a permission (its answer keys exist only then)."""
+        super().__init__(id=id)
+        self.pending = pending
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "ask" and parameters and parameters[0] in ANSWER_KEYS.values():
+            return self.pending()  # otherwise the key is not there: it goes on to the panel's keys, if any
+        return True
 
     def action_ask(self, what: str) -> None:
         self.post_message(Asked(what))
@@ -89,7 +106,7 @@ class PeekPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="peek-title", markup=False)
-        yield PeekLog(id="peek-log")
+        yield PeekLog(self.pending, id="peek-log")
         yield ReplyInput(placeholder="Reply (Enter sends, only while the session waits)", id="peek-reply")
 
     def on_mount(self) -> None:
@@ -110,6 +127,26 @@ class PeekPane(Vertical):
         self.session = self.source = self.follower = None
         self._clear()
         self.post_message(PeekClosed())
+
+    def pending(self) -> bool:
+        """Whether the followed session waits for a permission that lunavect may answer from here (a client
+        whose prompts are answered only in itself has no answer keys)."""
+        session = self.session
+        if session is None or session.state != State.PERMISSION:
+            return False
+        client = clients.by_id(session.provider)
+        return client is None or client.answers_outside
+
+    def _show_title(self, session: Session) -> None:
+        """The session, its state in the list's words, and the keys that work now (the answers only while a
+        permission is pending)."""
+        head = f"{clean(session.title or session.session_id, 60)} · {clean(rows.state_label(session))}"
+        answers = f" · {ANSWER_HELP}" if self.pending() else ""  # first: what matters most while it waits
+        if self.source is None:
+            self._title(f"{head}{answers} · this machine holds no conversation file for it")
+        else:
+            self._title(f"{head}{answers} · {HELP}")
+        self.app.refresh_bindings()
 
     def report(self, text: str) -> None:
         self.post_message(Report(text))
@@ -141,12 +178,9 @@ class PeekPane(Vertical):
             self._title("No session is focused.")
             return
         self.source = find_source(session.provider, session.session_id, self.connect())
-        title = clean(session.title or session.session_id, 60)
-        if self.source is None:
-            self._title(f"{title}: this machine holds no conversation file for it")
-            return
-        self._title(f"{title} · {session.state.value} · {HELP}")
-        self.follower = Follower(self.source, messages=WINDOW_MESSAGES)
+        self._show_title(session)
+        if self.source is not None:
+            self.follower = Follower(self.source, messages=WINDOW_MESSAGES)
 
     def refresh_peek(self) -> None:
         """Follow the focused row; draw what was appended or changed since the last look."""
@@ -155,9 +189,9 @@ class PeekPane(Vertical):
         focused = self.focused()
         if focused is None or self.session is None or focused.id != self.session.id:
             self._follow(focused)
-        elif focused.state != self.session.state:
+        elif rows.state_label(focused) != rows.state_label(self.session):
             self.session = focused
-            self._title(f"{clean(focused.title or focused.session_id, 60)} · {focused.state.value} · {HELP}")
+            self._show_title(focused)
         if self.follower is None:
             return
         try:
@@ -219,12 +253,17 @@ class PeekPane(Vertical):
         event.input.value = ""
 
     def answer(self, choice: str) -> None:
-        if self.session is None:
+        """Ask first, then answer: only while the session still waits for that permission."""
+        session = self.session
+        if session is None or not self.pending():
             return
-        if self.session.state != State.PERMISSION:
-            self.report("The session waits for no permission.")
-            return
-        self._act(self.session, choice, "")
+
+        def chosen(confirmed: bool | None) -> None:
+            now = self.session
+            if confirmed and now is not None and now.id == session.id and self.pending():
+                self._act(now, choice, "")
+
+        self.app.push_screen(ConfirmAnswer(session, choice), chosen)
 
     @work(thread=True, exclusive=True, group="peek-act")
     def _act(self, session: Session, what: str, text: str) -> None:
