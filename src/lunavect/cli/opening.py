@@ -72,9 +72,9 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
 def next_command(print_only: bool, resume_in: str | None, as_json: bool) -> None:
     """Open the session that needs you most, exactly as `lunavect open` would.
 
-    A permission prompt first, then a question or form, then a failed turn, then a ready reply; within each,
-    the one that has waited longest. Hidden sessions and those of a machine that fell silent are skipped, and
-    a failed or ready session only while its client is open. With nothing waiting, says so and exits 1.
+    A permission prompt first, then a question or form, then a failed turn of an open session that is not
+    hidden; within each, the one that has waited longest (README, "What needs you"). A ready reply waits for
+    nobody. With nothing waiting, says so and exits 1.
     """
     from lunavect.frontends.rows import label
     from lunavect.listing.attention import NOTHING_WAITS, needs_person
