@@ -138,7 +138,8 @@ def test_open_brings_each_session_to_its_exact_pane(
 
     # By its bare session id too, with a one-line answer.
     proc = stage.lunavect("open", ids[claude_a].split(":", 1)[1])
-    assert proc.returncode == 0 and "tmux pane" in proc.stdout and proc.stderr == ""
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "its tmux pane is in front, in tmux session “work”" in proc.stdout, proc.stdout
     assert tmux.client_pane(client.name) == claude_a
 
 
@@ -303,7 +304,8 @@ def test_next_opens_the_session_that_needs_its_person_most_as_open_does(
     client = stage.attach("home")
     printed = stage.lunavect("next", "--print")
     assert (
-        printed.returncode == 0 and printed.stdout == f"permission: {b['title']} (claude) · lunavect open {b['id']}\n"
+        printed.returncode == 0
+        and printed.stdout == f"Permission needed: Bash · {b['title']} (Claude) · lunavect open {b['id']}\n"
     )
     proc = stage.lunavect("next", "--json")
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -93,15 +93,16 @@ def test_status_line_pane_state_and_popup_follow_the_real_claude(servers, model_
     wait(lambda: any("print something" in r.last_user_text() for r in model_server.requests), "the prompt")
 
     wait(lambda: inner("show-options", "-gqv", "@lunavect_awaiting") == "1", "@lunavect_awaiting = 1")
-    assert inner("show-options", "-pqv", "-t", claude, "@lunavect_state") == "permission"
-    wait(lambda: "⏳ 1" in outer.capture(view), "⏳ 1 in the status line", screen=lambda: outer.capture(view))
+    # The pane's border says the state in the panel's words.
+    assert inner("show-options", "-pqv", "-t", claude, "@lunavect_state") == "Permission needed: Bash"
+    wait(lambda: "◆ 1" in outer.capture(view), "◆ 1 in the status line", screen=lambda: outer.capture(view))
     client = inner("list-clients", "-F", "#{client_name}")
     assert inner("display-message", "-p", "-c", client, "#{pane_id}") != claude
 
     # The popup lists the waiting session; Enter brings the client to its pane.
     outer("send-keys", "-t", view, "C-b", "a")
     wait(lambda: "need you" in outer.capture(view), "the popup", screen=lambda: outer.capture(view))
-    assert "permission:" in outer.capture(view)
+    assert "Permission needed: Bash · " in outer.capture(view)
     outer("send-keys", "-t", view, "Enter")
     wait(
         lambda: inner("display-message", "-p", "-c", client, "#{pane_id}") == claude,
@@ -117,8 +118,8 @@ def test_status_line_pane_state_and_popup_follow_the_real_claude(servers, model_
         inner("send-keys", "-t", claude, "Enter")
         time.sleep(1.5)
     wait(lambda: inner("show-options", "-gqv", "@lunavect_awaiting") == "0", "@lunavect_awaiting = 0")
-    wait(lambda: "⏳ 0" in outer.capture(view), "⏳ 0 in the status line", screen=lambda: outer.capture(view))
-    wait(lambda: inner("show-options", "-pqv", "-t", claude, "@lunavect_state") in ("ready", "idle"), "ready")
+    wait(lambda: "◆ 0" in outer.capture(view), "◆ 0 in the status line", screen=lambda: outer.capture(view))
+    wait(lambda: inner("show-options", "-pqv", "-t", claude, "@lunavect_state") in ("Response ready", "Idle"), "ready")
 
 
 def test_prefix_n_brings_the_client_to_the_session_that_needs_its_person_most(

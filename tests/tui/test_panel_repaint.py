@@ -27,7 +27,7 @@ async def test_a_change_that_keeps_every_size_asks_for_no_layout_pass(conn, make
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(ids(app)) == 20)
-        assert "● 0 working" in str(app.query_one("#working").content)
+        assert "⚙ 0 working" in str(app.query_one("#working").content)
         # The start's own layout passes (the footer's bindings, arriving late on a loaded machine) end first.
         for _ in range(40):
             layouts.clear()
@@ -39,9 +39,9 @@ async def test_a_change_that_keeps_every_size_asks_for_no_layout_pass(conn, make
         seed.write(conn, [seed.session("r05", "working", activity="Bash", since=3, updated=65)])
         await wait_for(pilot, lambda: any("Working: Bash" in line for line in drawn), timeout=60)
         await pilot.pause(0.3)
-        assert "● 1 working" in str(app.query_one("#working").content)
+        assert "⚙ 1 working" in str(app.query_one("#working").content)
         assert layouts == []
         # And a counter whose width changes still gets its layout pass (nothing is cut or left padded).
         seed.write(conn, [seed.session(f"r{n:02}", "working", since=3, updated=60 + n) for n in range(10, 20)])
-        await wait_for(pilot, lambda: "● 11 working" in str(app.query_one("#working").content), timeout=60)
+        await wait_for(pilot, lambda: "⚙ 11 working" in str(app.query_one("#working").content), timeout=60)
         assert "Counter#working" in layouts

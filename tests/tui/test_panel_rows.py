@@ -5,6 +5,7 @@ from __future__ import annotations
 import tui_seed as seed
 from tui_support import lines, pilot_test, record_drawn_lines, wait_for
 
+from lunavect.core.state_words import LEGEND
 from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.session_list import SessionList
 
@@ -140,7 +141,7 @@ async def test_every_row_says_open_or_ended_and_since_when_and_ended_ones_recede
         assert row_of(app, "claude:old").split()[-4:] == ["Response", "ready", "○", "5", "d"][-4:]
         assert row_of(app, "claude:w").split()[-3:] == ["●", "now", "20s"]
         header = str(app.query_one("#working").render()), str(app.query_one("#awaiting").render())
-        assert header == ("● 1 working", "◆ 0 awaiting input")
+        assert header == ("⚙ 1 working", "◆ 0 awaiting input")
 
         def title_style(key: str):
             index = [s.id for s in widget.sessions].index(key)
@@ -155,3 +156,27 @@ async def test_every_row_says_open_or_ended_and_since_when_and_ended_ones_recede
         assert widget.refresh_ages() == 2  # the fresh reply and the working row; "5 d" still reads "5 d"
         assert row_of(app, "claude:new").rstrip().endswith("● 4 min")
         assert widget.refresh_ages() == 0
+
+
+@pilot_test
+async def test_the_errors_counter_shows_a_failed_turn_that_needs_its_person_and_the_legend_the_marks(conn, make_app):
+    """The panel counts what the bars count, in the same words: a failed turn whose client still runs needs
+    its person (`✗ 1 error`), one whose client ended does not; the line under the list says what ● and ○ mean."""
+    seed.write(
+        conn,
+        [
+            seed.session("e1", "error", title="Failed now", error="service", open=True),
+            seed.session("e2", "error", title="Failed long ago", error="limit", updated=86400, open=False),
+        ],
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        errors = app.query_one("#errors")
+        assert errors.display and str(errors.render()) == "✗ 1 error"
+        assert str(app.query_one("#legend").render()) == LEGEND and "● open" in LEGEND and "○ ended" in LEGEND
+    seed.write(conn, [seed.session("e1", "error", title="Failed now", error="service", open=False)])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not app.query_one("#errors").display

@@ -23,6 +23,7 @@ from web_support import (
     stop_collector,
 )
 
+from lunavect.core.state_words import PIN_MARK
 from lunavect.listing.arrangement import MOVED_UNTIL
 
 BUILD = "claude:aaaaaaaa-1111-4111-8111-111111111111"
@@ -92,8 +93,9 @@ def test_the_list_renders_with_states_counters_and_no_token_in_the_address_bar(s
     assert row(page, SITE).locator(".state").inner_text() == "Permission needed: Bash"
     assert row(page, PARSER).locator(".state").inner_text() == "Limit reached"
     assert row(page, DOCS).locator(".state").inner_text() == "Response ready"
-    assert page.locator("#working").inner_text() == "1 working"
-    assert page.locator("#awaiting").inner_text() == "1 awaiting input"
+    assert page.locator("#working").inner_text() == "⚙ 1 working"
+    assert page.locator("#awaiting").inner_text() == "◆ 1 awaiting input"
+    assert page.locator("#errors").is_hidden()  # the failed turn's client ended: it needs nobody
     # The response timer ticks in the page.
     first = row(page, BUILD).locator(".timer").inner_text()
     page.wait_for_function(
@@ -122,8 +124,8 @@ def test_every_row_says_open_or_ended_and_since_when_and_ended_rows_recede(serve
     assert row(page, BUILD).locator(".title").evaluate(weight) == "600"
     assert row(page, DOCS).locator(".title").evaluate(weight) == "500"
     # The order and the counters are the person's as before.
-    assert page.locator("#working").inner_text() == "1 working"
-    assert page.locator("#awaiting").inner_text() == "1 awaiting input"
+    assert page.locator("#working").inner_text() == "⚙ 1 working"
+    assert page.locator("#awaiting").inner_text() == "◆ 1 awaiting input"
 
 
 def test_every_rate_limit_window_says_how_long_it_lasts_at_the_pace_of_the_last_hour(served, browser):
@@ -162,7 +164,7 @@ def test_a_change_in_the_store_shows_without_reload(served, browser):
         timeout=10_000,
     )
     assert page.evaluate("window.sameDocument") is True
-    assert page.locator("#working").inner_text() == "0 working"
+    assert page.locator("#working").inner_text() == "⚙ 0 working"
 
 
 def test_search_and_filters(served, browser):
@@ -200,6 +202,8 @@ def test_pin_hide_undo_and_restore_from_the_hidden_view(served, browser):
     row(page, PARSER).locator(".act-pin").click()
     page.wait_for_function(f"() => document.querySelector('#sessions > li.row').dataset.id === '{PARSER}'")
     assert stored(served.env, PARSER)["pinned"] is True
+    # The panel's pinned mark, the same on every surface.
+    assert row(page, PARSER).locator(".pin-mark").inner_text() == PIN_MARK
 
     row(page, DOCS).click()
     page.keyboard.press("Delete")
@@ -428,7 +432,7 @@ def test_next_opens_the_session_that_needs_its_person_most_as_open_does(served, 
     page = open_page(browser, served.control)
     title = stored(served.env, SITE)["title"]
     printed = lunavect(served.env, "next", "--print").stdout
-    assert printed == f"permission: {title} (claude) · lunavect open {SITE}\n", printed
+    assert printed == f"Permission needed: Bash · {title} (Claude) · lunavect open {SITE}\n", printed
     expected = json.loads(lunavect(served.env, "open", SITE, "--json").stdout)["message"]
     page.locator("#next").click()
     page.wait_for_function(

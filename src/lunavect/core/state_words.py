@@ -66,7 +66,7 @@ PIN_MARK = "⚑"
 OPEN_MARK = "●"
 ENDED_MARK = "○"
 # What the marks mean, where a surface explains them.
-LEGEND = f"{OPEN_MARK} open  {ENDED_MARK} ended  {PIN_MARK} pinned"
+LEGEND = f"{OPEN_MARK} open: its client still runs  ·  {ENDED_MARK} ended  ·  {PIN_MARK} pinned"
 
 # The counters: each one's mark, and its words for one and for several.
 WORKING_MARK = "⚙"

@@ -149,10 +149,13 @@ def waited(session: Session, now: float | None = None) -> str:
 
 
 def label(session: Session) -> str:
-    """A session as one short line: state, title or project, and the client (outside text made harmless)."""
+    """A session as one short line: its state in the panel's words, its title or project, and its client
+    (`Permission needed: Bash · Deploy the site (Claude)`; outside text made harmless)."""
     name = clean((session.title or session.project or session.session_id[:8]).strip(), limit=48)
-    return f"{session.state}: {name} ({clean(session.provider, limit=16)})"
+    client = clean(state_words.client_label(session.provider), limit=16)
+    return f"{clean(state_label(session), limit=60)} · {name} ({client})"
 
 
 def counts_text(summary: Summary) -> str:
-    return " · ".join(count_parts(summary, ("working ", "awaiting ", "errors ")))
+    """The counts in words, as the panel's header says them: `⚙ 2 working · ◆ 1 awaiting input · ✗ 1 error`."""
+    return " · ".join(count_parts(summary))

@@ -1,4 +1,6 @@
-"""The plain text table of sessions that `lunavect list` and `lunavect watch` print."""
+"""The plain text table of sessions that `lunavect list` and `lunavect watch` print: the panel's words and marks
+(`frontends.rows`, `core.state_words`), so a row says here what it says on the panel ("Permission needed:
+Bash", ⚑ pinned, ● open); `list --json` keeps the raw contract."""
 
 from __future__ import annotations
 
@@ -6,28 +8,13 @@ import datetime as _dt
 import shutil
 
 from lunavect.core.model import Session
+from lunavect.core.state_words import PIN_MARK
 from lunavect.core.terminal_text import clean
-from lunavect.core.times import elapsed, epoch
-from lunavect.frontends.rows import last_seen, place
+from lunavect.frontends.rows import background_count, last_seen, place, state_label, timer
 
-# LAST: open (●) or ended (○), and how long ago the session last did anything.
-COLUMNS = ("STATE", "DETAIL", "FOR", "LAST", "PROVIDER", "PROJECT", "TITLE", "ID")
-
-
-def _ago(iso: str | None, now: _dt.datetime) -> str:
-    then = epoch(iso)
-    return "" if then is None else elapsed(now.timestamp() - then)
-
-
-def detail(session: Session) -> str:
-    parts = []
-    if session.activity:
-        parts.append(clean(session.activity, 80))
-    if session.error:
-        parts.append(clean(session.error, 40))
-    if session.background:
-        parts.append("+" + str(sum(session.background.values())) + " bg")
-    return " ".join(parts)
+# The panel's columns, and the id every command takes: the pin mark, the state with its detail, the number of
+# Claude's background tasks (the panel's capsule), the timer, open (●) or ended (○) and since when.
+COLUMNS = ("", "STATE", "", "TIMER", "LAST", "CLIENT", "PROJECT", "TITLE", "ID")
 
 
 # The title gives way first when a line would not fit: the id after it is what every command takes.
@@ -42,12 +29,14 @@ def _clip(text: str, width: int) -> str:
 def render(sessions: list[Session], now: _dt.datetime | None = None, width: int | None = None) -> str:
     now = now or _dt.datetime.now(_dt.UTC)
     width = width or shutil.get_terminal_size((120, 24)).columns
+    clock = now.timestamp()
     rows: list[tuple[str, ...]] = [
         (
-            clean(s.state) + (" (hidden)" if s.hidden else "") + (" *" if s.pinned else ""),
-            detail(s),
-            _ago(s.since, now),
-            last_seen(s, now.timestamp()),
+            PIN_MARK if s.pinned else "",
+            clean(state_label(s)) + (" (hidden)" if s.hidden else ""),
+            str(background_count(s) or ""),
+            timer(s, clock),
+            last_seen(s, clock),
             clean(s.provider),
             clean(place(s)),
             clean(s.title),
@@ -56,11 +45,12 @@ def render(sessions: list[Session], now: _dt.datetime | None = None, width: int 
         for s in sessions
     ]
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(COLUMNS)]
-    excess = sum(widths) + 2 * (len(widths) - 1) - width
+    shown = [i for i, w in enumerate(widths) if w]  # no pinned row, no background task: no empty column
+    excess = sum(widths) + 2 * (len(shown) - 1) - width
     if excess > 0:
         widths[_TITLE] = max(_MIN_TITLE, widths[_TITLE] - excess)
         rows = [(*r[:_TITLE], _clip(r[_TITLE], widths[_TITLE]), *r[_TITLE + 1 :]) for r in rows]
-    lines = ["  ".join(c.ljust(widths[i]) for i, c in enumerate(COLUMNS)).rstrip()]
+    lines = ["  ".join(COLUMNS[i].ljust(widths[i]) for i in shown).rstrip()]
     for row in rows:
-        lines.append("  ".join(v.ljust(widths[i]) for i, v in enumerate(row)).rstrip())
+        lines.append("  ".join(row[i].ljust(widths[i]) for i in shown).rstrip())
     return "\n".join(line[:width] for line in lines)

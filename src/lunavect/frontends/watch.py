@@ -7,19 +7,22 @@ import sqlite3
 import sys
 from collections.abc import Callable
 
+from lunavect.frontends.rows import counts_text
 from lunavect.frontends.table import render
 from lunavect.listing import changes
+from lunavect.listing.attention import summarize_sessions
 from lunavect.listing.hosts import not_current_note
-from lunavect.listing.sessions import counts, read_sessions
+from lunavect.listing.sessions import read_sessions
 
 CLEAR = "\x1b[H\x1b[2J"
 
 
 def frame(conn: sqlite3.Connection, include_hidden: bool, explain_empty: Callable[[], str]) -> str:
     sessions = read_sessions(conn, include_hidden=include_hidden)
-    total = counts(conn)
+    # The panel's counters, in its words and marks, over every session (hiding never cancels work).
+    counted = sessions if include_hidden else read_sessions(conn, include_hidden=True)
     stamp = _dt.datetime.now().strftime("%H:%M:%S")
-    header = f"lunavect  {stamp}  working {total['working']}  awaiting input {total['awaiting_input']}"
+    header = f"lunavect  {stamp}  {counts_text(summarize_sessions(counted))}"
     body = render(sessions) if sessions else explain_empty()
     note = not_current_note(conn)
     return f"{header}\n\n{body}\n" + (f"{note}\n" if note else "")

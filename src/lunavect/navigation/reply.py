@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from lunavect.core.clients import ENTER_AFTER_S, by_id, name_of
 from lunavect.core.model import State
 from lunavect.core.resume_command import attach_command, display_command
+from lunavect.core.state_words import STATE_WORDS
 from lunavect.host.processes import LiveProcesses, ProcessTable
 from lunavect.navigation import background, remote_host
 from lunavect.navigation import pane_text as screens
@@ -166,7 +167,7 @@ def reply(
     if state == State.PERMISSION:
         return _refuse("it waits for a permission: answer it with `lunavect answer`", session)
     if state not in REPLY_STATES:
-        return _refuse(f"it is {state.value}, not waiting for you", session)
+        return _refuse(f"it does not wait for you now ({STATE_WORDS[state]})", session)
     proven = prove_pane(session, others, table, os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
         return proven
@@ -195,7 +196,7 @@ def reply(
     for _attempt in range(3):
         pane.key("Enter")
         if _wait(lambda: prompt() is not False, timing.confirm_s / 3, timing.poll_s):
-            return ReplyResult(True, "sent", f"sent to {client} in tmux pane {pane.target}", pane.target)
+            return ReplyResult(True, "sent", f"sent to {client} in its own pane", pane.target)
     return ReplyResult(False, "failed", f"the reply is typed in pane {pane.target} but was not submitted", pane.target)
 
 
@@ -217,7 +218,7 @@ def answer(
     if (in_background := _in_background(session, table)) is not None:
         return in_background
     if state != State.PERMISSION:
-        return _refuse(f"it is {state.value}: it waits for no permission", session)
+        return _refuse(f"it waits for no permission now ({STATE_WORDS[state]})", session)
     descriptor = by_id(session.provider)
     if descriptor is not None and not descriptor.reply.answers_outside:
         return _refuse(f"{descriptor.name}'s permission prompts are answered in {descriptor.name} itself", session)

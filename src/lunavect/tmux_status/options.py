@@ -10,23 +10,28 @@ from __future__ import annotations
 
 from lunavect.core import tmux_text
 from lunavect.core.model import Session
+from lunavect.core.state_words import count_words, state_words
 from lunavect.listing.attention import Summary
 
 # The colour of each summary level, shared by every bar that takes a colour.
 COLORS = {"awaiting": "#e5a50a", "error": "#e01b24", "working": "#3584e4", "idle": "#9a9996"}
 
 
-def count_parts(summary: Summary, names: tuple[str, str, str]) -> list[str]:
-    """Working, awaiting and (only when there are some) errors, each after its name, then the notes."""
-    parts = [f"{names[0]}{summary.working}", f"{names[1]}{summary.awaiting_input}"]
+def count_parts(summary: Summary, short: bool = False) -> list[str]:
+    """Working, awaiting and (only when there are some) errors, each with its mark and, unless `short`, its
+    words (`core.state_words.count_words`: `⚙ 2 working`, `⚙ 2`), then the notes."""
+    parts = [
+        count_words("working", summary.working, short),
+        count_words("awaiting_input", summary.awaiting_input, short),
+    ]
     if summary.errors:
-        parts.append(f"{names[2]}{summary.errors}")
+        parts.append(count_words("errors", summary.errors, short))
     return parts + list(summary.notes)
 
 
 def short_text(summary: Summary) -> str:
-    """The compact counts the bars show: ⚙ working, ⏳ awaiting, ✗ errors."""
-    return "  ".join(count_parts(summary, ("⚙ ", "⏳ ", "✗ ")))
+    """The compact counts the bars show: `⚙ 2  ◆ 1  ✗ 1` (the panel's marks, without its words)."""
+    return "  ".join(count_parts(summary, short=True))
 
 
 def status_text(summary: Summary) -> str:
@@ -52,9 +57,10 @@ def _device(tty: str) -> str:
 
 
 def pane_states(sessions: list[Session]) -> dict[str, str]:
-    """Each live agent's terminal device and its state (the device is how a pane is found)."""
+    """Each live agent's terminal device and its state in the panel's words, "Permission needed: Bash" (the
+    device is how a pane is found)."""
     states: dict[str, str] = {}
     for session in sessions:
         if session.tty and session.pid is not None:
-            states[_device(session.tty)] = str(session.state)
+            states[_device(session.tty)] = state_words(session)
     return states

@@ -92,8 +92,8 @@ def test_zeros_without_a_store_in_every_format(iso_env):
         "attention": [],
         "notes": [],
     }
-    assert status(iso_env, "plain") == "working 0 · awaiting 0"
-    assert "⚙ 0" in status(iso_env, "tmux") and "⏳ 0" in status(iso_env, "polybar")
+    assert status(iso_env, "plain") == "⚙ 0 working · ◆ 0 awaiting input"
+    assert "⚙ 0" in status(iso_env, "tmux") and "◆ 0" in status(iso_env, "polybar")
     assert json.loads(status(iso_env, "waybar"))["class"] == "idle"
 
 
@@ -128,7 +128,7 @@ def counts_errors_and_the_longest_wait(iso_env) -> None:
     assert result["urgent"]["hidden"] is True
 
     plain = status(iso_env, "plain")
-    assert plain.startswith("working 1 · awaiting 2 · errors 1 · permission:")
+    assert plain.startswith("⚙ 1 working · ◆ 2 awaiting input · ✗ 1 error · Permission needed: Bash · ")
 
     bar = json.loads(status(iso_env, "waybar"))
     assert set(bar) <= WAYBAR_FIELDS and isinstance(bar["class"], str)
@@ -243,10 +243,10 @@ def test_i3blocks_runs_the_documented_block(iso_env, tmp_path):
 
     try:
         text = next_full_text()
-        while "⏳ 0" not in text:
+        while "◆ 0" not in text:
             text = next_full_text()
         wait_permission(iso_env, WAITING)
-        while "⏳ 1" not in text:
+        while "◆ 1" not in text:
             text = next_full_text()
         assert text.startswith("<span color='#e5a50a'>")
     finally:

@@ -137,7 +137,7 @@ def test_the_collector_publishes_to_every_server_on_change(iso_env, tmux_dir):
     iso_env.cli("list")  # the collector (started by install) catches up with the spool
     for name in ("one", "two"):
         wait_option(iso_env.env, name, "@lunavect_awaiting", "1")
-        assert "⏳ 1" in tmux(iso_env.env, name, "show-options", "-gv", "@lunavect_status")
+        assert "◆ 1" in tmux(iso_env.env, name, "show-options", "-gv", "@lunavect_status")
 
     # A server started later gets the options from the block's own `tmux publish`.
     path = Path(iso_env.env["HOME"]) / ".tmux.conf"

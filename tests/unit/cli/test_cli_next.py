@@ -27,7 +27,7 @@ def test_next_prints_the_most_urgent_and_opens_it_exactly_as_open_does(iso_env):
     conn.close()
     printed = iso_env.cli("next", "--print")
     assert printed.returncode == 0, printed.stderr
-    assert printed.stdout == "permission: Deploy the site (claude) · lunavect open claude:p1\n"
+    assert printed.stdout == "Permission needed: Bash · Deploy the site (Claude) · lunavect open claude:p1\n"
     opened, by_open = iso_env.cli("next"), iso_env.cli("open", "claude:p1")
     assert (opened.returncode, opened.stdout, opened.stderr) == (by_open.returncode, by_open.stdout, by_open.stderr)
     as_json, by_open_json = iso_env.cli("next", "--json"), iso_env.cli("open", "claude:p1", "--json")

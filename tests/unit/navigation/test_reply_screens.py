@@ -161,7 +161,8 @@ LIVE = Whereabouts(Status.LIVE, pid=1234, tty="/dev/pts/9", via="hook")
 @pytest.mark.parametrize(
     ("state", "where", "shows", "words"),
     [
-        (State.WORKING, LIVE, "claude_empty", "it is working"),
+        (State.WORKING, LIVE, "claude_empty", "it does not wait for you now (Working)"),
+        (State.BACKGROUND, LIVE, "claude_empty", "it does not wait for you now (In background)"),
         (State.PERMISSION, LIVE, "claude_empty", "lunavect answer"),
         (
             State.READY,
@@ -188,7 +189,7 @@ def test_replies_are_refused_without_typing(monkeypatch, state, where, shows, wo
 @pytest.mark.parametrize(
     ("state", "shows", "expected", "words"),
     [
-        (State.READY, "claude_permission", "Bash", "waits for no permission"),
+        (State.READY, "claude_permission", "Bash", "waits for no permission now (Response ready)"),
         (State.PERMISSION, "claude_ready", "Bash", "no Claude Code permission dialog"),
         (State.PERMISSION, "claude_permission", "Write", "asks for Bash, not Write"),
     ],

@@ -26,6 +26,7 @@ from textual.widgets import Button, Footer, Input, Static
 
 from lunavect.collector import setup_report
 from lunavect.core.model import Session
+from lunavect.core.state_words import LEGEND
 from lunavect.core.terminal_text import clean_lines
 from lunavect.frontends.tui import filters, preferences, row_actions
 from lunavect.frontends.tui.columns import ColumnHeader
@@ -38,9 +39,9 @@ from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.toolbar import SearchInput, Toolbar
 from lunavect.frontends.tui.widgets import Counter, MessageLine, PanelHeader, StaleNote, show_text
 from lunavect.listing import arrangement
-from lunavect.listing.attention import NOTHING_WAITS, needs_person
+from lunavect.listing.attention import NOTHING_WAITS, needs_person, summarize_sessions
 from lunavect.listing.hosts import not_current_note
-from lunavect.listing.sessions import auto_hide_after, count_sessions
+from lunavect.listing.sessions import auto_hide_after
 
 
 class PanelScreen(Screen[None]):
@@ -92,6 +93,8 @@ class PanelScreen(Screen[None]):
         yield ColumnHeader(id="columns")
         yield SessionList(clock=self._clock, id="sessions")
         yield Static("", id="empty")
+        # What the list's marks mean, as the web page says them in words (`core.state_words.LEGEND`).
+        yield Static(LEGEND, id="legend", markup=False)
         yield PeekPane(
             focused=lambda: self.session_list.current,
             everyone=lambda: self.rows.sessions,
@@ -143,13 +146,12 @@ class PanelScreen(Screen[None]):
             pass  # the panel is closing: its screens and widgets are already gone
 
     def _redraw_widgets(self) -> None:
-        totals = count_sessions(self.rows.sessions)
-        working, awaiting = totals["working"], totals["awaiting_input"]
+        counts = summarize_sessions(self.rows.sessions)
         conn = self._connection()
         # With sync on and its server unreachable: since when the other machines' rows are not current.
         note = not_current_note(conn) if conn is not None else None
         self._prepare_lists(self)
-        self.query_one(PanelHeader).show(working, awaiting, self.filter.awaiting, note or "")
+        self.query_one(PanelHeader).show(counts, self.filter.awaiting, note or "")
         session_list = self.session_list
         visible = self.rows.visible(self.filter)
         session_list.set_sessions(visible)
@@ -159,9 +161,10 @@ class PanelScreen(Screen[None]):
         show_text(empty, text)
         empty.set_class(bool(text), "-shown")
         session_list.display = bool(visible)
+        self.query_one("#legend", Static).display = bool(visible)
         for view in self._hidden_views():
             self._prepare_lists(view)
-            view.show(self.rows.hidden, working, awaiting, self.filter.awaiting, note)
+            view.show(self.rows.hidden, counts, self.filter.awaiting, note)
 
     def _hidden_views(self) -> list[HiddenScreen]:
         return [screen for screen in self.app.screen_stack if isinstance(screen, HiddenScreen)]

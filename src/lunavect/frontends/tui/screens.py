@@ -24,6 +24,7 @@ from lunavect.frontends.tui.messages import MenuChoice, RowRequest
 from lunavect.frontends.tui.notify_settings import NotificationSettings
 from lunavect.frontends.tui.session_list import HiddenSessionList, SessionList
 from lunavect.frontends.tui.widgets import MessageLine, PanelHeader
+from lunavect.listing.attention import Summary
 
 
 def menu_actions(session: Session, hidden_view: bool = False) -> list[tuple[MenuChoice, str]]:
@@ -102,13 +103,11 @@ class HiddenScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(SessionList).focus()
 
-    def show(
-        self, hidden: list[Session], working: int, awaiting: int, awaiting_selected: bool, note: str | None
-    ) -> None:
+    def show(self, hidden: list[Session], counts: Summary, awaiting_selected: bool, note: str | None) -> None:
         """Show these hidden sessions, or that there are none, under the panel's counters (`note`: since when
         other machines' rows are not current)."""
         view = " · ".join(part for part in ("Hidden sessions", note) if part)
-        self.query_one(PanelHeader).show(working, awaiting, awaiting_selected, view)
+        self.query_one(PanelHeader).show(counts, awaiting_selected, view)
         session_list = self.query_one(SessionList)
         session_list.set_sessions(hidden)
         session_list.display = bool(hidden)

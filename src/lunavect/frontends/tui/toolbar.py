@@ -38,7 +38,8 @@ class Toolbar(Horizontal):
         yield Button("All", id="provider-all", compact=True)
         for client in clients.every():
             yield Button(client.label, id=f"provider-{client.id}", compact=True)
-        yield Button("Active", id="active", compact=True)
+        # Active is about states (working, or waiting for the person), not the open mark ● (its client runs).
+        yield Button("Active", id="active", compact=True, tooltip="Only sessions that work or wait for you (v)")
         yield Button("Hidden", id="hidden", compact=True)
         yield Button("Settings", id="settings", compact=True)
 

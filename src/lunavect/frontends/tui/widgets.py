@@ -17,6 +17,8 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from lunavect import store
+from lunavect.core.state_words import count_words
+from lunavect.listing.attention import Summary
 from lunavect.usage.bar import limits_note
 
 # How often the header reads the rate-limit windows again.
@@ -105,11 +107,17 @@ class PanelHeader(Horizontal):
             yield LimitsNote(self._limits, self._clock, id="limits")
         yield Counter("", classes="working", id="working")
         yield Counter("", classes="awaiting", id="awaiting")
+        yield Counter("", classes="errors", id="errors")
 
-    def show(self, working: int, awaiting: int, awaiting_selected: bool, view: str = "") -> None:
-        show_text(self.query_one("#working", Counter), f"● {working} working")
+    def show(self, counts: Summary, awaiting_selected: bool, view: str = "") -> None:
+        """The counters in every surface's words (`core.state_words`); the errors counter only when some turn
+        that failed needs its person (README, "What needs you")."""
+        show_text(self.query_one("#working", Counter), count_words("working", counts.working))
         awaiting_counter = self.query_one("#awaiting", Counter)
-        show_text(awaiting_counter, f"◆ {awaiting} awaiting input")
+        show_text(awaiting_counter, count_words("awaiting_input", counts.awaiting_input))
+        errors = self.query_one("#errors", Counter)
+        show_text(errors, count_words("errors", counts.errors))
+        errors.display = counts.errors > 0
         awaiting_counter.set_class(awaiting_selected, "-selected")
         awaiting_counter.tooltip = (
             "Showing only sessions that need a reply or permission: select again to show all"

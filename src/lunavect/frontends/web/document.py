@@ -14,9 +14,10 @@ import time
 import msgspec
 
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
-from lunavect.core.state_words import tone
+from lunavect.core.state_words import count_words, tone
 from lunavect.frontends import rows
-from lunavect.listing.sessions import count_sessions, epoch, read_sessions
+from lunavect.listing.attention import summarize_sessions
+from lunavect.listing.sessions import epoch, read_sessions
 from lunavect.usage import limits, report
 from lunavect.usage.text import usage_line
 
@@ -57,6 +58,10 @@ class Document(msgspec.Struct):
     working: int
     awaiting_input: int
     sessions: list[PageRow]
+    # The failed turns that need their person (`listing.attention.needs_you`), and each counter in every
+    # surface's words (`core.state_words.count_words`: `⚙ 2 working`), keyed by its name.
+    errors: int = 0
+    counters: dict[str, str] = {}
     # Each client's and account's rate-limit windows in one line, with how long each lasts at the pace of the last
     # hour (`usage.report.limit_lines`: `codex: 5 h 42 % · resets 14:00 · runs out in 1 h 20 m | 7 d 8 % ...`).
     limits: list[str] = []
@@ -107,12 +112,14 @@ def page_row(session: Session) -> PageRow:
 
 
 def build(sessions: list[Session], limit_lines: list[str] | None = None) -> Document:
-    totals = count_sessions(sessions)
+    counts = summarize_sessions(sessions)
     return Document(
-        working=totals["working"],
-        awaiting_input=totals["awaiting_input"],
+        working=counts.working,
+        awaiting_input=counts.awaiting_input,
         sessions=[page_row(s) for s in sessions],
         limits=limit_lines or [],
+        errors=counts.errors,
+        counters={name: count_words(name, getattr(counts, name)) for name in ("working", "awaiting_input", "errors")},
     )
 
 

@@ -199,7 +199,8 @@ def focus(pane: Pane, own_tty: str | None, own_session: str | None = None, runne
         )
     return OpenResult(
         Outcome.FOCUSED,
-        f"tmux pane {pane.pane_id} (session {pane.session}) is shown in client {client.name}",
+        # In words a person uses: the tmux session they know by name, not a pane id or a client's device.
+        f"its tmux pane is in front, in tmux session “{pane.session}”",
         terminal="tmux",
         target=pane.pane_id,
     )

@@ -103,7 +103,7 @@ function makeRow(id) {
   li.tabIndex = -1;
   li.innerHTML =
     '<span class="grip" aria-hidden="true" title="Drag to reorder">⋮⋮</span>' +
-    '<div class="main"><div class="title"><span class="pin-mark" aria-label="pinned">▲</span><span class="title-text"></span></div>' +
+    '<div class="main"><div class="title"><span class="pin-mark" aria-label="pinned">⚑</span><span class="title-text"></span></div>' +
     '<div class="meta"><span class="where"></span> · <span class="presence"></span></div></div>' +
     '<div class="status"><span class="state"></span><span class="capsule"></span><span class="timer"></span></div>' +
     '<div class="actions"></div>';
@@ -153,9 +153,13 @@ function fillRow(li, row) {
 function render() {
   const doc = state.doc;
   if (!doc) return;
-  $("working").textContent = `${doc.working} working`;
+  // The counters in every surface's words and marks (the server's: core/state_words.py).
+  const counters = doc.counters || {};
+  $("working").textContent = counters.working || `${doc.working} working`;
   const awaiting = $("awaiting");
-  awaiting.textContent = `${doc.awaiting_input} awaiting input`;
+  awaiting.textContent = counters.awaiting_input || `${doc.awaiting_input} awaiting input`;
+  $("errors").textContent = counters.errors || "";
+  $("errors").hidden = !doc.errors;
   awaiting.setAttribute("aria-pressed", String(state.filter.awaiting));
   awaiting.classList.toggle("some", doc.awaiting_input > 0);
   for (const b of document.querySelectorAll("[data-provider]")) {

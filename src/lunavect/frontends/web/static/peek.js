@@ -51,7 +51,7 @@ export async function openPeek(row, post, say) {
   closePeek();
   const pane = $("peek");
   open = { row, timer: null, marks: new Map(), start: null, older: null };
-  $("peek-title").textContent = `${row.title} · ${row.state}`;
+  $("peek-title").textContent = `${row.title} · ${row.label}`;
   $("peek-list").replaceChildren();
   $("peek-answers").hidden = row.state !== "permission";
   pane.hidden = false;
