@@ -131,6 +131,11 @@ class Face(ABC, Generic[S]):
     def read_dialog(self, screen: str) -> Dialog | None:
         """Its permission dialog on a pane's screen, or None."""
 
+    def offers_resend(self, screen: str) -> bool:
+        """Whether its screen invites the person to send their message again after a failed turn (Claude
+        Code's "Resend your message to try again"): a reply to a session in error is typed only then."""
+        return False
+
     def read_title(self, title: str) -> str | None:
         """The state its terminal title shows (`busy`, `waiting`, `idle`), for a client that draws it there live
         (`Client.live_title`); None for a title that says nothing (and for every title of a client that draws

@@ -21,21 +21,44 @@ def plain(screen: str) -> str:
     return _ESCAPE.sub("", screen)
 
 
+def _drawn(line: str) -> list[tuple[str, bool, bool]]:
+    """Each character a line draws, with whether it is dim (SGR 2) and in reverse video (SGR 7, the cursor)."""
+    drawn: list[tuple[str, bool, bool]] = []
+    dim = reverse = False
+    at = 0
+    for match in _ESCAPE.finditer(line):
+        drawn += [(ch, dim, reverse) for ch in line[at : match.start()]]
+        at = match.end()
+        sgr = _SGR.fullmatch(match.group(0))
+        if sgr is None:
+            continue
+        for param in sgr.group(1).split(";") if sgr.group(1) else ["0"]:
+            if param in ("0", ""):
+                dim = reverse = False
+            elif param == "2":
+                dim = True
+            elif param == "22":
+                dim = False
+            elif param == "7":
+                reverse = True
+            elif param == "27":
+                reverse = False
+    return drawn + [(ch, dim, reverse) for ch in line[at:]]
+
+
 def typed(line: str) -> bool:
-    """Whether a prompt line (with its escapes) holds typed text: a placeholder is drawn dimmed (SGR 2)."""
-    visible = plain(line).partition("❯" if "❯" in plain(line) else "›")[2].strip()
-    if not visible:
+    """Whether a prompt line (with its escapes) holds typed text: a placeholder is drawn dimmed (SGR 2), its
+    first character under the cursor (reverse video) when the cursor stands on it."""
+    drawn = _drawn(line)
+    mark = next((i for i, (ch, _dim, _rev) in enumerate(drawn) if ch in "❯›"), None)
+    if mark is None:
         return False
-    dim = False
-    for match in _SGR.finditer(line[: line.find(visible[0], line.find("❯" if "❯" in line else "›") + 1)]):
-        params = match.group(1).split(";") if match.group(1) else ["0"]
-        if "0" in params or "" in params:
-            dim = False
-        if "2" in params:
-            dim = True
-        if "22" in params:
-            dim = False
-    return not dim
+    shown = [(ch, dim, rev) for ch, dim, rev in drawn[mark + 1 :] if not ch.isspace()]
+    if not shown:
+        return False
+    if shown[0][2] and len(shown) > 1:  # the cursor on the first character: the rest says which it is
+        shown = shown[1:]
+    return not shown[0][1]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from lunavect import clients
 from lunavect.core.pane_reading import Dialog, PromptReading
 
-__all__ = ["Dialog", "PromptReading", "dialog", "prompt_empty", "read_prompt"]
+__all__ = ["Dialog", "PromptReading", "dialog", "offers_resend", "prompt_empty", "read_prompt"]
 
 
 def read_prompt(provider: str, screen: str) -> PromptReading:
@@ -32,3 +32,9 @@ def dialog(provider: str, screen: str) -> Dialog | None:
     """The client's permission dialog on the screen, or None."""
     face = clients.face_of(provider)
     return face.read_dialog(screen) if face is not None else None
+
+
+def offers_resend(provider: str, screen: str) -> bool:
+    """Whether the client's screen invites the person to send their message again after a failed turn."""
+    face = clients.face_of(provider)
+    return face is not None and face.offers_resend(screen)

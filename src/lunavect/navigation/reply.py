@@ -2,9 +2,9 @@
 its permission dialog. Both fail closed.
 
 A reply is typed only when all of these hold: the session waits for its person (response ready, input
-needed, idle); its terminal is proven its own by the evidence `lunavect open` uses (lunavect.navigation.
-locate) and is a tmux pane; the session's process holds that terminal's foreground; and the pane's screen
-shows the client's own prompt with nothing typed in it. An answer is pressed only when the session needs a
+needed, idle, or a failed turn whose client's own screen invites a resend); its terminal is proven its own by
+the evidence `lunavect open` uses (lunavect.navigation.locate) and is a tmux pane; the session's process holds
+that terminal's foreground; and the pane's screen shows the client's own prompt with nothing typed in it. An answer is pressed only when the session needs a
 permission, the screen shows that client's dialog for the tool lunavect expects, and the dialog offers the
 answer; the screen is read again to confirm the dialog closed. Anything else is refused with the reason
 and, where it helps, the resume command (for a session its client runs in the background, whose terminal is
@@ -30,7 +30,8 @@ from lunavect.navigation.navigate import background_job, whereabouts
 from lunavect.navigation.pane_io import TmuxPane
 from lunavect.navigation.terminals import tmux
 
-# States in which a session waits for its person: a reply goes only to these.
+# States in which a session waits for its person: a reply goes only to these, and to a failed turn where the
+# client's own screen invites the person to resend their message (`pane_text.offers_resend`).
 REPLY_STATES = frozenset({State.READY, State.INPUT, State.IDLE})
 ANSWERS = ("allow", "allow-always", "deny")
 
@@ -166,7 +167,7 @@ def reply(
         return in_background
     if state == State.PERMISSION:
         return _refuse("it waits for a permission: answer it with `lunavect answer`", session)
-    if state not in REPLY_STATES:
+    if state not in REPLY_STATES and state != State.ERROR:
         return _refuse(f"it does not wait for you now ({STATE_WORDS[state]})", session)
     proven = prove_pane(session, others, table, os.environ if environ is None else environ)
     if isinstance(proven, ReplyResult):
@@ -183,6 +184,8 @@ def reply(
         return reading().empty
 
     first = reading()
+    if state == State.ERROR and not screens.offers_resend(session.provider, pane.screen() or ""):
+        return _refuse(f"its turn failed and its pane {pane.target} shows no {client} offer to resend", session)
     if first.empty is None:
         why = f" ({first.why})" if first.why else ""
         return _refuse(f"its pane {pane.target} does not show {client}'s prompt{why}", session, pane.target)

@@ -42,6 +42,8 @@ def screen(name: str) -> str:
         ("codex_box_ready", "codex", True),
         ("codex_box_wrapped_draft", "codex", False),
         ("codex_box_second_row_draft", "codex", False),  # `›` row empty, the draft on the row below
+        # After a failed turn the empty box's placeholder invites a resend, the cursor on its first letter.
+        ("claude_error_resend", "claude", True),
     ],
 )
 def test_the_prompt_is_recognised_and_a_draft_is_not_overwritten(name: str, provider: str, empty: bool | None) -> None:
@@ -175,6 +177,8 @@ LIVE = Whereabouts(Status.LIVE, pid=1234, tty="/dev/pts/9", via="hook")
         (State.READY, LIVE, "claude_draft", "already holds typed text"),
         (State.READY, LIVE, "claude_permission", "does not show Claude Code's prompt"),
         (State.IDLE, LIVE, "codex_ready", "does not show Claude Code's prompt"),
+        # A failed turn takes a reply only where the client itself invites one.
+        (State.ERROR, LIVE, "claude_ready", "shows no Claude Code offer to resend"),
     ],
 )
 def test_replies_are_refused_without_typing(monkeypatch, state, where, shows, words) -> None:
@@ -235,3 +239,19 @@ def test_a_recognised_dialog_gets_its_own_key_and_is_confirmed_closed(monkeypatc
         Session(), "deny", state=State.PERMISSION, expected_tool="Bash", table=object(), environ={}, timing=timing
     )
     assert result.ok and pane.typed == ["4"]
+
+
+def test_claude_code_invites_a_resend_after_a_failed_turn_and_takes_the_reply_there(monkeypatch) -> None:
+    """The real Claude Code's screen after a 529 (recorded): its empty prompt's placeholder says "Resend your
+    message to try again", and a reply is typed there as at a ready prompt; no other screen or client offers it."""
+    assert screens.offers_resend("claude", screen("claude_error_resend"))
+    assert not screens.offers_resend("claude", screen("claude_ready"))
+    assert not screens.offers_resend("codex", screen("claude_error_resend"))
+    failed = screen("claude_error_resend")
+    pane = Typist(failed)
+    _placed(monkeypatch, LIVE, pane)
+    pane.type = lambda text: pane.typed.append(text) or setattr(pane, "shows", screen("claude_draft")) or True  # type: ignore[method-assign]
+    pane.key = lambda name: pane.typed.append(name) or setattr(pane, "shows", screen("claude_ready")) or True  # type: ignore[method-assign]
+    timing = reply_module.Timing(enter_after_s=0, confirm_s=2, poll_s=0.01)
+    result = reply_module.reply(Session(), "again", state=State.ERROR, table=object(), environ={}, timing=timing)
+    assert result.ok and result.outcome == "sent" and pane.typed == ["again", "Enter"], result.message

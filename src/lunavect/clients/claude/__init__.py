@@ -117,6 +117,9 @@ class ClaudeFace(Face[install.Status]):
     def read_dialog(self, screen: str) -> Dialog | None:
         return pane.read_dialog(screen)
 
+    def offers_resend(self, screen: str) -> bool:
+        return pane.offers_resend(screen)
+
     def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
         return conversation.find_conversation(session_id, conn)
 

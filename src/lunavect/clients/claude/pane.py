@@ -56,3 +56,13 @@ def read_dialog(screen: str) -> Dialog | None:
     if tool is None or not options:
         return None
     return Dialog(tool, options)
+
+
+# What Claude Code 2.1.328 draws in its input box after a turn that failed (a 429 or 529 after its retries): its
+# own invitation to send the message again, as the empty prompt's placeholder.
+_RESEND = re.compile(r"^❯\s*Resend your message to try again\s*$", re.M)
+
+
+def offers_resend(screen: str) -> bool:
+    """Whether the screen shows Claude Code's invitation to resend a message after a failed turn."""
+    return _RESEND.search(plain(screen)) is not None
