@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from lunavect.core import clients, state_words, telling
-from lunavect.core.model import WORKING_STATES, Session
+from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 from lunavect.core.state_words import ENDED_MARK, OPEN_MARK
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import age, elapsed, epoch
@@ -70,9 +70,19 @@ def background_detail(session: Session) -> str:
     return ", ".join(parts)
 
 
-def timer(session: Session, now: float) -> str:
-    """The current response's timer (or the compaction's), never the session's lifetime; empty without one."""
+def timer_start(session: Session) -> float | None:
+    """When the row's timer started: the current response's (or the compaction's) start, never the session's;
+    for a session that waits for its person with no response running (a closing question after its reply), the
+    moment it began to wait. None: no timer."""
     started = epoch(session.since)
+    if started is None and session.state in AWAITING_STATES:
+        started = epoch(session.last_active)
+    return started
+
+
+def timer(session: Session, now: float) -> str:
+    """The row's timer (`timer_start`); empty without one."""
+    started = timer_start(session)
     if started is None:
         return ""
     return elapsed(now - started)
@@ -127,7 +137,7 @@ def tooltip(session: Session, now: float) -> str:
         lines.append(clean(spent))
     running = timer(session, now)
     if running:
-        lines.append(f"This response: {running}")
+        lines.append(f"This response: {running}" if session.since else f"Waiting for you: {running}")
     elif session.updated:
         lines.append(f"Last activity: {ago(session.updated, now)}")
     cannot = cannot_report(session)
@@ -142,7 +152,7 @@ def tooltip(session: Session, now: float) -> str:
 
 def waited(session: Session, now: float | None = None) -> str:
     """How long a session has been in its state, as every front end shows a duration."""
-    since = epoch(session.since) or epoch(session.updated)
+    since = timer_start(session) or epoch(session.updated)
     if since is None:
         return ""
     return elapsed((time.time() if now is None else now) - since)

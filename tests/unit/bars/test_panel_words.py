@@ -8,6 +8,7 @@ from lunavect.core.model import ErrorReason, Session
 from lunavect.frontends import rows
 from lunavect.frontends.tui import filters
 from lunavect.frontends.tui.filters import Filter
+from lunavect.frontends.web import document
 
 NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
 
@@ -55,6 +56,19 @@ def test_timer_is_the_current_response_and_elapsed_words():
         "2d 05h",
     ]
     assert rows.elapsed(-5) == "0s"  # a clock behind the event never shows a negative timer
+
+
+def test_a_session_that_waits_for_its_person_shows_how_long_it_has_waited():
+    """A closing question after a finished reply has no response running: its timer is the wait, from the
+    moment it began (as a permission shows its response's), on the panel, the page and the bars alike."""
+    question = make("input", waiting_for="question", last_active="2027-01-15T07:57:00Z")
+    assert rows.timer(question, NOW) == "3m 00s"
+    assert rows.waited(question, NOW) == "3m 00s"
+    assert document.page_row(question).since == (NOW - 180) * 1000
+    assert "Waiting for you: 3m 00s" in rows.tooltip(question, NOW).splitlines()
+    asking = make("permission", waiting_for="Bash", since="2027-01-15T07:59:18Z", last_active="2027-01-15T07:59:50Z")
+    assert rows.timer(asking, NOW) == "42s"  # a running response keeps its own timer
+    assert rows.timer(make("ready", last_active="2027-01-15T07:57:00Z"), NOW) == ""
 
 
 def test_capsule_counts_background_work_only_while_working():

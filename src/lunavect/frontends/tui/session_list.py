@@ -154,7 +154,8 @@ class SessionList(ScrollView, can_focus=True):
     def timer_rows(self) -> list[int]:
         """The rows on screen that show a running timer."""
         top = int(self.scroll_offset.y)
-        return [top + offset for offset, s in enumerate(self.sessions[top : top + self.size.height]) if s.since]
+        shown = self.sessions[top : top + self.size.height]
+        return [top + offset for offset, s in enumerate(shown) if rows.timer_start(s) is not None]
 
     def refresh_ages(self) -> int:
         """Redraw the lines on screen whose "last did anything" reads differently now; returns how many."""
@@ -204,7 +205,7 @@ class SessionList(ScrollView, can_focus=True):
         if not (0 <= index < len(self.sessions)):
             return Strip.blank(width, base)
         session = self.sessions[index]
-        if session.since:
+        if rows.timer_start(session) is not None:
             self.timer_shown()
         row_style = base
         if index == self._drag_to and self._drag_from is not None and self._drag_to != self._drag_from:

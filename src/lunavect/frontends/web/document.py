@@ -34,7 +34,8 @@ class PageRow(msgspec.Struct):
     label: str
     # What the row is coloured by (`core.state_words.TONES`): the page's stylesheet knows five tones, no state.
     tone: str
-    # Epoch milliseconds: the current response's start (the timer) and the last activity.
+    # Epoch milliseconds: the timer's start (`rows.timer_start`: the current response's, or the wait's) and the
+    # last activity.
     since: float | None
     updated: float | None
     background: int
@@ -95,7 +96,7 @@ def page_row(session: Session) -> PageRow:
         state=state.value,
         label=rows.state_label(session),
         tone=tone(state),
-        since=_ms(session.since),
+        since=None if (start := rows.timer_start(session)) is None else round(start * 1000),
         updated=_ms(session.updated),
         background=rows.background_count(session),
         background_detail=rows.background_detail(session) if rows.background_count(session) else "",
