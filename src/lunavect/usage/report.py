@@ -143,9 +143,12 @@ def _reset(at: float | None, now: float) -> str:
 
 def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
     """One line per client and account: `codex 5 h 42 % · resets 14:00 · runs out in 1 h 20 m | 7 d 8 % · resets
-    Mon 09:00 · lasts to reset` (at the pace of the last hour); stale figures say so instead."""
+    Mon 09:00 · lasts to reset` (at the pace of the last hour); stale figures say so instead. An account whose
+    report holds no window (Codex answered without rate-limit figures) has no line: it has nothing to say."""
     lines = []
     for account in accounts:
+        if not account.windows:
+            continue
         parts = []
         for w in account.windows:
             length = limits.window_label(w)

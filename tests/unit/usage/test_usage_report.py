@@ -107,6 +107,19 @@ def test_rate_limits_newest_report_wins_and_old_ones_say_so(conn) -> None:
     assert "may be old" in report.limit_lines([later], NOW + 2 * 3600)[0]
 
 
+def test_a_report_without_windows_makes_no_line_in_usage_or_on_the_web_page(conn) -> None:
+    """Codex answered without rate-limit figures: no `codex:` line with nothing after it, anywhere."""
+    from lunavect.frontends.web import document
+
+    with conn:
+        limits.record(conn, "codex", Limits(at=NOW - 60, limit_id="codex"))
+    [account] = limits.read(conn, NOW)
+    assert account.windows == []
+    assert report.limit_lines([account], NOW) == []
+    assert "Limits" not in report.render(report.build(conn, NOW - 86400, "model", NOW, names=names), NOW)
+    assert msgspec.json.decode(document.read(conn, NOW)[1])["limits"] == []
+
+
 def test_since_must_be_a_duration() -> None:
     assert report.parse_since("12h", NOW) == NOW - 12 * 3600
     assert report.parse_since("yesterday", NOW) is None
