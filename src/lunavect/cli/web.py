@@ -29,12 +29,26 @@ def _web_modules():
     return server, tokens
 
 
-def _print_link(role: str, url: str, qr: bool) -> None:
+# Said instead of a QR code while the panel serves this machine's loopback only: a phone would open its own.
+LOOPBACK_ONLY = (
+    "  no QR code: the page is served on this machine's loopback only, which a phone cannot reach (an SSH "
+    'tunnel, Tailscale or --listen with this machine\'s address: README, "From another machine")'
+)
+
+
+def _print_link(role: str, url: str, phone: str | None, qr: bool) -> None:
+    """The link; with `qr`, the QR code of `phone` (the link as a phone reaches it), or why there is none."""
     server, _ = _web_modules()
     what = "control (pin, hide, reorder, open)" if role == "control" else "view only"
     click.echo(f"  {what}: {url}")
-    if qr:
-        click.echo(server.qr_text(url), nl=False)
+    if not qr:
+        return
+    if phone is None:
+        click.echo(LOOPBACK_ONLY)
+        return
+    if phone != url:
+        click.echo(f"  for a phone: {phone}")
+    click.echo(server.qr_text(phone), nl=False)
 
 
 @click.group("web", invoke_without_command=True)
@@ -84,9 +98,11 @@ def web_command(
     except server.ListenError as exc:
         raise Failure(str(exc)) from None
     url = server.base_url(sock, listen, bool(tls_cert))
+    phone = server.phone_url(sock, listen, bool(tls_cert))
     conn = fresh_store()
 
     store.set_setting(conn, server.URL_SETTING, url)
+    store.set_setting(conn, server.PHONE_URL_SETTING, phone)  # None: loopback only, no QR code
     new = server.first_tokens(conn)
     conn.close()
     click.echo(f"lunavect web: serving the panel on {url}")
@@ -102,7 +118,8 @@ def web_command(
     if new:
         click.echo("  new links (shown once; the store keeps only their hashes):")
         for secret, token in new:
-            _print_link(token.role, server.link(url, secret), qr=token.role == "control" and not no_qr)
+            reached = None if phone is None else server.link(phone, secret)
+            _print_link(token.role, server.link(url, secret), reached, qr=token.role == "control" and not no_qr)
     else:
         click.echo("  open it with a link you were given; `lunavect web tokens new` makes another")
     sys.stdout.flush()
@@ -154,13 +171,16 @@ def tokens_new(role: str, label: str, url: str | None, no_qr: bool, as_json: boo
     server, tokens = _web_modules()
     conn = open_store()
     base = url or store.get_setting(conn, server.URL_SETTING) or f"http://{server.DEFAULT_LISTEN}/"
+    # The address a phone follows: the one given, unless it is this machine's loopback, or where `lunavect web`
+    # last served beyond it.
+    phone = (url if server.beyond_loopback(url) else None) if url else store.get_setting(conn, server.PHONE_URL_SETTING)
     secret, token = tokens.create(conn, role, label)
     full = server.link(base, secret)
     if as_json:
         click.echo(msgspec.json.encode({"id": token.id, "role": token.role, "token": secret, "url": full}).decode())
         return
     click.echo(f"token {token.id} ({token.role}); its link, shown once:")
-    _print_link(token.role, full, qr=not no_qr)
+    _print_link(token.role, full, None if phone is None else server.link(phone, secret), qr=not no_qr)
 
 
 @tokens_group.command("revoke")

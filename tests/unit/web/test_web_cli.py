@@ -35,9 +35,9 @@ def test_a_bad_option_is_one_line_not_a_traceback(iso_env, args, message):
 
 
 def test_tokens_are_made_listed_and_revoked(iso_env):
-    made = run("web", "tokens", "new", "--view", "--label", "phone", "--url", "http://127.0.0.1:9000/")
+    made = run("web", "tokens", "new", "--view", "--label", "phone", "--url", "http://192.0.2.10:9000/")
     assert made.exit_code == 0
-    assert "view" in made.output and "http://127.0.0.1:9000/?token=" in made.output
+    assert "view" in made.output and "http://192.0.2.10:9000/?token=" in made.output
     assert "█" in made.output or "▀" in made.output  # the QR code for a phone's camera
     as_json = json.loads(run("web", "tokens", "new", "--json", "--no-qr").output)
     assert as_json["role"] == "control" and as_json["url"].endswith(as_json["token"])
@@ -65,3 +65,50 @@ def test_the_names_chosen_with_listen_are_answered_to():
     assert server.own_names(server.parse_listen("box.tailnet.ts.net:8765")) == ("box.tailnet.ts.net",)
     assert server.own_names(server.parse_listen("127.0.0.1:8765")) == ()
     assert server.own_names(server.parse_listen("[::1]:8765")) == ()
+
+
+def qr_drawn(output: str) -> bool:
+    return "█" in output or "▀" in output
+
+
+def test_a_link_to_this_machines_loopback_gets_no_qr_code_but_the_reason(iso_env):
+    """A phone that scans 127.0.0.1 opens its own loopback: such a link is printed for this machine's browser,
+    and instead of its QR code the command says how a phone reaches the page."""
+    for url in ("http://127.0.0.1:9000/", "http://localhost:9000/", "http://[::1]:9000/"):
+        made = run("web", "tokens", "new", "--url", url)
+        assert made.exit_code == 0 and f"{url}?token=" in made.output
+        assert not qr_drawn(made.output) and "loopback only" in made.output
+    # Without --url: where `lunavect web` last served, and the address a phone reaches it at (none here).
+    made = run("web", "tokens", "new")
+    assert not qr_drawn(made.output) and "loopback only" in made.output
+
+
+def test_a_panel_on_every_address_is_given_to_a_phone_by_this_machines_reachable_address():
+    """Listening on 0.0.0.0 the QR code names the address other machines reach this one at (a phone seldom
+    resolves a host name), never a loopback one; on loopback there is none; on a named address, that address."""
+    import ipaddress
+
+    from lunavect.frontends.web import server
+    from lunavect.host.name import reachable_address
+
+    for text, expected in (("127.0.0.1:0", None), ("[::1]:0", None)):
+        listen = server.parse_listen(text)
+        sock = server.bind(listen)
+        try:
+            assert server.phone_url(sock, listen, tls=False) is expected
+        finally:
+            sock.close()
+    listen = server.parse_listen("0.0.0.0:0")
+    sock = server.bind(listen)
+    try:
+        phone = server.phone_url(sock, listen, tls=False)
+        address = reachable_address()
+        if address is None:  # a machine without a route out: nothing a phone could reach
+            assert phone is None
+        else:
+            assert not ipaddress.ip_address(address).is_loopback
+            assert phone == f"http://{address}:{sock.getsockname()[1]}/"
+            assert server.beyond_loopback(phone)
+    finally:
+        sock.close()
+    assert not server.beyond_loopback("http://127.0.0.2:8765/") and server.beyond_loopback("http://box.ts.net:1/")

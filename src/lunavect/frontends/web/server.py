@@ -13,17 +13,19 @@ import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from lunavect.frontends.web import tokens
-from lunavect.host.name import all_names, machine_name
+from lunavect.host.name import all_names, machine_name, reachable_address
 
 if TYPE_CHECKING:
     import uvicorn
 
 DEFAULT_LISTEN = "127.0.0.1:8765"
-# Where `lunavect web` last served, so `lunavect web tokens new` prints a link that works.
+# Where `lunavect web` last served, so `lunavect web tokens new` prints a link that works, and the address a
+# phone reaches it at (absent while it serves this machine's loopback only), for that link's QR code.
 URL_SETTING = "web.url"
+PHONE_URL_SETTING = "web.phone_url"
 
 
 class ListenError(Exception):
@@ -95,6 +97,30 @@ def base_url(sock: socket.socket, listen: Listen, tls: bool) -> str:
     elif ":" in host:
         host = f"[{host}]"
     return f"{'https' if tls else 'http'}://{host}:{port}/"
+
+
+def phone_url(sock: socket.socket, listen: Listen, tls: bool) -> str | None:
+    """The panel's address as a phone's camera should follow it, or None while it serves this machine's loopback
+    only (a QR code of 127.0.0.1 would open the phone's own). On every address, the machine's reachable address
+    (a phone seldom resolves its host name), unless a TLS certificate wants the name; else where it listens."""
+    if listen.loopback:
+        return None
+    if listen.host in ("0.0.0.0", "::") and not tls:
+        address = reachable_address(ipv6=listen.host == "::")
+        if address is None:
+            return None
+        host = f"[{address}]" if ":" in address else address
+        return f"http://{host}:{sock.getsockname()[1]}/"
+    return base_url(sock, listen, tls)
+
+
+def beyond_loopback(url: str) -> bool:
+    """Whether a panel's address names something other than this machine's loopback."""
+    host = urlsplit(url).hostname or ""
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host.lower() not in ("", "localhost")
 
 
 def link(url: str, secret: str) -> str:
