@@ -19,15 +19,22 @@ def _edit(install: bool) -> None:
     from lunavect.tmux_status import conf, publish, servers
 
     path = conf.conf_path()
+    live = servers.live_sockets()
     try:
-        changed, backup = conf.install(path) if install else conf.uninstall(path)
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+    except OSError as exc:
+        raise Failure(f"cannot read {path}: {exc}") from None
+    # A key the person binds after the prefix stays theirs: lunavect then binds none in its place.
+    taken = conf.persons_keys(text) | servers.persons_keys(live) if install else frozenset()
+    try:
+        changed, backup = conf.install(path, taken) if install else conf.uninstall(path)
     except OSError as exc:
         raise Failure(f"cannot write {path}: {exc}") from None
     conn = fresh_store()
     store.set_setting(conn, publish.SETTING, "1" if install else "0")
-    live = servers.live_sockets()
     if install:
-        servers.apply_block(live)
+        released = servers.release(live, taken)
+        servers.apply_block(live, taken)
         publish.Servers().publish(conn, force=True)
     else:
         servers.remove_from(live)
@@ -38,6 +45,27 @@ def _edit(install: bool) -> None:
         what = "removed lunavect's block from" if changed else "no lunavect block in"
     done = "updated" if install else "cleared"
     click.echo(f"{what} {path}{saved}; {len(live)} running tmux server(s) {done}")
+    if install:
+        _say_what_to_do(path, text, live, taken, released)
+
+
+def _say_what_to_do(path: object, text: str, live: list[str], taken: frozenset[str], released: bool) -> None:
+    """What the install left to the person: a key that stayed theirs, and the pane borders tmux does not draw."""
+    from lunavect.tmux_status import conf, servers
+
+    for key in sorted(taken):
+        does = "its popup of the sessions that need you" if key == conf.POPUP_KEY else "the session that needs you most"
+        click.echo(
+            f"prefix {key} is your own binding, so lunavect binds no key for {does}; to choose one, add to "
+            f"{path}: {conf.key_lines()[key].replace(f'bind-key {key} ', 'bind-key KEY ', 1)}"
+        )
+    if released:
+        click.echo(f"your own bindings return in the running tmux servers with: tmux source-file {path}")
+    if servers.border_status_off(live, text):
+        click.echo(
+            "each agent pane's state shows on its border, which tmux draws only with pane-border-status: add "
+            f"`set -g pane-border-status top` to {path}"
+        )
 
 
 @tmux_group.command("install")

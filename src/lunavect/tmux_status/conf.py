@@ -9,9 +9,11 @@ The block names the Python that installed it (`python -m lunavect`), so tmux fin
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import stat
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from lunavect.core import tmux_text
@@ -48,8 +50,20 @@ def lunavect_command(executable: str | None = None) -> str:
     return shell_words([executable or sys.executable, "-m", "lunavect"])
 
 
-def block(command: str | None = None) -> str:
-    """The block, for the shell command `command` that runs lunavect (the installing Python by default).
+def key_lines(command: str | None = None) -> dict[str, str]:
+    """The block's key bindings, by key: the popup's and the next session's."""
+    command = command or lunavect_command()
+    popup = tmux_text.conf_word(f"{command} tmux popup")
+    following = tmux_text.conf_word(f"{command} next")
+    return {
+        POPUP_KEY: f"bind-key {POPUP_KEY} display-popup -E -w 80% -h 50% {popup}",
+        NEXT_KEY: f"bind-key {NEXT_KEY} display-popup -EE -w 80% -h 6 {following}",
+    }
+
+
+def block(command: str | None = None, taken: frozenset[str] = frozenset()) -> str:
+    """The block, for the shell command `command` that runs lunavect (the installing Python by default),
+    binding none of the `taken` keys (the person's own).
 
     tmux parses each line, and `run-shell` expands its command as a format: the command is quoted for tmux's
     parser, and its `#` doubled where tmux expands it, so a Python under `~/src/proj#1/.venv` (or one named
@@ -57,8 +71,6 @@ def block(command: str | None = None) -> str:
     what they hold: lunavect's fragment is added to each only when it holds none of lunavect's options yet.
     """
     command = command or lunavect_command()
-    popup = tmux_text.conf_word(f"{command} tmux popup")
-    following = tmux_text.conf_word(f"{command} next")
     publish = tmux_text.conf_word(tmux_text.expanded(f"{command} tmux publish"))
     lines = [
         BEGIN,
@@ -66,12 +78,43 @@ def block(command: str | None = None) -> str:
         # tmux's default status-right already fills its default 40 columns: make room for the counts.
         "if -F '#{e|<|:#{status-right-length},80}' 'set -g status-right-length 80'",
         f"if -F '#{{m:*@lunavect_state*,#{{pane-border-format}}}}' '' \"set -ag pane-border-format '{BORDER_FRAGMENT}'\"",
-        f"bind-key {POPUP_KEY} display-popup -E -w 80% -h 50% {popup}",
-        f"bind-key {NEXT_KEY} display-popup -EE -w 80% -h 6 {following}",
+        *(line for key, line in key_lines(command).items() if key not in taken),
         f"run-shell -b {publish}",
         END,
     ]
     return "\n".join(lines) + "\n"
+
+
+def _bound_key(words: list[str]) -> tuple[str, str, bool] | None:
+    """A `bind-key` or `unbind-key` line's (table, key, bound), or None for any other line."""
+    if not words or words[0] not in ("bind", "bind-key", "unbind", "unbind-key"):
+        return None
+    table, rest = "prefix", words[1:]
+    while rest and rest[0].startswith("-") and len(rest[0]) > 1:
+        flag = rest.pop(0)
+        if flag in ("-T", "-N") and rest:
+            value = rest.pop(0)
+            table = value if flag == "-T" else table
+        elif "n" in flag:
+            table = "root"
+    if not rest:
+        return None
+    return table, rest[0], words[0].startswith("bind")
+
+
+def persons_keys(text: str, keys: Iterable[str] = (POPUP_KEY, NEXT_KEY)) -> frozenset[str]:
+    """Which of `keys` the person's own tmux.conf (outside lunavect's block) binds after the prefix: lunavect
+    never takes one of those."""
+    bound: set[str] = set()
+    for line in without_block(text).splitlines():
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            continue
+        found = _bound_key(words)
+        if found is not None and found[0] == "prefix" and found[1] in keys:
+            (bound.add if found[2] else bound.discard)(found[1])
+    return frozenset(bound)
 
 
 def without_block(text: str) -> str:
@@ -102,13 +145,13 @@ def _write(path: Path, text: str) -> Path | None:
     return backup
 
 
-def install(path: Path) -> tuple[bool, Path | None]:
-    """Add (or refresh) the block at the end; (changed, backup)."""
+def install(path: Path, taken: frozenset[str] = frozenset()) -> tuple[bool, Path | None]:
+    """Add (or refresh) the block at the end, binding none of the `taken` keys; (changed, backup)."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     kept = without_block(old)
     if kept and not kept.endswith("\n"):
         kept += "\n"
-    new = kept + block()
+    new = kept + block(taken=taken)
     if new == old:
         return False, None
     return True, _write(path, new)

@@ -16,10 +16,16 @@ import sqlite3
 import threading
 from collections.abc import Callable
 
+import msgspec
+
 from lunavect import faults, store
 from lunavect.core import tmux_text
+from lunavect.core.model import Session
+from lunavect.host.processes import LiveProcesses, ProcessTable
 from lunavect.listing.attention import summarize
 from lunavect.listing.sessions import read_sessions
+from lunavect.navigation.locate import Status
+from lunavect.navigation.navigate import whereabouts
 from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import Reply, run
 from lunavect.tmux_status.options import global_values, pane_states
@@ -38,6 +44,23 @@ def enabled(conn: sqlite3.Connection) -> bool:
     return store.get_setting(conn, SETTING) == "1"
 
 
+def placed(sessions: list[Session], table: ProcessTable | None = None) -> list[Session]:
+    """The sessions with their terminal: the device their hooks recorded, or, for an open session of this
+    machine whose hooks recorded none (Codex's), the one `lunavect open` finds (its process's parents, or the
+    one process of its client in its folder), so its pane is marked too. The process table is read only when
+    some open session lacks its device."""
+    unplaced = [s for s in sessions if s.open and not s.tty and s.heard is None]
+    if not unplaced:
+        return sessions
+    table = table or LiveProcesses()
+    found: dict[str, Session] = {}
+    for session in unplaced:
+        where = whereabouts(session, table, sessions)
+        if where.status == Status.LIVE and where.tty and where.pid is not None:
+            found[session.id] = msgspec.structs.replace(session, tty=where.tty, pid=where.pid)
+    return [found.get(s.id, s) for s in sessions]
+
+
 class Servers:
     """What was last set on each server, so that a change sets only what changed and an unchanged store sets
     nothing."""
@@ -51,7 +74,7 @@ class Servers:
         """Bring every running server up to date; returns how many servers changed."""
         sessions = read_sessions(conn, include_hidden=True)
         values = global_values(summarize(conn))
-        states = pane_states(sessions)
+        states = pane_states(placed(sessions))
         changed = 0
         live = set()
         for socket in self.sockets():

@@ -302,3 +302,73 @@ def test_the_publisher_survives_a_failed_step_and_publishes_the_next_change(iso_
     finally:
         publishing.close()
         conn.close()
+
+
+def test_the_keys_the_person_binds_after_the_prefix_are_read_from_their_own_file():
+    text = "\n".join(
+        [
+            "set -g prefix C-a",
+            "bind a send-prefix  # C-a a sends the prefix",
+            "bind -n N next-window",  # a key of the root table, not after the prefix
+            "bind-key -r -T prefix x kill-pane",
+            conf.block("lunavect").rstrip("\n"),  # lunavect's own block binds both: not the person's
+        ]
+    )
+    assert conf.persons_keys(text) == frozenset({"a"})
+    assert conf.persons_keys(text + "\nunbind a") == frozenset()
+    assert conf.persons_keys("bind-key -N 'my note' N choose-tree") == frozenset({"N"})
+    assert conf.persons_keys("bind 'unbalanced") == frozenset()
+    without_a = conf.block("lunavect", taken=frozenset({"a"}))
+    assert "bind-key a " not in without_a and "bind-key N " in without_a
+
+
+def test_install_never_replaces_the_persons_own_key_and_says_what_tmux_needs(iso_env, tmux_dir):
+    """A person with `bind a send-prefix` keeps it: the block binds no popup key, the running server's `a` is
+    still theirs after install and after uninstall, and install says so, with the line to bind another key; it
+    also says that the panes' states need pane-border-status, which tmux leaves off."""
+    path = Path(iso_env.env["HOME"]) / ".tmux.conf"
+    own = f"{USER_CONF}\nbind a send-prefix\n"
+    path.write_text(own)
+    tmux(iso_env.env, "one", "-f", str(path), "new-session", "-d", "-s", "main", "sh")
+    tmux_dir[1].append("one")
+    out = iso_env.cli("tmux", "install")
+    assert out.returncode == 0, out.stderr
+    assert "prefix a is your own binding, so lunavect binds no key for its popup" in out.stdout
+    assert "bind-key KEY display-popup -E" in out.stdout
+    assert "set -g pane-border-status top" in out.stdout
+    assert f"bind-key {conf.POPUP_KEY} " not in path.read_text() and f"bind-key {conf.NEXT_KEY} " in path.read_text()
+    assert "send-prefix" in tmux(iso_env.env, "one", "list-keys", "-T", "prefix", "a")
+    assert "lunavect next" in tmux(iso_env.env, "one", "list-keys", "-T", "prefix", conf.NEXT_KEY)
+    _wait_block_publishers(iso_env)
+    assert iso_env.cli("tmux", "uninstall").returncode == 0
+    assert "send-prefix" in tmux(iso_env.env, "one", "list-keys", "-T", "prefix", "a")
+    assert path.read_text() == own
+    # With the borders drawn, install has nothing to say of them.
+    tmux(iso_env.env, "one", "set-option", "-g", "pane-border-status", "top")
+    assert "pane-border-status" not in iso_env.cli("tmux", "install").stdout
+    _wait_block_publishers(iso_env)
+
+
+def test_a_pane_whose_agent_recorded_no_terminal_is_marked_from_its_process(iso_env, tmux_dir, tmp_path):
+    """Codex's hooks record no terminal: its pane is found as `lunavect open` finds it (its client's one
+    process in its folder) and gets its state on its border."""
+    from unit_support import a_session, seed_snapshot
+
+    start_server(iso_env, tmux_dir, "one")
+    folder = tmp_path / "infra"
+    folder.mkdir()
+    codex = tmp_path / "bin" / "codex"
+    codex.parent.mkdir()
+    codex.symlink_to(shutil.which("sleep"))  # the kernel names the process after the path it ran: "codex"
+    pane = tmux(iso_env.env, "one", "new-window", "-P", "-F", "#{pane_id}", "-c", str(folder), f"{codex} 120")
+    device = tmux(iso_env.env, "one", "display-message", "-p", "-t", pane, "#{pane_tty}")
+    session = a_session("c1", provider="codex", state="input", waiting_for="question", cwd=str(folder), open=True)
+    conn = iso_env.connect()
+    seed_snapshot(conn, session)
+    store.set_setting(conn, publish.SETTING, "1")
+    deadline = time.monotonic() + 20
+    while publish.placed([session])[0].tty != device:
+        assert time.monotonic() < deadline, "the stand-in's pane was never found"
+        time.sleep(0.1)
+    publish.Servers(sockets=lambda: [str(tmux_dir[0] / "one")]).publish(conn, force=True)
+    assert tmux(iso_env.env, "one", "show-options", "-pqv", "-t", pane, publish.PANE_OPTION) == "Input needed: question"
