@@ -59,8 +59,10 @@ async def test_search_matches_title_and_project_and_down_goes_to_the_first_row(c
         # Up on the first row goes back to the search field; "/" focuses it too.
         await pilot.press("up")
         assert app.focused is app.query_one("#search")
-        await pilot.press("escape")
+        await pilot.press("escape")  # clears the search and leaves the field
         assert app.focused is None
+        await wait_for(pilot, lambda: len(ids(app)) == 3, what="every row again")
+        assert app.query_one("#search").value == "" and app.panel.filter.search == ""
         await pilot.press("slash")
         assert app.focused is app.query_one("#search")
 

@@ -174,7 +174,11 @@ def test_search_and_filters(served, browser):
     wait_rows(page, [DOCS])
     page.keyboard.press("ArrowDown")
     assert page.evaluate("document.activeElement.dataset.id") == DOCS
-    page.locator("#search").fill("")
+    # Esc in the search field clears it, as in the terminal panel.
+    page.locator("#search").focus()
+    page.keyboard.press("Escape")
+    assert page.locator("#search").input_value() == ""
+    assert len(shown(page)) == 4
     page.locator("#awaiting").click()
     wait_rows(page, [SITE])
     page.locator("#awaiting").click()

@@ -18,17 +18,18 @@ from lunavect.frontends.tui.messages import LeftSearch
 
 
 class SearchInput(Input):
-    """The search field; Down goes to the first row (the guide's keyboard)."""
+    """The search field; Down goes to the first row (the guide's keyboard), Esc clears it and leaves it."""
 
     BINDINGS = [
         Binding("down", "leave_down", "First row", show=False),
-        Binding("escape", "leave", "Leave search", show=False),
+        Binding("escape", "leave", "Clear search", show=False),
     ]
 
     def action_leave_down(self) -> None:
         self.post_message(LeftSearch())
 
     def action_leave(self) -> None:
+        self.value = ""  # the list shows every row again (Input.Changed)
         self.screen.set_focus(None)
 
 

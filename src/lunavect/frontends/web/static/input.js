@@ -64,7 +64,9 @@ export function bindInput(panel) {
     }
     if (inSearch) {
       if (e.key === "ArrowDown" || e.key === "Enter") { e.preventDefault(); $("search").blur(); stepFocus(1); }
-      else if (e.key === "Escape") { $("search").blur(); }
+      else if (e.key === "Escape") {  // clears the search, as in the terminal panel, and leaves the field
+        e.preventDefault(); $("search").value = ""; setFilter({ search: "" }); $("search").blur();
+      }
       return;
     }
     if (e.target.tagName === "INPUT" || e.ctrlKey || e.metaKey) return;
