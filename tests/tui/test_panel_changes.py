@@ -47,7 +47,7 @@ async def test_a_row_whose_activity_is_newer_moves_to_the_top_and_filters_hold(c
         await pilot.press("ctrl+f")
         await pilot.press(*"r1")  # r10 and r11
         await wait_for(pilot, lambda: ids(app) == ["claude:r10", "claude:r11"])
-        await pilot.press("escape")
+        await pilot.press("enter")  # leaves the search as it is (Esc would clear it)
         seed.write(conn, [seed.session("r11", "working", activity="Bash", since=1)])
         await wait_for(pilot, lambda: ids(app) == ["claude:r11", "claude:r10"], timeout=60)
         assert "Working: Bash" in lines(app)[0]

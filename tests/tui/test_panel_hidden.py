@@ -126,7 +126,7 @@ async def test_reopening_keeps_search_and_filters_and_returns_to_current_session
     sessions(conn)
     first = make_app()
     async with first.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+f", *"quiet", "escape")
+        await pilot.press("ctrl+f", *"quiet", "enter")  # Enter leaves the search as it is (Esc would clear it)
         await pilot.click("#provider-claude")
         await pilot.press("down", "delete")  # a message at the top
         assert first.panel.message
