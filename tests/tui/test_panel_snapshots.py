@@ -52,3 +52,10 @@ def test_hidden_view(conn, make_app, snap_compare):
 def test_filtered_by_awaiting_input(conn, make_app, snap_compare):
     many(conn)
     assert snap_compare(make_app(), terminal_size=SIZE, press=["a"])
+
+
+def test_an_80_by_24_terminal_keeps_the_project_and_the_footers_keys(conn, make_app, snap_compare):
+    """The smallest common terminal: the STATE column gives up its width first, so PROJECT stays; the footer
+    keeps s (Settings), Space (Peek) and q (Quit)."""
+    many(conn)
+    assert snap_compare(make_app(), terminal_size=(80, 24), press=["down"])

@@ -177,3 +177,18 @@ def test_a_stored_filter_survives_and_a_damaged_one_is_the_default():
     assert filters.loads("{not json") == Filter()
     assert filters.loads('{"provider": "other"}') == Filter()
     assert filters.loads('{"search": 5}') == Filter()
+
+
+def test_a_narrow_panel_narrows_state_before_it_drops_the_project():
+    """At 80 columns (77 for the list) the STATE column gives up its width first and PROJECT stays; only a
+    narrower list drops PROJECT; a wide one keeps every column at its full width."""
+    from lunavect.frontends.tui.columns import STATE_MIN, layout
+
+    def widths(width: int) -> dict[str, int]:
+        return {c.name: c.width for c in layout(width)}
+
+    eighty = widths(77)
+    assert "project" in eighty and STATE_MIN <= eighty["state"] < 22 and eighty["title"] >= 15
+    assert "project" not in widths(60)
+    wide = widths(117)
+    assert wide["state"] == 26 and wide["project"] == 16

@@ -39,25 +39,44 @@ LAST_WIDTH = 8
 
 def layout(width: int, usage: bool = False) -> tuple[Column, ...]:
     """The columns at a given width, with the usage column when the person turned it on: the title takes what
-    the others leave, and the project column gives way before the title would be narrower than it. The client
+    the others leave; the STATE column narrows, then the project column gives way, before the title would be
+    narrower than the project column. The client
     column fits the longest client id, so a client added later is named whole (`opencode`)."""
     return _layout(width, usage, max(len("CLIENT"), *(len(client.id) for client in clients.every())))
 
 
+# The narrowest the STATE column gets before the project column gives way ("Permission ne…" still reads), and
+# the title width it gives its own up for.
+STATE_MIN = 14
+TITLE_WANTED = 16
+
+
 @functools.lru_cache(maxsize=8)
 def _layout(width: int, usage: bool, client: int) -> tuple[Column, ...]:
-    project, state = (16, 26) if width >= 100 else (12, 22)
-    fixed = [
-        Column("project", "PROJECT", project),
-        Column("provider", "CLIENT", client),
-        Column("state", "STATE", state),
-        Column("capsule", "", 5, "right"),
-        *([Column("usage", "USAGE", USAGE_WIDTH, "right")] if usage else []),
-        Column("last", "LAST", LAST_WIDTH, "right"),
-        Column("timer", "TIMER", 8, "right"),
-    ]
+    project, state = (16, 26) if width >= 100 else (10, 22)
     gutter = 2
-    if width - gutter - sum(c.width + 1 for c in fixed) - 1 < project:
+
+    def columns(state_width: int) -> list[Column]:
+        return [
+            Column("project", "PROJECT", project),
+            Column("provider", "CLIENT", client),
+            Column("state", "STATE", state_width),
+            Column("capsule", "", 5, "right"),
+            *([Column("usage", "USAGE", USAGE_WIDTH, "right")] if usage else []),
+            Column("last", "LAST", LAST_WIDTH, "right"),
+            Column("timer", "TIMER", 8, "right"),
+        ]
+
+    def title_room(fixed: list[Column]) -> int:
+        return width - gutter - sum(c.width + 1 for c in fixed) - 1
+
+    fixed = columns(state)
+    # Where the title would be narrow, STATE gives up its width first (an 80-column terminal keeps PROJECT), and
+    # only then, where the title would be narrower than the project column, that column goes.
+    short = max(project, TITLE_WANTED) - title_room(fixed)
+    if short > 0:
+        fixed = columns(max(STATE_MIN, state - short))
+    if title_room(fixed) < project:
         fixed = [c for c in fixed if c.name != "project"]
     used = gutter + sum(c.width + 1 for c in fixed)
     title = max(8, width - used - 1)

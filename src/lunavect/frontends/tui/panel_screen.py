@@ -19,7 +19,7 @@ from collections.abc import Callable
 import msgspec
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
@@ -43,12 +43,16 @@ from lunavect.listing.attention import NOTHING_WAITS, needs_person, summarize_se
 from lunavect.listing.hosts import not_current_note
 from lunavect.listing.sessions import auto_hide_after
 
+# Below this width the footer leaves out the keys a row's menu and the search field already name.
+FULL_FOOTER = 100
+LEFT_OUT_WHEN_NARROW = frozenset({"open", "hide", "pin", "focus_search"})
+
 
 class PanelScreen(Screen[None]):
     # Quit is the app's (`PanelApp.BINDINGS`), and so last in the footer, as in the guide.
     BINDINGS = [
         Binding("ctrl+f,slash", "focus_search", "Search"),
-        Binding("a", "toggle_awaiting", "Awaiting input"),
+        Binding("a", "toggle_awaiting", "Awaiting", tooltip="Only the sessions awaiting input, or all again"),
         Binding("n", "next", "Next"),
         Binding("v", "toggle_active", "Active", show=False),
         Binding("c", "cycle_provider", "Client", show=False),
@@ -59,6 +63,18 @@ class PanelScreen(Screen[None]):
         Binding("down", "first_row", "First row", show=False),
         Binding("space", "peek", "Peek"),
     ]
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The keys the footer names: on a terminal narrower than `FULL_FOOTER`, without the row's own keys (its
+        menu, `m`, offers them) and search's (its field says Ctrl+F), so that s, Space and q stay on screen."""
+        bindings = super().active_bindings
+        if self.size.width >= FULL_FOOTER:
+            return bindings
+        return {key: b for key, b in bindings.items() if b.binding.action not in LEFT_OUT_WHEN_NARROW}
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()  # the footer names its keys again for the new width
 
     def __init__(
         self,
@@ -101,7 +117,7 @@ class PanelScreen(Screen[None]):
             connect=self._connection,
             id="peek",
         )
-        yield Footer()
+        yield Footer(compact=True)  # an 80-column terminal still shows s, Space and q
 
     def on_mount(self) -> None:
         """The person's choices as kept, the list as stored, the focus on it (the app opened the store when it
