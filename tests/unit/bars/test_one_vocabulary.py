@@ -77,3 +77,17 @@ def test_every_surface_counts_in_the_same_words_and_marks():
     page = document.build(sessions)
     assert page.counters == {"working": words[0], "awaiting_input": words[1], "errors": words[2]}
     assert popup.draw(list(summary.attention), 0).count("Permission needed: Bash · Deploy the site") == 1
+
+
+def test_watch_says_the_counters_and_the_rows_in_the_panels_words(iso_env):
+    from unit_support import seed_snapshot
+
+    from lunavect.frontends.watch import frame
+
+    conn = iso_env.connect()
+    seed_snapshot(conn, one(State.PERMISSION), one(State.WORKING))
+    text = frame(conn, include_hidden=False, explain_empty=lambda: "")
+    header, _blank, columns, *rows_shown = text.splitlines()
+    assert header.endswith("⚙ 1 working · ◆ 1 awaiting input")
+    assert columns.split()[:3] == ["STATE", "TIMER", "LAST"]
+    assert any(row.startswith("Permission needed: Bash") for row in rows_shown), text
