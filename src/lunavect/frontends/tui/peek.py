@@ -135,7 +135,7 @@ class PeekPane(Vertical):
         if session is None or session.state != State.PERMISSION:
             return False
         client = clients.by_id(session.provider)
-        return client is None or client.answers_outside
+        return client is None or client.reply.answers_outside
 
     def _show_title(self, session: Session) -> None:
         """The session, its state in the list's words, and the keys that work now (the answers only while a
