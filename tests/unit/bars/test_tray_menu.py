@@ -32,7 +32,7 @@ def test_the_menus_first_item_is_the_session_that_needs_its_person_most(iso_env,
     opened: list[str] = []
     tray = Tray(conn, lambda session: opened.append(session.id))
     items = tray._items()
-    assert items[0].text == "Next: permission: Deploy the site (claude)" and items[0].default
+    assert items[0].text == "Next: Permission needed · Deploy the site (Claude)" and items[0].default
     items[0](tray.icon)
     assert opened == ["claude:p1"]
 
