@@ -28,7 +28,7 @@ from lunavect.collector import setup_report
 from lunavect.core.model import Session
 from lunavect.core.state_words import LEGEND
 from lunavect.core.terminal_text import clean_lines
-from lunavect.frontends.tui import filters, preferences, row_actions
+from lunavect.frontends.tui import filters, footer, preferences, row_actions
 from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.last_read import LastRead
@@ -42,10 +42,6 @@ from lunavect.listing import arrangement
 from lunavect.listing.attention import NOTHING_WAITS, needs_person, summarize_sessions
 from lunavect.listing.hosts import not_current_note
 from lunavect.listing.sessions import auto_hide_after
-
-# Below this width the footer leaves out the keys a row's menu and the search field already name.
-FULL_FOOTER = 100
-LEFT_OUT_WHEN_NARROW = frozenset({"open", "hide", "pin", "focus_search"})
 
 
 class PanelScreen(Screen[None]):
@@ -66,12 +62,8 @@ class PanelScreen(Screen[None]):
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        """The keys the footer names: on a terminal narrower than `FULL_FOOTER`, without the row's own keys (its
-        menu, `m`, offers them) and search's (its field says Ctrl+F), so that s, Space and q stay on screen."""
-        bindings = super().active_bindings
-        if self.size.width >= FULL_FOOTER:
-            return bindings
-        return {key: b for key, b in bindings.items() if b.binding.action not in LEFT_OUT_WHEN_NARROW}
+        """The keys the footer names: fewer on a narrow terminal (`footer.named`)."""
+        return footer.named(super().active_bindings, self.size.width)
 
     def on_resize(self) -> None:
         self.refresh_bindings()  # the footer names its keys again for the new width
