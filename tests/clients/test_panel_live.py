@@ -14,6 +14,28 @@ from claude_tmux import ClaudeTmux
 WORKING_ROW = re.compile(r"Working: Bash\s+● now\s+(\d+)s\s*$", re.M)
 
 
+def started_panel(iso_home, height: int) -> ClaudeTmux:
+    """The panel in a tmux pane of its own, its header drawn. The README's first command runs `lunavect` with no
+    arguments: that is the panel."""
+    panel = ClaudeTmux(
+        sys.executable,
+        iso_home.env,
+        iso_home.work,
+        ["-m", "lunavect"],
+        root=iso_home.root,
+        width=120,
+        height=height,
+        session="panel",
+    )
+    try:
+        panel.start()
+        panel.wait_for_screen(r"0 working\s+◆ 0 awaiting input", timeout=60)
+    except BaseException:
+        panel.kill()
+        raise
+    return panel
+
+
 def test_panel_in_tmux_shows_a_real_session_go_from_working_to_ready(claude_tmux, model_server, iso_home):
     assert iso_home.lunavect_hooks_installed
     # The command runs until the test has seen its row working and its timer tick (a loaded machine may take
@@ -27,21 +49,8 @@ def test_panel_in_tmux_shows_a_real_session_go_from_working_to_ready(claude_tmux
         text("Built it."),
     )
     claude = claude_tmux("--allowedTools", "Bash")
-    # The README's first command runs `lunavect` with no arguments: that is the panel.
-    panel = ClaudeTmux(
-        sys.executable,
-        iso_home.env,
-        iso_home.work,
-        ["-m", "lunavect"],
-        root=iso_home.root,
-        width=120,
-        height=30,
-        session="panel",
-    )
+    panel = started_panel(iso_home, height=30)
     try:
-        panel.start()
-        panel.wait_for_screen(r"0 working\s+◆ 0 awaiting input", timeout=60)  # the header is drawn
-
         claude.send_text("build the thing")
 
         first = int(panel.wait_for_screen(WORKING_ROW, timeout=60).group(1))
@@ -86,19 +95,8 @@ def test_n_in_the_peek_of_a_pending_permission_types_nothing(claude_tmux, model_
         text("Not made."),
     )
     claude = claude_tmux("--permission-mode", "default")
-    panel = ClaudeTmux(
-        sys.executable,
-        iso_home.env,
-        iso_home.work,
-        ["-m", "lunavect"],
-        root=iso_home.root,
-        width=120,
-        height=40,
-        session="panel",
-    )
+    panel = started_panel(iso_home, height=40)
     try:
-        panel.start()
-        panel.wait_for_screen(r"◆ 0 awaiting input", timeout=60)
         claude.send_text("make the marker")
         claude.wait_for_screen(PERMISSION_DIALOG, timeout=60)
         panel.wait_for_screen(r"Permission needed: Bash", timeout=60)

@@ -3,6 +3,9 @@ only then, and each asks before it answers; `n` is Next there as in the list and
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
@@ -30,14 +33,23 @@ def title(app) -> str:
     return str(app.query_one("#peek-title").render())
 
 
-@pilot_test
-async def test_n_in_the_peek_of_a_pending_permission_answers_nothing_and_is_next(conn, make_app, monkeypatch):
+@asynccontextmanager
+async def peeking(conn, make_app, monkeypatch, *keys: str, shows: str) -> AsyncIterator[tuple[object, object, list]]:
+    """The panel on the two sessions, the peek opened by `keys` once its title `shows`; the app, its pilot and
+    the answers the peek gave (kept instead of given)."""
     given = spy_answers(monkeypatch)
     seed.write(conn, sessions())
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("down", "space")
-        await wait_for(pilot, lambda: "Permission needed: Bash" in title(app), what="the peek's title")
+        await pilot.press(*keys)
+        await wait_for(pilot, lambda: shows in title(app), what=f"{shows!r} in the peek's title")
+        yield app, pilot, given
+
+
+@pilot_test
+async def test_n_in_the_peek_of_a_pending_permission_answers_nothing_and_is_next(conn, make_app, monkeypatch):
+    async with peeking(conn, make_app, monkeypatch, "down", "space", shows="Permission needed: Bash") as found:
+        app, pilot, given = found
         assert ANSWER_HELP in title(app)  # the peek says its answer keys while a permission is pending
         assert "n deny" not in title(app)
         await pilot.press("n")
@@ -49,12 +61,8 @@ async def test_n_in_the_peek_of_a_pending_permission_answers_nothing_and_is_next
 
 @pilot_test
 async def test_each_answer_asks_first_and_esc_keeps_the_session_waiting(conn, make_app, monkeypatch):
-    given = spy_answers(monkeypatch)
-    seed.write(conn, sessions())
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("down", "space")
-        await wait_for(pilot, lambda: ANSWER_HELP in title(app), what="the answer keys")
+    async with peeking(conn, make_app, monkeypatch, "down", "space", shows=ANSWER_HELP) as found:
+        app, pilot, given = found
         await pilot.press("d")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmAnswer), what="the question")
         assert str(app.screen.query_one("#menu-title").render()) == "Deny Bash for “Rotate the key”?"
@@ -69,12 +77,8 @@ async def test_each_answer_asks_first_and_esc_keeps_the_session_waiting(conn, ma
 
 @pilot_test
 async def test_no_answer_keys_without_a_pending_permission(conn, make_app, monkeypatch):
-    given = spy_answers(monkeypatch)
-    seed.write(conn, sessions())
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("down", "down", "space")  # the ready reply
-        await wait_for(pilot, lambda: "Response ready" in title(app), what="the peek's title")
+    async with peeking(conn, make_app, monkeypatch, "down", "down", "space", shows="Response ready") as found:
+        app, pilot, given = found  # the peek of the ready reply
         assert ANSWER_HELP not in title(app)
         assert not {"y", "A", "d"} & {key for key, active in app.active_bindings.items() if active.enabled}
         await pilot.press("y", "A", "d")
