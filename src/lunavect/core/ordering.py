@@ -1,9 +1,10 @@
 """The person's order of the list, as numbers that sort: where a moved row goes, without renumbering others.
 
 Pinned rows sort by their position, ascending. Unpinned rows sort newest first by their last activity (what
-their row shows: a prompt, a tool, a reply, a request), so a new session appears at the top; a row the person moved gets a fixed key in that same time scale, so it keeps
-its place among older rows while newer activity still rises above it. Both are mapped onto one ascending
-"rank" so that moving a row is the same arithmetic in either group. Pure.
+their row shows: a prompt, a tool, a reply, a request), so a new session appears at the top; a row the person
+moved gets a fixed key in that same time scale, so it keeps its place among older rows while newer activity
+still rises above it. Both are mapped onto one ascending "rank" so that moving a row is the same arithmetic in
+either group. Pure.
 """
 
 from __future__ import annotations

@@ -39,9 +39,9 @@ LAST_WIDTH = 8
 
 def layout(width: int, usage: bool = False) -> tuple[Column, ...]:
     """The columns at a given width, with the usage column when the person turned it on: the title takes what
-    the others leave; the STATE column narrows, then the project column gives way, before the title would be
-    narrower than the project column. The client
-    column fits the longest client id, so a client added later is named whole (`opencode`)."""
+    the others leave; where it would be narrow, the STATE column narrows first, and the project column gives way
+    only before the title would be narrower than it. The client column fits the longest client id, so a client
+    added later is named whole (`opencode`)."""
     return _layout(width, usage, max(len("CLIENT"), *(len(client.id) for client in clients.every())))
 
 
