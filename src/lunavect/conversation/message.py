@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import json
+from collections.abc import Sequence
 
 import msgspec
 
@@ -59,6 +61,18 @@ def one_line(text: str, limit: int = SUMMARY_CHARS) -> str:
             short = shorten(line, limit)
             return short if short.endswith("…") or not more else short + " " + more
     return ""
+
+
+def argument_summary(arguments: object, fields: Sequence[str]) -> str:
+    """One line of a tool call's arguments (an object): its first non-empty field of `fields` (the command it
+    runs, the file it reads), else the whole object as compact JSON."""
+    if not isinstance(arguments, dict):
+        return ""
+    for key in fields:
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return one_line(value)
+    return one_line(json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))) if arguments else ""
 
 
 _encoder = msgspec.json.Encoder()
