@@ -29,7 +29,7 @@ from lunavect.conversation.source import Source, found_file, stored_file
 from lunavect.core.clients import COPILOT
 from lunavect.evidence import file_cursors
 
-_ARGUMENT_FIELDS = ("command", "path", "pattern", "query", "url", "message", "prompt", "description")
+_ARGUMENT_FIELDS = ("command", "path", "pattern", "query", "url", "description", "message", "prompt")
 
 
 def _text(value: Any) -> str:
