@@ -29,7 +29,8 @@ from lunavect_probe import assert_kept_out
 
 @pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "events-file-only"])
 def test_a_reply_is_ready_with_its_title_and_usage(copilot, chat_server: ChatServer, hooks: bool) -> None:
-    """Without hooks the events file alone gives the title, the reply's end and its usage."""
+    """Without hooks the events file alone gives the title, the reply's end and its usage, and the live registry
+    the process."""
     command, iso, env = copilot
     if not hooks:
         without_hooks(iso)
@@ -41,9 +42,9 @@ def test_a_reply_is_ready_with_its_title_and_usage(copilot, chat_server: ChatSer
         ready = wait_session(env, lambda s: s["state"] == "ready", timeout=40)
         assert (ready["title"], ready["basis"]) == ("say hello", ["hook"] if hooks else ["transcript"])
         assert ready["usage"]["tokens"]["output"] == 7 and ready["usage"]["model"] == "gpt-4.1"
-        if hooks:
-            assert ready["pid"] == client.pid()  # the native binary, not npm's node launcher
-            assert ready["resume"].endswith(f"copilot --resume {ready['session_id']}") and ready["open"] is True
+        # The native binary, not npm's node launcher: its hooks' parent, or the process its lock file names.
+        assert ready["pid"] == client.pid() and ready["open"] is True
+        assert ready["resume"].endswith(f"copilot --resume {ready['session_id']}")
     finally:
         client.kill()
 
@@ -255,5 +256,34 @@ def test_without_hooks_the_events_file_gives_an_api_error_and_a_cancel(copilot, 
 
         after = wait_session(env, lambda s: s["state"] != "working", timeout=40)
         assert (after["state"], after["basis"]) == ("idle", ["transcript"])
+    finally:
+        client.kill()
+
+
+def test_nothing_private_is_kept(copilot, chat_server: ChatServer) -> None:
+    """Prompts (but the first, the session's title), replies, commands, a question and its answer reach no file
+    lunavect writes: its store, its spool, its logs (README "Privacy")."""
+    command, iso, env = copilot
+    chat_server.script(
+        reply("Reply KAPPA-1"),
+        ask_user("Question LAMBDA-2?", "answer-MU-3", "other"),
+        shell("echo NU-4"),
+        reply("Done XI-5"),
+    )
+    client = start_copilot(command, iso, env, "--allow-all-tools")
+    try:
+        client.send_text("first prompt is the title")
+        client.wait_for_screen("Reply KAPPA-1", timeout=60)
+        client.send_text("second prompt OMICRON-6")
+        client.wait_for_screen(QUESTION_RE, timeout=60)
+        client.send_keys("Enter")
+        client.wait_for_screen("Done XI-5", timeout=60)
+        ready = wait_session(env, lambda s: s["state"] == "ready" and s["usage"] is not None, timeout=40)
+        assert ready["title"] == "first prompt is the title"
+        written = assert_kept_out(
+            env["LUNAVECT_HOME"], b"KAPPA", b"LAMBDA", b"answer-MU", b"NU-4", b"XI-5", b"OMICRON", b"echo "
+        )
+        assert any(path.name.startswith("lunavect.sqlite3") for path in written)
+        assert any("spool" in path.parts for path in written)
     finally:
         client.kill()
