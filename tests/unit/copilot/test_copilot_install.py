@@ -67,3 +67,11 @@ def test_a_file_of_its_name_that_is_not_lunavects_is_left_alone(iso_env) -> None
         done = iso_env.cli("hooks", "uninstall")
         assert "not lunavect's" in done.stdout + done.stderr
         assert path.read_text() == text
+
+
+def test_a_service_sees_copilot_clis_home_as_the_installing_shell_did(tmp_path) -> None:
+    from lunavect.install import service
+
+    env = {"HOME": str(tmp_path), "COPILOT_HOME": "/c/copilot", "EDITOR": "vi"}
+    assert service.carried(env) == {"COPILOT_HOME": "/c/copilot"}
+    assert "Environment=COPILOT_HOME=/c/copilot\n" in service.systemd_unit(env, python="/py")
