@@ -19,6 +19,8 @@ import msgspec
 RESULT_CHARS = 300
 SUMMARY_CHARS = 120
 TEXT_CHARS = 4000
+# How long a title made of a prompt's first line may grow.
+TITLE_CHARS = 80
 
 
 class Kind(enum.StrEnum):
@@ -61,6 +63,16 @@ def one_line(text: str, limit: int = SUMMARY_CHARS) -> str:
             short = shorten(line, limit)
             return short if short.endswith("…") or not more else short + " " + more
     return ""
+
+
+def title_line(text: str, limit: int = TITLE_CHARS) -> str | None:
+    """A session's title from its first prompt, as a client's session list shows it: the first non-empty line,
+    its whitespace collapsed, cut to `limit`; None when there is none."""
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            return shorten(line, limit)
+    return None
 
 
 def argument_summary(arguments: object, fields: Sequence[str]) -> str:

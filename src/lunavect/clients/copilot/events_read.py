@@ -49,22 +49,6 @@ class Summary(msgspec.Struct):
     agents: list[str] = []
 
 
-_cursor_decoder = msgspec.json.Decoder(Cursor)
-_summary_decoder = msgspec.json.Decoder(Summary)
-_encoder = msgspec.json.Encoder()
-
-
-def encode(value: Cursor | Summary) -> str:
-    return _encoder.encode(value).decode()
-
-
-def decode_stored(cursor: str, summary: str) -> tuple[Cursor, Summary] | None:
-    try:
-        return _cursor_decoder.decode(cursor), _summary_decoder.decode(summary)
-    except msgspec.DecodeError:
-        return None  # a cursor of an older shape: the file is read again from its start
-
-
 @dataclass
 class EventsRead:
     path: str
@@ -194,4 +178,4 @@ def meta_evidence(read: EventsRead, now: float) -> tuple[str, Evidence] | None:
     return f"copilot-meta:{sid}:{key}", evidence
 
 
-__all__ = ["PROVIDER", "Cursor", "EventsRead", "Summary", "decode_stored", "encode", "read_events"]
+__all__ = ["PROVIDER", "Cursor", "EventsRead", "Summary", "read_events"]

@@ -16,8 +16,7 @@ from pathlib import Path
 
 from lunavect.clients.copilot.hooks import EVENTS, PROVIDER
 from lunavect.clients.copilot.layout import hooks_dir
-from lunavect.install import file_status
-from lunavect.install.atomic import replace_file
+from lunavect.install import file_status, own_file
 from lunavect.install.command import MARKERS, hook_command, still_runs
 from lunavect.install.file_status import FileStatus
 from lunavect.install.hooks_file import ANOTHER_INSTALLATION, HOOK_TIMEOUT_S, NO_LONGER_RUNS, describe
@@ -32,8 +31,8 @@ NOT_OURS = "a hooks file of that name that is not lunavect's"
 Status = FileStatus
 
 
-class HooksError(Exception):
-    """lunavect's hooks file cannot be written or removed as asked (the line to print)."""
+# lunavect's hooks file cannot be written or removed as asked (the line to print).
+HooksError = own_file.NotOurs
 
 
 def hooks_path() -> Path:
@@ -92,31 +91,18 @@ def status(path: Path | None = None) -> Status:
     return Status(path, "stale", present, detail="written by another lunavect version")
 
 
-def _to_change(done: str) -> Path | None:
-    """The file's path when there is something to do; None when it already is `done` (installed, missing). A
-    file of that name that is not lunavect's is refused and left as it is."""
-    current = status()
-    if current.state == done:
-        return None
-    if current.state == "unreadable":
-        raise HooksError(f"{current.path}: {current.detail}; lunavect left it as it is")
-    return current.path
-
-
 def install() -> bool:
     """Write lunavect's hooks file (or bring it up to date); False when it already was."""
-    path = _to_change(done="installed")
+    path = own_file.to_change(status(), done="installed")
     if path is None:
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Not `*.json` until renamed: Copilot CLI loads every `hooks/*.json`, and must never load a half-written one.
-    replace_file(path, hooks_text(), mode=0o600, prefix=".lunavect.")
+    own_file.write(path, hooks_text(), mode=0o600)
     return True
 
 
 def uninstall() -> bool:
     """Remove lunavect's hooks file and nothing else; False when there was none."""
-    path = _to_change(done="missing")
+    path = own_file.to_change(status(), done="missing")
     if path is None:
         return False
     path.unlink()

@@ -30,14 +30,13 @@ from dataclasses import dataclass
 
 import msgspec
 
-from lunavect.conversation.message import shorten
+from lunavect.conversation.message import title_line
 from lunavect.core import bounded_json
 from lunavect.core.bounds import count, http_status
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import epoch
 from lunavect.core.tokens import Tokens
 
-TITLE_CHARS = 80
 _ID_CHARS = 200
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:/-]{0,63}$")
 # The record types read; every other line is passed over before it is decoded (a `model.messages_snapshot` holds
@@ -151,15 +150,6 @@ class Line:
     agent: str | None = None
 
 
-def title_of(text: str) -> str | None:
-    """The first non-empty line, its whitespace collapsed, cut to what a session list shows."""
-    for line in text.splitlines():
-        line = " ".join(line.split())
-        if line:
-            return shorten(line, TITLE_CHARS)
-    return None
-
-
 def record_type(data: bytes) -> str | None:
     """The record's type as its line begins, or None when the line does not begin with it."""
     match = _TYPE_PREFIX.match(data)
@@ -195,7 +185,7 @@ def _meta(data: _Data, line: Line) -> Line:
 def _prompt(data: _Data, line: Line) -> Line:
     if isinstance(data.content, str) and data.content.strip() and line.agent is None:
         line.kind = "prompt"
-        line.title = title_of(data.content)
+        line.title = title_line(data.content)
     return line
 
 

@@ -20,20 +20,12 @@ from pathlib import Path
 
 from lunavect import store
 from lunavect.clients.copilot import layout, live
-from lunavect.clients.copilot.events_read import (
-    PROVIDER,
-    Cursor,
-    EventsRead,
-    Summary,
-    decode_stored,
-    encode,
-    read_events,
-)
+from lunavect.clients.copilot.events_read import PROVIDER, Cursor, EventsRead, Summary, read_events
 from lunavect.clients.copilot.usage import save_usage
 from lunavect.core.model import Evidence, session_key
 from lunavect.evidence import file_cursors
 from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
-from lunavect.files.changed import ChangedFiles
+from lunavect.files.changed import FollowedFolder, stat_newest_first
 from lunavect.files.quarantine import Quarantine
 
 log = logging.getLogger("lunavect.clients.copilot.files")
@@ -55,8 +47,7 @@ class CopilotSource(Source):
         self._known: Known = NothingKnown()
         self._rows: dict[str, tuple[Cursor, Summary]] | None = None
         self._owed: set[str] = set()
-        self._changes: ChangedFiles | None = None
-        self._wake: Callable[[], None] | None = None
+        self._watch = FollowedFolder()
         self._swept_at: float | None = None
         # The live registry as last read (its identity, size and time), read again only once it changed.
         self._registry_seen: tuple[int, int, int] | None = None
@@ -69,9 +60,9 @@ class CopilotSource(Source):
 
     def poll(self, conn: sqlite3.Connection, now: float) -> Batch:
         if self._rows is None:
-            self._rows = self._stored(conn)
+            self._rows = file_cursors.load_reads(conn, PROVIDER, Summary)
         rows = self._rows
-        changed = self._watch().take()
+        changed = self._watch.take(self.root)
         clock = time.monotonic()
         gone: set[str] = set()
         if changed is None or self._swept_at is None or clock - self._swept_at >= SWEEP_S:
@@ -82,7 +73,7 @@ class CopilotSource(Source):
             renamed = set()
         else:
             renamed = self._renamed(changed)
-            files = self._stat(self._wanted(changed) | renamed)
+            files = stat_newest_first(self._wanted(changed) | renamed)
         reads: list[EventsRead] = []
         budget = self.budget
         behind = False
@@ -116,8 +107,7 @@ class CopilotSource(Source):
             for read in reads:
                 if read.session_id is None:
                     continue
-                row = file_cursors.Row(read.session_id, encode(read.cursor), encode(read.summary))
-                file_cursors.save(conn, PROVIDER, read.path, row, now)
+                file_cursors.save_read(conn, PROVIDER, read.path, read.session_id, read.cursor, read.summary, now)
                 save_usage(conn, read.path, read, restarted=read.restarted)
                 if read.skipped:
                     store.bump_counter(conn, "copilot.events.skipped_lines", read.skipped)
@@ -170,43 +160,11 @@ class CopilotSource(Source):
                 wanted.add(facts.transcript)
         return {p for p in wanted if p.startswith(str(self.root))}
 
-    @staticmethod
-    def _stat(paths: set[str]) -> list[tuple[str, os.stat_result]]:
-        found = []
-        for path in paths:
-            try:
-                found.append((path, os.stat(path)))
-            except OSError:
-                continue
-        found.sort(key=lambda item: -item[1].st_mtime)
-        return found
-
-    @staticmethod
-    def _stored(conn: sqlite3.Connection) -> dict[str, tuple[Cursor, Summary]]:
-        rows: dict[str, tuple[Cursor, Summary]] = {}
-        for path, row in file_cursors.load(conn, PROVIDER).items():
-            decoded = decode_stored(row.cursor, row.summary)
-            if decoded is not None:
-                rows[path] = decoded
-        return rows
-
-    def _watch(self) -> ChangedFiles:
-        if self._changes is None or self._changes.root != self.root:
-            if self._changes is not None:
-                self._changes.close()
-            self._changes = ChangedFiles(self.root)
-            if self._wake is not None:
-                self._changes.listen(self._wake)
-        return self._changes
-
     def attach(self, known: Known) -> None:
         self._known = known
 
     def wake_with(self, wake: Callable[[], None]) -> None:
-        self._wake = wake
-        if self._changes is not None:
-            self._changes.listen(wake)
+        self._watch.wake_with(wake)
 
     def close(self) -> None:
-        if self._changes is not None:
-            self._changes.close()
+        self._watch.close()

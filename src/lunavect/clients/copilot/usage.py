@@ -17,13 +17,13 @@ from lunavect.usage import ledger
 
 def save_usage(conn: sqlite3.Connection, path: str, read: EventsRead | None, *, restarted: bool) -> None:
     """Record what a read added (a file read again from its start, or gone, first takes back what it added)."""
-    if restarted:
-        ledger.forget(conn, path)
     if read is None or read.session_id is None:
+        ledger.save_read(conn, path, None, ledger.Deltas(), None, restarted=restarted)
         return
-    key = session_key(PROVIDER, read.session_id)
-    if read.deltas:
-        ledger.record(conn, path, key, read.deltas)
     summary = read.summary
-    if summary.usage_at is not None and (read.deltas or restarted):
-        ledger.set_state(conn, path, key, summary.model, summary.context, summary.window, summary.usage_at)
+    latest = (
+        None
+        if summary.usage_at is None
+        else ledger.Latest(summary.model, summary.context, summary.window, summary.usage_at)
+    )
+    ledger.save_read(conn, path, session_key(PROVIDER, read.session_id), read.deltas, latest, restarted=restarted)

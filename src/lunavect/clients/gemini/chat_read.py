@@ -46,22 +46,6 @@ class Summary(msgspec.Struct):
     usage_at: float | None = None
 
 
-_cursor_decoder = msgspec.json.Decoder(Cursor)
-_summary_decoder = msgspec.json.Decoder(Summary)
-_encoder = msgspec.json.Encoder()
-
-
-def encode(value: Cursor | Summary) -> str:
-    return _encoder.encode(value).decode()
-
-
-def decode_stored(cursor: str, summary: str) -> tuple[Cursor, Summary] | None:
-    try:
-        return _cursor_decoder.decode(cursor), _summary_decoder.decode(summary)
-    except msgspec.DecodeError:
-        return None  # a cursor of an older shape: the file is read again from its start
-
-
 @dataclass
 class ChatRead:
     path: str
@@ -221,4 +205,4 @@ def meta_evidence(read: ChatRead, cwd: str | None, now: float) -> tuple[str, Evi
     return f"gemini-meta:{sid}:{key}", evidence
 
 
-__all__ = ["PROVIDER", "ChatRead", "Cursor", "Summary", "decode_stored", "encode", "fold_lines", "read_chat"]
+__all__ = ["PROVIDER", "ChatRead", "Cursor", "Summary", "fold_lines", "read_chat"]
