@@ -79,6 +79,22 @@ def open_regular(path: str | os.PathLike[str]) -> int:
     return fd
 
 
+def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The whole of a small regular file a client writes (its metadata, a registry), or None when it cannot be
+    read or is larger than `limit` bytes (no file that client writes is)."""
+    try:
+        fd = open_regular(path)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= limit else None
+
+
 def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 

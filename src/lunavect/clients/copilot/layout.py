@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lunavect.core.ids import is_session_id
-from lunavect.files.tail import open_regular
+from lunavect.files.tail import read_small
 
 COPILOT_DIR = ".copilot"
 HOOKS_DIR = "hooks"
@@ -88,17 +88,8 @@ class Workspace:
 
 def workspace(session_folder: str) -> Workspace:
     """The session's workspace.yaml, read to its name and folder; an unreadable file says nothing."""
-    try:
-        fd = open_regular(os.path.join(session_folder, WORKSPACE_FILE))
-    except OSError:
-        return Workspace()
-    try:
-        data = os.read(fd, MAX_WORKSPACE_BYTES + 1)
-    except OSError:
-        return Workspace()
-    finally:
-        os.close(fd)
-    if len(data) > MAX_WORKSPACE_BYTES:
+    data = read_small(os.path.join(session_folder, WORKSPACE_FILE), MAX_WORKSPACE_BYTES)
+    if data is None:
         return Workspace()
     values = _top_level(data.decode("utf-8", "replace"))
     cwd = values.get("cwd")

@@ -15,7 +15,6 @@ than their last word ends a turn that no hook ended.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import msgspec
@@ -26,7 +25,7 @@ from lunavect.core.clients import COPILOT
 from lunavect.core.ids import is_session_id
 from lunavect.core.model import Evidence
 from lunavect.core.times import epoch
-from lunavect.files.tail import open_regular
+from lunavect.files.tail import read_small
 from lunavect.host.processes import Proc, process, terminal
 
 REGISTRY = "open-sessions-state.json"
@@ -57,17 +56,8 @@ def registry_path() -> str:
 
 def read_registry(path: str) -> list[OpenSession]:
     """The registry's entries; an unreadable file, or an entry of another shape, says nothing."""
-    try:
-        fd = open_regular(path)
-    except OSError:
-        return []
-    try:
-        data = os.read(fd, MAX_REGISTRY_BYTES + 1)
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
-    if len(data) > MAX_REGISTRY_BYTES:
+    data = read_small(path, MAX_REGISTRY_BYTES)
+    if data is None:
         return []
     try:
         entries = bounded_json.decode(_registry, data)
@@ -85,9 +75,9 @@ def read_registry(path: str) -> list[OpenSession]:
     return found
 
 
-def holder(session_id: str) -> Proc | None:
+def holder(session_folder: str) -> Proc | None:
     """The live process of Copilot CLI that holds the session open (its lock file names it), or None."""
-    for pid in layout.holders(str(layout.sessions_dir() / session_id)):
+    for pid in layout.holders(session_folder):
         proc = process(pid)
         if proc is not None and not proc.zombie and proc.named(*COPILOT.process.names):
             return proc

@@ -13,7 +13,7 @@ session's own):
 - `session.error` (`errorType`: `rate_limit`, `authentication`, `authorization`, `policy`, `quota`,
   `context_limit`, `query`; `statusCode` when an HTTP answer failed; a `message` naming what could not be
   reached when no answer came): the turn failed, after the client's own retries;
-- `session.compaction_start` (`trigger`) and `session.compaction_complete`;
+- `session.compaction_complete` at a compaction's end (no hook says it);
 - `session.usage_record` (`usage`: `model`, `inputTokens` with its cached parts, `outputTokens`,
   `cacheReadTokens`, `cacheWriteTokens`, `maxPromptTokens`) per model request, a sub-agent's too;
 - `subagent.started` (its `agentId`); hook runs (`hook.start`, with their input), the model's own messages
@@ -26,6 +26,7 @@ title when its workspace.yaml names none.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
@@ -51,7 +52,6 @@ WANTED = frozenset(
         "tool.execution_complete",
         "abort",
         "session.error",
-        "session.compaction_start",
         "session.compaction_complete",
         "session.usage_record",
         "subagent.started",
@@ -90,11 +90,6 @@ class _Context(msgspec.Struct):
     cwd: object = None
 
 
-class _Request(msgspec.Struct):
-    toolCallId: object = None
-    name: object = None
-
-
 class _Usage(msgspec.Struct):
     model: object = None
     inputTokens: object = None
@@ -107,9 +102,7 @@ class _Usage(msgspec.Struct):
 class _Data(msgspec.Struct):
     context: _Context | None = None
     content: object = None
-    source: object = None
-    toolRequests: list[_Request] | None = None
-    model: object = None
+    toolRequests: list[object] | None = None
     toolCallId: object = None
     toolName: object = None
     success: object = None
@@ -117,7 +110,6 @@ class _Data(msgspec.Struct):
     errorType: object = None
     statusCode: object = None
     message: object = None
-    trigger: object = None
     usage: _Usage | None = None
 
 
@@ -128,7 +120,7 @@ _data = msgspec.json.Decoder(_Data)
 @dataclass
 class Line:
     """What one line says. `kind`: meta, prompt, reply, tools, tool_use, tool_result, interrupt, api_error,
-    compacting, compacted, usage, subagent, other."""
+    compacted, usage, subagent, other."""
 
     kind: str
     at: float | None = None
@@ -141,7 +133,6 @@ class Line:
     error: str | None = None
     error_detail: str | None = None
     http_status: int | None = None
-    trigger: str | None = None
     tokens: Tokens | None = None
     context: int | None = None
     window: int | None = None
@@ -190,9 +181,7 @@ def _prompt(data: _Data, line: Line) -> Line:
 
 
 def _reply(data: _Data, line: Line) -> Line:
-    requests = data.toolRequests or []
-    line.model = _short(data.model, 100)
-    if requests:
+    if data.toolRequests:
         line.kind = "tools"
     elif isinstance(data.content, str) and data.content.strip():
         line.kind = "reply"
@@ -207,11 +196,6 @@ def _tool(data: _Data, line: Line, kind: str) -> Line:
     return line
 
 
-def _abort(data: _Data, line: Line) -> Line:
-    line.kind = "interrupt"
-    return line
-
-
 def _error(data: _Data, line: Line) -> Line:
     line.kind = "api_error"
     line.error = ERROR_TYPES.get(data.errorType) if isinstance(data.errorType, str) else None
@@ -222,10 +206,14 @@ def _error(data: _Data, line: Line) -> Line:
     return line
 
 
-def _compaction(data: _Data, line: Line, kind: str) -> Line:
-    line.kind = kind
-    line.trigger = _name(data.trigger)
-    return line
+def _says(kind: str) -> Callable[[_Data, Line], Line]:
+    """The reader of a record whose kind is all it says (an Esc's `abort`, a compaction's end)."""
+
+    def read(data: _Data, line: Line) -> Line:
+        line.kind = kind
+        return line
+
+    return read
 
 
 def _usage(data: _Data, line: Line) -> Line:
@@ -258,10 +246,9 @@ _READERS = {
     "assistant.message": _reply,
     "tool.execution_start": lambda data, line: _tool(data, line, "tool_use"),
     "tool.execution_complete": lambda data, line: _tool(data, line, "tool_result"),
-    "abort": _abort,
+    "abort": _says("interrupt"),
     "session.error": _error,
-    "session.compaction_start": lambda data, line: _compaction(data, line, "compacting"),
-    "session.compaction_complete": lambda data, line: _compaction(data, line, "compacted"),
+    "session.compaction_complete": _says("compacted"),
     "session.usage_record": _usage,
     "subagent.started": _subagent,
 }

@@ -128,7 +128,10 @@ class CopilotSource(Source):
         if seen == self._registry_seen:
             return []
         self._registry_seen = seen
-        return [live.registry_evidence(entry, live.holder(entry.session_id)) for entry in live.read_registry(path)]
+        return [
+            live.registry_evidence(entry, live.holder(str(self.root / entry.session_id)))
+            for entry in live.read_registry(path)
+        ]
 
     def _read(self, path: str, stored: tuple[Cursor, Summary] | None, budget: int, now: float) -> EventsRead | None:
         name = layout.workspace(os.path.dirname(path)).name
