@@ -178,14 +178,20 @@ def test_kill_9_is_not_left_working(copilot, chat_server: ChatServer) -> None:
         assert wait_session(env, lambda s: s["open"] is False, timeout=20)["session_id"] == working["session_id"]
 
 
-def test_resume_continues_the_same_row(copilot, chat_server: ChatServer) -> None:
+def test_exit_then_resume_continues_the_same_row(copilot, chat_server: ChatServer) -> None:
+    """`/exit` fires `sessionEnd`: the row stays ready and is no longer open; `copilot --resume <id>` goes on in the
+    same session."""
     command, iso, env = copilot
     chat_server.script(reply("First reply"), reply("Second reply"))
     client = start_copilot(command, iso, env)
     try:
         client.send_text("first question")
         client.wait_for_screen("First reply", timeout=60)
-        first = wait_session(env, lambda s: s["state"] == "ready", timeout=40)
+        wait_session(env, lambda s: s["state"] == "ready", timeout=40)
+        client.send_text("/exit")
+        client.wait_for_screen(r"copilot --resume=", timeout=40)
+        first = wait_session(env, lambda s: s["open"] is False, timeout=40)
+        assert first["state"] == "ready"
     finally:
         client.kill()
     # The resume command lunavect shows, word for word.
