@@ -30,7 +30,7 @@ class OwnStatus(Protocol):
     def detail(self) -> str: ...
 
 
-def to_change(current: OwnStatus, done: str) -> Path | None:
+def _to_change(current: OwnStatus, done: str) -> Path | None:
     """The file's path when there is something to do; None when it already is `done` (installed, missing). A file
     of that name that is not lunavect's (`unreadable`) is refused: `NotOurs`."""
     if current.state == done:
@@ -40,8 +40,26 @@ def to_change(current: OwnStatus, done: str) -> Path | None:
     return current.path
 
 
-def write(path: Path, text: str, *, mode: int) -> None:
+def _write(path: Path, text: str, *, mode: int) -> None:
     """The file as lunavect writes it. Its temporary name ends in `.tmp` until renamed: the client, which loads every
     file of its kind in the folder, never loads a half-written one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, text, mode=mode, prefix=".lunavect.")
+
+
+def install(current: OwnStatus, text: str, *, mode: int) -> bool:
+    """Write the file as `text` (or bring it up to date); False when it already was."""
+    path = _to_change(current, done="installed")
+    if path is None:
+        return False
+    _write(path, text, mode=mode)
+    return True
+
+
+def uninstall(current: OwnStatus) -> bool:
+    """Remove the file and nothing else; False when there was none."""
+    path = _to_change(current, done="missing")
+    if path is None:
+        return False
+    path.unlink()
+    return True

@@ -93,20 +93,12 @@ def status(path: Path | None = None) -> Status:
 
 def install() -> bool:
     """Write lunavect's hooks file (or bring it up to date); False when it already was."""
-    path = own_file.to_change(status(), done="installed")
-    if path is None:
-        return False
-    own_file.write(path, hooks_text(), mode=0o600)
-    return True
+    return own_file.install(status(), hooks_text(), mode=0o600)
 
 
 def uninstall() -> bool:
     """Remove lunavect's hooks file and nothing else; False when there was none."""
-    path = own_file.to_change(status(), done="missing")
-    if path is None:
-        return False
-    path.unlink()
-    return True
+    return own_file.uninstall(status())
 
 
 def describe_install(changed: bool) -> str:

@@ -67,20 +67,12 @@ def status() -> Status:
 
 def install() -> bool:
     """Write the plugin (or bring it up to date); False when it already was."""
-    path = own_file.to_change(status(), done="installed")
-    if path is None:
-        return False
-    own_file.write(path, plugin_text(), mode=0o644)
-    return True
+    return own_file.install(status(), plugin_text(), mode=0o644)
 
 
 def uninstall() -> bool:
     """Remove lunavect's plugin and nothing else; False when there was none."""
-    path = own_file.to_change(status(), done="missing")
-    if path is None:
-        return False
-    path.unlink()
-    return True
+    return own_file.uninstall(status())
 
 
 def describe_install(changed: bool) -> str:
