@@ -384,6 +384,8 @@ _STRIP_PREFIXES = (
     "TERM_PROGRAM",
     "CI_",
     "GITHUB_",
+    "GH_",
+    "COPILOT_",
 )
 _STRIP = {
     "HTTP_PROXY",

@@ -30,6 +30,8 @@ from claude_tmux import (
     run_print,
 )
 from codex_harness import codex_env, write_config
+from copilot_harness import copilot_env, ensure_copilot
+from copilot_harness import prepare as copilot_prepare
 from gemini_harness import gemini_env, write_settings
 from gemini_server import GeminiServer
 from responses_server import ResponsesServer
@@ -171,6 +173,23 @@ def gemini(client_paths: ClientPaths, iso_home: IsoHome, gemini_server: GeminiSe
     _needs_under_tmux(client_paths.gemini, "Gemini CLI")
     write_settings(iso_home)
     return client_paths, iso_home, gemini_env(iso_home, gemini_server)
+
+
+@pytest.fixture
+def copilot(iso_home: IsoHome, chat_server: ChatServer):
+    """(command, iso, env) for GitHub Copilot CLI under tmux against the scripted Chat Completions API, the iso
+    work folder trusted (lunavect's hooks are the iso fixture's); skipped where it cannot be installed or tmux
+    is missing."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    try:
+        command = ensure_copilot()
+    except ClientsMissing as exc:
+        if shutil.which("npm") is None:
+            pytest.skip(str(exc))
+        raise
+    copilot_prepare(iso_home)
+    return command, iso_home, copilot_env(iso_home, chat_server, command)
 
 
 @pytest.fixture

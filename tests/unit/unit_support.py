@@ -29,6 +29,7 @@ import lunavect.shim
 from lunavect import store
 from lunavect.clients.claude.summary import TranscriptSummary
 from lunavect.collector import loop as collector_loop
+from lunavect.core import clients as descriptors
 from lunavect.core.model import Evidence, Session, State
 from lunavect.evidence import spool
 from lunavect.evidence.sources import Batch, Source
@@ -231,7 +232,9 @@ def iso_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iso:
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)
-    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "OPENCODE_DB"):  # OpenCode's folders: under HOME too
+    # Every other folder a client's descriptor names (OpenCode's XDG folders, Copilot CLI's home...): under HOME.
+    named = {name for client in descriptors.every() for name in client.install.environment}
+    for name in sorted(named - set(values)):
         monkeypatch.delenv(name, raising=False)
     env = dict(os.environ)
     env.update(values)

@@ -26,11 +26,13 @@ if TYPE_CHECKING:
 
 @click.command("hook")
 @click.argument("client", type=click.Choice(descriptors.ids()))
-def hook_command(client: str) -> None:
-    """Record one agent event from stdin (run by the agent's hooks; prints nothing, always exits 0)."""
+@click.argument("event", required=False)
+def hook_command(client: str, event: str | None) -> None:
+    """Record one agent event from stdin (run by the agent's hooks; prints nothing, always exits 0). EVENT names
+    the event for a client whose hook payloads do not."""
     from lunavect.shim.entry import main as hook_main
 
-    hook_main([client])
+    hook_main([client] if event is None else [client, event])
 
 
 @click.group()

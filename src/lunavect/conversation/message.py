@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import json
+from collections.abc import Sequence
 
 import msgspec
 
@@ -17,6 +19,8 @@ import msgspec
 RESULT_CHARS = 300
 SUMMARY_CHARS = 120
 TEXT_CHARS = 4000
+# How long a title made of a prompt's first line may grow.
+TITLE_CHARS = 80
 
 
 class Kind(enum.StrEnum):
@@ -59,6 +63,28 @@ def one_line(text: str, limit: int = SUMMARY_CHARS) -> str:
             short = shorten(line, limit)
             return short if short.endswith("…") or not more else short + " " + more
     return ""
+
+
+def title_line(text: str, limit: int = TITLE_CHARS) -> str | None:
+    """A session's title from its first prompt, as a client's session list shows it: the first non-empty line,
+    its whitespace collapsed, cut to `limit`; None when there is none."""
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            return shorten(line, limit)
+    return None
+
+
+def argument_summary(arguments: object, fields: Sequence[str]) -> str:
+    """One line of a tool call's arguments (an object): its first non-empty field of `fields` (the command it
+    runs, the file it reads), else the whole object as compact JSON."""
+    if not isinstance(arguments, dict):
+        return ""
+    for key in fields:
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return one_line(value)
+    return one_line(json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))) if arguments else ""
 
 
 _encoder = msgspec.json.Encoder()

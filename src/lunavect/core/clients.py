@@ -343,8 +343,36 @@ OPENCODE = Client(
     },
 )
 
+COPILOT = Client(
+    id="copilot",
+    name="GitHub Copilot CLI",
+    label="Copilot",
+    package="lunavect.clients.copilot",
+    # Its sessions are kept by id for every folder (`session-state/<id>/`): `copilot --resume <id>` finds one anywhere.
+    cli=Cli("copilot", resume=("--resume",)),
+    # npm's `copilot` is a node launcher that runs the native binary `copilot`: the session, its hooks' parent. That
+    # binary names its main thread `MainThread` (its `comm`), so its executable's name tells it (the shim and the
+    # process table read both).
+    process=Process(("copilot",)),
+    install=Install(environment=("COPILOT_HOME",)),
+    tells={
+        # Its hooks; its live registry's `working`; its events file's prompt.
+        "working": ("hook", "catalog", "file"),
+        "tool": ("hook", "file"),
+        "compacting": ("hook",),
+        # Its `notification` hook (`permission_prompt`, `elicitation_dialog`): no file says a dialog waits.
+        "permission": ("hook",),
+        "input": ("hook",),
+        "ready": ("hook", "file"),
+        # Its events file's `session.error`: no hook says a turn failed.
+        "error": ("file",),
+        # Its process, from its hooks or the lock file its live registry's session holds.
+        "ended": ("process",),
+    },
+)
+
 # Every client, in the order lists and reports name them.
-CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE)
+CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT)
 
 
 def every() -> tuple[Client, ...]:

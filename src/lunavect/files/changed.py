@@ -13,9 +13,10 @@ source falls back to what it stats without help.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lunavect.files import inotify
@@ -180,3 +181,45 @@ class ChangedFiles:
         self._watch.stop.set()
         if self._thread is not None:
             self._thread.join(timeout=2)
+
+
+class FollowedFolder:
+    """The change watch of the folder a source reads: made when first asked (and made again when the source reads
+    another folder), waking whom the collector names (`wake_with`, from the watch's thread), closed with the
+    source."""
+
+    def __init__(self) -> None:
+        self._changes: ChangedFiles | None = None
+        self._wake: Callable[[], None] | None = None
+
+    def take(self, root: Path) -> set[str] | None:
+        """The files under `root` that changed since the last take (`ChangedFiles.take`)."""
+        if self._changes is None or self._changes.root != root:
+            if self._changes is not None:
+                self._changes.close()
+            self._changes = ChangedFiles(root)
+            if self._wake is not None:
+                self._changes.listen(self._wake)
+        return self._changes.take()
+
+    def wake_with(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        if self._changes is not None:
+            self._changes.listen(wake)
+
+    def close(self) -> None:
+        if self._changes is not None:
+            self._changes.close()
+
+
+def stat_newest_first(paths: Iterable[str]) -> list[tuple[str, os.stat_result]]:
+    """Each path that still names a file, with its stat, the most recently changed first: what a source reads
+    between sweeps, besides what it was told."""
+    found = []
+    for path in paths:
+        try:
+            found.append((path, os.stat(path)))
+        except OSError:
+            continue
+    found.sort(key=lambda item: -item[1].st_mtime)
+    return found

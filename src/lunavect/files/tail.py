@@ -6,8 +6,9 @@ goes on from the offset only while all of them still hold: a file replaced under
 than the offset, or rewritten in place must be read again from its start. Checking costs two reads of
 `MARK_BYTES`, so a refresh costs what was appended, never what the file holds.
 
-Both clients' readers use this one module; what they do with the appended bytes (lines forwards, or a
-backward search for a lifecycle boundary) stays theirs.
+Every client's reader uses this one module; what they do with the appended bytes (lines forwards, or a
+backward search for a lifecycle boundary) stays theirs. A file of one JSON record a line read forwards
+(`read_appended`) is read here to its last complete line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from dataclasses import dataclass
 from typing import Protocol
 
 import msgspec
@@ -77,6 +79,22 @@ def open_regular(path: str | os.PathLike[str]) -> int:
     return fd
 
 
+def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The whole of a small regular file a client writes (its metadata, a registry), or None when it cannot be
+    read or is larger than `limit` bytes (no file that client writes is)."""
+    try:
+        fd = open_regular(path)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= limit else None
+
+
 def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
@@ -117,3 +135,75 @@ class TailFile:
         head = self.read(length, 0) or b""
         mark = self.read(length, end - length) or b""
         return digest(head), digest(mark)
+
+
+# Lines are read a block at a time.
+BLOCK_BYTES = 1 << 20
+
+
+@dataclass
+class Appended:
+    """What `read_appended` found: the complete lines past the cursor, the cursor to keep, whether the file was
+    read again from its start (replaced, cut, rewritten), how many lines too long to keep were passed over, and
+    whether the budget stopped the read before the file's end."""
+
+    lines: list[bytes]
+    cursor: Cursor
+    restarted: bool
+    skipped: int
+    partial: bool
+    bytes_read: int
+
+
+def read_appended(path: str, cursor: Cursor | None, budget: int, max_line: int) -> Appended:
+    """The complete lines appended to a file of one JSON record a line since `cursor` (all of them when None, or
+    when the file is no longer the one the cursor read), within about `budget` bytes (one line at least). A line
+    longer than `max_line` (a huge tool result) is passed over unread, and counted."""
+    fd = open_regular(path)
+    try:
+        st = os.fstat(fd)
+        tf = TailFile(fd)
+        restarted = cursor is None or not tf.resumes(st, cursor)
+        start = 0 if restarted or cursor is None else cursor.offset
+        lines, end, skipped, partial = _complete_lines(tf, start, st.st_size, budget, max_line)
+        head, mark = tf.marks(end)
+        # The size read to: a file with more past it (a line still being written, or the budget) is not unchanged.
+        kept = Cursor(st.st_dev, st.st_ino, end, head, mark, end, st.st_mtime_ns)
+        return Appended(lines, kept, restarted, skipped, partial, tf.bytes_read)
+    finally:
+        os.close(fd)
+
+
+def _complete_lines(
+    tf: TailFile, offset: int, end: int, budget: int, max_line: int
+) -> tuple[list[bytes], int, int, bool]:
+    """The complete lines from `offset` within about `budget` bytes (one line at least), where the last of
+    them ends, how many lines too long to keep were passed over, and whether the budget stopped the read."""
+    lines: list[bytes] = []
+    pieces: list[bytes] = []
+    size, skipped = 0, 0
+    consumed = pos = offset
+    while pos < end:
+        block = tf.read(min(BLOCK_BYTES, end - pos), pos)
+        if block is None:
+            break  # cut shorter under the read: the next poll sees the file as it is then
+        start = 0
+        while (newline := block.find(b"\n", start)) >= 0:
+            size += newline - start
+            if size > max_line:
+                skipped += 1
+            else:
+                lines.append(b"".join(pieces) + block[start:newline])
+            pieces, size = [], 0
+            start = newline + 1
+            consumed = pos + start
+            if consumed - offset >= budget and consumed < end:
+                return lines, consumed, skipped, True
+        rest = block[start:]
+        size += len(rest)
+        if size <= max_line:
+            pieces.append(rest)
+        else:
+            pieces.clear()  # too long to keep: passed over once it ends
+        pos += len(block)
+    return lines, consumed, skipped, False

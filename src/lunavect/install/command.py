@@ -55,15 +55,15 @@ def package_parent() -> Path:
     return shim_file().parents[len(SHIM_MODULE.split(".")) - 1]
 
 
-def hook_command(client: str = CLAUDE.id) -> str:
-    """The command the agent runs: this installation's interpreter on the shim, without `site`.
+def hook_command(client: str = CLAUDE.id, event: str | None = None) -> str:
+    """The command the agent runs: this installation's interpreter on the shim, without `site`; `event` names
+    the event it is installed for, for a client whose payloads do not name it.
 
     With -I -S and the module's cached bytecode it costs about one bare interpreter start, where the
     `lunavect` console script would first import site-packages and the CLI (bench/hook_shim.py).
     """
-    return " ".join(
-        shlex.quote(word) for word in (sys.executable, "-I", "-S", "-c", LAUNCHER, str(package_parent()), client)
-    )
+    words = (sys.executable, "-I", "-S", "-c", LAUNCHER, str(package_parent()), client, *([event] if event else []))
+    return " ".join(shlex.quote(word) for word in words)
 
 
 @dataclass(frozen=True)

@@ -130,8 +130,11 @@ def handle(
     read_error: str | None,
     environ: Mapping[str, str] | None = None,
     now: float | None = None,
+    installed_for: str | None = None,
 ) -> dict:
-    """Turn stdin into the spool record (an event, or a counted rejection) and append it."""
+    """Turn stdin into the spool record (an event, or a counted rejection) and append it. `installed_for`: the
+    event the hook entry names after the client (`lunavect hook <client> <event>`), for a client whose payloads
+    do not name it."""
     received = time.time() if now is None else now
     base = {"v": SPOOL_FORMAT, "id": new_id(), "client": client, "t": round(received, 6)}
     record: dict | None = None
@@ -139,7 +142,7 @@ def handle(
     if raw is not None:
         payload, reason = parse_payload(raw)
         if payload is not None:
-            record = extract(client, payload)
+            record = extract(client, payload, installed_for)
             if record is None:
                 reason = "no-event-name"
     if record is not None:
@@ -158,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         # The hook commands of earlier versions name no client: those were Claude Code's.
         client = args[0] if args and by_id(args[0]) is not None else CLAUDE.id
         raw, error = read_stdin()
-        handle(client, raw, error)
+        handle(client, raw, error, installed_for=args[1] if len(args) > 1 else None)
     except BaseException:  # noqa: BLE001 - the agent must never see a failure
         pass
     try:

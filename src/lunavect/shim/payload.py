@@ -152,35 +152,47 @@ def _path(value: object) -> str | None:
 
 
 # The payload's fields kept as they are once they pass their check: (lunavect's key, the payload's field, the
-# check). Ids and paths are cut to a length; names are checked to be names.
+# same field as a client whose payloads are camelCase names it, the check). Ids and paths are cut to a length;
+# names are checked to be names.
 _KEPT = (
-    ("session", "session_id", _short),
-    ("prompt_id", "prompt_id", _short),
-    ("turn_id", "turn_id", _short),
-    ("agent_id", "agent_id", _short),
-    ("tool_use_id", "tool_use_id", _short),
-    ("cwd", "cwd", _path),
-    ("transcript", "transcript_path", _path),
-    ("tool", "tool_name", _name),
-    ("agent_type", "agent_type", _name),
-    ("source", "source", _name),
-    ("trigger", "trigger", _name),
-    ("reason", "reason", _name),
-    ("ntype", "notification_type", _name),
-    ("mode", "permission_mode", _name),
+    ("session", "session_id", "sessionId", _short),
+    ("prompt_id", "prompt_id", "promptId", _short),
+    ("turn_id", "turn_id", "turnId", _short),
+    ("agent_id", "agent_id", "agentId", _short),
+    ("tool_use_id", "tool_use_id", "toolUseId", _short),
+    ("cwd", "cwd", "cwd", _path),
+    ("transcript", "transcript_path", "transcriptPath", _path),
+    ("tool", "tool_name", "toolName", _name),
+    ("agent_type", "agent_type", "agentType", _name),
+    ("source", "source", "source", _name),
+    ("trigger", "trigger", "trigger", _name),
+    ("reason", "reason", "reason", _name),
+    ("ntype", "notification_type", "notificationType", _name),
+    ("mode", "permission_mode", "permissionMode", _name),
 )
 
 
-def extract(client: str, payload: dict) -> dict | None:
-    """The record lunavect keeps of one hook event, or None when it is not an event."""
-    event = _name(payload.get("hook_event_name"))
+def _field(payload: dict, snake: str, camel: str) -> object:
+    value = payload.get(snake)
+    return payload.get(camel) if value is None else value
+
+
+def extract(client: str, payload: dict, installed_for: str | None = None) -> dict | None:
+    """The record lunavect keeps of one hook event, or None when it is not an event. `installed_for` is the
+    event lunavect's hook entry was written for, for a client whose payloads do not name their event (its hooks
+    file names the event beside the command, never in the payload): it names the event when given."""
+    event = _name(installed_for) or _name(payload.get("hook_event_name"))
     if event is None:
         return None
     record: dict = {"event": event}
-    for key, field, check in _KEPT:
-        value = check(payload.get(field))
+    for key, snake, camel, check in _KEPT:
+        value = check(_field(payload, snake, camel))
         if value:
             record[key] = value
+    parent = _short(_field(payload, "parent_agent_id", "parentAgentId"))
+    if parent and record.get("agent_id") and record.get("session") == record["agent_id"]:
+        # A sub-agent's own event names the sub-agent as its session: it is the work of the session that runs it.
+        record["session"] = parent
     if not is_session_id(record.get("session")):
         # `../../x`, a newline or an escape sequence names no session: no path or row is ever built from it.
         record.pop("session", None)

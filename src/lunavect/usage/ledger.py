@@ -96,6 +96,31 @@ def set_state(
     )
 
 
+@dataclass(frozen=True)
+class Latest:
+    """A file's latest request as a read left it: its model, the context it filled, the model's window, its time."""
+
+    model: str | None
+    context: int | None
+    window: int | None
+    at: float
+
+
+def save_read(
+    conn: sqlite3.Connection, path: str, key: str | None, deltas: Deltas, latest: Latest | None, *, restarted: bool
+) -> None:
+    """What one read of a client's file added: a file read again from its start (or gone: `key` None) first takes
+    back what it added; the latest state is kept when the read added tokens, or began again."""
+    if restarted:
+        forget(conn, path)
+    if key is None:
+        return
+    if deltas:
+        record(conn, path, key, deltas)
+    if latest is not None and (deltas or restarted):
+        set_state(conn, path, key, latest.model, latest.context, latest.window, latest.at)
+
+
 def sessions(conn: sqlite3.Connection, where: str = "1") -> dict[str, SessionUsage]:
     """Every session's usage (or those matching the SQL condition `where` on the session id, a constant of this
     module's callers: the listing's `LISTED`, what every refresh of a list reads): totals from the history, the

@@ -168,11 +168,10 @@ def test_a_small_budget_reads_on_at_the_next_poll(tmp_path: Path) -> None:
 def test_no_text_but_the_first_prompts_title_is_kept(tmp_path: Path) -> None:
     import msgspec
 
-    from lunavect.clients.gemini.chat_read import encode
-
     path = write(tmp_path / "session-2026-12-01T17-05-a1b2c3d4.jsonl", sample("two-turns-main"))
     read = read_chat(path, None, 1 << 20, None, NOW)
-    kept = encode(read.summary) + encode(read.cursor) + msgspec.json.encode([e for _i, e in read.evidence]).decode()
+    # What the collector stores of a read: its summary and cursor (file_cursors.save_read), its evidence.
+    kept = msgspec.json.encode([read.summary, read.cursor, [e for _i, e in read.evidence]]).decode()
     for private in ("second question", "Answer one", "Answer two", "session_context"):
         assert private not in kept
     assert "first question" in kept

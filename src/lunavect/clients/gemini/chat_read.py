@@ -12,21 +12,19 @@ came before a newer prompt is superseded (the rules would ignore it), so a long 
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 
 import msgspec
 
 from lunavect.clients.gemini.records import Line, read_line
 from lunavect.core.model import Evidence
-from lunavect.files.tail import Cursor, TailFile, open_regular
+from lunavect.files.tail import Cursor, read_appended
 from lunavect.usage import ledger
 
 PROVIDER = "gemini"
 SOURCE = "transcript"
 # A line longer than this (a huge tool result) is skipped unread, and counted.
 MAX_LINE_BYTES = 8 << 20
-BLOCK_BYTES = 1 << 20
 # How many message ids whose tokens were counted a summary remembers: the client writes a message again
 # within its own turn, so the latest ones suffice to count each once.
 COUNTED_IDS = 64
@@ -48,22 +46,6 @@ class Summary(msgspec.Struct):
     usage_at: float | None = None
 
 
-_cursor_decoder = msgspec.json.Decoder(Cursor)
-_summary_decoder = msgspec.json.Decoder(Summary)
-_encoder = msgspec.json.Encoder()
-
-
-def encode(value: Cursor | Summary) -> str:
-    return _encoder.encode(value).decode()
-
-
-def decode_stored(cursor: str, summary: str) -> tuple[Cursor, Summary] | None:
-    try:
-        return _cursor_decoder.decode(cursor), _summary_decoder.decode(summary)
-    except msgspec.DecodeError:
-        return None  # a cursor of an older shape: the file is read again from its start
-
-
 @dataclass
 class ChatRead:
     path: str
@@ -83,39 +65,6 @@ class ChatRead:
         return self.summary.session_id
 
 
-def _complete_lines(tf: TailFile, offset: int, end: int, budget: int) -> tuple[list[bytes], int, int, bool]:
-    """The complete lines from `offset` within about `budget` bytes (one line at least), where the last of
-    them ends, how many lines too long to keep were passed over, and whether the budget stopped the read."""
-    lines: list[bytes] = []
-    pieces: list[bytes] = []
-    size, skipped = 0, 0
-    consumed = pos = offset
-    while pos < end:
-        block = tf.read(min(BLOCK_BYTES, end - pos), pos)
-        if block is None:
-            break  # cut shorter under the read: the next poll sees the file as it is then
-        start = 0
-        while (newline := block.find(b"\n", start)) >= 0:
-            size += newline - start
-            if size > MAX_LINE_BYTES:
-                skipped += 1
-            else:
-                lines.append(b"".join(pieces) + block[start:newline])
-            pieces, size = [], 0
-            start = newline + 1
-            consumed = pos + start
-            if consumed - offset >= budget and consumed < end:
-                return lines, consumed, skipped, True
-        rest = block[start:]
-        size += len(rest)
-        if size <= MAX_LINE_BYTES:
-            pieces.append(rest)
-        else:
-            pieces.clear()  # too long to keep: passed over once it ends
-        pos += len(block)
-    return lines, consumed, skipped, False
-
-
 def read_chat(
     path: str,
     stored: tuple[Cursor, Summary] | None,
@@ -124,30 +73,19 @@ def read_chat(
     now: float,
 ) -> ChatRead:
     """Read what was appended to the file since `stored` (or all of it), at most about `budget` bytes."""
-    fd = open_regular(path)
-    try:
-        st = os.fstat(fd)
-        tf = TailFile(fd)
-        cursor, summary = stored if stored is not None else (Cursor(), Summary())
-        restarted = stored is None or not tf.resumes(st, cursor)
-        if restarted:
-            cursor, summary = Cursor(dev=st.st_dev, ino=st.st_ino), Summary()
-        lines, end, skipped, partial = _complete_lines(tf, cursor.offset, st.st_size, budget)
-        head, mark = tf.marks(end)
-        read = ChatRead(
-            path,
-            # The size read to: a file with more past it (a line still being written, or the budget) is not unchanged.
-            Cursor(st.st_dev, st.st_ino, end, head, mark, end, st.st_mtime_ns),
-            msgspec.structs.replace(summary, counted=list(summary.counted)),
-            restarted=restarted,
-            skipped=skipped,
-            partial=partial,
-        )
-        fold_lines(read, lines, cwd, now)
-        read.bytes_read = tf.bytes_read
-        return read
-    finally:
-        os.close(fd)
+    cursor, summary = stored if stored is not None else (None, Summary())
+    found = read_appended(path, cursor, budget, MAX_LINE_BYTES)
+    read = ChatRead(
+        path,
+        found.cursor,
+        Summary() if found.restarted else msgspec.structs.replace(summary, counted=list(summary.counted)),
+        restarted=found.restarted,
+        skipped=found.skipped,
+        partial=found.partial,
+    )
+    fold_lines(read, found.lines, cwd, now)
+    read.bytes_read = found.bytes_read
+    return read
 
 
 def fold_lines(read: ChatRead, lines: list[bytes], cwd: str | None, now: float) -> None:
@@ -267,4 +205,4 @@ def meta_evidence(read: ChatRead, cwd: str | None, now: float) -> tuple[str, Evi
     return f"gemini-meta:{sid}:{key}", evidence
 
 
-__all__ = ["PROVIDER", "ChatRead", "Cursor", "Summary", "decode_stored", "encode", "fold_lines", "read_chat"]
+__all__ = ["PROVIDER", "ChatRead", "Cursor", "Summary", "fold_lines", "read_chat"]

@@ -18,7 +18,15 @@ from typing import Any
 
 from lunavect.clients.gemini.layout import chat_files, first_line, is_legacy
 from lunavect.clients.gemini.records import API_ERROR_OPENING, CANCELLED, CONTEXT_OPENING
-from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
+from lunavect.conversation.message import (
+    RESULT_CHARS,
+    TEXT_CHARS,
+    Kind,
+    Message,
+    argument_summary,
+    one_line,
+    shorten,
+)
 from lunavect.conversation.parts import Part, place
 from lunavect.conversation.source import Source, stored_file
 from lunavect.core.clients import GEMINI
@@ -30,13 +38,7 @@ _ARGUMENT_FIELDS = ("command", "file_path", "absolute_path", "path", "dir_path",
 
 def call_summary(args: Any) -> str:
     """One line of a tool call's arguments: the command it runs, else its main field."""
-    if not isinstance(args, dict):
-        return ""
-    for key in _ARGUMENT_FIELDS:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            return one_line(value)
-    return one_line(json.dumps(args, ensure_ascii=False, separators=(",", ":"))) if args else ""
+    return argument_summary(args, _ARGUMENT_FIELDS)
 
 
 def _result(call: dict[str, Any]) -> str:

@@ -18,7 +18,7 @@ import os
 import re
 from pathlib import Path
 
-from lunavect.files.tail import open_regular
+from lunavect.files.tail import open_regular, read_small
 
 GEMINI_DIR = ".gemini"
 CHATS_DIR = "chats"
@@ -83,19 +83,8 @@ def chat_files(root: Path | None = None) -> list[tuple[str, os.stat_result]]:
 
 
 def _small_text(path: Path) -> str | None:
-    try:
-        fd = open_regular(path)
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, MAX_SMALL_FILE + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_SMALL_FILE:
-        return None
-    return data.decode("utf-8", "replace")
+    data = read_small(path, MAX_SMALL_FILE)
+    return data.decode("utf-8", "replace") if data is not None else None
 
 
 def first_line(path: str, limit: int = 64 * 1024) -> bytes | None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from lunavect.conversation.message import shorten
+from lunavect.conversation.message import title_line
 from lunavect.core import bounded_json
 from lunavect.core.bounds import count
 from lunavect.core.ids import is_session_id
@@ -36,7 +36,6 @@ from lunavect.core.tokens import Tokens
 CONTEXT_OPENING = "<session_context>"
 CANCELLED = "Request cancelled."
 API_ERROR_OPENING = "[API Error"
-TITLE_CHARS = 80
 _ID_CHARS = 200
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}$")
 _STATUS_CODE = re.compile(r'"code"\s*:\s*(\d{3})\b')
@@ -151,15 +150,6 @@ class Line:
     error_detail: str | None = None
 
 
-def title_of(text: str) -> str | None:
-    """The first non-empty line, its whitespace collapsed, cut to what the client's session list shows."""
-    for line in text.splitlines():
-        line = " ".join(line.split())
-        if line:
-            return shorten(line, TITLE_CHARS)
-    return None
-
-
 def _texts(content: object) -> tuple[list[str], bool]:
     """The text parts of a message's content, and whether it holds a tool's result sent back."""
     if isinstance(content, str):
@@ -213,7 +203,7 @@ def _message(record: _Record, line: Line) -> Line:
             line.kind = "context"
         elif any(t.strip() for t in texts):
             line.kind = "prompt"
-            line.title = title_of("\n".join(texts))
+            line.title = title_line("\n".join(texts))
         return line
     if kind == "gemini":
         line.calls = _calls_of(record.toolCalls)
@@ -243,7 +233,7 @@ def read_line(data: bytes) -> Line | None:
         updates = _raw(_set, record.set)
         line.kind = "summary"
         if isinstance(updates, _Set):
-            line.summary = title_of(updates.summary) if isinstance(updates.summary, str) else None
+            line.summary = title_line(updates.summary) if isinstance(updates.summary, str) else None
             line.session_id = record_id(updates.sessionId)
             if _present(updates.messages) and line.summary is None:
                 line.title = rebuilt_title(updates.messages)

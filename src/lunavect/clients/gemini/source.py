@@ -20,12 +20,12 @@ from pathlib import Path
 
 from lunavect import store
 from lunavect.clients.gemini import layout, legacy
-from lunavect.clients.gemini.chat_read import PROVIDER, ChatRead, Cursor, Summary, decode_stored, encode, read_chat
+from lunavect.clients.gemini.chat_read import PROVIDER, ChatRead, Cursor, Summary, read_chat
 from lunavect.clients.gemini.usage import save_usage
 from lunavect.core.model import Evidence, session_key
 from lunavect.evidence import file_cursors
 from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
-from lunavect.files.changed import ChangedFiles
+from lunavect.files.changed import FollowedFolder, stat_newest_first
 from lunavect.files.quarantine import Quarantine
 
 log = logging.getLogger("lunavect.clients.gemini.files")
@@ -47,8 +47,7 @@ class GeminiSource(Source):
         self._known: Known = NothingKnown()
         self._rows: dict[str, tuple[Cursor, Summary]] | None = None
         self._owed: set[str] = set()
-        self._changes: ChangedFiles | None = None
-        self._wake: Callable[[], None] | None = None
+        self._watch = FollowedFolder()
         self._swept_at: float | None = None
         self._folders: dict[str, str | None] = {}
         # Chat files this reader failed on, skipped until they change (and named by `lunavect doctor`).
@@ -60,10 +59,9 @@ class GeminiSource(Source):
 
     def poll(self, conn: sqlite3.Connection, now: float) -> Batch:
         if self._rows is None:
-            self._rows = self._stored(conn)
+            self._rows = file_cursors.load_reads(conn, PROVIDER, Summary)
         rows = self._rows
-        watch = self._watch()
-        changed = watch.take()
+        changed = self._watch.take(self.root)
         clock = time.monotonic()
         sweep = changed is None or self._swept_at is None or clock - self._swept_at >= SWEEP_S
         gone: set[str] = set()
@@ -73,7 +71,7 @@ class GeminiSource(Source):
             present = {path for path, _ in files}
             gone = {path for path in rows if path not in present and path.startswith(str(self.root))}
         else:
-            files = self._stat(self._wanted(changed or set()))
+            files = stat_newest_first(self._wanted(changed or set()))
         reads: list[ChatRead] = []
         evidence: list[tuple[str, Evidence]] = []
         budget = self.budget
@@ -113,8 +111,7 @@ class GeminiSource(Source):
             for read in reads:
                 if read.session_id is None:
                     continue
-                row = file_cursors.Row(read.session_id, encode(read.cursor), encode(read.summary))
-                file_cursors.save(conn, PROVIDER, read.path, row, now)
+                file_cursors.save_read(conn, PROVIDER, read.path, read.session_id, read.cursor, read.summary, now)
                 save_usage(conn, read.path, read, restarted=read.restarted)
                 if read.skipped:
                     store.bump_counter(conn, "gemini.chat.skipped_lines", read.skipped)
@@ -146,43 +143,11 @@ class GeminiSource(Source):
                 wanted.add(facts.transcript)
         return {p for p in wanted if p.startswith(str(self.root))}
 
-    @staticmethod
-    def _stat(paths: set[str]) -> list[tuple[str, os.stat_result]]:
-        found = []
-        for path in paths:
-            try:
-                found.append((path, os.stat(path)))
-            except OSError:
-                continue
-        found.sort(key=lambda item: -item[1].st_mtime)
-        return found
-
-    @staticmethod
-    def _stored(conn: sqlite3.Connection) -> dict[str, tuple[Cursor, Summary]]:
-        rows: dict[str, tuple[Cursor, Summary]] = {}
-        for path, row in file_cursors.load(conn, PROVIDER).items():
-            decoded = decode_stored(row.cursor, row.summary)
-            if decoded is not None:
-                rows[path] = decoded
-        return rows
-
-    def _watch(self) -> ChangedFiles:
-        if self._changes is None or self._changes.root != self.root:
-            if self._changes is not None:
-                self._changes.close()
-            self._changes = ChangedFiles(self.root)
-            if self._wake is not None:
-                self._changes.listen(self._wake)
-        return self._changes
-
     def attach(self, known: Known) -> None:
         self._known = known
 
     def wake_with(self, wake: Callable[[], None]) -> None:
-        self._wake = wake
-        if self._changes is not None:
-            self._changes.listen(wake)
+        self._watch.wake_with(wake)
 
     def close(self) -> None:
-        if self._changes is not None:
-            self._changes.close()
+        self._watch.close()

@@ -29,14 +29,12 @@ def context_window(model: str | None) -> int | None:
 
 def save_usage(conn: sqlite3.Connection, path: str, read: ChatRead | None, *, restarted: bool) -> None:
     """Record what a read added (a file read again from its start, or gone, first takes back what it added)."""
-    if restarted:
-        ledger.forget(conn, path)
     if read is None or read.session_id is None:
+        ledger.save_read(conn, path, None, ledger.Deltas(), None, restarted=restarted)
         return
-    key = session_key(PROVIDER, read.session_id)
-    if read.deltas:
-        ledger.record(conn, path, key, read.deltas)
     summary = read.summary
-    if summary.usage_at is not None and (read.deltas or restarted):
-        model = summary.model
-        ledger.set_state(conn, path, key, model, summary.context, context_window(model), summary.usage_at)
+    latest = None
+    if summary.usage_at is not None:
+        latest = ledger.Latest(summary.model, summary.context, context_window(summary.model), summary.usage_at)
+    key = session_key(PROVIDER, read.session_id)
+    ledger.save_read(conn, path, key, read.deltas, latest, restarted=restarted)

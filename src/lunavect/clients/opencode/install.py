@@ -17,7 +17,7 @@ from pathlib import Path
 from lunavect import paths
 from lunavect.clients.opencode import places
 from lunavect.core.clients import OPENCODE
-from lunavect.install.atomic import replace_file
+from lunavect.install import own_file
 from lunavect.install.outcome import installed
 from lunavect.shim.spoolfile import SPOOL_FILE_NAME
 
@@ -26,8 +26,8 @@ MARK = "// lunavect's OpenCode plugin"
 _SPOOL = "__LUNAVECT_SPOOL__"
 
 
-class PluginError(Exception):
-    """The plugin file cannot be written or removed as asked (the line to print)."""
+# The plugin file cannot be written or removed as asked (the line to print).
+PluginError = own_file.NotOurs
 
 
 @dataclass(frozen=True)
@@ -67,33 +67,12 @@ def status() -> Status:
 
 def install() -> bool:
     """Write the plugin (or bring it up to date); False when it already was."""
-    path = _to_change(done="installed")
-    if path is None:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Not `*.js` until renamed: OpenCode loads every `plugin/*.js`, and must never load a half-written one.
-    replace_file(path, plugin_text(), mode=0o644, prefix=".lunavect.")
-    return True
+    return own_file.install(status(), plugin_text(), mode=0o644)
 
 
 def uninstall() -> bool:
     """Remove lunavect's plugin and nothing else; False when there was none."""
-    path = _to_change(done="missing")
-    if path is None:
-        return False
-    path.unlink()
-    return True
-
-
-def _to_change(done: str) -> Path | None:
-    """The plugin's path when there is something to do; None when it already is `done` (installed, missing).
-    A file of that name that is not lunavect's is refused and left as it is."""
-    current = status()
-    if current.state == done:
-        return None
-    if current.state == "unreadable":
-        raise PluginError(f"{current.path}: {current.detail}; lunavect left it as it is")
-    return current.path
+    return own_file.uninstall(status())
 
 
 def describe_install(changed: bool) -> str:

@@ -1,0 +1,88 @@
+"""GitHub Copilot CLI, as lunavect reads it: its face (`FACE`), the one thing the rest of lunavect imports of this
+package.
+
+The collector's source (every session's events file) and hook mapping, the hooks installer (a hooks file of
+lunavect's own), the screen readers and the conversation files. Copilot CLI's hooks name the process (the native
+binary that runs the session); the collector's reader (its source) is imported when first asked for; the rest is
+light and comes with the face. The modules behind it are this package's own: callers never import them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lunavect.clients import Face
+from lunavect.clients.copilot import conversation, hooks, install, layout, pane
+from lunavect.core.clients import COPILOT
+from lunavect.install import outcome
+from lunavect.install.command import Http
+
+if TYPE_CHECKING:
+    from lunavect.conversation.source import Source as Conversation
+    from lunavect.core.model import Evidence
+    from lunavect.core.pane_reading import Dialog, PromptReading
+    from lunavect.evidence.sources import Source
+    from lunavect.evidence.spool_record import SpoolRecord
+
+
+class CopilotFace(Face[install.Status]):
+    CLIENT = COPILOT
+
+    def new_source(self) -> Source:
+        """Its events files: every Copilot CLI session appears from them, hooks or not."""
+        from lunavect.clients.copilot.source import CopilotSource
+
+        return CopilotSource()
+
+    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None:
+        return hooks.evidence_from_record(record)
+
+    def home(self) -> Path:
+        return layout.home()
+
+    # -- its hooks
+
+    def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> install.Status:
+        """What lunavect's hooks file says (Copilot CLI has no HTTP hooks lunavect uses, nothing more to ask)."""
+        return install.status()
+
+    def hooks_report(self, status: install.Status) -> dict:
+        return install.report(status)
+
+    def describe_status(self, status: install.Status) -> str:
+        return install.describe_status(status)
+
+    def setup_lines(self, hooks: str) -> list[str]:
+        name = self.CLIENT.name
+        if hooks == "installed":
+            return [f"{name} hooks: installed. Its sessions also appear from their events files, hooks or not."]
+        return [
+            f"{name} hooks: {hooks}. Its sessions still appear from their events files;",
+            "run `lunavect hooks install` for permission prompts, questions and exact states.",
+        ]
+
+    def install_hooks(self, *, http: Http | None = None) -> list[str]:
+        """Write lunavect's hooks file (the command shim: `http` is not Copilot CLI's)."""
+        return outcome.install_lines(self.CLIENT.id, install.install, install.describe_install, install.HooksError)
+
+    def uninstall_hooks(self) -> list[str]:
+        return outcome.uninstall_lines(self.CLIENT.id, install.uninstall, install.hooks_path(), install.HooksError)
+
+    # -- read on demand
+
+    def read_prompt(self, screen: str) -> PromptReading:
+        return pane.read_prompt(screen)
+
+    def read_dialog(self, screen: str) -> Dialog | None:
+        return pane.read_dialog(screen)
+
+    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
+        return conversation.find_conversation(session_id, conn)
+
+    def conversation_at(self, path: Path) -> Conversation:
+        return conversation.conversation_at(path)
+
+
+FACE = CopilotFace()
