@@ -1,8 +1,6 @@
-"""Shared fixtures of the unit tests.
-
-Every test runs isolated: `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `LUNAVECT_HOME` point into the test's
-own tmp folder (an autouse fixture, so no test can reach this machine's real `~/.claude` or `~/.codex`), and
-any collector a test started, directly or through `lunavect list`, is stopped in teardown.
+"""What the unit tests share: one isolated installation (`Iso`, which the `iso_env` fixture of tests/conftest.py
+gives every test), the ways to run the shim, stopping a collector a test started, and builders of sessions,
+snapshots and sources.
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ from pathlib import Path
 from typing import TypeVar
 
 import msgspec
-import pytest
 
 import lunavect.shim
 from lunavect import store
@@ -37,7 +34,6 @@ from lunavect.notify import settings
 HOOK_FILE = str(Path(lunavect.shim.__file__).resolve().with_name("entry.py"))
 # The console script of this venv (the tests run with .venv/bin/python).
 LUNAVECT_BIN = str(Path(sys.executable).parent / "lunavect")
-ISOLATED_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")
 
 T = TypeVar("T")
 
@@ -212,33 +208,6 @@ class Iso:
             except sqlite3.Error:
                 pass
         self._conns.clear()
-
-
-@pytest.fixture(autouse=True)
-def iso_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iso:
-    """Point every folder lunavect uses into tmp_path; stop any collector it started, in teardown."""
-    root = tmp_path / "iso"
-    home = root / "home"
-    home.mkdir(parents=True)
-    claude = home / ".claude-test"
-    codex = home / ".codex-test"
-    data = root / "lunavect-home"  # not created: lunavect must create it itself
-    values = {
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(claude),
-        "CODEX_HOME": str(codex),
-        "LUNAVECT_HOME": str(data),
-    }
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
-    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "OPENCODE_DB"):  # OpenCode's folders: under HOME too
-        monkeypatch.delenv(name, raising=False)
-    env = dict(os.environ)
-    env.update(values)
-    iso = Iso(root=root, home=home, claude=claude, codex=codex, data=data, env=env)
-    yield iso
-    iso.close()
-    stop_collector(data)
 
 
 def shared_data_dir() -> Path:
