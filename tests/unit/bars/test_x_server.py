@@ -1,4 +1,4 @@
-"""The tests' private X server (tests/unit/x_server.py) keeps its state when its last client leaves.
+"""The tests' private X server (tests/support/x_server.py) keeps its state when its last client leaves.
 
 An X server resets by default when its last client disconnects, and a client connecting during the reset is
 dropped. The tray test polls the server with short connections while trayer starts: on a loaded CI run one poll
