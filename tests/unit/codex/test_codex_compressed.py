@@ -13,8 +13,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from test_codex_cursor import complete, rec, started
-from test_codex_source import Home
+from codex_cursor_support import complete, rec, started
+from codex_source_support import Home
 from unit_support import shared_data_dir
 
 from lunavect.clients.codex import compressed

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_claude_files_source import S1, world  # noqa: F401 - the fixture
-from test_codex_source import A, B, Home, T
+from claude_files_support import S1
+from codex_source_support import A, B, Home, T
 
 from lunavect import store
 from lunavect.collector.doctor import examine
@@ -42,7 +42,7 @@ def _catalog_entries(conn, source: str) -> dict[str, str]:
     return {e.path: e.error for e in quarantine.entries(conn) if e.source == source}
 
 
-def test_unusable_claude_catalog_files_are_set_aside_until_fixed_or_gone(world):  # noqa: F811 - the fixture
+def test_unusable_claude_catalog_files_are_set_aside_until_fixed_or_gone(world):
     pid = world.runtime()
     world.catalog(pid, S1, "busy", time.time())
     sessions = world.config / "sessions"

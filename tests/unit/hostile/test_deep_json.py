@@ -21,7 +21,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from test_codex_source import Home
+from codex_source_support import Home
 from unit_support import a_session, seed_snapshot, shared_data_dir, transcript_summary
 
 from lunavect import store

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_claude_files_source import S1, S2, World, prompt, rec, reply  # noqa: F401 - fixture below
-from test_codex_source import A, B, Home, T, call, complete, meta, started
+from claude_files_support import S1, S2, World, prompt, reply
+from codex_source_support import A, B, Home, T, call, complete, meta, started
 
 from lunavect import store
 from lunavect.clients.claude.catalog import parse_entry, read_catalog

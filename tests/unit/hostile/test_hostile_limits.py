@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_notify_decide import row  # noqa: E402
+from notify_support import row
 from unit_support import delivering_to, stop_collector, wait_until
 
 from lunavect import store

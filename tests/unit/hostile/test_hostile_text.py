@@ -13,6 +13,7 @@ import time
 
 import msgspec
 import pytest
+from hostile_support import acts_on_a_terminal
 from unit_support import a_session, seed_snapshot
 
 from lunavect.core.model import Session
@@ -38,11 +39,6 @@ def hostile_session(sid: str = "aaaa1111", **fields: object) -> Session:
 
 def seed(conn, session: Session) -> None:
     seed_snapshot(conn, session)
-
-
-def acts_on_a_terminal(text: str) -> bool:
-    """Whether a terminal would obey something in `text` rather than draw it."""
-    return any(ord(c) < 0x20 and c != "\n" or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029\u202e" for c in text)
 
 
 # -- the shared helper ----------------------------------------------------------------------------------------

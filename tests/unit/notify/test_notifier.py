@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_notify_decide import row  # noqa: E402
+from notify_support import row
 from unit_support import delivering_to, wait_until
 
 from lunavect import store

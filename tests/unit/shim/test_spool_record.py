@@ -11,7 +11,7 @@ import json
 
 import msgspec
 import pytest
-from test_privacy import SID, realistic_session
+from privacy_support import SID, realistic_session
 
 from lunavect.evidence import spool_record
 from lunavect.evidence.spool_record import SpoolRecord
