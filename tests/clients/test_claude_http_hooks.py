@@ -27,18 +27,8 @@ from pathlib import Path
 
 import pytest
 from anthropic_server import text, tool_use
-from claude_states_scenarios import (  # noqa: F401 - test_claude_states.py's scenarios, run again here
-    PERMISSION_DIALOG,
-    test_auto_modes_own_dialog_needs_input_then_ends,
-    test_background_agent_holds_the_session_until_it_ends,
-    test_background_bash_is_background_with_one_shell_then_ready_after_its_notification,
-    test_closing_questions,
-    test_esc_during_a_tool_does_not_leave_it_working,
-    test_kill_9_during_a_tool_does_not_leave_it_working,
-    test_permission_prompt_approved,
-    test_permission_prompt_denied_does_not_stay_waiting,
-    test_two_sessions_in_one_folder_keep_their_own_states,
-)
+from claude_states_scenarios import *  # noqa: F403 - the scenarios that run with both kinds of hooks, collected here
+from claude_states_scenarios import PERMISSION_DIALOG
 from claude_tmux import IsoHome
 from lunavect_probe import Timeline, http_spool_lines, list_sessions, wait_for, wait_state
 

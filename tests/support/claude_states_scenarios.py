@@ -1,6 +1,6 @@
 """The Claude Code state scenarios that run twice: with the command shim (test_claude_states.py) and with HTTP
-hooks (test_claude_http_hooks.py), each collected by importing it into its test module, whose `iso_home`
-fixture sets the hooks up.
+hooks (test_claude_http_hooks.py), each collected by importing them into its test module (`__all__`), whose
+`iso_home` fixture sets the hooks up.
 
 Each scenario scripts the model, drives the real Claude Code 2.1.328 under tmux as a person does, and asserts
 the timeline of states lunavect reported.
@@ -16,6 +16,18 @@ import time
 import pytest
 from anthropic_server import text, tool_use
 from lunavect_probe import Timeline, list_sessions, lunavect, wait_for, wait_state
+
+__all__ = [  # the scenarios: a test module collects them with `from claude_states_scenarios import *`
+    "test_auto_modes_own_dialog_needs_input_then_ends",
+    "test_background_agent_holds_the_session_until_it_ends",
+    "test_background_bash_is_background_with_one_shell_then_ready_after_its_notification",
+    "test_closing_questions",
+    "test_esc_during_a_tool_does_not_leave_it_working",
+    "test_kill_9_during_a_tool_does_not_leave_it_working",
+    "test_permission_prompt_approved",
+    "test_permission_prompt_denied_does_not_stay_waiting",
+    "test_two_sessions_in_one_folder_keep_their_own_states",
+]
 
 PERMISSION_DIALOG = r"Do you want to proceed\?"
 # AUTO_MODE: in the client's default mode ("auto") a command such as `python3 -c ...` waits for the server-side
