@@ -15,12 +15,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from markers_support import PROCESS_FOLDERS
 from unit_support import Iso, stop_collector
 
 from lunavect.core import clients
 
 # Not a client's, but the developer's: the tmux server their shell runs in.
 OUTSIDE = ("TMUX", "TMUX_PANE")
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The folders whose every test starts processes are marked `process` whole (markers_support.py)."""
+    for item in items:
+        if item.path.is_relative_to(TESTS) and item.path.relative_to(TESTS).parts[0] in PROCESS_FOLDERS:
+            item.add_marker(pytest.mark.process)
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,8 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
+from markers_support import PROCESS_FOLDERS
+
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
 SUPPORT = TESTS / "support"
@@ -69,3 +71,53 @@ def test_the_pythonpath_holds_helpers_and_no_test_module() -> None:
 
 def test_every_module_in_support_is_a_helper() -> None:
     assert sorted(p.name for p in SUPPORT.glob("test_*.py")) == [] and not (SUPPORT / "conftest.py").exists()
+
+
+# What starts a process in a test's own body: subprocess's calls, the installation's shim and CLI runs
+# (`iso_env.hook`, `iso_env.cli_process`), the support's servers, and the fixtures that start one.
+_STARTS = {"run", "Popen", "check_output", "check_call", "call"}  # subprocess.<name>
+_STARTS_METHODS = {"hook", "cli_process"}
+_STARTS_FUNCTIONS = {"sleeping_process", "tmux_server", "start_xvfb"}
+_STARTS_FIXTURES = {"display", "small_disk"}
+
+
+def _starts_a_process(test: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    if {arg.arg for arg in test.args.args} & _STARTS_FIXTURES:
+        return True
+    for node in ast.walk(test):
+        if not isinstance(node, ast.Call):
+            continue
+        called = node.func
+        if isinstance(called, ast.Name) and called.id in _STARTS_FUNCTIONS:
+            return True
+        if isinstance(called, ast.Attribute) and (
+            called.attr in _STARTS_METHODS
+            or (called.attr in _STARTS and isinstance(called.value, ast.Name) and called.value.id == "subprocess")
+        ):
+            return True
+    return False
+
+
+def test_a_test_that_starts_a_process_is_marked_so() -> None:
+    """`-m "not process"` is the fast loop: a test that starts a process in its own body (the shim, the CLI, a
+    server, an X server) carries `@pytest.mark.process`. (One that starts it through a helper is marked too, by
+    hand: this check sees only the test's own calls.)"""
+    unmarked = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        if path.relative_to(TESTS).parts[0] in PROCESS_FOLDERS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        whole = any(
+            isinstance(node, ast.Assign) and "pytestmark" in ast.unparse(node) and "process" in ast.unparse(node)
+            for node in tree.body
+        )
+        unmarked += [
+            f"{path.relative_to(TESTS)}::{node.name}"
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.name.startswith("test_")
+            and not whole
+            and not any("mark.process" in ast.unparse(d) for d in node.decorator_list)
+            and _starts_a_process(node)
+        ]
+    assert unmarked == []

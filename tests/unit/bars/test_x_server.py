@@ -14,6 +14,7 @@ pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is ne
 Xlib_display = pytest.importorskip("Xlib.display", reason="the tray extra is not installed")
 
 
+@pytest.mark.process
 def test_the_server_keeps_what_a_client_left_after_the_last_client_leaves(display):
     first = Xlib_display.Display(display)
     mark = first.intern_atom("LUNAVECT_TEST_MARK")

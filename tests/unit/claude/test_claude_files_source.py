@@ -44,6 +44,7 @@ def test_hookless_transcript_session_is_listed_with_what_it_proves(world):
     assert world.sessions()[S1].state == "ready"
 
 
+@pytest.mark.process
 def test_lifecycle_only_launch_stays_out_of_current_and_hidden_lists(world):
     pid = world.runtime()
     world.transcript(
@@ -61,6 +62,7 @@ def test_lifecycle_only_launch_stays_out_of_current_and_hidden_lists(world):
     assert facts.title == "A saved title" and not facts.active  # metadata kept, no task made of it
 
 
+@pytest.mark.process
 @needs_proc
 def test_catalog_states_of_a_hookless_session(world):
     pid = world.runtime()
@@ -81,6 +83,7 @@ def test_catalog_states_of_a_hookless_session(world):
     assert world.sessions()[S1].state == "ready"
 
 
+@pytest.mark.process
 @needs_proc
 def test_stale_catalog_entries_prove_nothing(world):
     pid = world.runtime()
@@ -93,6 +96,7 @@ def test_stale_catalog_entries_prove_nothing(world):
     assert world.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
 
 
+@pytest.mark.process
 @needs_proc
 def test_the_catalogs_process_exit_ends_a_working_session(world):
     pid = world.runtime()
@@ -177,6 +181,7 @@ def test_broken_lines_lose_nothing_else(world):
 S0 = "00000000-1111-2222-3333-444444444444"
 
 
+@pytest.mark.process
 @needs_proc
 def test_claude_started_by_another_agents_command_is_not_listed(world):
     outer, child = world.tool_launched_runtime()
@@ -200,6 +205,7 @@ def test_claude_started_by_another_agents_command_is_not_listed(world):
     assert counts(world.conn)["working"] == 1  # the outer session only; the nested one never counts
 
 
+@pytest.mark.process
 @needs_proc
 def test_ambiguous_origin_invents_none(world):
     outer, _child = world.tool_launched_runtime()
@@ -211,6 +217,7 @@ def test_ambiguous_origin_invents_none(world):
     assert S2 in world.sessions()
 
 
+@pytest.mark.process
 @needs_proc
 def test_a_persons_own_run_is_listed(world):
     world.runtime()
@@ -222,6 +229,7 @@ def test_a_persons_own_run_is_listed(world):
     assert S2 not in {key.split(":", 1)[1] for (key,) in world.conn.execute("SELECT id FROM internal")}
 
 
+@pytest.mark.process
 @needs_proc
 def test_interactive_runtime_under_an_agent_is_internal_unless_declared_background(world):
     _outer, child = world.tool_launched_runtime()

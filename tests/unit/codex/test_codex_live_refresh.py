@@ -42,6 +42,7 @@ def short_root():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.process
 def test_the_daemons_permission_shows_while_the_stdio_refresh_still_runs(short_root: Path):
     home = Home(short_root)
     script = short_root / "codex"

@@ -11,6 +11,7 @@ import json
 import time
 from collections.abc import Callable
 
+import pytest
 from unit_support import collector_thread, wait_until
 
 from lunavect import store
@@ -38,6 +39,7 @@ def count_ticks(monkeypatch, seen: Callable[[Collector, bool], object]) -> None:
     monkeypatch.setattr(Collector, "tick", counting)
 
 
+@pytest.mark.process
 def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_env, monkeypatch):
     monkeypatch.setattr(pace, "REST_S", 1e6)  # the slow safety sweep is not due in this test
     ticks: list[Collector] = []
@@ -61,6 +63,7 @@ def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_en
         assert len(ticks) > at_rest
 
 
+@pytest.mark.process
 def test_hook_events_are_taken_at_once_without_polling_the_sources(iso_env, monkeypatch):
     """A turn's burst of tool events wakes the collector for each, but polls no source for them: the sources'
     whole tick comes at its time."""

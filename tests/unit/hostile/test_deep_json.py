@@ -349,6 +349,7 @@ def test_a_deep_line_in_a_compressed_rollout_is_skipped_and_said(tmp_path):
 # -- show: the other messages, and one line saying one was skipped --------------------------------------------
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_show_prints_the_other_messages_and_says_one_line_was_skipped(iso_env, depth):
     conn = iso_env.connect()

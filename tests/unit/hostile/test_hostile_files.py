@@ -151,6 +151,7 @@ def test_a_rollout_start_of_1e300_kills_nothing_even_after_a_restart(home: Home)
     assert f"codex:{B}" in rows
 
 
+@pytest.mark.process
 def test_a_catalog_time_of_1e300_is_no_time(world):
     pid = world.runtime()
     world.catalog(pid, S1, "busy", time.time(), statusUpdatedAt=1e300, updatedAt=1e300)

@@ -156,6 +156,7 @@ def test_half_a_utf16_pair_in_a_claude_transcript_costs_only_a_character_of_its_
     assert cut.title == "Smile \ufffd " + pristine.title
 
 
+@pytest.mark.process
 def test_half_a_utf16_pair_in_a_hook_payload_costs_only_a_character_not_the_event(iso_env) -> None:
     """The shim writes what it keeps as JSON, a lone surrogate as its escape; the collector used to refuse the
     whole spool line for it (msgspec does), so the event of a prompt cut inside an emoji was lost."""

@@ -93,6 +93,7 @@ def test_peer_uid_names_this_process_owner(listener):
         assert peer_uid(sock.getsockname(), sock.getpeername()) == os.getuid()
 
 
+@pytest.mark.process
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv")
 def test_a_request_from_user_nobody_is_refused(listener):
     server, spool = listener

@@ -39,6 +39,7 @@ print(len(held))
 """
 
 
+@pytest.mark.process
 @NEEDS_NOBODY
 def test_another_users_flood_never_costs_a_real_hook_its_answer(listener):
     """As probed: 40 connections as `nobody` every 0.45 s once held every slot, and every real hook got 503."""

@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from privacy_support import SECRETS, SID, S, base, realistic_session
 from unit_support import pending_spool_bytes
 
@@ -44,6 +45,7 @@ def assert_no_secret(root: Path) -> None:
                 assert form not in data, f"{name} found in {path}"
 
 
+@pytest.mark.process
 def test_no_private_text_under_lunavect_home(iso_env):
     for payload in realistic_session():
         proc = iso_env.hook(payload)
@@ -94,6 +96,7 @@ def test_no_private_text_under_lunavect_home(iso_env):
     assert_no_secret(iso_env.data)
 
 
+@pytest.mark.process
 def test_rejected_payloads_keep_nothing_either(iso_env):
     for raw in (
         json.dumps({"prompt": S["prompt"], "session_id": SID}).encode(),  # no event name
@@ -106,6 +109,7 @@ def test_rejected_payloads_keep_nothing_either(iso_env):
     assert_no_secret(iso_env.data)
 
 
+@pytest.mark.process
 def test_only_its_owner_can_read_the_data_folder(iso_env):
     """Session ids, paths and times are private too: every folder 0700, every file 0600, under a usual umask."""
     previous = os.umask(0o022)

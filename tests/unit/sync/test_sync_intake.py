@@ -141,6 +141,7 @@ def test_refusals_are_logged_at_a_bounded_rate_without_a_traceback(bucket, caplo
     assert "ignored 50 entries" in caplog.records[-1].getMessage()  # the 49 unlogged since, and this one
 
 
+@pytest.mark.process
 def test_another_machines_row_reaches_no_terminal_raw(bucket, iso_env):
     bucket.put(
         ("beta.beat", beat()),
