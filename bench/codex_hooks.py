@@ -1,6 +1,6 @@
 """What lunavect's hooks cost a real Codex turn: none, the command `true` as every hook, and lunavect's shim.
 
-The real pinned Codex CLI (found by the client tests' harness, tests/clients/codex_harness.py) runs one
+The real pinned Codex CLI (found by the client tests' harness, tests/support/codex_harness.py) runs one
 `codex exec` turn against the scripted Responses API: 50 `exec_command` calls of `true` in a row, then a reply,
 so 50 PreToolUse and 50 PostToolUse events plus the turn's own (SessionStart, UserPromptSubmit, Stop). Each
 home has its own collector running (`lunavect daemon`, as on a person's machine), and each round runs, in
@@ -33,7 +33,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "clients"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
 from claude_tmux import IsoHome, ensure_clients  # noqa: E402
 from codex_harness import codex_env, rollouts, run_exec, write_config  # noqa: E402
 from responses_server import ResponsesServer, exec_command, message  # noqa: E402

@@ -35,7 +35,7 @@ from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "clients"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
 from anthropic_server import AnthropicServer, text, tool_use  # noqa: E402
 from claude_tmux import IsoHome, ensure_clients, run_print  # noqa: E402
 from lunavect_probe import http_spool_lines  # noqa: E402

@@ -35,9 +35,8 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-# The sync tests' row builder (tests/sync/sync_support.py), which builds on tests/unit/unit_support.py.
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "unit"))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "sync"))
+# The sync tests' row builder (tests/support/sync_support.py), which builds on unit_support.py beside it.
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
 from sync_support import row  # noqa: E402
 
 from _benchlib import agent_home, home_folders, hook_payload, machine_line, md_table, ms, p90  # noqa: E402

@@ -37,7 +37,7 @@ import panel as panel_bench  # noqa: E402
 from _benchlib import REPO, isolated_home, machine_line, md_table  # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, "src"))
-sys.path.insert(0, os.path.join(REPO, "tests", "web"))
+sys.path.insert(0, os.path.join(REPO, "tests", "support"))
 
 from lunavect import store  # noqa: E402
 from lunavect.frontends.web import tokens  # noqa: E402

@@ -14,8 +14,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-sys.path.insert(0, str(REPO / "tests" / "tui"))
-sys.path.insert(0, str(REPO / "tests" / "web"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 
 
 def main() -> None:

@@ -218,6 +218,9 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX file_cursor_by_session ON file_cursor (provider, session_id);
     """,
+    # 12: the sessions the list shows, by name: the usage figures are read for the listed set without their
+    # reader knowing that the listing keeps it in the snapshot.
+    "CREATE VIEW listed_session AS SELECT id FROM snapshot WHERE listed = 1",
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -32,8 +32,10 @@ from claude_tmux import (
 from codex_harness import codex_env, write_config
 from copilot_harness import copilot_env, ensure_copilot
 from copilot_harness import prepare as copilot_prepare
+from desktop_bus import DesktopBus, missing
 from gemini_harness import gemini_env, write_settings
 from gemini_server import GeminiServer
+from notifications_support import Collector
 from responses_server import ResponsesServer
 from scripted_http import ScriptedServer
 
@@ -276,3 +278,27 @@ def claude_tmux(
     yield start
     for session in started:
         session.kill()
+
+
+@pytest.fixture
+def desktop() -> Iterator[DesktopBus]:
+    """A D-Bus session with dunst under Xvfb (desktop_bus.py): where the desktop notifications go."""
+    absent = missing()
+    if absent:
+        pytest.skip(f"not installed: {', '.join(absent)}")
+    bus = DesktopBus.start()
+    try:
+        yield bus
+    finally:
+        bus.stop()
+
+
+@pytest.fixture
+def collector(iso_home, desktop) -> Iterator[Collector]:
+    """`lunavect daemon` started in the iso HOME, on the test's bus; killed at the end."""
+    env = {**iso_home.env, **desktop.env}
+    started = Collector(env).start()
+    try:
+        yield started
+    finally:
+        started.kill()

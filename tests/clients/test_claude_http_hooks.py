@@ -1,10 +1,11 @@
 """Claude Code's states with `lunavect hooks install --http` (issue 21), the real client 2.1.328.
 
 The tool events (PreToolUse, PostToolUse, PostToolUseFailure) go by HTTP to the collector's listener; the rest
-keep the command shim. A representative set of test_claude_states.py's scenarios runs again here unchanged,
-with this module's `iso_home` (HTTP hooks installed, the collector running): background work (a shell, and
-an agent whose own tool calls come by HTTP), a permission approved and denied, auto mode's own dialog, Esc and
-kill -9 during a tool, two sessions in one folder, closing questions. Then what HTTP hooks add: the
+keep the command shim. A representative set of test_claude_states.py's scenarios (tests/support/
+claude_states_scenarios.py) runs again here unchanged, with this module's `iso_home` (HTTP hooks installed, the
+collector running): background work (a shell, and an agent whose own tool calls come by HTTP), a permission
+approved and denied, auto mode's own dialog, Esc and kill -9 during a tool, two sessions in one folder, closing
+questions. Then what HTTP hooks add: the
 collector stopped mid-session (the tool events of that time are lost) and started again shows no stuck state
 and the tool the transcript names; while a 50 MB upload, a never-ending request, a wrong secret and
 another user's request hit the collector's listener, the real client's events still arrive; and a person's
@@ -25,25 +26,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import test_claude_states as states
 from anthropic_server import text, tool_use
+from claude_states_scenarios import *  # noqa: F403 - the scenarios that run with both kinds of hooks, collected here
+from claude_states_scenarios import PERMISSION_DIALOG
 from claude_tmux import IsoHome
 from lunavect_probe import Timeline, http_spool_lines, list_sessions, wait_for, wait_state
-
-PERMISSION_DIALOG = states.PERMISSION_DIALOG
-
-# The scenarios of test_claude_states.py that run again here, with HTTP hooks (see the module docstring).
-test_background_bash_is_background_with_one_shell_then_ready_after_its_notification = (
-    states.test_background_bash_is_background_with_one_shell_then_ready_after_its_notification
-)
-test_permission_prompt_approved = states.test_permission_prompt_approved
-test_permission_prompt_denied_does_not_stay_waiting = states.test_permission_prompt_denied_does_not_stay_waiting
-test_auto_modes_own_dialog_needs_input_then_ends = states.test_auto_modes_own_dialog_needs_input_then_ends
-test_esc_during_a_tool_does_not_leave_it_working = states.test_esc_during_a_tool_does_not_leave_it_working
-test_kill_9_during_a_tool_does_not_leave_it_working = states.test_kill_9_during_a_tool_does_not_leave_it_working
-test_background_agent_holds_the_session_until_it_ends = states.test_background_agent_holds_the_session_until_it_ends
-test_two_sessions_in_one_folder_keep_their_own_states = states.test_two_sessions_in_one_folder_keep_their_own_states
-test_closing_questions = states.test_closing_questions
 
 
 def _lunavect(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

@@ -1,5 +1,5 @@
 """Notifications from the real GitHub Copilot CLI 1.0.102 (through its lunavect hooks), on a real D-Bus session bus
-with dunst under Xvfb, as for Claude Code (test_notifications.py: its desktop and collector): a reply that ends
+with dunst under Xvfb, as for Claude Code (the desktop and collector fixtures of conftest.py): a reply that ends
 notifies once, named by its project and client and without its text; an approval names its tool."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from chat_server import ChatServer, reply
 from copilot_harness import PERMISSION_RE, prepare, shell, start_copilot
 from lunavect_probe import wait_for
-from test_notifications import collector, desktop, wait_shown  # noqa: F401 - the fixtures, shared
+from notifications_support import wait_shown
 
 
 def test_a_reply_and_an_approval_notify(copilot, desktop, collector, chat_server: ChatServer) -> None:  # noqa: F811

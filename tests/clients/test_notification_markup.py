@@ -12,8 +12,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from test_notifications import desktop  # noqa: F401 - `desktop` is a fixture
-from test_notify_decide import row  # noqa: E402
+from notify_support import row
 
 from lunavect import store
 from lunavect.core.model import State
@@ -32,7 +31,7 @@ def drawn(message: str) -> tuple[str, list[str]]:
     return "".join(root.itertext()), [element.tag for element in root.iter()][1:]
 
 
-def test_markup_in_a_title_and_a_folder_shows_as_written(desktop, tmp_path: Path, monkeypatch) -> None:  # noqa: F811
+def test_markup_in_a_title_and_a_folder_shows_as_written(desktop, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
     for name, value in desktop.env.items():
         monkeypatch.setenv(name, value)

@@ -9,70 +9,16 @@ sent in order, so one that was going to come would have come first.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 from anthropic_server import custom, delayed, error, text, tool_use
-from desktop_bus import DesktopBus, missing
 from lunavect_probe import lunavect, wait_state
+from notifications_support import Collector, wait_shown
 
 PERMISSION_DIALOG = r"Do you want to proceed\?"
-
-
-@pytest.fixture
-def desktop() -> Iterator[DesktopBus]:
-    absent = missing()
-    if absent:
-        pytest.skip(f"not installed: {', '.join(absent)}")
-    bus = DesktopBus.start()
-    try:
-        yield bus
-    finally:
-        bus.stop()
-
-
-class Collector:
-    """`lunavect daemon` on the test's bus, in the iso HOME."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> Collector:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "lunavect", "daemon"],
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=open(os.path.join(self.env["LUNAVECT_HOME"], "daemon.log"), "ab"),  # noqa: SIM115
-            start_new_session=True,
-        )
-        lock = os.path.join(self.env["LUNAVECT_HOME"], "collector.lock")
-        deadline = time.monotonic() + 20
-        while not (os.path.exists(lock) and open(lock).read().strip() == str(self.proc.pid)):
-            assert time.monotonic() < deadline, "the collector did not start"
-            time.sleep(0.05)
-        return self
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
-
-
-@pytest.fixture
-def collector(iso_home, desktop) -> Iterator[Collector]:
-    env = {**iso_home.env, **desktop.env}
-    started = Collector(env).start()
-    try:
-        yield started
-    finally:
-        started.kill()
 
 
 def folder(iso_home, name: str):
@@ -95,18 +41,6 @@ def quiet_period(iso_home, seconds: float) -> None:
         settings.save(conn, chosen)
     finally:
         conn.close()
-
-
-def wait_shown(desktop: DesktopBus, count: int, timeout: float = 60) -> list[dict[str, str]]:
-    shown: list[dict[str, str]] = []
-
-    def enough() -> bool:
-        nonlocal shown
-        shown = desktop.shown()
-        return len(shown) >= count
-
-    desktop.wait(enough, timeout=timeout, what=f"{count} notification(s)")
-    return shown
 
 
 def test_a_reply_that_ends_notifies_exactly_once(claude_tmux, model_server, iso_home, desktop, collector):

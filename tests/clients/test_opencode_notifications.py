@@ -9,11 +9,11 @@ import shutil
 import pytest
 from chat_server import ChatServer, bash, reply
 from lunavect_probe import wait_for
+from notifications_support import wait_shown
 from opencode_harness import PERMISSION_RE, ensure_opencode, opencode_env, prepare, start_tui
-from test_notifications import collector, desktop, wait_shown  # noqa: F401 - the fixtures, shared
 
 
-def test_a_reply_and_a_permission_prompt_notify(iso_home, desktop, collector, chat_server: ChatServer) -> None:  # noqa: F811
+def test_a_reply_and_a_permission_prompt_notify(iso_home, desktop, collector, chat_server: ChatServer) -> None:
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     command = ensure_opencode()

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from anthropic_server import AnthropicServer, text
+from claude_tmux import SUBSCRIPTION
 from codex_harness import lunavect
 
 MARK = "◆mine"
@@ -46,11 +47,6 @@ PERSON_SETTINGS = """{
     "hooks": {}
 }
 """
-
-
-# A subscription sign-in without a browser: the long-lived token `claude setup-token` prints, in the
-# environment (the API key the harness sets is emptied, else the key would win).
-SUBSCRIPTION = {"ANTHROPIC_API_KEY": "", "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-lunavect-test-not-a-token"}
 
 
 def _headers(five_hour_resets: int, seven_day_resets: int) -> dict[str, str]:

@@ -10,8 +10,8 @@ import time
 
 import pytest
 from anthropic_server import text
+from claude_hookless_support import lunavect_list, remove_hooks, session_of, wait_session
 from claude_tmux import IsoHome
-from test_claude_files import lunavect_list, remove_hooks, session_of, wait_session
 
 
 @pytest.fixture

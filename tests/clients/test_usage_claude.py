@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from anthropic_server import AnthropicServer, text
-from test_claude_files import remove_hooks, wait_session
+from claude_hookless_support import remove_hooks, wait_session
 
 USAGE = {
     "input_tokens": 1234,

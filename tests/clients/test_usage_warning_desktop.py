@@ -13,10 +13,10 @@ import json
 import time
 
 import pytest
+from claude_tmux import SUBSCRIPTION
 from codex_harness import codex_env, lunavect, run_exec, write_config
+from notifications_support import Collector
 from responses_server import ResponsesServer, message
-from test_notifications import Collector, desktop  # noqa: F401 - `desktop` is a fixture
-from test_statusline_interactive import SUBSCRIPTION
 
 FIVE_H = 300
 SEVEN_D = 10080
@@ -55,7 +55,7 @@ def _warnings(shown: list[dict[str, str]]) -> list[str]:
     return [n["summary"] for n in shown if "window at" in n["summary"]]
 
 
-def test_a_window_past_90_percent_warns_once_per_window(client_paths, iso_home, codex_server, desktop):  # noqa: F811
+def test_a_window_past_90_percent_warns_once_per_window(client_paths, iso_home, codex_server, desktop):
     if client_paths.codex is None:
         pytest.skip("the pinned Codex CLI is not installed")
     env = codex_env(iso_home, client_paths)
@@ -91,7 +91,7 @@ def test_a_window_past_90_percent_warns_once_per_window(client_paths, iso_home, 
         running.kill()
 
 
-def test_claude_code_s_window_past_90_percent_warns(claude_tmux, model_server, iso_home, desktop):  # noqa: F811
+def test_claude_code_s_window_past_90_percent_warns(claude_tmux, model_server, iso_home, desktop):
     """Claude Code's figure comes through the status-line wrapper's file, after the reply's own transitions:
     the notifier's regular look finds it."""
     from anthropic_server import text

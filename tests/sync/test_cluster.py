@@ -3,8 +3,7 @@ node a host was connected to dies."""
 
 from __future__ import annotations
 
-from sync_support import create_bucket, host_config, host_store, row, wait_until
-from test_kv_client import states
+from sync_support import create_bucket, host_config, host_store, row, states, wait_until
 
 from lunavect.core.model import State
 from lunavect.listing.sessions import own_ids

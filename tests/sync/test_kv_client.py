@@ -10,7 +10,7 @@ from pathlib import Path
 import nats
 import nats.errors
 import pytest
-from sync_support import create_bucket, host_config, row, started_clients, wait_until
+from sync_support import create_bucket, host_config, row, started_clients, states, wait_until
 
 from lunavect import store
 from lunavect.core.model import State
@@ -19,14 +19,6 @@ from lunavect.listing.sessions import counts, own_ids, read_sessions
 from lunavect.sync import admin
 from lunavect.sync.client import SyncClient
 from lunavect.sync.state_keys import HEARTBEAT_BASIS
-
-
-def states(path: Path, host: str | None = None) -> dict[str, tuple[str, str]]:
-    conn = store.connect(path)
-    try:
-        return {s.id: (s.host, s.state) for s in read_sessions(conn, include_hidden=True, host=host)}
-    finally:
-        conn.close()
 
 
 def remote_rows(path: Path) -> list[tuple[str, str]]:

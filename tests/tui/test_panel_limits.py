@@ -66,6 +66,7 @@ async def test_no_window_no_note(conn, make_app):
         assert not app.query_one("#limits").display
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "five_hour",
     [{"used_percentage": 95, "resets_at": 1e300}, {"used_percentage": 95, "resets_at": 1.8e12}],

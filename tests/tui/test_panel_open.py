@@ -81,6 +81,7 @@ def tmux_socket(monkeypatch) -> Iterator[tuple[Path, Path]]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (Debian: tmux)")
 @pilot_test
 async def test_enter_inside_tmux_resumes_in_a_hostile_folder_and_runs_nothing(

@@ -8,6 +8,7 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
 import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
@@ -36,6 +37,7 @@ def stop_collector(timeout: float = 10.0) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.process
 @pilot_test
 async def test_a_stopped_collector_or_an_old_heartbeat_shows_a_warning_that_clears(conn, make_app):
     seed.write(conn, [seed.session("s1", "ready")])

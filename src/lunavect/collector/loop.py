@@ -9,34 +9,22 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from lunavect import faults, paths, store
-from lunavect.collector.pace import catch_up
+from lunavect.collector.pace import TICK_S, Pace
 from lunavect.collector.process import collector_pid, holds_lock_file, try_lock
 from lunavect.collector.sync_link import SyncLink
 from lunavect.collector.tick import Collector
-from lunavect.collector.wake import ACTIVE_STEP_MS, REST_STEP_MS, Wake
+from lunavect.collector.wake import ACTIVE_STEP_MS, Wake
 from lunavect.evidence.sources import Source
 from lunavect.listing import changes
 from lunavect.notify.decide import Transition
 from lunavect.tmux_status.publish import Publishing as TmuxPublishing
 
 log = logging.getLogger("lunavect.collector")
-
-TICK_S = 1.0
-# At rest, the slow safety sweep: a tick at least this often whatever wakes it (process ends the catalog does
-# not show, a rollout the operating system did not tell of; `lunavect doctor` calls a collector silent for 30 s
-# behind).
-REST_S = 20.0
-# However long it rests, it looks this often whether its data folder and lock file are still there (two stats, no
-# tick): a data folder deleted takes the watch with it, so no notification would ever say so.
-ALIVE_S = 1.0
-# After a WAL change that showed no other process's commit yet, it is looked at again this long after.
-RECHECK_S = (0.003, 0.02, 0.1)
 
 
 def default_sources() -> list[Source]:
@@ -71,114 +59,121 @@ def run(
     hook event. At rest nothing it shows can change by the passage of time, so it sleeps until something
     wakes it: a hook event or a front end's poke (the spool), another process's commit (the WAL: passed on to
     the change feed's subscribers, then a tick, since it may be a setting), a source's files (transcripts,
-    rollouts, the live catalog; at most one tick per `tick_s`), or the slow safety sweep every REST_S.
+    rollouts, the live catalog; at most one tick per `tick_s`), or the slow safety sweep (collector/pace.py).
     """
     fd = try_lock()
     if fd is None:
         log.info("another collector is running (pid %s)", collector_pid())
         return 0
-    stop = stop or threading.Event()
-    conn = store.connect()
-    faults.forget_loops(conn)  # what failed in the serving loops of the collector before is no longer news
-    collector = Collector(conn, sources=default_sources())
-    spool_dir = paths.ensure_private_dir(paths.spool_dir())
-    data_dir = paths.data_dir()
-    publisher = changes.Publisher()
-    # The change feed's subscribers, then tmux's options (when the person's tmux.conf asks for them).
-    notify = TmuxPublishing(store.connect, after=publisher.publish).notify
-    collector.notify = notify
-    external = changes.ExternalCommits(conn)
-    link = SyncLink(paths.store_path())
-
-    def tick(beat: bool = True, poll: bool = True) -> str | None:
-        link.refresh(conn)
-        collector.host = link.host
-        backlog = collector.tick(beat=beat) if poll else collector.tick(beat=beat, poll=False)
-        link.after_tick(conn, collector.transitions)
-        return backlog
-
-    def pause(seconds: float) -> None:
-        """The wait between whole reads: a hook event or another process's commit is taken at once."""
-        assert wake is not None
-        deadline = time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0 and not stop.is_set():
-            woken = wake.wait(left, ACTIVE_STEP_MS)
-            if woken.stopped:
-                return
-            committed = woken.committed and external.changed()
-            if committed:
-                notify()
-            if woken.spooled or committed:
-                tick(poll=False)
-
+    process = CollectorProcess(stop or threading.Event(), tick_s)
     # Made only once this process holds the lock: a second collector that exits at once starts nothing.
-    watcher = observer() if observer is not None else None
-    if watcher is not None:
-        collector.transitions = watcher
-    wake: Wake | None = None
+    process.watch(observer() if observer is not None else None)
     try:
-        wake = Wake(data_dir, spool_dir, Path(str(paths.store_path()) + "-wal"), stop)
-        for source in collector.sources:
-            source.wake_with(wake.set)
-        backlog = tick()
-        ticked = time.monotonic()
-        files_waiting = False  # a source's files changed, and the tick for them waits for `tick_s` to pass
-        # When to look again whether another process committed: its WAL write can come a moment before its
-        # commit shows (the WAL index is updated after the last frame is written, and that update is no file
-        # write a watch sees), so a WAL change that shows no commit yet is looked at again a few times.
-        recheck: list[float] = []
-        while not stop.is_set():
-            # Other hosts' rows follow their heartbeats (sync): a collector with sync on does not rest.
-            resting = collector.at_rest and link.config is None and not files_waiting
-            since = time.monotonic() - ticked
-            timeout = (REST_S if resting else tick_s) - since
-            if recheck:
-                timeout = min(timeout, recheck[0] - time.monotonic())
-            # Fine steps while live, or while a front end is open (a panel shows another process's commit, or a
-            # hook event, within a step or two); coarse steps at rest with nobody watching.
-            step = REST_STEP_MS if resting and not publisher.listened() else ACTIVE_STEP_MS
-            woken = wake.wait(min(max(timeout, 0.0), ALIVE_S), step)
-            if recheck and time.monotonic() >= recheck[0]:
-                recheck.pop(0)
-                woken.committed = True
-            elif woken.committed:
-                clock = time.monotonic()
-                recheck = [clock + delay for delay in RECHECK_S]
-            if woken.stopped:
-                break
-            if not data_dir.exists() or not holds_lock_file(fd):
-                log.info("the data folder %s is gone; stopping", data_dir)
-                break
-            committed = woken.committed and external.changed()
-            if committed:
-                recheck = []
-                notify()
-            files_waiting = files_waiting or woken.files
-            due = time.monotonic() - ticked >= (REST_S if resting else tick_s)
-            sources_due = files_waiting and time.monotonic() - ticked >= tick_s
-            if committed or due or sources_due or woken.poked:
-                # A timed tick at rest or while live commits its start only as a heartbeat (BEAT_EVERY_S).
-                backlog = tick(beat=woken.spooled or committed)
-                ticked = time.monotonic()
-                files_waiting = False
-            elif woken.spooled:
-                # Hook events only: taken at once, without reading the sources (their whole tick comes at its
-                # time): a turn's burst of tool events costs the collector its events, not a poll of each source.
-                backlog = tick(poll=False)
-            while backlog is not None and not stop.is_set() and data_dir.exists():
-                backlog = catch_up(tick, external, publisher, stop, pause)
-                ticked = time.monotonic()
+        process.serve(fd)
     except FileNotFoundError:
         log.info("the spool folder disappeared; stopping")
     finally:
-        if wake is not None:
-            wake.close()
-        link.close()
-        for source in collector.sources:
-            source.close()
-        if watcher is not None:
-            watcher.close()
-        publisher.close()
-        conn.close()
+        process.close()
         os.close(fd)
     return 0
+
+
+class CollectorProcess:
+    """The collector's resources while it holds the lock (the store connection, the watch that wakes it, the
+    change feed, sync, the notifier), and its loop: each wake carried out as the pace says."""
+
+    def __init__(self, stop: threading.Event, tick_s: float) -> None:
+        self.stop = stop
+        self.conn = store.connect()
+        faults.forget_loops(self.conn)  # what failed in the serving loops of the collector before is no longer news
+        self.collector = Collector(self.conn, sources=default_sources())
+        self.spool_dir = paths.ensure_private_dir(paths.spool_dir())
+        self.data_dir = paths.data_dir()
+        self.publisher = changes.Publisher()
+        # The change feed's subscribers, then tmux's options (when the person's tmux.conf asks for them).
+        self.notify = TmuxPublishing(store.connect, after=self.publisher.publish).notify
+        self.collector.notify = self.notify
+        self.external = changes.ExternalCommits(self.conn)
+        self.link = SyncLink(paths.store_path())
+        self.pace = Pace(tick_s)
+        self.watcher: TransitionObserver | None = None
+        self.wake: Wake | None = None
+
+    def watch(self, watcher: TransitionObserver | None) -> None:
+        """Feed the committed transitions to `watcher` (the notifier) rather than drop them."""
+        if watcher is not None:
+            self.watcher = self.collector.transitions = watcher
+
+    def serve(self, fd: int) -> None:
+        """Tick until stopped, or until the data folder or the lock file (`fd`) is gone."""
+        self.wake = wake = Wake(self.data_dir, self.spool_dir, Path(str(paths.store_path()) + "-wal"), self.stop)
+        for source in self.collector.sources:
+            source.wake_with(wake.set)
+        backlog = self.tick()
+        self.pace.ticked()
+        while not self.stop.is_set():
+            # Other hosts' rows follow their heartbeats (sync): a collector with sync on does not rest.
+            at_rest = self.collector.at_rest and self.link.config is None
+            waiting = self.pace.wait(at_rest=at_rest, listened=self.publisher.listened)
+            woken = wake.wait(waiting.seconds, waiting.step_ms)
+            if woken.stopped:
+                break
+            if not self.data_dir.exists() or not holds_lock_file(fd):
+                log.info("the data folder %s is gone; stopping", self.data_dir)
+                break
+            committed = self.pace.looks(woken) and self.external.changed()
+            if committed:
+                self.notify()
+            act = self.pace.after(woken, committed)
+            if act is not None:
+                backlog = self.tick(beat=act.beat, poll=act.poll)
+                if act.poll:
+                    self.pace.ticked()
+            backlog = self.catch_up(backlog)
+
+    def tick(self, beat: bool = True, poll: bool = True) -> str | None:
+        """One tick, between sync's look at its settings and its heartbeat; returns the sources' backlog."""
+        self.link.refresh(self.conn)
+        self.collector.host = self.link.host
+        backlog = self.collector.tick(beat=beat) if poll else self.collector.tick(beat=beat, poll=False)
+        self.link.after_tick(self.conn, self.collector.transitions)
+        return backlog
+
+    def catch_up(self, backlog: str | None) -> str | None:
+        """Tick again while the sources have work left (`Batch.backlog`): at once while sessions are still
+        unlisted, then with the pace's rest after each tick of whole reads."""
+        while backlog is not None and not self.stop.is_set() and self.data_dir.exists():
+            if self.external.changed():
+                self.publisher.publish()
+            started = self.pace.clock()
+            backlog = self.tick()
+            if backlog == "reading":
+                self.pause(self.pace.rest(started))
+            self.pace.ticked()
+        return backlog
+
+    def pause(self, seconds: float) -> None:
+        """The wait between whole reads: a hook event or another process's commit is taken at once (without
+        reading), so a whole read never keeps them waiting longer than the tick it is in."""
+        assert self.wake is not None
+        deadline = self.pace.clock() + seconds
+        while (left := deadline - self.pace.clock()) > 0 and not self.stop.is_set():
+            woken = self.wake.wait(left, ACTIVE_STEP_MS)
+            if woken.stopped:
+                return
+            committed = woken.committed and self.external.changed()
+            if committed:
+                self.notify()
+            if woken.spooled or committed:
+                self.tick(poll=False)
+
+    def close(self) -> None:
+        if self.wake is not None:
+            self.wake.close()
+        self.link.close()
+        for source in self.collector.sources:
+            source.close()
+        if self.watcher is not None:
+            self.watcher.close()
+        self.publisher.close()
+        self.conn.close()

@@ -27,8 +27,6 @@ from lunavect.usage import ledger
 AUTO_HIDE_SETTING = "auto_hide_after"
 
 _decoder = msgspec.json.Decoder(Session)
-# The SQL condition on a session id of the sessions listed in this machine's snapshot (the usage ledger's read).
-LISTED = "id IN (SELECT id FROM snapshot WHERE listed = 1)"
 
 
 @dataclass
@@ -186,7 +184,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
     # machine that claims one of this machine's sessions).
     remote_hosts = hosts.hosts(conn)
     keyed: list[tuple[tuple[int, float, str], Row]] = []
-    usage = ledger.sessions(conn, LISTED)
+    usage = ledger.sessions(conn, listed=True)
     kept_before = memo._kept if memo is not None else {}
     kept_now: dict[str, _Kept] = {}
     if memo is not None:

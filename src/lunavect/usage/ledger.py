@@ -121,14 +121,14 @@ def save_read(
         set_state(conn, path, key, latest.model, latest.context, latest.window, latest.at)
 
 
-def sessions(conn: sqlite3.Connection, where: str = "1") -> dict[str, SessionUsage]:
-    """Every session's usage (or those matching the SQL condition `where` on the session id, a constant of this
-    module's callers: the listing's `LISTED`, what every refresh of a list reads): totals from the history, the
-    latest state of the session's files."""
+def sessions(conn: sqlite3.Connection, listed: bool = False) -> dict[str, SessionUsage]:
+    """Every session's usage, or only the listed sessions' (the store's `listed_session` view, what every
+    refresh of a list reads): totals from the history, the latest state of the session's files."""
+    where = "id IN (SELECT id FROM listed_session)" if listed else "1"
     found: dict[str, SessionUsage] = {}
     for key, subagent, i, o, cr, cw in conn.execute(
         "SELECT id, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) FROM usage_ledger "
-        f"WHERE {where} GROUP BY id, subagent"  # noqa: S608 - a constant condition
+        f"WHERE {where} GROUP BY id, subagent"  # noqa: S608 - one of two constant conditions
     ):
         usage = found.setdefault(key, SessionUsage())
         tokens = Tokens(i, o, cr, cw)

@@ -10,7 +10,7 @@ from x_server import start_xvfb
 
 @pytest.fixture
 def display() -> Iterator[str]:
-    """A private X server on a display of its own (tests/unit/x_server.py)."""
+    """A private X server on a display of its own (tests/support/x_server.py)."""
     proc, name = start_xvfb("640x200x24")
     try:
         yield name

@@ -82,6 +82,7 @@ def status(iso_env, fmt: str = "json") -> str:
     return proc.stdout.rstrip("\n")
 
 
+@pytest.mark.process
 def test_zeros_without_a_store_in_every_format(iso_env):
     assert not iso_env.data.exists()
     assert json.loads(status(iso_env)) == {
@@ -97,6 +98,7 @@ def test_zeros_without_a_store_in_every_format(iso_env):
     assert json.loads(status(iso_env, "waybar"))["class"] == "idle"
 
 
+@pytest.mark.process
 def test_counts_errors_and_the_longest_wait_hidden_included(iso_env):
     send(iso_env, WORKING, "UserPromptSubmit", prompt="go")
     wait_permission(iso_env, WAITING)
@@ -148,6 +150,7 @@ def _readline(proc: subprocess.Popen, timeout: float) -> str | None:
     return proc.stdout.readline().decode()
 
 
+@pytest.mark.process
 def test_follow_prints_one_line_per_change_and_nothing_in_between(iso_env):
     send(iso_env, WORKING, "UserPromptSubmit", prompt="go")
     iso_env.cli("list")  # a collector runs and has caught up
@@ -219,6 +222,7 @@ markup=pango
 """
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("i3blocks") is None, reason="i3blocks is not installed (Debian: i3blocks)")
 def test_i3blocks_runs_the_documented_block(iso_env, tmp_path):
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()

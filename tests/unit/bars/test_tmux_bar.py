@@ -79,6 +79,7 @@ def wait_option(env, name: str, option: str, value: str, timeout: float = 30) ->
         time.sleep(0.05)
 
 
+@pytest.mark.process
 def test_install_is_idempotent_backs_up_and_uninstall_restores(iso_env, tmux_dir):
     path = Path(iso_env.env["HOME"]) / ".tmux.conf"
     path.write_text(USER_CONF)
@@ -96,6 +97,7 @@ def test_install_is_idempotent_backs_up_and_uninstall_restores(iso_env, tmux_dir
     assert "no lunavect block" in iso_env.cli("tmux", "uninstall").stdout
 
 
+@pytest.mark.process
 def test_install_and_uninstall_keep_the_persons_file_mode_and_leave_no_temporary_file(iso_env, tmux_dir):
     path = Path(iso_env.env["HOME"]) / ".tmux.conf"
     path.write_text(USER_CONF)
@@ -107,6 +109,7 @@ def test_install_and_uninstall_keep_the_persons_file_mode_and_leave_no_temporary
     assert sorted(p.name for p in path.parent.glob(".tmux.conf*")) == [".tmux.conf", ".tmux.conf" + conf.BACKUP_SUFFIX]
 
 
+@pytest.mark.process
 def test_the_block_parses_in_tmux_and_sourcing_twice_appends_once(iso_env, tmux_dir):
     start_server(iso_env, tmux_dir, "one")
     assert iso_env.cli("tmux", "install").returncode == 0
@@ -124,6 +127,7 @@ def test_the_block_parses_in_tmux_and_sourcing_twice_appends_once(iso_env, tmux_
     assert b"lunavect" not in keys.stdout  # both keys gone from the running server
 
 
+@pytest.mark.process
 def test_the_collector_publishes_to_every_server_on_change(iso_env, tmux_dir):
     start_server(iso_env, tmux_dir, "one")
     start_server(iso_env, tmux_dir, "two")
@@ -156,6 +160,7 @@ def test_the_collector_publishes_to_every_server_on_change(iso_env, tmux_dir):
         assert conf.STATUS_FRAGMENT not in tmux(iso_env.env, name, "show-options", "-gv", "status-right")
 
 
+@pytest.mark.process
 def test_publishing_sets_only_what_changed(iso_env, tmux_dir):
     start_server(iso_env, tmux_dir, "one")
     calls: list[list[str]] = []
@@ -174,6 +179,7 @@ def test_publishing_sets_only_what_changed(iso_env, tmux_dir):
     conn.close()
 
 
+@pytest.mark.process
 def test_without_any_tmux_server_nothing_fails(iso_env, tmux_dir):
     assert iso_env.cli("tmux", "install").returncode == 0
     assert iso_env.cli("tmux", "publish").returncode == 0
@@ -196,6 +202,7 @@ def _wait_block_publishers(iso_env) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.process
 def test_install_adds_the_state_to_the_persons_border_format_and_uninstall_gives_theirs_back(iso_env, tmux_dir):
     theirs = "#{?pane_active,#[bold],}#{pane_index}: mine ##1 #{pane_current_command}"
     path = Path(iso_env.env["HOME"]) / ".tmux.conf"
@@ -227,6 +234,7 @@ def test_install_adds_the_state_to_the_persons_border_format_and_uninstall_gives
     assert path.read_text() == own
 
 
+@pytest.mark.process
 def test_the_block_runs_a_python_whose_path_holds_quotes_and_formats_and_nothing_else(iso_env, tmux_dir):
     """The block names the installing Python: under a folder such as `proj#1` or `it's`, tmux must still run
     that Python (its `run-shell` expands `#`, its parser reads quotes), and nothing the path holds."""
@@ -272,6 +280,7 @@ def test_the_block_runs_a_python_whose_path_holds_quotes_and_formats_and_nothing
     assert not x.exists() and not y.exists()
 
 
+@pytest.mark.process
 def test_the_publisher_survives_a_failed_step_and_publishes_the_next_change(iso_env, tmux_dir):
     from unit_support import a_session, seed_snapshot
 

@@ -53,6 +53,7 @@ def nothing_ran(server: TmuxServer) -> None:
     assert not (server.folder / "X").exists() and not (server.folder / "Y").exists()
 
 
+@pytest.mark.process
 def test_an_expanded_argument_arrives_as_its_text(server):
     for text in hostile(server.folder):
         # `set-option -F` expands its value as `new-window -c` and `run-shell` do; the value shows what came.
@@ -61,6 +62,7 @@ def test_an_expanded_argument_arrives_as_its_text(server):
     nothing_ran(server)
 
 
+@pytest.mark.process
 def test_a_plain_argument_arrives_whole(server):
     for text in hostile(server.folder):
         server("set-option", "-g", "@probe", tmux_text.argument(text))
@@ -68,6 +70,7 @@ def test_a_plain_argument_arrives_whole(server):
     nothing_ran(server)
 
 
+@pytest.mark.process
 def test_a_new_window_opens_in_a_hostile_folder_and_nothing_runs(server):
     base = server.folder / "projects"
     for number, text in enumerate(hostile(server.folder)):
@@ -80,6 +83,7 @@ def test_a_new_window_opens_in_a_hostile_folder_and_nothing_runs(server):
     nothing_ran(server)
 
 
+@pytest.mark.process
 def test_too_long_a_value_is_refused_by_tmux_without_a_traceback(server):
     text = f"#(touch {server.folder / 'X'})" + "a" * 100_000
     reply = run(["tmux", "-S", server.socket, "set-option", "-g", "-F", "@probe", tmux_text.expanded_argument(text)])
@@ -91,6 +95,7 @@ def test_too_long_a_value_is_refused_by_tmux_without_a_traceback(server):
     nothing_ran(server)
 
 
+@pytest.mark.process
 def test_a_conf_word_reads_back_as_its_text(server):
     texts = [
         *hostile(server.folder),
@@ -126,6 +131,7 @@ def test_the_escaper_never_raises(text):
     )
 
 
+@pytest.mark.process
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXTS)
 def test_any_text_reaches_tmux_as_itself(server, text):
@@ -137,6 +143,7 @@ def test_any_text_reaches_tmux_as_itself(server, text):
     assert server("show-options", "-gv", "@word") == text
 
 
+@pytest.mark.process
 def test_a_drawn_value_shows_as_its_text_on_a_real_status_line(iso_env, server):
     """A value a status line draws (as `#{@lunavect_status}` and `#{@lunavect_state}` are), seen by a real client
     of the server: it runs in a pane of a second server, whose screen shows the first one's status line."""
@@ -157,6 +164,7 @@ def test_a_drawn_value_shows_as_its_text_on_a_real_status_line(iso_env, server):
     nothing_ran(server)
 
 
+@pytest.mark.process
 def test_the_probe_server_expands_what_is_not_escaped(server):
     """The check above is worth something only if the same server runs `#(...)` given raw: it does."""
     target = server.folder / "ran"
@@ -165,6 +173,7 @@ def test_the_probe_server_expands_what_is_not_escaped(server):
     wait_until(target.exists, "tmux did not run #(...) given raw")
 
 
+@pytest.mark.process
 def test_text_typed_into_a_pane_keeps_a_final_semicolon(server):
     """`send-keys -l` takes its text as an argument: `go on;` once arrived as `go on`, and `;` as nothing."""
     from lunavect.navigation.pane_io import TmuxPane

@@ -92,6 +92,7 @@ def pixels(name: str, box: tuple[int, int, int, int]) -> str:
         conn.close()
 
 
+@pytest.mark.process
 def test_tray_without_a_tray_says_so_and_exits_1(iso_env, display):
     proc = subprocess.run(
         [LUNAVECT_BIN, "tray"], env={**iso_env.env, "DISPLAY": display}, capture_output=True, text=True, timeout=60
@@ -100,6 +101,7 @@ def test_tray_without_a_tray_says_so_and_exits_1(iso_env, display):
     assert proc.stderr.count("\n") == 1 and "no system tray" in proc.stderr
 
 
+@pytest.mark.process
 def test_tray_icon_is_embedded_follows_the_counts_and_its_menu_opens(iso_env, display):
     env = {**iso_env.env, "DISPLAY": display, "PYSTRAY_BACKEND": "gtk", "NO_AT_BRIDGE": "1"}
     trayer = subprocess.Popen(

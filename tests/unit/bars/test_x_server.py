@@ -1,4 +1,4 @@
-"""The tests' private X server (tests/unit/x_server.py) keeps its state when its last client leaves.
+"""The tests' private X server (tests/support/x_server.py) keeps its state when its last client leaves.
 
 An X server resets by default when its last client disconnects, and a client connecting during the reset is
 dropped. The tray test polls the server with short connections while trayer starts: on a loaded CI run one poll
@@ -14,6 +14,7 @@ pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is ne
 Xlib_display = pytest.importorskip("Xlib.display", reason="the tray extra is not installed")
 
 
+@pytest.mark.process
 def test_the_server_keeps_what_a_client_left_after_the_last_client_leaves(display):
     first = Xlib_display.Display(display)
     mark = first.intern_atom("LUNAVECT_TEST_MARK")

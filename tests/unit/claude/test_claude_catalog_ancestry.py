@@ -89,6 +89,7 @@ def sleeper():
         yield proc
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not LINUX, reason="procStart is clock ticks on Linux")
 def test_proc_start_guards_against_a_reused_pid(sleeper):
     live = process(sleeper.pid)
@@ -106,6 +107,7 @@ def test_proc_start_guards_against_a_reused_pid(sleeper):
     assert not is_live(entry, process(sleeper.pid))
 
 
+@pytest.mark.process
 def test_macos_lstart_form(sleeper):
     live = process(sleeper.pid)
     lstart = time.strftime("%a %b %e %H:%M:%S %Y", time.localtime(live.started))
@@ -116,6 +118,7 @@ def test_macos_lstart_form(sleeper):
     assert started_as_recorded(entry, live) is False
 
 
+@pytest.mark.process
 def test_unverifiable_start_needs_a_claude_runtime(sleeper):
     live = process(sleeper.pid)
     entry = parse_entry(sleeper.pid, json.dumps(ENTRY | {"pid": sleeper.pid, "procStart": None}).encode())
@@ -170,6 +173,7 @@ def test_runtime_is_known_by_its_executable_too():
 # -- ancestry, on real processes ----------------------------------------------------------------------------
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not LINUX or shutil.which("sh") is None, reason="needs /proc and sh")
 def test_real_process_tree(tmp_path):
     outer_dir, inner_dir = tmp_path / "outer", tmp_path / "inner"

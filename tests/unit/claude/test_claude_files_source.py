@@ -8,197 +8,21 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from claude_files_support import S1, S2, World, prompt, rec, reply, tool, tool_result
 from unit_support import transcript_summary, wait_until
 
 from lunavect import store
 from lunavect.clients.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.collector.tick import Collector
-from lunavect.host.processes import process, process_table, start_ticks
-from lunavect.listing.sessions import read_sessions
+from lunavect.host.processes import process, start_ticks
 from lunavect.shim import entry
 
 LINUX = sys.platform.startswith("linux")
 needs_proc = pytest.mark.skipif(not LINUX, reason="real process trees are read from /proc")
-
-
-def iso_stamp(t: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
-
-
-class World:
-    """An isolated Claude folder, store and collector, and the fake runtimes a test starts."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.config = root / "claude"
-        self.work = root / "work"
-        self.work.mkdir(parents=True)
-        self.project = self.config / "projects" / "-work"
-        self.project.mkdir(parents=True)
-        (self.config / "sessions").mkdir()
-        self.conn = store.connect(root / "store.sqlite3")
-        self.pids: set[int] = set()
-        self.procs: list[subprocess.Popen] = []
-        self.source = ClaudeFilesSource(config_dir=self.config, processes=self.table)
-        self.collector = Collector(self.conn, sources=[self.source])
-
-    def table(self):
-        """The machine's process table, scoped to this test's processes."""
-        return {pid: proc for pid, proc in process_table().items() if pid in self.pids}
-
-    def tick(self, now: float | None = None) -> None:
-        now = time.time() if now is None else now
-        self.collector.ingest(now)
-        self.collector.poll_sources(now)
-        self.collector.snapshot(now)
-
-    def sessions(self, hidden: bool = True) -> dict[str, object]:
-        return {s.session_id: s for s in read_sessions(self.conn, include_hidden=hidden)}
-
-    def transcript(self, session: str, records: list[dict], mode: str = "ab") -> Path:
-        path = self.project / f"{session}.jsonl"
-        with open(path, mode) as f:
-            for record in records:
-                f.write(json.dumps(record, separators=(",", ":")).encode() + b"\n")
-        return path
-
-    def runtime(self, cwd: Path | None = None) -> int:
-        """A live process whose executable is named `claude` (a copy of sleep)."""
-        binary = self.root / "bin" / "claude"
-        if not binary.exists():
-            binary.parent.mkdir(exist_ok=True)
-            shutil.copy(os.path.realpath(shutil.which("sleep")), binary)
-        proc = subprocess.Popen([str(binary), "120"], cwd=cwd or self.work, stdin=subprocess.DEVNULL)
-        self.procs.append(proc)
-        self.pids.add(proc.pid)
-        return proc.pid
-
-    def tool_launched_runtime(self, cwd: Path | None = None) -> tuple[int, int]:
-        """A `claude` started by a command of another `claude`: runtime → shell → runtime. Returns both pids."""
-        outer = self.root / "agent" / "claude"
-        if not outer.exists():
-            outer.parent.mkdir(exist_ok=True)
-            shutil.copy(os.path.realpath(shutil.which("sh")), outer)
-        inner = self.root / "bin" / "claude"
-        if not inner.exists():
-            inner.parent.mkdir(exist_ok=True)
-            shutil.copy(os.path.realpath(shutil.which("sleep")), inner)
-        script = f'cd "{cwd or self.work}" && sh -c "{inner} 120; true"; true'
-        proc = subprocess.Popen([str(outer), "-c", script], stdin=subprocess.DEVNULL)
-        self.procs.append(proc)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            table = process_table()
-            shell = next((p for p in table.values() if p.ppid == proc.pid), None)
-            child = next((p for p in table.values() if shell and p.ppid == shell.pid and p.runtime == "claude"), None)
-            if child is not None:
-                self.pids |= {proc.pid, shell.pid, child.pid}
-                return proc.pid, child.pid
-            time.sleep(0.02)
-        raise AssertionError("the tool-launched runtime did not start")
-
-    def catalog(self, pid: int, session: str, status: str, at: float, **fields) -> None:
-        entry = {
-            "pid": pid,
-            "sessionId": session,
-            "cwd": str(self.work),
-            "procStart": start_ticks(pid),
-            "version": "2.1.328",
-            "kind": "interactive",
-            "entrypoint": "cli",
-            "tmux": "s0:@0.%0",
-            "name": "work-ab",
-            "nameSource": "derived",
-            "status": status,
-            "updatedAt": int(at * 1000),
-            "statusUpdatedAt": int(at * 1000),
-            **fields,
-        }
-        (self.config / "sessions" / f"{pid}.json").write_text(json.dumps(entry))
-
-    def close(self) -> None:
-        for proc in self.procs:
-            proc.kill()
-            proc.wait()
-        for pid in self.pids:  # the grandchildren of a tool-launched runtime
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
-        self.conn.close()
-
-
-@pytest.fixture
-def world(tmp_path):
-    w = World(tmp_path)
-    try:
-        yield w
-    finally:
-        w.close()
-
-
-S1 = "aaaaaaaa-1111-2222-3333-444444444444"
-S2 = "bbbbbbbb-1111-2222-3333-444444444444"
-
-
-def rec(kind: str, at: float, n: int, session: str = S1, cwd: str | None = None, **fields) -> dict:
-    base = {
-        "type": kind,
-        "uuid": f"{session[:4]}-{n}",
-        "timestamp": iso_stamp(at),
-        "sessionId": session,
-        "isSidechain": False,
-        "version": "2.1.328",
-        "gitBranch": "main",
-        "entrypoint": "cli",
-    }
-    if cwd:
-        base["cwd"] = cwd
-    return base | fields
-
-
-def prompt(at, n, text="Fix the login bug", **kw):
-    return rec("user", at, n, message={"role": "user", "content": text}, origin={"kind": "human"}, **kw)
-
-
-def reply(at, n, stop="end_turn", **kw):
-    return rec(
-        "assistant",
-        at,
-        n,
-        message={"role": "assistant", "stop_reason": stop, "content": [{"type": "text", "text": "done"}]},
-        **kw,
-    )
-
-
-def tool(at, n, name="Bash", call="toolu_1", **inputs):
-    return rec(
-        "assistant",
-        at,
-        n,
-        message={
-            "role": "assistant",
-            "stop_reason": "tool_use",
-            "content": [{"type": "tool_use", "id": call, "name": name, "input": inputs}],
-        },
-    )
-
-
-def tool_result(at, n, call, native):
-    return rec(
-        "user",
-        at,
-        n,
-        message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "content": "x"}]},
-        toolUseResult=native,
-    )
 
 
 def test_hookless_transcript_session_is_listed_with_what_it_proves(world):
@@ -220,6 +44,7 @@ def test_hookless_transcript_session_is_listed_with_what_it_proves(world):
     assert world.sessions()[S1].state == "ready"
 
 
+@pytest.mark.process
 def test_lifecycle_only_launch_stays_out_of_current_and_hidden_lists(world):
     pid = world.runtime()
     world.transcript(
@@ -237,6 +62,7 @@ def test_lifecycle_only_launch_stays_out_of_current_and_hidden_lists(world):
     assert facts.title == "A saved title" and not facts.active  # metadata kept, no task made of it
 
 
+@pytest.mark.process
 @needs_proc
 def test_catalog_states_of_a_hookless_session(world):
     pid = world.runtime()
@@ -257,6 +83,7 @@ def test_catalog_states_of_a_hookless_session(world):
     assert world.sessions()[S1].state == "ready"
 
 
+@pytest.mark.process
 @needs_proc
 def test_stale_catalog_entries_prove_nothing(world):
     pid = world.runtime()
@@ -269,6 +96,7 @@ def test_stale_catalog_entries_prove_nothing(world):
     assert world.conn.execute("SELECT count(*) FROM events").fetchone()[0] == 0
 
 
+@pytest.mark.process
 @needs_proc
 def test_the_catalogs_process_exit_ends_a_working_session(world):
     pid = world.runtime()
@@ -353,6 +181,7 @@ def test_broken_lines_lose_nothing_else(world):
 S0 = "00000000-1111-2222-3333-444444444444"
 
 
+@pytest.mark.process
 @needs_proc
 def test_claude_started_by_another_agents_command_is_not_listed(world):
     outer, child = world.tool_launched_runtime()
@@ -376,6 +205,7 @@ def test_claude_started_by_another_agents_command_is_not_listed(world):
     assert counts(world.conn)["working"] == 1  # the outer session only; the nested one never counts
 
 
+@pytest.mark.process
 @needs_proc
 def test_ambiguous_origin_invents_none(world):
     outer, _child = world.tool_launched_runtime()
@@ -387,6 +217,7 @@ def test_ambiguous_origin_invents_none(world):
     assert S2 in world.sessions()
 
 
+@pytest.mark.process
 @needs_proc
 def test_a_persons_own_run_is_listed(world):
     world.runtime()
@@ -398,6 +229,7 @@ def test_a_persons_own_run_is_listed(world):
     assert S2 not in {key.split(":", 1)[1] for (key,) in world.conn.execute("SELECT id FROM internal")}
 
 
+@pytest.mark.process
 @needs_proc
 def test_interactive_runtime_under_an_agent_is_internal_unless_declared_background(world):
     _outer, child = world.tool_launched_runtime()

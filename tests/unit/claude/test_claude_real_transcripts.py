@@ -10,66 +10,19 @@ import shutil
 import time
 from pathlib import Path
 
-import msgspec
 import pytest
-from unit_support import shared_data_dir, transcript_summary
+from real_files_support import CLAUDE_DATA as DATA
+from real_files_support import MAIN_FILES, NOW, Feeder
 
-from lunavect import store
-from lunavect.clients.claude.files_source import ClaudeFilesSource, background_tasks
 from lunavect.clients.claude.records import Unreadable, read_record
-from lunavect.collector.tick import Collector
-from lunavect.core.rules import decide
 
-DATA = shared_data_dir() / "claude"
 # Its first prompt is a plugin's slash command with arguments: the client shows the command and its arguments.
 BEADS_COMMAND = "/handgemacht:create-beads websearch to learn how to fastest setup credo, dialyz…"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the shared real transcripts are not at {DATA}")
 
 SPOTTER = DATA / "spotter"
 VIEWER = DATA / "claude-code-viewer"
-MAIN_FILES = sorted(p for p in DATA.glob("*/*.jsonl"))
 ALL_FILES = sorted(DATA.rglob("*.jsonl"))
-NOW = 2_000_000_000.0
-
-
-def session_of(path: Path) -> str:
-    with open(path, "rb") as f:
-        for line in f:
-            session = json.loads(line).get("sessionId")
-            if session:
-                return session
-    raise AssertionError(f"no session id in {path}")
-
-
-class Feeder:
-    """One isolated installation whose Claude folder gets one real transcript, written in given pieces."""
-
-    def __init__(self, root: Path, source: Path, name: str) -> None:
-        self.session = session_of(source)
-        self.config = root / f"claude-{name}"
-        project = self.config / "projects" / "-home-USER-project"
-        project.mkdir(parents=True)
-        self.path = project / f"{self.session}.jsonl"
-        self.path.write_bytes(b"")
-        self.conn = store.connect(root / f"lunavect-{name}" / "store.sqlite3")
-        self.collector = Collector(self.conn, sources=[ClaudeFilesSource(config_dir=self.config)])
-
-    def write(self, piece: bytes) -> None:
-        with open(self.path, "ab") as f:
-            f.write(piece)
-        self.collector.poll_sources(now=NOW)
-
-    def answer(self):
-        self.collector.poll_sources(now=NOW)
-        summary = transcript_summary(self.conn, self.session)
-        # What was handed over when, and whether a glance came first, are the reader's bookkeeping.
-        summary = msgspec.structs.replace(summary, sent_meta=None, sent_background=None, glanced_at=None)
-        facts = self.collector._facts[f"claude:{self.session}"]
-        decision = decide(facts, NOW)
-        return summary, background_tasks(self.conn, self.session), decision, (facts.title, facts.cwd, facts.branch)
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 def whole(tmp_path: Path, source: Path):

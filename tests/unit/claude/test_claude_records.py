@@ -6,35 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from claude_records_support import SESSION, line, prompt, rec, summarize
 
 from lunavect.clients.claude.records import Unreadable, read_record
-from lunavect.clients.claude.summary import TranscriptSummary, take
 from lunavect.core.model import ErrorReason
 from lunavect.core.rules.facts import error_reason
-
-SESSION = "11111111-2222-3333-4444-555555555555"
-BASE = {
-    "isSidechain": False,
-    "sessionId": SESSION,
-    "cwd": "/srv/p",
-    "version": "2.1.328",
-    "gitBranch": "main",
-    "entrypoint": "cli",
-    "userType": "external",
-}
-
-
-def line(record: dict, compact: bool = True) -> bytes:
-    return json.dumps(record, separators=(",", ":") if compact else None).encode()
-
-
-def rec(kind: str, n: int = 0, **fields) -> dict:
-    return {**BASE, "type": kind, "uuid": f"u{n}", "timestamp": f"2026-11-29T14:00:{n:02d}.000Z", **fields}
-
-
-def prompt(n, text, **fields):
-    fields = {"origin": {"kind": "human"}, "promptSource": "typed", **fields}
-    return rec("user", n, message={"role": "user", "content": text}, **fields)
 
 
 def kinds(record) -> list[str]:
@@ -252,15 +228,6 @@ def test_odd_field_types_never_lose_the_record():
 
 def test_sidechain_records_are_not_the_sessions():
     assert kinds(prompt(1, "subagent prompt", isSidechain=True)) == []
-
-
-def summarize(*records) -> TranscriptSummary:
-    summary = TranscriptSummary(session_id=SESSION)
-    for place, record in enumerate(records):
-        facts = read_record(line(record), place)
-        if facts is not None:
-            take(summary, facts)
-    return summary
 
 
 def test_title_order_names_then_generated_then_summary_then_the_prompts():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from test_claude_records import prompt, rec, summarize
+from claude_records_support import prompt, rec, summarize
 
 from lunavect.clients.claude.titles import command_text, squashed, without_paste_marks
 from lunavect.collector.snapshot import build_session, fallback_title

@@ -33,6 +33,7 @@ def listed(iso, *flags: str) -> list[dict]:
     return json.loads(result.stdout)
 
 
+@pytest.mark.process
 def test_pin_hide_unhide_unpin_and_list_agrees(seeded):
     assert seeded.cli("pin", "cccc").stdout.strip() == "claude:cccc3333: pinned"
     assert seeded.cli("pin", "cccc").stdout.strip() == "claude:cccc3333: already pinned"
@@ -47,6 +48,7 @@ def test_pin_hide_unhide_unpin_and_list_agrees(seeded):
     assert [r["id"] for r in listed(seeded)] == ["claude:aaaa1111", "claude:bbbb2222", "claude:cccc3333"]
 
 
+@pytest.mark.process
 def test_move_before_and_after(seeded):
     result = seeded.cli("move", "cccc", "--before", "aaaa")
     assert result.returncode == 0, result.stderr
@@ -56,6 +58,7 @@ def test_move_before_and_after(seeded):
     assert [r["id"] for r in listed(seeded)] == ["claude:aaaa1111", "claude:bbbb2222", "claude:cccc3333"]
 
 
+@pytest.mark.process
 def test_resume_print(seeded):
     result = seeded.cli("resume", "bbbb", "--print")
     assert result.returncode == 0, result.stderr
@@ -70,6 +73,7 @@ def test_auto_hide_setting(seeded):
     assert seeded.cli("auto-hide", "off").stdout.strip() == "automatic hiding: off"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -88,12 +92,14 @@ def test_bad_input_is_one_clear_line(seeded, args, message):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.process
 def test_moving_across_the_pinned_rows_is_refused(seeded):
     seeded.cli("pin", "aaaa")
     result = seeded.cli("move", "cccc", "--before", "aaaa")
     assert result.returncode == 1 and "pinned sessions stay above the others" in result.stderr
 
 
+@pytest.mark.process
 def test_lunavect_without_a_terminal_prints_the_list_once(seeded):
     """`lunavect` alone opens the panel; in a pipe, with no terminal to draw on, it prints the list."""
     result = seeded.cli_process()  # a real pipe, not click's test streams
@@ -102,6 +108,7 @@ def test_lunavect_without_a_terminal_prints_the_list_once(seeded):
     assert "\x1b[" not in result.stdout  # no screen was drawn
 
 
+@pytest.mark.process
 def test_a_hidden_session_is_named_by_its_id(seeded):
     """Every command resolves ids the same way, hidden rows included: open, resume and unhide reach it."""
     assert seeded.cli("hide", "bbbb").stdout.strip() == "claude:bbbb2222: hidden"
@@ -112,6 +119,7 @@ def test_a_hidden_session_is_named_by_its_id(seeded):
     assert seeded.cli("unhide", "bbbb2222").stdout.strip() == "claude:bbbb2222: shown"
 
 
+@pytest.mark.process
 def test_open_and_arrange_agree_on_an_ambiguous_prefix(seeded):
     write(seeded.connect(), "aaaa9999", age=5)
     for args in (("open", "aaaa"), ("pin", "aaaa"), ("resume", "aaaa", "--print")):

@@ -89,6 +89,7 @@ def by_id(items: list[dict]) -> dict[str, dict]:
     return {item["session_id"]: item for item in items}
 
 
+@pytest.mark.process
 def test_empty_list(iso_env):
     assert list_json(iso_env) == []
     proc = iso_env.cli("list")
@@ -96,6 +97,7 @@ def test_empty_list(iso_env):
     assert "No sessions yet." in proc.stdout and "lunavect hooks install" in proc.stdout
 
 
+@pytest.mark.process
 def test_json_contract(iso_env, sessions):
     items = list_json(iso_env)
     assert isinstance(items, list)
@@ -134,6 +136,7 @@ def test_json_contract(iso_env, sessions):
     assert (failed["state"], failed["error"], failed["activity"]) == ("error", "limit", None)
 
 
+@pytest.mark.process
 def test_hidden_only_with_all(iso_env, sessions):
     assert HIDDEN in by_id(list_json(iso_env))
     conn = iso_env.connect()
@@ -148,6 +151,7 @@ def test_hidden_only_with_all(iso_env, sessions):
     assert "(hidden)" in proc.stdout
 
 
+@pytest.mark.process
 def test_pinned_first(iso_env, sessions):
     conn = iso_env.connect()
     conn.execute("INSERT INTO arrangement (id, pinned, position) VALUES (?, 1, 1.0)", (f"claude:{FAILED}",))
@@ -158,6 +162,7 @@ def test_pinned_first(iso_env, sessions):
     assert [i["session_id"] for i in items[1:]] == [HIDDEN, READY, WORKING]
 
 
+@pytest.mark.process
 def test_human_table(iso_env, sessions):
     proc = iso_env.cli("list")
     assert proc.returncode == 0 and proc.stderr == ""
@@ -172,6 +177,7 @@ def test_human_table(iso_env, sessions):
     assert LAUNCH_ONLY[:8] not in proc.stdout
 
 
+@pytest.mark.process
 def test_list_shows_the_newest_event_at_once(iso_env, sessions):
     assert by_id(list_json(iso_env))[READY]["state"] == "ready"
     send(iso_env, READY, "UserPromptSubmit", prompt="again")
@@ -182,6 +188,7 @@ def test_list_shows_the_newest_event_at_once(iso_env, sessions):
     assert by_id(list_json(iso_env))[LAUNCH_ONLY]["state"] == "working"
 
 
+@pytest.mark.process
 def test_counts(iso_env, sessions):
     proc = iso_env.cli("counts", "--json")
     assert proc.returncode == 0 and proc.stderr == ""

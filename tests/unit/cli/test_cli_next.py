@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from unit_support import a_session, seed_snapshot
 
 from lunavect.core.model import State
@@ -13,6 +14,7 @@ from lunavect.core.times import iso
 from lunavect.listing import attention
 
 
+@pytest.mark.process
 def test_next_prints_the_most_urgent_and_opens_it_exactly_as_open_does(iso_env):
     now = time.time()
     conn = iso_env.connect()
@@ -34,6 +36,7 @@ def test_next_prints_the_most_urgent_and_opens_it_exactly_as_open_does(iso_env):
     assert (as_json.returncode, as_json.stdout) == (by_open_json.returncode, by_open_json.stdout)
 
 
+@pytest.mark.process
 def test_next_with_nothing_waiting_says_so_in_one_line_and_exits_1(iso_env):
     conn = iso_env.connect()
     seed_snapshot(conn, a_session("w", state=State.WORKING, open=True), a_session("r", state=State.READY))

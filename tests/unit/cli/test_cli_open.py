@@ -41,6 +41,7 @@ def claude_bin(iso_env) -> Path:
     return iso_env.program_on_path("claude", "exit 0")
 
 
+@pytest.mark.process
 def test_finished_session_prints_its_resume_command(iso_env, project: Path, claude_bin: Path) -> None:
     finish(iso_env, FIRST, project)
     proc = iso_env.cli_process("open", f"claude:{FIRST}")  # the real console script, end to end
@@ -51,6 +52,7 @@ def test_finished_session_prints_its_resume_command(iso_env, project: Path, clau
     assert as_json["command"] == f"cd '{project}' && claude --resume {FIRST}"
 
 
+@pytest.mark.process
 def test_unknown_and_ambiguous_ids_are_one_line_errors(iso_env, project: Path, claude_bin: Path) -> None:
     finish(iso_env, FIRST, project)
     finish(iso_env, SECOND, project)
@@ -63,6 +65,7 @@ def test_unknown_and_ambiguous_ids_are_one_line_errors(iso_env, project: Path, c
     assert unique.returncode == 0 and f"--resume {SECOND}" in unique.stdout, unique.stderr
 
 
+@pytest.mark.process
 def test_resume_needs_the_cli(iso_env, project: Path) -> None:
     finish(iso_env, FIRST, project)
     iso_env.env["PATH"] = "/nonexistent"
@@ -71,6 +74,7 @@ def test_resume_needs_the_cli(iso_env, project: Path) -> None:
     assert proc.stderr.startswith("lunavect: unavailable: ") and "`claude` command is not on PATH" in proc.stderr
 
 
+@pytest.mark.process
 def test_resume_needs_the_project_folder(iso_env, project: Path, claude_bin: Path) -> None:
     finish(iso_env, FIRST, project)
     project.rmdir()
@@ -79,6 +83,7 @@ def test_resume_needs_the_project_folder(iso_env, project: Path, claude_bin: Pat
     assert "no longer exists" in proc.stderr and str(project) in proc.stderr
 
 
+@pytest.mark.process
 def test_clipboard_without_any_clipboard_says_so(iso_env, project: Path, claude_bin: Path) -> None:
     finish(iso_env, FIRST, project)
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "TMUX"):
@@ -93,6 +98,7 @@ HOSTILE_FOLDERS = [
 ]
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (Debian: tmux)")
 @pytest.mark.parametrize("name", HOSTILE_FOLDERS)
 def test_resume_in_tmux_runs_nothing_that_the_folder_name_holds(iso_env, tmp_path: Path, name: str) -> None:

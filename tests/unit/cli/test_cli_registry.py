@@ -52,6 +52,7 @@ def test_two_modules_claiming_one_name_is_refused():
         root.register(group, ("listing",))
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", ["list", "counts", "status"])
 def test_a_quick_command_imports_no_other_command_module(command):
     """Looking up one command imports its own module of lunavect.cli, not every other command's."""
@@ -65,6 +66,7 @@ def test_a_quick_command_imports_no_other_command_module(command):
     assert modules == {root.COMMAND_HOMES[command]}
 
 
+@pytest.mark.process
 def test_the_group_imports_nothing_heavy():
     script = "import sys, json; import lunavect.cli.root; print(json.dumps(sorted(sys.modules)))"
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
@@ -73,6 +75,7 @@ def test_the_group_imports_nothing_heavy():
         assert not any(m == heavy or m.startswith(heavy + ".") for m in modules), heavy
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("args", [["list", "--json"], ["counts", "--json"], ["status"]])
 def test_a_quick_command_imports_only_what_it_answers_with(iso_env, args):
     """The quick commands a script or a status bar runs over and over (≤ 150 ms at 100 sessions, issue 30) import

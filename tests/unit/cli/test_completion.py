@@ -24,6 +24,7 @@ def _lunavect(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("shell", sorted(MARKERS))
 def test_the_completion_script_is_produced(shell: str) -> None:
     done = _lunavect({"_LUNAVECT_COMPLETE": f"{shell}_source"})
@@ -32,6 +33,7 @@ def test_the_completion_script_is_produced(shell: str) -> None:
     assert "_LUNAVECT_COMPLETE" in done.stdout
 
 
+@pytest.mark.process
 def test_completion_names_the_commands_and_their_words() -> None:
     commands = _lunavect({"_LUNAVECT_COMPLETE": "bash_complete", "COMP_WORDS": "lunavect ho", "COMP_CWORD": "1"})
     assert set(commands.stdout.split()) == {"plain,hook", "plain,hooks"}, commands.stdout

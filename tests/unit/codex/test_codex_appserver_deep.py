@@ -25,6 +25,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("depth", [1100, 2000, 100_000])
 def test_a_deep_line_is_no_answer_and_the_next_one_is(tmp_path: Path, depth: int) -> None:
     script = tmp_path / "codex"

@@ -13,8 +13,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from test_codex_cursor import complete, rec, started
-from test_codex_source import Home
+from codex_cursor_support import complete, rec, started
+from codex_source_support import Home
 from unit_support import shared_data_dir
 
 from lunavect.clients.codex import compressed
@@ -50,6 +50,7 @@ def test_compressed_names_are_rollouts_of_the_same_thread() -> None:
     assert parse_name(name + ".gz") is None and parse_name(name + ".zst.tmp") is None
 
 
+@pytest.mark.process
 @needs_data
 @needs_zstd
 @pytest.mark.parametrize("source", REAL_ROLLOUTS, ids=lambda p: p.name[-20:])
@@ -61,6 +62,7 @@ def test_a_real_compressed_rollout_answers_what_the_plain_one_does(source: Path,
     assert first_prompt_title(packed) == first_prompt_title(source)
 
 
+@pytest.mark.process
 @needs_data
 @needs_zstd
 @pytest.mark.parametrize("source", REAL_ROLLOUTS, ids=lambda p: p.name[-20:])
@@ -71,6 +73,7 @@ def test_small_blocks_give_the_same_answer(source: Path, tmp_path: Path, monkeyp
     assert compressed.lifecycle(packed) == LifecycleCursor().sample(source)
 
 
+@pytest.mark.process
 @needs_data
 @needs_zstd
 def test_a_compressed_rollout_is_listed_with_its_title_and_final_state(tmp_path: Path) -> None:

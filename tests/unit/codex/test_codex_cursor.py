@@ -15,6 +15,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from codex_cursor_support import aborted, call, complete, context, output, rec, started
 from unit_support import shared_data_dir
 
 from lunavect.clients.codex import cursor as cursor_module
@@ -28,49 +29,6 @@ TURN_ID_RE = re.compile(rb'"turn_id"\s*:\s*"([0-9A-Za-z_-]{1,64})"')
 
 
 # -- a rollout writer ---------------------------------------------------------------------------------------
-
-
-def stamp(t: float) -> str:
-    import datetime as dt
-
-    return dt.datetime.fromtimestamp(t, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def rec(kind: str, payload: dict, t: float) -> bytes:
-    return json.dumps({"timestamp": stamp(t), "type": kind, "payload": payload}, separators=(",", ":")).encode() + b"\n"
-
-
-def started(turn: str, t: float) -> bytes:
-    return rec(
-        "event_msg",
-        {
-            "type": "task_started",
-            "turn_id": turn,
-            "started_at": int(t),
-            "turn_attribution": {"turn_id": turn, "turn_trigger": "user"},
-        },
-        t,
-    )
-
-
-def complete(turn: str, t: float) -> bytes:
-    return rec("event_msg", {"type": "task_complete", "turn_id": turn, "last_agent_message": "done"}, t)
-
-
-def aborted(turn: str, t: float) -> bytes:
-    return rec("event_msg", {"type": "turn_aborted", "turn_id": turn, "reason": "interrupted"}, t)
-
-
-def call(name: str, call_id: str, t: float) -> bytes:
-    return rec("response_item", {"type": "function_call", "name": name, "arguments": "{}", "call_id": call_id}, t)
-
-
-def output(call_id: str, t: float) -> bytes:
-    return rec("response_item", {"type": "function_call_output", "call_id": call_id, "output": "ok"}, t)
-
-
-def context(turn: str, t: float, pad: int = 0) -> bytes:
-    return rec("turn_context", {"turn_id": turn, "cwd": "/w", "pad": "x" * pad}, t)
 
 
 META = rec("session_meta", {"id": "01a227be-4cf8-7c51-8158-933e9468ff3b", "cwd": "/w", "originator": "codex_exec"}, T0)

@@ -4,7 +4,6 @@ reason, within the deadline. Daemons of another version are played by a real Web
 
 from __future__ import annotations
 
-import json
 import shutil
 import socket
 import tempfile
@@ -12,7 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from websockets.sync.server import unix_serve
+from codex_daemon_support import serve
 
 from lunavect.clients.codex.daemon import SOCKET, read_live
 
@@ -25,24 +24,6 @@ def tmp_path():
     folder = Path(tempfile.mkdtemp(prefix="lvd-"))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
-
-
-def _serve(home: Path, answer):  # noqa: ANN001 - a function from a request to its reply (or None: silence)
-    path = home / SOCKET
-    path.parent.mkdir(parents=True, exist_ok=True)
-
-    def handler(ws) -> None:  # noqa: ANN001
-        for raw in ws:
-            request = json.loads(raw)
-            reply = answer(request)
-            if isinstance(reply, str):  # a reply as raw text
-                ws.send(reply)
-            elif reply is not None and "id" in request:
-                ws.send(json.dumps({"id": request["id"], **reply}))
-
-    server = unix_serve(handler, str(path))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
 
 
 def test_no_socket_is_absent(tmp_path: Path) -> None:
@@ -68,7 +49,7 @@ def test_a_daemon_that_answers_gives_its_threads_with_their_live_status(tmp_path
         "thread/loaded/list": {"result": {"data": [THREAD]}},
         "thread/read": {"result": {"thread": thread}},
     }
-    server = _serve(tmp_path, lambda req: answers.get(req.get("method")))
+    server = serve(tmp_path, lambda req: answers.get(req.get("method")))
     try:
         live = read_live(tmp_path)
     finally:
@@ -97,7 +78,7 @@ def test_a_daemon_that_answers_gives_its_threads_with_their_live_status(tmp_path
     ids=["handshake-refused", "no-such-method", "other-shape", "silent"],
 )
 def test_a_daemon_of_another_version_or_a_silent_one_is_unavailable(tmp_path: Path, answer, reason: str) -> None:
-    server = _serve(tmp_path, answer)
+    server = serve(tmp_path, answer)
     try:
         live = read_live(tmp_path, timeout=0.5)  # a silent daemon ends at this deadline: "timeout"
     finally:
@@ -117,7 +98,7 @@ def test_a_reply_nested_too_deep_is_a_protocol_fault_not_a_crash(tmp_path: Path,
             return None  # the "initialized" notification
         return '{"id":%d,"result":{"data":%s}}' % (request["id"], deep)  # noqa: UP031 - JSON text
 
-    server = _serve(tmp_path, answer)
+    server = serve(tmp_path, answer)
     try:
         live = read_live(tmp_path, timeout=2)
     finally:

@@ -97,6 +97,7 @@ def test_status_reads_trust_from_config_when_codex_cannot_answer(iso_env) -> Non
     assert install.status().state in ("installed", "untrusted", "partial")  # never a traceback
 
 
+@pytest.mark.process
 def test_the_cli_installs_and_reports_codex(iso_env) -> None:
     proc = iso_env.cli("hooks", "install")
     assert proc.returncode == 0, proc.stderr

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_codex_daemon import _serve
-from test_codex_source import A, Home, meta, started
+from codex_daemon_support import serve
+from codex_source_support import A, Home, meta, started
 
 HANGING_APP_SERVER = """#!{python}
 import json, os, sys, time
@@ -42,6 +42,7 @@ def short_root():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.process
 def test_the_daemons_permission_shows_while_the_stdio_refresh_still_runs(short_root: Path):
     home = Home(short_root)
     script = short_root / "codex"
@@ -55,7 +56,7 @@ def test_the_daemons_permission_shows_while_the_stdio_refresh_still_runs(short_r
         "thread/loaded/list": {"result": {"data": [A]}},
         "thread/read": {"result": {"thread": asking}},
     }
-    daemon = _serve(home.codex, lambda request: answers.get(request.get("method")))
+    daemon = serve(home.codex, lambda request: answers.get(request.get("method")))
     now = time.time()
     home.rollout(A, meta(A, now - 5) + started("turn-1", now - 4))
     try:
@@ -87,7 +88,7 @@ def test_a_collector_at_rest_is_woken_when_the_daemons_statuses_change_and_only_
             "thread/read": {"result": {"thread": thread}},
         }.get(request.get("method"))
 
-    daemon = _serve(home.codex, answer)
+    daemon = serve(home.codex, answer)
     catalog = home.source.catalog
     try:
         for flags, wakes in ((["waitingOnApproval"], 1), (["waitingOnApproval"], 1), ([], 2)):

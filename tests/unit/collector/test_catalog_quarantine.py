@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_claude_files_source import S1, world  # noqa: F401 - the fixture
-from test_codex_source import A, B, Home, T
+from claude_files_support import S1
+from codex_source_support import A, B, Home, T
 
 from lunavect import store
 from lunavect.collector.doctor import examine
@@ -42,7 +42,8 @@ def _catalog_entries(conn, source: str) -> dict[str, str]:
     return {e.path: e.error for e in quarantine.entries(conn) if e.source == source}
 
 
-def test_unusable_claude_catalog_files_are_set_aside_until_fixed_or_gone(world):  # noqa: F811 - the fixture
+@pytest.mark.process
+def test_unusable_claude_catalog_files_are_set_aside_until_fixed_or_gone(world):
     pid = world.runtime()
     world.catalog(pid, S1, "busy", time.time())
     sessions = world.config / "sessions"
@@ -94,6 +95,7 @@ def _refresh(home: Home, now: float) -> None:
     home.tick(now + 1)  # takes it
 
 
+@pytest.mark.process
 def test_codex_app_server_replies_no_reader_takes_are_recorded_and_the_rest_taken(tmp_path: Path):
     good = {"id": A, "name": "Fix the build", "cwd": "/w", "updatedAt": int(T), "source": "cli"}
     listed = {"data": [good, {"id": "../../x", "name": "n"}, "junk"]}
@@ -111,6 +113,7 @@ def test_codex_app_server_replies_no_reader_takes_are_recorded_and_the_rest_take
         home.close()
 
 
+@pytest.mark.process
 def test_a_codex_list_reply_of_the_wrong_shape_is_recorded_and_no_complete_list(tmp_path: Path):
     home, _ = _scripted_home(tmp_path, {"thread/list": {"data": {"not": "a list"}}})
     try:
@@ -159,6 +162,7 @@ def test_a_new_collector_drops_what_an_earlier_one_set_aside_and_it_does_not_fin
     assert [e.path for e in quarantine.entries(conn)] == [str(broken)]
 
 
+@pytest.mark.process
 def test_a_varying_number_of_bad_codex_threads_is_logged_once_while_it_lasts(tmp_path: Path, caplog):
     """The "(and N more)" count changes with every reply: doctor shows the newest, the log says it once."""
     good = {"id": A, "name": "Fix the build", "cwd": "/w", "updatedAt": int(T), "source": "cli"}

@@ -121,6 +121,7 @@ RUNNER = textwrap.dedent(
 )
 
 
+@pytest.mark.process
 def test_sigkill_at_random_moments_loses_nothing_and_stores_nothing_twice(iso_env):
     seed = int(os.environ.get("LV_TEST_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
@@ -442,6 +443,7 @@ def test_collector_restart_keeps_facts(col, iso_env):
 # The collector as a process: started on demand, one per machine, and caught up before front ends read.
 
 
+@pytest.mark.process
 def test_wait_caught_up_after_list_started_a_collector(iso_env):
     proc = iso_env.cli_process("list", "--json")  # a real front end process starts the collector
     assert proc.returncode == 0, proc.stderr
@@ -467,6 +469,7 @@ def test_wait_caught_up_without_a_collector_times_out(iso_env):
     assert time.monotonic() - started < 2
 
 
+@pytest.mark.process
 def test_ensure_running_starts_one_collector(iso_env):
     assert collector.is_running() is False
     assert collector.ensure_running() is True
@@ -481,6 +484,7 @@ def test_ensure_running_starts_one_collector(iso_env):
     assert collector.collector_pid() == pid
 
 
+@pytest.mark.process
 def test_collector_stops_when_its_data_folder_is_deleted(iso_env):
     import shutil
 

@@ -13,6 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from lunavect import paths
 from lunavect.collector.log import BACKUPS, MAX_BYTES
 
@@ -55,6 +57,7 @@ def _run_like_a_background_collector(home: Path, count: int) -> None:
         os.close(log_fd)
 
 
+@pytest.mark.process
 def test_a_flood_of_distinct_errors_leaves_the_log_folder_bounded(tmp_path: Path) -> None:
     home = tmp_path / "data"
     _run_like_a_background_collector(home, count=12_000)  # several megabytes of tracebacks
@@ -69,6 +72,7 @@ def test_a_flood_of_distinct_errors_leaves_the_log_folder_bounded(tmp_path: Path
     assert "bad file number 11999" in current
 
 
+@pytest.mark.process
 def test_a_collector_in_a_terminal_logs_to_its_stderr(tmp_path: Path) -> None:
     """Run by hand (stderr a terminal or a pipe), the collector writes no log file of its own."""
     home = tmp_path / "data"

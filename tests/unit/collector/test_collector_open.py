@@ -45,6 +45,7 @@ def make(tmp_path) -> tuple[object, Feed, Collector]:
     return conn, feed, Collector(conn, spool_dir=tmp_path / "spool", sources=[feed])
 
 
+@pytest.mark.process
 def test_a_ready_session_is_open_while_its_client_runs_and_ended_once_it_is_killed(tmp_path, monkeypatch, client):
     conn, feed, collector = make(tmp_path)
     feed.queued = [
@@ -85,6 +86,7 @@ def test_a_ready_session_is_open_while_its_client_runs_and_ended_once_it_is_kill
     conn.close()
 
 
+@pytest.mark.process
 def test_session_end_ends_it_though_its_process_still_runs(tmp_path, client):
     conn, feed, collector = make(tmp_path)
     feed.queued = [hook("UserPromptSubmit", NOW - 60, 1, client), hook("Stop", NOW - 50, 2, client)]
@@ -99,6 +101,7 @@ def test_session_end_ends_it_though_its_process_still_runs(tmp_path, client):
     conn.close()
 
 
+@pytest.mark.process
 def test_a_pid_reused_by_another_process_is_not_the_client(tmp_path, client):
     conn, feed, collector = make(tmp_path)
     _, real = hook("Stop", NOW - 50, 2, client)

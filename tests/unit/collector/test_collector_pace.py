@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from history_support import claude_history
 from unit_support import collector_thread
 
@@ -24,6 +25,7 @@ def _state(conn) -> str | None:
     return json.loads(row[0])["state"] if row else None
 
 
+@pytest.mark.process
 def test_a_hook_event_during_the_whole_reads_is_taken_between_two_reads(iso_env, monkeypatch):
     claude_history(paths.claude_config_dir(), copies=3)
     # Slow whole reads: 1 MB a tick, and long pauses between them (a hundred times the tick).

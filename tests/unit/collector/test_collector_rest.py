@@ -11,10 +11,11 @@ import json
 import time
 from collections.abc import Callable
 
+import pytest
 from unit_support import collector_thread, wait_until
 
 from lunavect import store
-from lunavect.collector import loop as collector_loop
+from lunavect.collector import pace
 from lunavect.collector.tick import Collector
 
 PROMPT = {"session_id": "rest-1", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/p", "prompt": "x"}
@@ -38,8 +39,9 @@ def count_ticks(monkeypatch, seen: Callable[[Collector, bool], object]) -> None:
     monkeypatch.setattr(Collector, "tick", counting)
 
 
+@pytest.mark.process
 def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_env, monkeypatch):
-    monkeypatch.setattr(collector_loop, "REST_S", 1e6)  # the slow safety sweep is not due in this test
+    monkeypatch.setattr(pace, "REST_S", 1e6)  # the slow safety sweep is not due in this test
     ticks: list[Collector] = []
     count_ticks(monkeypatch, lambda collector, poll: ticks.append(collector))
     assert iso_env.hook(PROMPT).returncode == 0
@@ -53,7 +55,7 @@ def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_en
         wait_until(lambda: ticks[-1].at_rest, "the collector did not stay at rest")
         at_rest = len(ticks)
         # A collector ticking on a timer would tick about three times in this window.
-        time.sleep(3 * collector_loop.TICK_S)
+        time.sleep(3 * pace.TICK_S)
         assert len(ticks) == at_rest, "the collector ticked at rest"
 
         assert iso_env.hook(PROMPT).returncode == 0  # the person types again in the ready session
@@ -61,10 +63,11 @@ def test_a_collector_at_rest_does_no_tick_work_and_wakes_for_a_hook_event(iso_en
         assert len(ticks) > at_rest
 
 
+@pytest.mark.process
 def test_hook_events_are_taken_at_once_without_polling_the_sources(iso_env, monkeypatch):
     """A turn's burst of tool events wakes the collector for each, but polls no source for them: the sources'
     whole tick comes at its time."""
-    monkeypatch.setattr(collector_loop, "TICK_S", 5.0)  # the whole tick of a live session: not within this test
+    monkeypatch.setattr(pace, "TICK_S", 5.0)  # the whole tick of a live session: not within this test
     calls: list[bool] = []
     count_ticks(monkeypatch, lambda collector, poll: calls.append(poll))
     with collector_thread(tick_s=5.0) as conn:
@@ -82,7 +85,7 @@ def test_another_process_commit_seen_a_moment_after_its_wal_write_is_still_passe
     The collector looks again a moment later, and passes the commit on to the front ends."""
     from lunavect.listing import changes
 
-    monkeypatch.setattr(collector_loop, "REST_S", 1e6)
+    monkeypatch.setattr(pace, "REST_S", 1e6)
     published: list[float] = []
     real_publish = changes.Publisher.publish
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from lunavect import store
 from lunavect.collector.tick import Collector
 from lunavect.evidence.sources import Batch, Source
@@ -33,6 +35,7 @@ class EmptySource(Source):
         return Batch()
 
 
+@pytest.mark.process
 def test_hooks_are_published_before_a_source_is_read_and_a_broken_source_stops_nothing(iso_env):
     payload = {"session_id": "tick-1", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/p", "prompt": "x"}
     assert iso_env.hook(payload).returncode == 0

@@ -52,6 +52,7 @@ def poll(source: PaneTitles, now: float):
     return [(e.kind, e.source, e.status, e.at) for _id, e in source.poll(None, now).evidence]
 
 
+@pytest.mark.process
 def test_each_change_of_the_title_is_evidence_and_a_state_that_holds_is_said_again(pane) -> None:
     server, pid, tty = pane
     source = PaneTitles()
@@ -67,6 +68,7 @@ def test_each_change_of_the_title_is_evidence_and_a_state_that_holds_is_said_aga
     assert poll(source, 110.0 + CONFIRM_S) == [("PaneTitle", "title", "busy", 110.0 + CONFIRM_S)]
 
 
+@pytest.mark.process
 def test_only_live_sessions_of_clients_that_draw_their_state_are_read(pane) -> None:
     server, pid, tty = pane
     set_title(server, "✋  Action Required (work)")
@@ -82,6 +84,7 @@ def test_only_live_sessions_of_clients_that_draw_their_state_are_read(pane) -> N
     assert poll(source, 100.0) == []
 
 
+@pytest.mark.process
 def test_a_title_that_is_not_the_clients_own_says_nothing(pane) -> None:
     server, pid, tty = pane
     set_title(server, "vim notes.txt")
@@ -90,6 +93,7 @@ def test_a_title_that_is_not_the_clients_own_says_nothing(pane) -> None:
     assert poll(source, 100.0) == []
 
 
+@pytest.mark.process
 def test_a_session_outside_tmux_is_not_read(iso_env) -> None:
     source = PaneTitles()
     me = os.getpid()

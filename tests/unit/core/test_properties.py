@@ -12,6 +12,7 @@ import json
 import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_support import fields_of, json_values
 
 from lunavect.clients.claude.catalog import parse_entry
 from lunavect.clients.claude.records import Unreadable, read_record
@@ -25,31 +26,6 @@ from lunavect.shim.jsoncodec import json_dumps
 from lunavect.shim.payload import extract
 
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.sampled_from([1e300, -1e300, 0.0, -1.0])
-    | st.text(max_size=40)
-    | st.sampled_from(["../../../../x", "\x1b]0;pwned\x07", "a\nb", "end_turn", "busy", "task_started", "Stop"])
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
-    max_leaves=12,
-)
-
-
-def fields_of(names: list[str]) -> st.SearchStrategy[dict]:
-    """An object with any of the reader's own field names (holding any type), and some other keys."""
-    return st.fixed_dictionaries({}, optional={name: json_values for name in names}).flatmap(
-        lambda known: st.dictionaries(st.text(max_size=8), json_values, max_size=3).map(
-            lambda extra: {**extra, **known}
-        )
-    )
-
 
 HOOK_FIELDS = [
     "hook_event_name", "session_id", "transcript_path", "cwd", "tool_name", "tool_input", "tool_use_id",

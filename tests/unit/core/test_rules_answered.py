@@ -4,7 +4,8 @@ the retried request going through, and a sub-agent's question (input needed for 
 
 from __future__ import annotations
 
-from test_rules_transcript import T0, ev, play
+from claude_rules_support import T0, play
+from claude_rules_support import transcript_ev as ev
 
 from lunavect.core.model import ErrorReason, State
 from lunavect.core.rules import decide

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from claude_rules_support import ASKING, BASH_TURN, T0, ev, play
-from test_rules_v1 import STOP_FAILURES
+from claude_rules_support import ASKING, BASH_TURN, STOP_FAILURES, T0, ev, play
 
 from lunavect.core.model import BackgroundTask, ErrorReason, Evidence, State
 from lunavect.core.rules import (

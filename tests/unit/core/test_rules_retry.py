@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from test_rules_transcript import T0, ev, play
+from claude_rules_support import T0, play
+from claude_rules_support import transcript_ev as ev
 
 from lunavect.clients.claude.records import read_record
 from lunavect.core.model import ErrorReason, State

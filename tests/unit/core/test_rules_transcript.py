@@ -3,15 +3,11 @@ clock the test controls; and that hook events win when a hook reports the same s
 
 from __future__ import annotations
 
-import claude_rules_support
 from claude_rules_support import T0, play
+from claude_rules_support import transcript_ev as ev
 
-from lunavect.core.model import BackgroundTask, Evidence, State
+from lunavect.core.model import BackgroundTask, State
 from lunavect.core.rules import EVENT_AUTHORITY_S, decide, fold
-
-
-def ev(kind: str, at: float, source: str = "transcript", **fields) -> Evidence:
-    return claude_rules_support.ev(kind, at, source, **fields)
 
 
 def agent(task_id: str) -> BackgroundTask:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from claude_rules_support import STOP_FAILURES
 
-from lunavect.core.model import ErrorReason, Evidence, State
+from lunavect.core.model import Evidence, State
 from lunavect.core.rules import EVENT_AUTHORITY_S, Facts, decide, error_reason, fold
 
 T0 = 1_790_000_000.0
@@ -24,23 +25,6 @@ def run(*evidence: Evidence) -> Facts:
 def at(facts: Facts, seconds: float, alive: bool | None = None):
     return decide(facts, T0 + seconds, alive)
 
-
-# A StopFailure's error and detail as Claude Code sends them, and the reason every front end shows for them.
-STOP_FAILURES = [
-    ("rate_limit", None, ErrorReason.LIMIT),
-    ("authentication_failed", None, ErrorReason.AUTH),
-    ("server_error", None, ErrorReason.SERVICE),
-    ("server_error", "ECONNREFUSED", ErrorReason.UNREACHABLE),
-    ("overloaded", None, ErrorReason.SERVICE),
-    ("billing_error", None, ErrorReason.ACCOUNT),
-    ("oauth_org_not_allowed", None, ErrorReason.ACCOUNT),
-    ("network_error", None, ErrorReason.UNREACHABLE),
-    ("connection_error", None, ErrorReason.UNREACHABLE),
-    ("invalid_request", None, ErrorReason.OTHER),
-    ("max_output_tokens", None, ErrorReason.OTHER),
-    ("unknown", None, ErrorReason.OTHER),
-    (None, None, ErrorReason.OTHER),
-]
 
 # A prompt whose Bash call has just ended.
 TOOL_DONE = (

@@ -61,6 +61,7 @@ def test_its_hook_records_are_mapped_by_its_face(iso_env, standin) -> None:
     assert (row.id, row.state) == ("standin:s2", "working")
 
 
+@pytest.mark.process
 def test_hooks_install_status_and_uninstall_include_it(iso_env, standin) -> None:
     assert f"standin: installed in {standin.hooks_path()}" in iso_env.cli("hooks", "install").stdout
     report = json.loads(iso_env.cli("hooks", "status", "--json").stdout)
@@ -82,6 +83,7 @@ def test_doctor_and_the_setup_report_include_it(iso_env, standin) -> None:
     assert "Stand-in CLI hooks: missing." in lines
 
 
+@pytest.mark.process
 def test_what_it_can_tell_is_said_by_doctor_its_rows_and_list_json(iso_env, standin) -> None:
     """Its descriptor says it tells only that it works and that a reply is ready: doctor, the row's detail in the
     panel and on the web page, and `list --json` say what it cannot report, with nothing else edited."""

@@ -69,6 +69,7 @@ def test_install_then_uninstall_gives_the_persons_bytes_back(iso_env, gemini_hom
     assert path.with_name(path.name + hooks_file.BACKUP_SUFFIX).read_bytes() == ORIGINAL
 
 
+@pytest.mark.process
 def test_a_file_with_comments_is_refused_and_left_as_it_is(iso_env, gemini_home: Path) -> None:
     path = settings(gemini_home)
     text = '{\n  // the person\'s note\n  "ui": {"theme": "dark"}\n}\n'
@@ -81,6 +82,7 @@ def test_a_file_with_comments_is_refused_and_left_as_it_is(iso_env, gemini_home:
     assert status["state"] == "unreadable" and "holds comments" in status["detail"]
 
 
+@pytest.mark.process
 def test_status_tells_missing_partial_stale_and_installed(iso_env, gemini_home: Path) -> None:
     def state() -> str:
         return json.loads(iso_env.cli("hooks", "status", "--json").stdout)["gemini"]["state"]
@@ -109,6 +111,7 @@ def test_doctor_names_missing_hooks(iso_env, gemini_home: Path) -> None:
     assert examine().clients["gemini"]["hooks"] == "installed"
 
 
+@pytest.mark.process
 def test_the_installed_hook_command_spools_an_event_and_prints_nothing(iso_env, gemini_home: Path) -> None:
     iso_env.cli("hooks", "install")
     handler = json.loads((gemini_home / "settings.json").read_text())["hooks"]["BeforeAgent"][0]["hooks"][0]

@@ -132,6 +132,7 @@ def test_a_bad_file_is_set_aside_and_the_others_still_read(iso_env, home: Gemini
     assert source.quarantine.holds(str(bad)) and not source.quarantine.holds(str(good))
 
 
+@pytest.mark.process
 def test_lunavect_show_reads_the_conversation_from_the_chat_file(iso_env, home: Gemini) -> None:
     home.chat("permission-main")
     conn = iso_env.connect()

@@ -71,6 +71,7 @@ def test_network_watch_remembers_since_when_it_is_offline():
     assert watch.sample(108.0, True) is None
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare(1)")
 def test_a_working_session_shows_no_network_when_the_collector_sees_none_and_returns_after(iso_env):
     """The collector runs in a network namespace with no route at all: the OS itself says "no network"."""

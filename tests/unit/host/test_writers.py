@@ -42,6 +42,7 @@ def rollout(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.process
 def test_a_writer_is_found_and_a_reader_is_not(rollout: Path) -> None:
     writer, reader = hold(rollout, "write"), hold(rollout, "read")
     try:
@@ -56,6 +57,7 @@ def test_a_writer_is_found_and_a_reader_is_not(rollout: Path) -> None:
         writer.wait(), reader.wait()
 
 
+@pytest.mark.process
 def test_the_file_is_matched_by_device_and_inode_not_by_path(rollout: Path, tmp_path: Path) -> None:
     writer = hold(rollout, "write")
     try:
@@ -72,6 +74,7 @@ def test_the_file_is_matched_by_device_and_inode_not_by_path(rollout: Path, tmp_
         writer.wait()
 
 
+@pytest.mark.process
 def test_a_gone_process_is_inaccessible_and_proves_nothing(rollout: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
@@ -116,6 +119,7 @@ def _facts(rollout: Path, confirmed: float, phase: str = "working") -> Facts:
     )
 
 
+@pytest.mark.process
 def test_checks_are_batched_near_the_limit_held_ten_seconds_and_retired_after_two_misses(
     rollout: Path, tmp_path: Path
 ) -> None:

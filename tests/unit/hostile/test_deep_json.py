@@ -21,7 +21,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from test_codex_source import Home
+from codex_source_support import Home
 from unit_support import a_session, seed_snapshot, shared_data_dir, transcript_summary
 
 from lunavect import store
@@ -349,6 +349,7 @@ def test_a_deep_line_in_a_compressed_rollout_is_skipped_and_said(tmp_path):
 # -- show: the other messages, and one line saying one was skipped --------------------------------------------
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_show_prints_the_other_messages_and_says_one_line_was_skipped(iso_env, depth):
     conn = iso_env.connect()

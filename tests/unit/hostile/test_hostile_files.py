@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_claude_files_source import S1, S2, World, prompt, rec, reply  # noqa: F401 - fixture below
-from test_codex_source import A, B, Home, T, call, complete, meta, started
+from claude_files_support import S1, S2, World, prompt, reply
+from codex_source_support import A, B, Home, T, call, complete, meta, started
 
 from lunavect import store
 from lunavect.clients.claude.catalog import parse_entry, read_catalog
@@ -151,6 +151,7 @@ def test_a_rollout_start_of_1e300_kills_nothing_even_after_a_restart(home: Home)
     assert f"codex:{B}" in rows
 
 
+@pytest.mark.process
 def test_a_catalog_time_of_1e300_is_no_time(world):
     pid = world.runtime()
     world.catalog(pid, S1, "busy", time.time(), statusUpdatedAt=1e300, updatedAt=1e300)

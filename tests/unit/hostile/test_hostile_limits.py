@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_notify_decide import row  # noqa: E402
+from notify_support import row
 from unit_support import delivering_to, stop_collector, wait_until
 
 from lunavect import store
@@ -71,6 +71,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, s
     stop_collector(tmp_path / "lv")
 
 
+@pytest.mark.process
 def test_a_reset_of_1e300_through_the_wrapper_leaves_every_format_and_usage_bounded(env) -> None:
     pipe_through_wrapper(
         status_input({"used_percentage": 95, "resets_at": 1e300}, {"used_percentage": 1e308, "resets_at": 1.8e12}),
@@ -93,6 +94,7 @@ def test_a_reset_of_1e300_through_the_wrapper_leaves_every_format_and_usage_boun
     assert [(w["name"], w["used_percent"], w["resets_at"]) for w in claude["windows"]] == [("five_hour", 95.0, None)]
 
 
+@pytest.mark.process
 def test_a_hostile_history_in_the_wrappers_file_costs_only_its_bad_points(env) -> None:
     """The wrapper's file holds the recent figures the pace is read from: another program (or an older version)
     may have left anything there. The wrapper keeps only the points that are points when it writes again, and
@@ -118,6 +120,7 @@ def test_a_hostile_history_in_the_wrappers_file_costs_only_its_bad_points(env) -
     assert [(w["used_percent"], w["pace"], w["runs_out_at"]) for w in claude["windows"]] == [(9.0, "unknown", None)]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("value", HOSTILE, ids=repr)
 def test_no_figure_a_status_line_carries_is_kept_out_of_bounds(env, value: object) -> None:
     pipe_through_wrapper(status_input({"used_percentage": value, "resets_at": value}, {"used_percentage": 8}), env)
@@ -129,6 +132,7 @@ def test_no_figure_a_status_line_carries_is_kept_out_of_bounds(env, value: objec
         assert window.get("resets_at") is None or 0 <= window["resets_at"] <= 4102444800
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e999", "1" + "0" * 5000])
 def test_numbers_json_cannot_spell_but_python_reads_are_refused(env, text: str) -> None:
     window = f'{{"used_percentage": {text}, "resets_at": {text}}}'
@@ -139,6 +143,7 @@ def test_numbers_json_cannot_spell_but_python_reads_are_refused(env, text: str) 
     assert "primary" not in kept
 
 
+@pytest.mark.process
 def test_figures_an_older_version_stored_are_read_bounded(env) -> None:
     """The wrapper's file and the store as a version before the entry checks left them: 1e300 times, a 1e308
     percent, a negative window length, a report made at 1e300."""
@@ -182,6 +187,7 @@ def test_figures_an_older_version_stored_are_read_bounded(env) -> None:
     assert run(env, "usage", "--json").returncode == 0
 
 
+@pytest.mark.process
 def test_the_notifier_warns_with_a_bounded_figure_and_delivers_the_next_notification(env, tmp_path: Path) -> None:
     pipe_through_wrapper(status_input({"used_percentage": 95, "resets_at": 1e300}, None), env)
     out = tmp_path / "received.jsonl"

@@ -13,6 +13,7 @@ import time
 
 import msgspec
 import pytest
+from hostile_support import acts_on_a_terminal
 from unit_support import a_session, seed_snapshot
 
 from lunavect.core.model import Session
@@ -38,11 +39,6 @@ def hostile_session(sid: str = "aaaa1111", **fields: object) -> Session:
 
 def seed(conn, session: Session) -> None:
     seed_snapshot(conn, session)
-
-
-def acts_on_a_terminal(text: str) -> bool:
-    """Whether a terminal would obey something in `text` rather than draw it."""
-    return any(ord(c) < 0x20 and c != "\n" or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029\u202e" for c in text)
 
 
 # -- the shared helper ----------------------------------------------------------------------------------------
@@ -75,6 +71,7 @@ def test_list_table_shows_hostile_fields_harmlessly():
     assert "pwned" in text  # shown, not obeyed
 
 
+@pytest.mark.process
 def test_list_command_on_a_hostile_store(iso_env):
     seed(iso_env.connect(), hostile_session())
     result = iso_env.cli("list")
@@ -100,6 +97,7 @@ def test_panel_row_and_tooltip_show_hostile_fields_harmlessly():
     assert not acts_on_a_terminal(clean(rows.state_label(session)))
 
 
+@pytest.mark.process
 def test_arrangement_commands_echo_ids_harmlessly(iso_env):
     seed(iso_env.connect(), hostile_session())
     for args in (("pin", "aaaa"), ("hide", "aaaa"), ("resume", "aaaa", "--print")):
@@ -108,6 +106,7 @@ def test_arrangement_commands_echo_ids_harmlessly(iso_env):
         assert not acts_on_a_terminal(result.stdout), args
 
 
+@pytest.mark.process
 def test_a_huge_or_hostile_id_is_not_echoed_whole(iso_env):
     seed(iso_env.connect(), hostile_session())
     huge = "z" * 131072
@@ -119,6 +118,7 @@ def test_a_huge_or_hostile_id_is_not_echoed_whole(iso_env):
     assert result.returncode == 1 and not acts_on_a_terminal(result.stderr)
 
 
+@pytest.mark.process
 def test_empty_id_is_refused_alike_by_every_command(iso_env):
     seed(iso_env.connect(), hostile_session())
     answers = {command: iso_env.cli(command, "") for command in ("open", "pin", "hide", "resume")}
@@ -150,6 +150,7 @@ def test_auto_hide_takes_the_bounds_themselves(iso_env):
     assert iso_env.cli("auto-hide", "365d").stdout.strip() == "automatic hiding: inactive sessions after 365d"
 
 
+@pytest.mark.process
 def test_resume_explains_a_deleted_folder_like_open(iso_env, tmp_path):
     gone = tmp_path / "deleted-project"
     seed(iso_env.connect(), hostile_session(title="t", project="p", cwd=str(gone), resume="x"))
@@ -161,6 +162,7 @@ def test_resume_explains_a_deleted_folder_like_open(iso_env, tmp_path):
     )
 
 
+@pytest.mark.process
 def test_resume_explains_a_missing_cli_like_open(iso_env, tmp_path):
     seed(iso_env.connect(), hostile_session(title="t", project="p", cwd=str(tmp_path), resume="x"))
     env = dict(iso_env.env, PATH=str(tmp_path / "no-bin"))

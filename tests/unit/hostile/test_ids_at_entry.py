@@ -11,8 +11,8 @@ import json
 import time
 
 import pytest
-from test_claude_files_source import S1, prompt, reply, world  # noqa: F401 - the fixture
-from test_codex_source import A
+from claude_files_support import S1, prompt, reply
+from codex_source_support import A
 
 from lunavect import paths
 from lunavect.clients import conversation_at
@@ -24,7 +24,7 @@ from lunavect.listing.conversation import find_source
 HOSTILE = ["bbbbbbbb-1111-2222-3333-444444444444\n", "../../../../x", "id\x1b]0;pwned\x07x", "*", ""]
 
 
-def test_a_transcript_whose_name_is_no_id_is_not_read(world):  # noqa: F811 - the fixture
+def test_a_transcript_whose_name_is_no_id_is_not_read(world):
     t = time.time() - 30
     world.transcript(S1, [prompt(t, 1), reply(t + 1, 2)])
     newline = "bbbbbbbb-1111-2222-3333-444444444444\n"

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_claude_files_source import S1, S2, world  # noqa: F401 - the fixture
-from test_codex_source import Home
+from claude_files_support import S1, S2
+from codex_source_support import Home
 from unit_support import shared_data_dir
 
 from lunavect.clients.codex.rollout import header_from_record
@@ -118,7 +118,7 @@ def _claude_lines(session: str, corrupt: bool) -> bytes:
     return b"".join(_line(record) for record in records)
 
 
-def test_a_stray_byte_in_a_claude_transcript_costs_only_a_character_of_its_title(world) -> None:  # noqa: F811
+def test_a_stray_byte_in_a_claude_transcript_costs_only_a_character_of_its_title(world) -> None:
     if not TRANSCRIPT.is_file():
         pytest.skip(f"the real transcripts of shared/data are missing ({TRANSCRIPT})")
     (world.project / f"{S1}.jsonl").write_bytes(_claude_lines(S1, corrupt=False))
@@ -139,7 +139,7 @@ def _escaped_line(record: dict) -> bytes:
     return json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
 
 
-def test_half_a_utf16_pair_in_a_claude_transcript_costs_only_a_character_of_its_title(world) -> None:  # noqa: F811
+def test_half_a_utf16_pair_in_a_claude_transcript_costs_only_a_character_of_its_title(world) -> None:
     if not TRANSCRIPT.is_file():
         pytest.skip(f"the real transcripts of shared/data are missing ({TRANSCRIPT})")
     (world.project / f"{S1}.jsonl").write_bytes(_claude_lines(S1, corrupt=False))
@@ -156,6 +156,7 @@ def test_half_a_utf16_pair_in_a_claude_transcript_costs_only_a_character_of_its_
     assert cut.title == "Smile \ufffd " + pristine.title
 
 
+@pytest.mark.process
 def test_half_a_utf16_pair_in_a_hook_payload_costs_only_a_character_not_the_event(iso_env) -> None:
     """The shim writes what it keeps as JSON, a lone surrogate as its escape; the collector used to refuse the
     whole spool line for it (msgspec does), so the event of a prompt cut inside an emoji was lost."""

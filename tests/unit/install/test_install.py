@@ -255,6 +255,7 @@ def status_json() -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.process
 def test_status_missing(iso_env):
     report = status_json()
     assert report["claude"]["state"] == "missing"
@@ -267,6 +268,7 @@ def test_status_missing(iso_env):
     assert "claude: missing" in text and "none received yet" in text
 
 
+@pytest.mark.process
 def test_status_installed(iso_env):
     run("hooks", "install")
     report = status_json()["claude"]
@@ -274,6 +276,7 @@ def test_status_installed(iso_env):
     assert "claude: installed" in run("hooks", "status").stdout
 
 
+@pytest.mark.process
 def test_status_stale_path(iso_env):
     run("hooks", "install")
     settings = read_settings(iso_env)
@@ -293,6 +296,7 @@ def test_status_stale_path(iso_env):
     assert status_json()["claude"]["state"] == "installed"
 
 
+@pytest.mark.process
 def test_status_another_installation(iso_env):
     run("hooks", "install")
     settings = read_settings(iso_env)
@@ -304,6 +308,7 @@ def test_status_another_installation(iso_env):
     assert report["state"] == "stale" and "another" in report["detail"]
 
 
+@pytest.mark.process
 def test_status_partial(iso_env):
     run("hooks", "install")
     settings = read_settings(iso_env)
@@ -315,6 +320,7 @@ def test_status_partial(iso_env):
     assert "missing events: StopFailure" in run("hooks", "status").stdout
 
 
+@pytest.mark.process
 def test_status_unreadable_is_reported_not_raised(iso_env):
     write_settings(iso_env, "{nope")
     result = run("hooks", "status", "--json")
@@ -323,6 +329,7 @@ def test_status_unreadable_is_reported_not_raised(iso_env):
     assert report["state"] == "unreadable" and "not valid JSON" in report["detail"]
 
 
+@pytest.mark.process
 def test_status_reports_the_last_event(iso_env):
     from lunavect.collector.tick import Collector
 
@@ -336,6 +343,7 @@ def test_status_reports_the_last_event(iso_env):
     assert "last one" in run("hooks", "status").stdout
 
 
+@pytest.mark.process
 def test_installed_command_really_runs(iso_env):
     """The command written into settings.json, run through a shell as Claude Code does, spools the event."""
     run("hooks", "install")

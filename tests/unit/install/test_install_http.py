@@ -61,6 +61,7 @@ def post(port: int, secret: str, payload: dict) -> int:
         return reply.status
 
 
+@pytest.mark.process
 def test_install_http_sends_only_the_tool_events_by_http_and_the_collector_follows(iso_env):
     assert collector_process.ensure_running()  # a collector that runs before HTTP hooks are set up
     result = run("hooks", "install", "--http")
@@ -195,6 +196,7 @@ def claude_process(iso_env):
         sleeper.wait()
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="procStart is clock ticks on Linux")
 def test_an_http_event_takes_its_process_from_the_live_catalog(iso_env, claude_process):
     facts = process_facts(SID, iso_env.claude)
@@ -214,6 +216,7 @@ def test_an_http_event_takes_its_process_from_the_live_catalog(iso_env, claude_p
     assert record["via"] == "http" and record["pid"] == claude_process.pid and record["pstart"] == facts["pstart"]
 
 
+@pytest.mark.process
 def test_a_process_that_ended_gives_no_facts(iso_env, claude_process):
     claude_process.kill()
     claude_process.wait()

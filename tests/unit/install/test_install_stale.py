@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from lunavect.cli.root import cli
@@ -61,6 +62,7 @@ def test_install_names_the_interpreter_and_package_it_wrote(iso_env):
     assert f"hook command: {sys.executable} running lunavect's shim from {command.package_parent()}" in out
 
 
+@pytest.mark.process
 def test_a_moved_virtual_environment_is_stale_reinstall(iso_env, tmp_path):
     python, site = other_venv(tmp_path / "a")
     hook = command_in(python, site)
@@ -79,6 +81,7 @@ def test_a_moved_virtual_environment_is_stale_reinstall(iso_env, tmp_path):
     assert install.status().state == "installed"
 
 
+@pytest.mark.process
 def test_an_upgraded_base_interpreter_is_stale_reinstall(iso_env, tmp_path):
     python, site = other_venv(tmp_path)
     hook = command_in(python, site)
@@ -91,6 +94,7 @@ def test_an_upgraded_base_interpreter_is_stale_reinstall(iso_env, tmp_path):
     assert "claude: stale: reinstall" in run("hooks", "status").stdout
 
 
+@pytest.mark.process
 def test_a_package_folder_without_lunavect_is_stale(iso_env, tmp_path):
     python, site = other_venv(tmp_path)
     hook = command_in(python, site)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from lunavect.install import service as svc
 
 
@@ -56,6 +58,7 @@ def _lunavect(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.process
 def test_without_a_systemd_user_manager_each_command_says_so(tmp_path: Path) -> None:
     env = {
         **os.environ,

@@ -9,80 +9,13 @@ import socket
 import stat
 import subprocess
 import sys
-import threading
-from pathlib import Path
 
 import pytest
+from hook_listener_support import EVENT, SECRET, post, request, spooled, status, status_or_reset, wait_lines
 
 from lunavect.listener import secret as hook_secret
 from lunavect.listener import server as hook_listener
 from lunavect.listener.server import HOOK_PATH, HookListener, peer_uid
-
-SECRET = "s" * 64
-EVENT = {
-    "hook_event_name": "PreToolUse",
-    "session_id": "3fd75c2e-f60a-47a1-9b70-087f2037adbf",
-    "tool_name": "Bash",
-    "tool_input": {"command": "echo private-text"},
-    "tool_use_id": "toolu_1",
-}
-
-
-@pytest.fixture
-def listener(tmp_path: Path, iso_env):
-    """A listener whose failures, if any, are recorded in the test's own store (iso_env)."""
-    spool = tmp_path / "spool" / "events.jsonl"
-    server = HookListener(str(spool), SECRET, deadline_s=1.0).start()
-    try:
-        yield server, spool
-    finally:
-        server.close()
-
-
-def request(port: int, raw: bytes, *, shut: bool = True) -> str:
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(raw)
-        if shut:
-            sock.shutdown(socket.SHUT_WR)
-        return _status(sock)
-
-
-def _status(sock: socket.socket) -> str:
-    data = b""
-    while chunk := sock.recv(4096):
-        data += chunk
-    return data.split(b"\r\n", 1)[0].decode()
-
-
-def status_or_reset(port: int, raw: bytes) -> str:
-    """The status code, or "reset": another user's connection is closed unread, which the kernel may answer
-    with a reset that overtakes the refusal."""
-    try:
-        line = request(port, raw)
-    except OSError:  # reset, or not connected any more
-        return "reset"
-    return line.split(" ")[1] if line else "reset"
-
-
-def post(path: str = HOOK_PATH, secret: str = SECRET, body: bytes | None = None, method: str = "POST") -> bytes:
-    body = json.dumps(EVENT).encode() if body is None else body
-    return (
-        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        f"X-Lunavect-Secret: {secret}\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode() + body
-
-
-def spooled(spool: Path) -> list[dict]:
-    return [json.loads(line) for line in spool.read_text().splitlines()] if spool.exists() else []
-
-
-def wait_lines(spool: Path, n: int) -> list[dict]:
-    done = threading.Event()
-    for _ in range(200):
-        if len(spooled(spool)) >= n:
-            break
-        done.wait(0.02)
-    return spooled(spool)
 
 
 def test_accepted_event_is_spooled_once_through_the_shim_filter(listener):
@@ -118,7 +51,7 @@ def test_a_50_mb_body_is_refused_before_it_is_read(listener):
     head = post(body=b"")[: -len(b"Content-Length: 0\r\n\r\n")] + f"Content-Length: {50 * 1024 * 1024}\r\n\r\n".encode()
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
         sock.sendall(head + b"{" * 65536)  # the sender has far more to send; the answer comes anyway
-        assert _status(sock).split(" ")[1] == "413"
+        assert status(sock).split(" ")[1] == "413"
     assert request(server.port, post()) == "HTTP/1.1 200 OK"  # and the listener goes on serving
     assert len(wait_lines(spool, 1)) == 1
 
@@ -128,7 +61,7 @@ def test_a_never_ending_request_is_cut_off_and_never_blocks_others(listener):
     stalled = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     stalled.sendall(post()[:40])  # and nothing more, ever
     assert request(server.port, post()) == "HTTP/1.1 200 OK"
-    assert _status(stalled).split(" ")[1] == "408"  # the listener's deadline, not the sender, ends it
+    assert status(stalled).split(" ")[1] == "408"  # the listener's deadline, not the sender, ends it
     stalled.close()
     assert len(wait_lines(spool, 1)) == 1
 
@@ -138,7 +71,7 @@ def test_a_stalled_body_is_cut_off(listener):
     raw = post()
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
         sock.sendall(raw[:-5])
-        assert _status(sock).split(" ")[1] == "408"
+        assert status(sock).split(" ")[1] == "408"
     assert spooled(spool) == []
 
 
@@ -160,6 +93,7 @@ def test_peer_uid_names_this_process_owner(listener):
         assert peer_uid(sock.getsockname(), sock.getpeername()) == os.getuid()
 
 
+@pytest.mark.process
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv")
 def test_a_request_from_user_nobody_is_refused(listener):
     server, spool = listener
@@ -172,9 +106,6 @@ def test_a_request_from_user_nobody_is_refused(listener):
     assert proc.stdout.decode().strip() in ("403", "reset")
     assert server.refused.get("other-user") == 1
     assert spooled(spool) == []
-
-
-NEEDS_NOBODY = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv")
 
 
 def as_nobody(code: str, *args: str, input: bytes = b"", timeout: float = 30) -> subprocess.CompletedProcess[bytes]:

@@ -12,15 +12,13 @@ import threading
 import time
 
 import pytest
+from hook_listener_support import EVENT, NEEDS_NOBODY, SECRET, post, request, status_or_reset, wait_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_hook_listener import EVENT, NEEDS_NOBODY, SECRET, listener, post, request, status_or_reset, wait_lines
 
 from lunavect import faults
 from lunavect.listener import request as hook_request
 from lunavect.listener import server as hook_listener
-
-__all__ = ["listener"]  # the fixture, shared with test_hook_listener.py
 
 FLOOD = """
 import socket, sys, time
@@ -41,6 +39,7 @@ print(len(held))
 """
 
 
+@pytest.mark.process
 @NEEDS_NOBODY
 def test_another_users_flood_never_costs_a_real_hook_its_answer(listener):
     """As probed: 40 connections as `nobody` every 0.45 s once held every slot, and every real hook got 503."""

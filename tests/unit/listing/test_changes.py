@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 
+import pytest
 from unit_support import stop_collector
 
 from lunavect import paths, store
@@ -42,6 +43,7 @@ def _running_collector():
     return conn
 
 
+@pytest.mark.process
 def test_the_running_collector_notifies_each_change_and_nothing_else(iso_env):
     conn = _running_collector()
     feed = changes.Feed()
@@ -86,6 +88,7 @@ def test_without_a_collector_the_feed_falls_back_to_data_version(iso_env):
         feed.close()
 
 
+@pytest.mark.process
 def test_a_collector_that_goes_away_leaves_the_feed_on_its_fallback(iso_env):
     conn = _running_collector()
     feed = changes.Feed(fallback_s=0.02)
@@ -101,6 +104,7 @@ def test_a_collector_that_goes_away_leaves_the_feed_on_its_fallback(iso_env):
         feed.close()
 
 
+@pytest.mark.process
 def test_the_asyncio_form_yields_a_change_for_the_running_collector(iso_env):
     _running_collector()
 

@@ -46,6 +46,7 @@ def test_the_vsix_holds_the_extension_its_manifest_and_the_channel_folder(tmp_pa
     assert shipped["version"] == m.version
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_extensions_own_logic_passes_nodes_test_runner() -> None:
     done = subprocess.run(

@@ -86,6 +86,7 @@ def running(iso_env, project: Path, service: subprocess.Popen) -> None:
     catalog(service.pid, start_ticks(service.pid), project)
 
 
+@pytest.mark.process
 def test_a_running_background_session_prints_its_attach_command(iso_env, project, claude_record, service_process):
     running(iso_env, project, service_process)
     proc = iso_env.cli("open", SESSION)
@@ -96,6 +97,7 @@ def test_a_running_background_session_prints_its_attach_command(iso_env, project
     assert "cannot script" not in proc.stdout and "--resume" not in proc.stdout
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (Debian: tmux)")
 def test_resume_in_tmux_runs_claude_attach_in_a_new_window(iso_env, project, claude_record, service_process):
     running(iso_env, project, service_process)
@@ -107,6 +109,7 @@ def test_resume_in_tmux_runs_claude_attach_in_a_new_window(iso_env, project, cla
         assert claude_record.read_bytes().decode().split("\0") == [str(project), "attach", JOB, ""]
 
 
+@pytest.mark.process
 def test_a_reply_to_it_is_refused_with_the_attach_command(iso_env, project, claude_record, service_process):
     running(iso_env, project, service_process)
     proc = iso_env.cli("reply", SESSION, "never typed")
@@ -115,6 +118,7 @@ def test_a_reply_to_it_is_refused_with_the_attach_command(iso_env, project, clau
     assert not claude_record.exists()
 
 
+@pytest.mark.process
 def test_a_stopped_background_session_resumes_through_attach(iso_env, project, claude_record):
     worked(iso_env, project)
     job_state()
@@ -123,6 +127,7 @@ def test_a_stopped_background_session_resumes_through_attach(iso_env, project, c
     assert "finished" in proc.stdout and f"resume it with: claude attach {JOB}" in proc.stdout
 
 
+@pytest.mark.process
 def test_a_stale_entry_of_a_pid_reused_since_is_no_running_session(iso_env, project, claude_record, service_process):
     worked(iso_env, project)
     catalog(service_process.pid, "1", project)  # recorded for a process that started long before this one
@@ -143,6 +148,7 @@ def asks_permission(iso_env, cwd: Path) -> None:
         assert iso_env.hook(payload).returncode == 0
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("action", [("reply", "never typed"), ("answer", "allow")])
 def test_whatever_it_waits_for_a_reply_or_answer_gives_the_attach_command(
     iso_env, project, claude_record, service_process, action
@@ -158,6 +164,7 @@ def test_whatever_it_waits_for_a_reply_or_answer_gives_the_attach_command(
     assert "--resume" not in proc.stderr and not claude_record.exists()
 
 
+@pytest.mark.process
 def test_attaching_needs_the_cli_but_not_the_project_folder(iso_env, project, claude_record, service_process):
     """The job is the client's service's: it needs no folder to attach (a resume does), only the command."""
     running(iso_env, project, service_process)
@@ -172,6 +179,7 @@ def test_attaching_needs_the_cli_but_not_the_project_folder(iso_env, project, cl
     )
 
 
+@pytest.mark.process
 def test_the_attach_command_to_no_clipboard_says_so(iso_env, project, claude_record, service_process):
     running(iso_env, project, service_process)
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "TMUX"):
@@ -180,6 +188,7 @@ def test_the_attach_command_to_no_clipboard_says_so(iso_env, project, claude_rec
     assert proc.returncode == 1 and "no clipboard tool found" in proc.stderr and "in the background" in proc.stderr
 
 
+@pytest.mark.process
 def test_lunavect_resume_attaches_to_it_running_or_stopped(iso_env, project, claude_record, service_process):
     """`lunavect resume` takes the same way back as `open`: a resume would start a second copy of it."""
     running(iso_env, project, service_process)
@@ -195,6 +204,7 @@ def test_lunavect_resume_attaches_to_it_running_or_stopped(iso_env, project, cla
     assert (printed.returncode, printed.stdout) == (0, f"claude attach {JOB}\n"), printed.stderr
 
 
+@pytest.mark.process
 def test_its_row_s_resume_command_is_the_attach_command_until_a_terminal_resumes_it(
     iso_env, project, claude_record, service_process
 ):

@@ -63,6 +63,7 @@ def run_sh(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPro
     return subprocess.run(["sh", "-c", line], cwd=cwd, env=env, capture_output=True, timeout=10)
 
 
+@pytest.mark.process
 def test_the_resume_command_runs_in_any_folder_and_runs_nothing_else(tmp_path, recording):
     bin_folder, record, env = recording
     base = tmp_path / "projects"
@@ -85,6 +86,7 @@ def test_the_resume_command_runs_in_any_folder_and_runs_nothing_else(tmp_path, r
     assert not (tmp_path / "X").exists() and not (tmp_path / "Y").exists()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", ["-", "-P", "-L", "~", "folder"])
 def test_a_folder_that_is_not_absolute_is_the_folder_of_that_name(tmp_path, recording, name):
     """`cd -` goes back to `$OLDPWD` and `cd -P` is an option; a bare name is looked up in `$CDPATH`."""
@@ -108,6 +110,7 @@ def test_shell_words_never_raise_and_parse_back(words):
     assert shlex.split(shell_words(words)) == words
 
 
+@pytest.mark.process
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(folder=TEXTS, session_id=TEXTS)
 def test_any_folder_and_id_reach_the_shell_as_themselves(tmp_path, folder, session_id):

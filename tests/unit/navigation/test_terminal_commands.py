@@ -360,6 +360,7 @@ def test_clipboard_commands_per_desktop() -> None:
         clipboard.copy("x", {"PATH": "/nonexistent"})
 
 
+@pytest.mark.process
 def test_runner_reports_missing_programs_and_timeouts() -> None:
     assert run(["lunavect-no-such-program"]).failure == "missing"
     assert run(["sleep", "5"], timeout=0.2).failure == "timeout"

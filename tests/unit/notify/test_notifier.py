@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_notify_decide import row  # noqa: E402
+from notify_support import row
 from unit_support import delivering_to, wait_until
 
 from lunavect import store
@@ -29,6 +29,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.mark.process
 def test_the_command_gets_each_notification_once_and_a_restart_sends_nothing_again(db: Path) -> None:
     out = db / "received.jsonl"
     conn = store.connect()
@@ -51,6 +52,7 @@ def test_the_command_gets_each_notification_once_and_a_restart_sends_nothing_aga
     conn.close()
 
 
+@pytest.mark.process
 def test_a_failing_command_is_one_line_never_an_exception(tmp_path: Path) -> None:
     note = compose([item_of(BY_NAME["ready"], row())])
     assert run_command("", note) == "notify.command is empty"
@@ -107,6 +109,7 @@ def test_a_batch_that_raises_costs_that_batch_and_the_next_one_is_delivered(db: 
     assert (failure.loop, failure.count) == ("notifier", 1) and "odd answer" in failure.error
 
 
+@pytest.mark.process
 def test_outside_text_reaches_the_command_as_data_never_as_shell(tmp_path: Path) -> None:
     """`notify.command` is split once, from the person's own setting, and run without a shell: a title or a
     folder holding shell syntax arrives in the JSON on stdin, written as it was, and runs nothing."""

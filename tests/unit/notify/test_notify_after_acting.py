@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from lunavect.collector.tick import Collector
 from lunavect.notify.decide import COALESCE_S, Decider, Transition
 
@@ -33,6 +35,7 @@ def event(iso_env, name: str, **fields) -> None:
     assert iso_env.hook(payload).returncode == 0
 
 
+@pytest.mark.process
 def test_an_approval_ends_the_quiet_period_and_the_reply_notifies(iso_env):
     conn = iso_env.connect()
     collector = Collector(conn, sources=[])
@@ -52,6 +55,7 @@ def test_an_approval_ends_the_quiet_period_and_the_reply_notifies(iso_env):
     assert len(heard.notes) == 2 and "response ready" in heard.notes[-1]
 
 
+@pytest.mark.process
 def test_a_reply_the_person_did_not_ask_for_stays_quiet(iso_env):
     conn = iso_env.connect()
     collector = Collector(conn, sources=[])

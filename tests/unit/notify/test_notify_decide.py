@@ -4,28 +4,12 @@ from __future__ import annotations
 
 import json
 
-from unit_support import a_session
+from notify_support import T0, row
 
 from lunavect.collector.snapshot import iso
 from lunavect.core.model import Session, State
 from lunavect.notify.decide import COALESCE_S, FRESH_S, QUIET_S, Decider, Policy, Transition
 from lunavect.notify.kinds import KINDS
-
-T0 = 1_800_000_000.0
-
-
-def row(n: int = 1, state: State = State.READY, at: float = T0, **fields: object) -> Session:
-    base: dict[str, object] = dict(
-        title=f"task {n}",
-        project=f"proj{n}",
-        cwd=f"/src/proj{n}",
-        host="here",
-        state=state,
-        updated=iso(at),
-        client="cli",
-    )
-    base.update(fields)
-    return a_session(f"s{n}", **base)
 
 
 def moved(old: State | None, new: Session, **kw: bool) -> Transition:

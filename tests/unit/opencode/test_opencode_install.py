@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from lunavect.clients.opencode import install, places
 
 
+@pytest.mark.process
 def test_install_status_and_uninstall(iso_env) -> None:
     path = places.plugin_path()
     assert path == iso_env.home / ".config" / "opencode" / "plugin" / "lunavect.js"

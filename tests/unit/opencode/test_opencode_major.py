@@ -32,6 +32,7 @@ def test_the_version_s_major_is_read_only_from_what_a_version_looks_like() -> No
     assert major.major_of(b"opencode 2\n") is None and major.major_of(b"") is None
 
 
+@pytest.mark.process
 def test_an_opencode_2_on_path_is_said_by_doctor_and_the_empty_panel(iso_env, monkeypatch, tmp_path) -> None:
     from lunavect.clients.opencode import FACE
     from lunavect.collector import doctor
@@ -49,6 +50,7 @@ def test_an_opencode_2_on_path_is_said_by_doctor_and_the_empty_panel(iso_env, mo
     assert report.clients["claude"]["not_read"] is None
 
 
+@pytest.mark.process
 def test_a_database_of_opencode_2_is_said_though_no_binary_answers(iso_env, monkeypatch, tmp_path) -> None:
     from lunavect.clients.opencode import FACE
 

@@ -41,6 +41,7 @@ def spooled(tmp_path: Path, events: Path = SAMPLES) -> list[bytes]:
     return (paths.spool_dir() / SPOOL_FILE_NAME).read_bytes().splitlines()
 
 
+@pytest.mark.process
 def test_it_spools_no_text_of_the_conversation(iso_env, tmp_path: Path) -> None:
     lines = spooled(tmp_path)
     assert lines and all(line.startswith(b'{"v":') and line.isascii() for line in lines)
@@ -49,6 +50,7 @@ def test_it_spools_no_text_of_the_conversation(iso_env, tmp_path: Path) -> None:
     assert (paths.spool_dir() / SPOOL_FILE_NAME).stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.process
 def test_each_record_is_the_hook_event_the_rules_read(iso_env, tmp_path: Path) -> None:
     evidence = [evidence_from_record(decode(line)) for line in spooled(tmp_path)]
     kinds = [e.kind for e in evidence if e is not None]
@@ -76,6 +78,7 @@ def test_each_record_is_the_hook_event_the_rules_read(iso_env, tmp_path: Path) -
     assert titled and not any(t.startswith("New session - ") for t in titled)
 
 
+@pytest.mark.process
 def test_only_changes_are_forwarded(iso_env, tmp_path: Path) -> None:
     busy = {"type": "session.status", "properties": {"sessionID": SESSION, "status": {"type": "busy"}}}
     events = tmp_path / "events.jsonl"

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from unit_support import installed_hook_command
 
 from lunavect.core import clients
@@ -19,6 +20,7 @@ from lunavect.host.processes import Proc
 from lunavect.shim import procfacts
 
 
+@pytest.mark.process
 def test_the_nearest_interpreter_ancestor_is_the_session_not_its_launcher(iso_env):
     bin_dir = iso_env.root / "bin"
     bin_dir.mkdir()

@@ -49,6 +49,7 @@ VIA = pytest.mark.parametrize("via", sorted(HOOK_FORMS))
 # Bad stdin: exit 0, print nothing, spool a counted rejection (or the event, when it still is one).
 
 
+@pytest.mark.process
 @VIA
 @pytest.mark.parametrize(
     ("raw", "reason"),
@@ -92,6 +93,7 @@ def test_bad_stdin_is_a_counted_rejection(iso_env, via, raw, reason):
     assert "event" not in record
 
 
+@pytest.mark.process
 def test_rejections_are_counted_by_the_collector(iso_env):
     from lunavect import store
     from lunavect.collector.tick import Collector
@@ -111,6 +113,7 @@ def test_rejections_are_counted_by_the_collector(iso_env):
     assert conn.execute("SELECT kind FROM events").fetchall() == [("Stop",)]
 
 
+@pytest.mark.process
 @VIA
 def test_stdin_dev_null_is_empty(iso_env, via):
     proc = iso_env.hook(None, via=via)
@@ -118,6 +121,7 @@ def test_stdin_dev_null_is_empty(iso_env, via):
     assert [r["rejected"] for r in iso_env.spool_records()] == ["empty"]
 
 
+@pytest.mark.process
 @VIA
 def test_stdin_a_terminal_is_not_read(iso_env, via):
     """Run by hand in a terminal, the shim does not wait for typing: it returns at once."""
@@ -133,6 +137,7 @@ def test_stdin_a_terminal_is_not_read(iso_env, via):
     assert [r["rejected"] for r in iso_env.spool_records()] == ["stdin-is-a-terminal"]
 
 
+@pytest.mark.process
 def test_stdin_closed_is_a_rejection(iso_env):
     proc = subprocess.run(
         installed_hook_command(),
@@ -146,6 +151,7 @@ def test_stdin_closed_is_a_rejection(iso_env):
     assert len(records) == 1 and "rejected" in records[0]
 
 
+@pytest.mark.process
 @VIA
 def test_invalid_utf8_inside_an_event_keeps_the_event(iso_env, via):
     raw = (
@@ -162,6 +168,7 @@ def test_invalid_utf8_inside_an_event_keeps_the_event(iso_env, via):
     assert b"broken" not in iso_env.spool.read_bytes()
 
 
+@pytest.mark.process
 @VIA
 def test_huge_reply_is_kept_as_an_event_without_its_text(iso_env, via):
     reply = ("The quick brown fox. " * 10_000)[:200_000] + "\n\nShall I apply these changes?"
@@ -175,6 +182,7 @@ def test_huge_reply_is_kept_as_an_event_without_its_text(iso_env, via):
     assert len(raw) < 2000
 
 
+@pytest.mark.process
 def test_50_mb_payload_is_still_an_event(iso_env):
     payload = event(
         "PostToolUse",
@@ -192,6 +200,7 @@ def test_50_mb_payload_is_still_an_event(iso_env):
     assert iso_env.spool.stat().st_size < 2000
 
 
+@pytest.mark.process
 def test_payload_over_the_limit_is_drained_and_rejected(iso_env):
     raw = b'{"hook_event_name":"Stop","x":"' + b"B" * (entry.MAX_PAYLOAD_BYTES + 1024) + b'"}'
     proc = iso_env.hook(raw)  # no BrokenPipeError here: the shim reads it all
@@ -211,6 +220,7 @@ def _timed_hook(iso_env, via: str, env: dict | None = None) -> float:
     return elapsed
 
 
+@pytest.mark.process
 @VIA
 def test_data_folder_under_a_regular_file(iso_env, via):
     blocker = iso_env.root / "a-file"
@@ -220,6 +230,7 @@ def test_data_folder_under_a_regular_file(iso_env, via):
     assert blocker.read_text() == "not a folder"
 
 
+@pytest.mark.process
 @VIA
 def test_full_disk(iso_env, via):
     iso_env.spool_dir.mkdir(parents=True)
@@ -228,6 +239,7 @@ def test_full_disk(iso_env, via):
     assert iso_env.spool.is_symlink()
 
 
+@pytest.mark.process
 @VIA
 def test_spool_path_is_a_folder(iso_env, via):
     iso_env.spool.mkdir(parents=True)
@@ -235,6 +247,7 @@ def test_spool_path_is_a_folder(iso_env, via):
     assert iso_env.spool.is_dir() and not any(iso_env.spool.iterdir())
 
 
+@pytest.mark.process
 def test_no_collector_needed(iso_env):
     """The shim never waits for a collector: none runs here, and a stale lock file changes nothing."""
     iso_env.data.mkdir(parents=True)
@@ -243,6 +256,7 @@ def test_no_collector_needed(iso_env):
     assert iso_env.spool_records()[0]["event"] == "Stop"
 
 
+@pytest.mark.process
 def test_stdin_never_closed_gives_up_at_the_deadline(iso_env):
     proc = subprocess.Popen(
         installed_hook_command(),
@@ -272,6 +286,7 @@ def test_stdin_never_closed_gives_up_at_the_deadline(iso_env):
 # The agent's process facts: pid and start time of the nearest `claude` ancestor, and its tty.
 
 
+@pytest.mark.process
 def test_agent_pid_start_time_and_tty(iso_env):
     bin_dir = iso_env.root / "bin"
     bin_dir.mkdir()
@@ -310,6 +325,7 @@ def test_agent_pid_start_time_and_tty(iso_env):
     assert abs(record["pstart"] - time.time()) < 60
 
 
+@pytest.mark.process
 def test_start_time_agrees_with_liveness_check(iso_env):
     """The start time the shim records is the one `is_alive` compares with (pid reuse guard)."""
     bin_dir = iso_env.root / "bin"
@@ -329,6 +345,7 @@ def test_start_time_agrees_with_liveness_check(iso_env):
     assert is_alive(facts["pid"], facts["pstart"]) is False
 
 
+@pytest.mark.process
 def test_no_agent_ancestor_records_no_pid(iso_env):
     me = psutil.Process()
     if any(p.name() == "claude" for p in [me, *me.parents()]):
@@ -400,6 +417,7 @@ def _modules_of_a_shim_run(iso_env, form: str, payload: dict) -> set[str]:
     return set(json.loads(out.read_text()))
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("form", ["installed", "file"])
 def test_shim_imports_only_the_stdlib(iso_env, form):
     stop = event(
@@ -428,6 +446,7 @@ def test_shim_imports_only_the_stdlib(iso_env, form):
     assert record["question"] is True and record["bg"] == [{"kind": "shell", "id": "b1", "service": True}]
 
 
+@pytest.mark.process
 def test_plain_events_do_not_load_the_classifiers(iso_env):
     modules = _modules_of_a_shim_run(iso_env, "installed", event("PreToolUse", tool_name="Bash", tool_use_id="t"))
     assert _third_party(modules) == []
@@ -435,6 +454,7 @@ def test_plain_events_do_not_load_the_classifiers(iso_env):
     assert iso_env.spool_records()[0]["tool"] == "Bash"
 
 
+@pytest.mark.process
 def test_cli_hook_path_does_not_import_the_cli(iso_env):
     out = iso_env.root / "modules.json"
     script = textwrap.dedent(
@@ -475,6 +495,7 @@ def test_cli_hook_path_does_not_import_the_cli(iso_env):
     assert iso_env.spool_records()[0]["event"] == "Stop"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("form", ["launcher", "file"])
 def test_commands_installed_by_earlier_versions_still_work(iso_env, form):
     """Hook commands written before the shim became a package name `lunavect.hook`; they keep working (silent,

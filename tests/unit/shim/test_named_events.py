@@ -69,6 +69,7 @@ def test_a_sub_agents_own_event_is_its_sessions_work() -> None:
     assert shim_payload.extract("copilot", start, "subagentStart")["session"] == SESSION
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("via", sorted(HOOK_FORMS))
 def test_the_command_passes_the_event_it_was_installed_for(iso_env, via) -> None:
     argv = [*HOOK_FORMS[via]("claude"), "preToolUse"]

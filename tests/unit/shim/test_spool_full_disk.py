@@ -100,6 +100,7 @@ class Filler:
         self.path.unlink()
 
 
+@pytest.mark.process
 def test_the_shim_on_a_full_tmpfs_loses_only_the_event_that_met_it(iso_env, small_disk, tmp_path):
     env = dict(iso_env.env, LUNAVECT_HOME=str(small_disk / "lunavect"))
     spool = small_disk / "lunavect" / "spool" / "events.jsonl"
@@ -113,6 +114,7 @@ def test_the_shim_on_a_full_tmpfs_loses_only_the_event_that_met_it(iso_env, smal
     assert stored(spool.parent, tmp_path / "store.sqlite") == (["SessionStart", "Stop"], {})
 
 
+@pytest.mark.process
 def test_the_http_listener_on_a_full_tmpfs_loses_only_the_event_that_met_it(small_disk, tmp_path):
     spool = small_disk / "lunavect" / "spool" / "events.jsonl"
     server = HookListener(str(spool), SECRET, deadline_s=5.0).start()
@@ -131,6 +133,7 @@ def test_the_http_listener_on_a_full_tmpfs_loses_only_the_event_that_met_it(smal
     assert stored(spool.parent, tmp_path / "store.sqlite") == (["SessionStart", "Stop"], {})
 
 
+@pytest.mark.process
 def test_a_write_cut_short_by_the_file_size_limit_loses_only_its_own_event(iso_env):
     """RLIMIT_FSIZE cuts a write short on any file system, without root: a real short write(2)."""
     run_hook(iso_env, "SessionStart", iso_env.env)

@@ -11,7 +11,7 @@ import json
 
 import msgspec
 import pytest
-from test_privacy import SID, realistic_session
+from privacy_support import SID, realistic_session
 
 from lunavect.evidence import spool_record
 from lunavect.evidence.spool_record import SpoolRecord
@@ -26,6 +26,7 @@ def shim_lines(iso_env, client: str) -> list[bytes]:
     return iso_env.spool.read_bytes().splitlines()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("client", ["claude", "codex"])
 def test_every_field_the_shim_writes_is_declared_or_deliberately_unread(iso_env, client):
     declared = set(SpoolRecord.__struct_fields__)
@@ -41,6 +42,7 @@ def test_every_field_the_shim_writes_is_declared_or_deliberately_unread(iso_env,
         assert (evidence.session_id, evidence.kind, evidence.provider) == (SID, raw["event"], client)
 
 
+@pytest.mark.process
 def test_the_typed_fields_arrive_typed(iso_env):
     records = [spool_record.decode(line) for line in shim_lines(iso_env, "claude")]
     by_event = {}

@@ -40,6 +40,7 @@ def test_poke_lock_and_store_never_follow_a_link(iso_env, tmp_path):
     assert victim.read_text() == "precious"
 
 
+@pytest.mark.process
 def test_the_hook_never_appends_through_a_link(iso_env, tmp_path):
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
@@ -58,6 +59,7 @@ def _hook_is_silent(iso_env) -> None:
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
 
 
+@pytest.mark.process
 def test_the_hook_writes_nothing_into_a_spool_folder_others_may_write(iso_env):
     spool = paths.ensure_private_dir(paths.spool_dir())
     os.chmod(spool, 0o777)
@@ -68,6 +70,7 @@ def test_the_hook_writes_nothing_into_a_spool_folder_others_may_write(iso_env):
     assert [r["event"] for r in iso_env.spool_records()] == ["Stop"]
 
 
+@pytest.mark.process
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
 def test_the_hook_writes_nothing_into_a_spool_folder_of_another_user(iso_env):
     spool = paths.ensure_private_dir(paths.spool_dir())
@@ -76,6 +79,7 @@ def test_the_hook_writes_nothing_into_a_spool_folder_of_another_user(iso_env):
     assert list(spool.iterdir()) == []
 
 
+@pytest.mark.process
 def test_the_hook_writes_nothing_through_a_spool_folder_that_is_a_link(iso_env, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)

@@ -99,6 +99,7 @@ def test_lunavect_home_is_normalised_as_abspath_does(iso_env, monkeypatch, value
     assert spoolfile.data_dir(env) == os.path.abspath(os.path.expanduser(value))
 
 
+@pytest.mark.process
 def test_the_shim_reads_the_environment_without_os(iso_env):
     """Run without `os` imported, the shim reads posix's start-up environment: the same folder."""
     import subprocess

@@ -122,6 +122,7 @@ def test_a_failing_migration_changes_nothing(iso_env, monkeypatch):
         raw.close()
 
 
+@pytest.mark.process
 def test_newer_schema_is_refused_with_one_line(iso_env):
     iso_env.connect().close()
     raw = sqlite3.connect(paths.store_path())
@@ -152,6 +153,7 @@ def test_corrupt_store_is_one_line_error(iso_env, command):
     assert not (iso_env.data / "collector.lock").exists() or not _collector_running(iso_env)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", [["list"], ["counts", "--json"], ["hooks", "status"]])
 def test_unusable_data_folder_is_one_line_error(iso_env, command):
     blocker = iso_env.root / "a-file"

@@ -56,6 +56,7 @@ def overwrite_pages(path, table: str) -> None:
     path.write_bytes(bytes(data))
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", [("list",), ("counts",), ("pin", "aaaa"), ("open", "aaaa"), ("hide", "0001")])
 def test_overwritten_pages_give_one_line_not_a_traceback(iso_env, command):
     conn = store.connect()

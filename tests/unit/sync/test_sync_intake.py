@@ -15,15 +15,11 @@ import time
 
 import msgspec
 import pytest
-from test_hostile_text import acts_on_a_terminal
-from unit_support import a_session
+from hostile_support import acts_on_a_terminal
+from sync_intake_support import GOOD, Bucket, beat, row
 
-from lunavect.core.model import State
-from lunavect.listing.sessions import own_ids
 from lunavect.sync import arrange, config, keys, remote
-from lunavect.sync.remote import Entry
 
-GOOD = "aaaaaaaa-1111-2222-3333-444444444444"
 HOSTILE_IDS = [GOOD + "\n", "../../../../x", "id\x1b]0;pwned\x07x", "z" * 131072, "", ".hidden", "a b", "x;rm -rf ~"]
 HOSTILE_HOSTS = ["beta\n", "..", "be\x1b]0;pwned\x07", "h" * 131072, "", "-oProxyCommand", "_beta", "be ta"]
 HOSTILE_TITLE = "T\x1b]0;pwned\x07\x1b[2J\nforged row"
@@ -31,32 +27,6 @@ HOSTILE_TITLE = "T\x1b]0;pwned\x07\x1b[2J\nforged row"
 
 def token(session_id: str) -> str:
     return "=" + base64.urlsafe_b64encode(session_id.encode()).decode().rstrip("=")
-
-
-def beat(**fields: object) -> bytes:
-    values: dict[str, object] = {"at": time.time(), "every": 5.0, "machine": "0123abcd"}
-    values.update(fields)
-    return msgspec.json.encode(values)
-
-
-def row(session_id: str = GOOD, **fields: object) -> bytes:
-    values: dict[str, object] = {"host": "beta", "state": State.WORKING}
-    values.update(fields)
-    return msgspec.json.encode(a_session(session_id, **values))
-
-
-class Bucket:
-    """Entries as the watch delivers them, with increasing revisions, applied by the real decode path."""
-
-    def __init__(self, conn) -> None:
-        self.conn, self.revision, self.drops = conn, 0, remote.Drops()
-
-    def put(self, *entries: tuple[str, bytes | None]) -> int:
-        batch = []
-        for key, value in entries:
-            self.revision += 1
-            batch.append(Entry(key=key, revision=self.revision, value=value, created=time.time()))
-        return remote.apply(self.conn, "alpha", batch, self.drops, own_ids=own_ids)
 
 
 @pytest.fixture
@@ -171,6 +141,7 @@ def test_refusals_are_logged_at_a_bounded_rate_without_a_traceback(bucket, caplo
     assert "ignored 50 entries" in caplog.records[-1].getMessage()  # the 49 unlogged since, and this one
 
 
+@pytest.mark.process
 def test_another_machines_row_reaches_no_terminal_raw(bucket, iso_env):
     bucket.put(
         ("beta.beat", beat()),

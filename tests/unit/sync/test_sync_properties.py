@@ -21,7 +21,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_properties import fields_of, json_values
+from property_support import fields_of, json_values
 from unit_support import a_session, seed_snapshot
 
 from lunavect import store

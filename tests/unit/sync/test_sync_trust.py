@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 import msgspec
-from test_sync_intake import GOOD, Bucket, beat, row
+from sync_intake_support import GOOD, Bucket, beat, row
 from unit_support import a_session, seed_snapshot
 
 from lunavect import store

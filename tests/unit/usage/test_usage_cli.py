@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 
+
+@pytest.mark.process
 def test_usage_prints_json_and_text_and_refuses_a_bad_duration(iso_env) -> None:
     result = iso_env.cli("usage", "--json", "--since", "30d", "--by", "model")
     assert result.returncode == 0, result.stderr

@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_claude_real_transcripts import MAIN_FILES, NOW, Feeder
-from test_usage_real_files import CODEX_FILES
+from real_files_support import CODEX_FILES, MAIN_FILES, NOW, Feeder
 
 from lunavect import store
 from lunavect.clients.codex.source import CodexSource

@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_claude_real_transcripts import MAIN_FILES, NOW, Feeder
-from unit_support import shared_data_dir, wait_until
+from real_files_support import CODEX_FILES, MAIN_FILES, NOW, Feeder
+from unit_support import wait_until
 
 from lunavect import store
 from lunavect.clients.codex.source import CodexSource
@@ -86,9 +86,6 @@ def test_claude_totals_whole_and_in_pieces(tmp_path: Path, source: Path) -> None
         finally:
             feeder.close()
         assert (usage.tokens, usage.subagents, usage.model) == (total, sub, model), name
-
-
-CODEX_FILES = sorted((shared_data_dir() / "codex").rglob("rollout-*.jsonl"))
 
 
 def expected_codex(path: Path) -> tuple[Tokens, int | None, int | None, str | None, dict | None]:

@@ -175,3 +175,18 @@ def test_a_row_s_detail_and_the_web_row_carry_the_usage_line() -> None:
     )
     assert line in rows.tooltip(session, NOW).splitlines()
     assert page_row(session).usage == line
+
+
+def test_the_listed_usage_is_the_listed_sessions_only(conn) -> None:
+    """What every refresh of a list reads: the sessions the store's `listed_session` view names, with their
+    files' latest state; a session in the history but not in the list (not listed, or no longer in the
+    snapshot) is not read."""
+    fill(conn)
+    with conn:
+        ledger.set_state(conn, "/a.jsonl", "claude:a", "claude-sonnet-4-5-20250929", 1000, 200_000, NOW)
+        ledger.set_state(conn, "/c.jsonl", "claude:c", "claude-sonnet-4-5", 5, 200_000, NOW)
+        conn.execute("UPDATE snapshot SET listed = 0 WHERE id = 'codex:b'")
+    listed = ledger.sessions(conn, listed=True)
+    assert set(listed) == {"claude:a"}
+    assert listed["claude:a"].tokens == Tokens(1_000_000, 1_000_000, 0, 0) and listed["claude:a"].context == 1000
+    assert set(ledger.sessions(conn)) == {"claude:a", "codex:b", "claude:c", "claude:d"}

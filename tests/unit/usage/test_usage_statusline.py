@@ -43,6 +43,7 @@ def env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "HOME": str(tmp_path), "LUNAVECT_HOME": str(tmp_path / "lv")}
 
 
+@pytest.mark.process
 def test_the_person_s_status_line_prints_the_same_bytes_and_the_limits_are_kept(tmp_path: Path, env) -> None:
     settings = tmp_path / "settings.json"
     original_line = {"type": "command", "command": PERSON, "padding": 2}
@@ -79,6 +80,7 @@ def test_the_person_s_status_line_prints_the_same_bytes_and_the_limits_are_kept(
     assert not statusline.uninstall(settings)
 
 
+@pytest.mark.process
 def test_without_a_status_line_of_its_own_the_wrapper_prints_nothing_and_uninstall_removes_it(
     tmp_path: Path, env
 ) -> None:
@@ -123,6 +125,7 @@ def test_the_person_s_bytes_come_back_whichever_was_installed_first(tmp_path: Pa
     assert settings.read_bytes() == original
 
 
+@pytest.mark.process
 def test_a_large_input_and_a_command_that_stops_reading_are_passed_as_without_lunavect(tmp_path: Path, env) -> None:
     """An input larger than a pipe holds is fed by a writer while the person's command reads it; a command
     that reads only a little (or nothing) still ends as it would, and gets SIGPIPE at its default."""

@@ -76,6 +76,7 @@ def _deliveries(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
 
 
+@pytest.mark.process
 def test_the_notifier_delivers_a_warning_once_per_window_across_a_restart(conn, tmp_path: Path) -> None:
     out = tmp_path / "received.jsonl"
     delivering_to(conn, out)
@@ -101,6 +102,7 @@ def test_the_notifier_delivers_a_warning_once_per_window_across_a_restart(conn, 
     assert two["title"] == "Codex: 5 h window at 97 %"
 
 
+@pytest.mark.process
 def test_the_person_s_threshold_and_off_switch_are_obeyed(conn, tmp_path: Path) -> None:
     out = tmp_path / "received.jsonl"
     chosen = delivering_to(conn, out, usage_percent=95.0)

@@ -5,13 +5,7 @@ list is read once per change however many browsers watch."""
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import json
-import threading
-import time
-from collections.abc import AsyncIterator, Coroutine
-from contextlib import asynccontextmanager
-from typing import Any
 
 import pytest
 
@@ -19,65 +13,12 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="the test extra is not installed")
 
 from starlette.testclient import TestClient
-from unit_support import a_session, seed_snapshot
+from web_app_support import BASE, ORIGIN, as_, followed_feed, run_in_own_loop, seed
 
 from lunavect import store
 from lunavect.frontends.web import tokens
 from lunavect.frontends.web.app import COOKIE, Settings, create_app
-from lunavect.frontends.web.broadcast import Broadcast, StoreWorker
 from lunavect.listing.sessions import read_sessions
-
-BASE = "http://127.0.0.1:8765"
-ORIGIN = {"Origin": BASE, "Content-Type": "application/json"}
-
-
-def iso(ts: float) -> str:
-    return dt.datetime.fromtimestamp(ts, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def seed(conn, sid: str, state: str = "ready", title: str | None = None, ago: float = 60.0) -> str:
-    now = time.time()
-    session = a_session(
-        sid,
-        title=title or f"Session {sid}",
-        project="proj",
-        cwd="/home/dev/proj",
-        host="devbox",
-        state=state,
-        activity="Bash" if state == "working" else None,
-        since=iso(now - ago) if state == "working" else None,
-        resume=f"claude --resume {sid}",
-        updated=iso(now - ago),
-        pid=4242,
-        tty="/dev/pts/7",
-    )
-    seed_snapshot(conn, session, updated=now)
-    return session.id
-
-
-@pytest.fixture
-def panel(iso_env):
-    conn = iso_env.connect()
-    control, _ = tokens.create(conn, "control")
-    view, _ = tokens.create(conn, "view")
-    ids = [
-        seed(conn, "aaaa1111", "working", "Fix the build", ago=30),
-        seed(conn, "bbbb2222", "ready", ago=90),
-        seed(conn, "cccc3333", "permission", ago=120),
-    ]
-
-    async def no_changes():
-        await asyncio.Event().wait()
-        yield None
-
-    app = create_app(Settings(connect=store.connect, hostname="devbox", changes=no_changes))
-    with TestClient(app, base_url=BASE) as client:
-        yield client, conn, control, view, ids
-
-
-def as_(client, secret):
-    client.cookies.set(COOKIE, secret)
-    return client
 
 
 def test_the_page_takes_a_token_from_the_url_once_and_keeps_it_in_a_strict_http_only_cookie(panel):
@@ -279,45 +220,6 @@ def test_one_store_read_per_change_whatever_the_number_of_browsers(iso_env):
         conn.close()
 
     run_in_own_loop(scenario())
-
-
-@asynccontextmanager
-async def followed_feed() -> AsyncIterator[tuple[Broadcast, asyncio.Queue[None], asyncio.Task[None]]]:
-    """The web panel's feed over a store worker of its own, following the commits a test announces by putting
-    None on the queue (what the collector's change signal does); its follower and worker stopped at the end."""
-    worker = StoreWorker(store.connect)
-    feed = Broadcast(worker)
-    changes: asyncio.Queue[None] = asyncio.Queue()
-
-    async def signals():
-        while True:
-            yield await changes.get()
-
-    follower = asyncio.create_task(feed.follow(signals()))
-    try:
-        yield feed, changes, follower
-    finally:
-        follower.cancel()
-        await asyncio.gather(follower, return_exceptions=True)
-        worker.close()
-
-
-def run_in_own_loop(coroutine: Coroutine[Any, Any, None]) -> None:
-    """asyncio.run in a thread of its own: a Playwright test in the same worker keeps a loop running here."""
-    failures: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            asyncio.run(coroutine)
-        except BaseException as exc:  # handed to the test's thread
-            failures.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join(60)
-    assert not thread.is_alive(), "the scenario did not finish"
-    if failures:
-        raise failures[0]
 
 
 def test_the_pages_files_are_served_without_a_token_and_revalidated_by_etag(panel):

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
-from test_web_app import followed_feed, run_in_own_loop, seed  # noqa: E402
+from web_app_support import followed_feed, run_in_own_loop, seed  # noqa: E402
 
 from lunavect import faults, store  # noqa: E402
 from lunavect.frontends.web import document, server, tokens  # noqa: E402

@@ -12,7 +12,7 @@ pytest.importorskip("httpx2", reason="the test extra is not installed")
 
 from starlette.applications import Starlette  # noqa: E402
 from starlette.requests import Request  # noqa: E402
-from test_web_app import ORIGIN, as_, panel, run_in_own_loop  # noqa: E402, F401 - `panel` is a fixture
+from web_app_support import ORIGIN, as_, run_in_own_loop  # noqa: E402
 
 from lunavect import store  # noqa: E402
 from lunavect.frontends.web import problems, walls  # noqa: E402
@@ -21,7 +21,7 @@ from lunavect.frontends.web.state import Panel, Settings  # noqa: E402
 from lunavect.listing import arrangement  # noqa: E402
 
 
-def test_an_arrangements_status_comes_from_its_type_not_its_words(panel, monkeypatch):  # noqa: F811
+def test_an_arrangements_status_comes_from_its_type_not_its_words(panel, monkeypatch):
     client, _, control, _, ids = panel
     as_(client, control)
 

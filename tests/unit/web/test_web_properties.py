@@ -16,7 +16,7 @@ import httpx2  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
-from test_web_app import BASE, seed  # noqa: E402
+from web_app_support import BASE, seed  # noqa: E402
 
 from lunavect import store  # noqa: E402
 from lunavect.frontends.web import guard, tokens  # noqa: E402

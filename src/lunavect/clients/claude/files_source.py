@@ -31,6 +31,7 @@ import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lunavect import paths, store
@@ -58,6 +59,23 @@ TICK_BUDGET_BYTES = 32 << 20
 # Seconds of first looks (glances, whole reads of new small files) per tick: a cold start lists every session in
 # a few ticks, which the collector runs back to back, each starting with the hook spool.
 FIRST_LOOK_S = 0.25
+
+
+@dataclass
+class _Poll:
+    """What one poll gathers as its phases run: the evidence, the reads to save at the commit, the sessions an
+    agent's tool started, and how much of the byte budget is left."""
+
+    conn: sqlite3.Connection
+    now: float
+    budget: int
+    evidence: list[tuple[str, Evidence]] = field(default_factory=list)
+    reads: list[FileRead] = field(default_factory=list)
+    internal: set[str] = field(default_factory=set)
+    catalogued: set[str] = field(default_factory=set)  # sessions the live catalog names
+    looked: set[str] = field(default_factory=set)  # files the first looks stat'ed, owed or not
+    deep: list[tuple[str, str, tuple[str, Cursor] | None]] = field(default_factory=list)  # kept for whole reads
+    unlisted: bool = False  # first looks left for the next poll: a session may be missing from the list
 
 
 class ClaudeFilesSource(Source):
@@ -105,104 +123,125 @@ class ClaudeFilesSource(Source):
 
     def poll(self, conn: sqlite3.Connection, now: float) -> Batch:
         root = self.root
-        internal: set[str] = set()
-        evidence: list[tuple[str, Evidence]] = []
+        tick = _Poll(conn, now, self.budget)
+        live = self._live_catalog(root, now)
+        tick.catalogued = {entry.session_id for entry, _ in live}
+        files, gone = self._find(root, conn, live, now)
+        self._catalog_evidence(tick, live)
+        self._first_looks(tick, files)
+        # Whole reads wait while any source still lists (the collector's view): the list comes first.
+        if not tick.unlisted and not self._known.listing():
+            self._whole_reads(tick)
+        return self._batch(tick, gone)
 
+    def _live_catalog(self, root: Path, now: float) -> list[tuple[CatalogEntry, Proc]]:
+        """The catalog's entries whose own process still runs (catalog.py)."""
         entries, _unusable = read_catalog(root, self.catalog_quarantine, now)
         live: list[tuple[CatalogEntry, Proc]] = []
         for entry in entries:
             proc = self._process(entry.pid)
             if proc is not None and is_live(entry, proc):
                 live.append((entry, proc))
-        catalogued = {entry.session_id for entry, _ in live}
+        return live
 
+    def _find(
+        self, root: Path, conn: sqlite3.Connection, live: list[tuple[CatalogEntry, Proc]], now: float
+    ) -> tuple[list[tuple[str, str, os.stat_result]], set[str]]:
+        """The transcripts to look at this tick (discovery.py), and those deleted since the last sweep (the
+        client's retention sweep, a person), whose cursors go too. Files owed are not stat'ed again: those
+        waiting for a first look keep the stat they were found with, and a whole read opens its file anyway
+        (and forgets one that is gone), so a tick of a cold start costs what it reads, not a stat of every file
+        still waiting."""
         if self._changes is None or self._changes.root != root / "projects":
             self._changes, self._catalog_changes = self._watches(root)
         assert self._catalog_changes is not None
         self._catalog_changes.take()  # the catalog is read whole at every poll: its changes only wake
-        if self._cursors is None:
-            self._cursors = stored_cursors(conn)
-        stored = self._cursors
-        # Files owed are not stat'ed again: those waiting for a first look keep the stat they were found with,
-        # and a whole read opens its file anyway (and forgets one that is gone), so a tick of a cold start costs
-        # what it reads, not a stat of every file still waiting.
+        stored = self._stored(conn)
         look = self._finder.find(root, [(entry.cwd or "", entry.session_id) for entry, _ in live], self._changes.take())
-        files = look.files
-        for path, _, _ in files:
+        for path, _, _ in look.files:
             self._unlooked.pop(path, None)  # found again: its new stat counts
         gone: set[str] = set()
         if look.everything is not None:
-            # Transcripts deleted since (the client's retention sweep, a person): their cursors go too.
             gone = set(stored) - look.everything
             for path in [path for path in self._unlooked if path not in look.everything]:
                 del self._unlooked[path]
                 self._owed.pop(path, None)
         unknown = [proc for _, proc in live if not self._launches.knows(proc)]
-        if unknown or any(path not in stored and now - st.st_mtime < HOT_S for path, _, st in files):
+        if unknown or any(path not in stored and now - st.st_mtime < HOT_S for path, _, st in look.files):
             self._launches.scan(now, [proc for _, proc in live])
+        return look.files, gone
 
+    def _catalog_evidence(self, tick: _Poll, live: list[tuple[CatalogEntry, Proc]]) -> None:
+        """The live sessions' states from the catalog, and which of them an agent's command started."""
         for entry, proc in live:
             if self._launches.origin(proc) is not None and not entry.declared_background:
-                internal.add(session_key(PROVIDER, entry.session_id))
+                tick.internal.add(session_key(PROVIDER, entry.session_id))
             if entry.status is not None and entry.at is not None:
-                evidence.append(catalog_evidence(entry, proc))
+                tick.evidence.append(catalog_evidence(entry, proc))
 
-        reads: list[FileRead] = []
-        budget = self.budget
+    def _first_looks(self, tick: _Poll, files: list[tuple[str, str, os.stat_result]]) -> None:
+        """First what lists a session or follows one that grows (glances, new small files, appended lines),
+        newest first, within FIRST_LOOK_S; the files found before and still waiting come after those found
+        now. A file already read in part, or glanced at, is kept for the whole reads."""
+        stored = self._stored(tick.conn)
         deadline = time.monotonic() + FIRST_LOOK_S
-        deep: list[tuple[str, str, tuple[str, Cursor] | None]] = []
-        unlisted = False
-        # First what lists a session or follows one that grows (glances, new small files, appended lines),
-        # newest first; whole reads of old files only once every session is listed, within the byte budget.
-        looked: set[str] = set()
         first_looks = 0
         found = ((path, session_id, st, False) for path, session_id, st in files)
         for path, session_id, st, waited in itertools.chain(found, self._waiting_first_looks()):
-            looked.add(path)
+            tick.looked.add(path)
             known = stored.get(path)
-            if known is not None and known[1].unchanged(st):
-                self._owed.pop(path, None)
-                continue
-            if self.quarantine.holds(path):
+            if (known is not None and known[1].unchanged(st)) or self.quarantine.holds(path):
                 self._owed.pop(path, None)
                 continue
             self._owed[path] = session_id
             if (known is not None and known[1].partial) or path in self._glanced:
-                deep.append((path, session_id, known))
+                tick.deep.append((path, session_id, known))
                 continue
-            if unlisted or (first_looks and time.monotonic() > deadline) or self._known.urgent():
+            if tick.unlisted or (first_looks and time.monotonic() > deadline) or self._known.urgent():
                 # The rest waits for the next poll (its time is up, or a hook event waits), with its stat.
-                unlisted = True
+                tick.unlisted = True
                 self._unlooked[path] = (session_id, st)
                 if waited:
                     self._unlooked.move_to_end(path, last=False)
                     break
                 continue
             first_looks += 1
-            if (
-                known is None
-                and (st.st_size > WHOLE_BYTES or now - st.st_mtime >= HOT_S)
-                and st.st_size > min(GLANCED_BYTES, budget)
-            ):
-                # A file never read lists its session from a glance (a small old one too, unless the glance
-                # would read all of it and the tick's budget holds it: then its whole read costs about the same);
-                # the whole read follows from the next poll on, once nothing is unlisted. A small file written
-                # lately may be a live session's: it is read whole at once.
-                self._glance(path, session_id, evidence, internal, catalogued, now)
-                continue
-            budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
-            if session_id not in catalogued and reads and reads[-1].path == path and self._by_tool(reads[-1]):
-                internal.add(session_key(PROVIDER, session_id))
-        # Whole reads wait while any source still lists (the collector's view): the list comes first. Then the
-        # files owed that this tick did not stat, in the order they were found (newest first).
-        if not unlisted and not self._known.listing():
-            waiting = ((p, sid, stored.get(p)) for p, sid in list(self._owed.items()) if p not in looked)
-            for path, session_id, known in itertools.chain(deep, waiting):
-                if budget <= 0 or self._known.urgent():
-                    break  # the rest at the next poll: a hook event is taken first
-                budget -= self._take(conn, path, session_id, known, budget, now, reads, evidence)
+            self._first_look(tick, path, session_id, st, known)
 
-        evidence.sort(key=lambda item: item[1].at)
+    def _first_look(
+        self, tick: _Poll, path: str, session_id: str, st: os.stat_result, known: tuple[str, Cursor] | None
+    ) -> None:
+        """A file never read lists its session from a glance (a small old one too, unless the glance would read
+        all of it and the tick's budget holds it: then its whole read costs about the same); the whole read
+        follows from the next poll on, once nothing is unlisted. A small file written lately may be a live
+        session's: it is read whole at once, as are the lines appended to a file read before."""
+        if (
+            known is None
+            and (st.st_size > WHOLE_BYTES or tick.now - st.st_mtime >= HOT_S)
+            and st.st_size > min(GLANCED_BYTES, tick.budget)
+        ):
+            self._glance(tick, path, session_id)
+            return
+        self._take(tick, path, session_id, known)
+        reads = tick.reads
+        if session_id not in tick.catalogued and reads and reads[-1].path == path and self._by_tool(reads[-1]):
+            tick.internal.add(session_key(PROVIDER, session_id))
+
+    def _whole_reads(self, tick: _Poll) -> None:
+        """Within the byte budget: the files kept for a whole read, then the files owed that this tick did not
+        stat, in the order they were found (newest first)."""
+        stored = self._stored(tick.conn)
+        waiting = ((p, sid, stored.get(p)) for p, sid in list(self._owed.items()) if p not in tick.looked)
+        for path, session_id, known in itertools.chain(tick.deep, waiting):
+            if tick.budget <= 0 or self._known.urgent():
+                break  # the rest at the next poll: a hook event is taken first
+            self._take(tick, path, session_id, known)
+
+    def _batch(self, tick: _Poll, gone: set[str]) -> Batch:
+        """The tick's evidence in time order; its reads saved, and the deleted files forgotten, at the
+        collector's commit (`Batch.commit`)."""
+        stored = self._stored(tick.conn)
+        tick.evidence.sort(key=lambda item: item[1].at)
 
         def commit(conn: sqlite3.Connection) -> None:
             self.quarantine.save(conn)
@@ -210,16 +249,22 @@ class ClaudeFilesSource(Source):
             for path in gone:
                 forget(conn, path)
                 stored.pop(path, None)
-            for read in reads:
-                save(conn, read, now)
+            for read in tick.reads:
+                save(conn, read, tick.now)
                 if read.skipped:
                     store.bump_counter(conn, "claude.transcript.skipped_lines", read.skipped)
                 stored[read.path] = (read.session_id, read.cursor)
 
-        backlog = "listing" if unlisted else "reading" if self._owed else None
+        backlog = "listing" if tick.unlisted else "reading" if self._owed else None
         transcripts = max(self._finder.known, len(self._owed))
         progress = (transcripts - len(self._owed), transcripts) if backlog is not None else None
-        return Batch(evidence=evidence, commit=commit, internal=internal, backlog=backlog, progress=progress)
+        return Batch(evidence=tick.evidence, commit=commit, internal=tick.internal, backlog=backlog, progress=progress)
+
+    def _stored(self, conn: sqlite3.Connection) -> dict[str, tuple[str, Cursor]]:
+        """Every stored cursor, read from the store once and kept up to date by each commit."""
+        if self._cursors is None:
+            self._cursors = stored_cursors(conn)
+        return self._cursors
 
     def _waiting_first_looks(self) -> Iterator[tuple[str, str, os.stat_result, bool]]:
         """The files still waiting for a first look, newest first, each taken out as it is handed over."""
@@ -249,51 +294,35 @@ class ClaudeFilesSource(Source):
             if watch is not None:
                 watch.close()
 
-    def _take(
-        self,
-        conn: sqlite3.Connection,
-        path: str,
-        session_id: str,
-        known: tuple[str, Cursor] | None,
-        budget: int,
-        now: float,
-        reads: list[FileRead],
-        evidence: list[tuple[str, Evidence]],
-    ) -> int:
-        """Read one file within `budget`; returns the bytes it cost."""
+    def _take(self, tick: _Poll, path: str, session_id: str, known: tuple[str, Cursor] | None) -> None:
+        """Read one file within the tick's budget, and take what it cost from the budget."""
         try:
             glanced = (self._glanced[path] or 0.0) if path in self._glanced else None
-            read = read_transcript(conn, path, session_id, known, max(budget, 1), now, glanced)
+            read = read_transcript(tick.conn, path, session_id, known, max(tick.budget, 1), tick.now, glanced)
         except OSError as exc:
             # Gone, or no longer a regular file: not owed until it is found again (a change or the sweep).
             log.debug("cannot read %s: %s", path, exc)
             self._owed.pop(path, None)
-            return 1
+            tick.budget -= 1
+            return
         except Exception as exc:  # noqa: BLE001 - one bad transcript never stops the others
-            self.quarantine.put(path, exc, now)
+            self.quarantine.put(path, exc, tick.now)
             self._owed.pop(path, None)
             self._glanced.pop(path, None)
-            return 1
-        reads.append(read)
-        evidence.extend(read.evidence)
+            tick.budget -= 1
+            return
+        tick.reads.append(read)
+        tick.evidence.extend(read.evidence)
         if not read.cursor.partial:
             self._owed.pop(path, None)
             self._glanced.pop(path, None)
-        return max(read.bytes_read, 1)
+        tick.budget -= max(read.bytes_read, 1)
 
     def _by_tool(self, read: FileRead) -> bool:
         """A first timed record written just after an agent's tool started a Claude runtime in its folder."""
         return read.first_timed and self._launches.wrote_by_tool(read.summary.first_at, read.summary.cwd)
 
-    def _glance(
-        self,
-        path: str,
-        session_id: str,
-        evidence: list[tuple[str, Evidence]],
-        internal: set[str],
-        catalogued: set[str],
-        now: float,
-    ) -> None:
+    def _glance(self, tick: _Poll, path: str, session_id: str) -> None:
         """List a large unread transcript from its head and tail (glance.py); its whole read comes later."""
         try:
             seen = glance(path, session_id)
@@ -301,20 +330,20 @@ class ClaudeFilesSource(Source):
             log.debug("cannot glance at %s: %s", path, exc)
             return
         except Exception as exc:  # noqa: BLE001 - one bad transcript never stops the others
-            self.quarantine.put(path, exc, now)
+            self.quarantine.put(path, exc, tick.now)
             self._owed.pop(path, None)
             return
         latest = Latest(session_id)
         for facts in seen.tail:
             latest.add(facts)
-        evidence.extend(latest.evidence())
+        tick.evidence.extend(latest.evidence())
         self._glanced[path] = latest.newest()
         read = FileRead(path, session_id, Cursor(), seen.summary, restarted=False, first_timed=True)
-        meta = meta_evidence(read, now)
+        meta = meta_evidence(read, tick.now)
         if meta is not None:
-            evidence.append((meta[0].replace(":meta:", ":glance:", 1), meta[1]))
-        if session_id not in catalogued and self._by_tool(read):
-            internal.add(session_key(PROVIDER, session_id))
+            tick.evidence.append((meta[0].replace(":meta:", ":glance:", 1), meta[1]))
+        if session_id not in tick.catalogued and self._by_tool(read):
+            tick.internal.add(session_key(PROVIDER, session_id))
 
 
 __all__ = ["PROVIDER", "ClaudeFilesSource", "background_tasks"]

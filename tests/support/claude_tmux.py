@@ -59,6 +59,9 @@ _tmux_ids = itertools.count(1)
 
 #: A fake key; Claude Code remembers approval of its last 20 characters.
 DEFAULT_API_KEY = "sk-ant-api03-lunavect-test-key-0123456789abcdefXYZ"
+# A subscription sign-in without a browser: the long-lived token `claude setup-token` prints, in the
+# environment (the API key the harness sets is emptied, else the key would win).
+SUBSCRIPTION = {"ANTHROPIC_API_KEY": "", "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-lunavect-test-not-a-token"}
 
 HERE = Path(__file__).resolve().parent
 HOOK_CAPTURE_SCRIPT = HERE / "hook_capture.py"

@@ -18,7 +18,7 @@ from unit_support import a_session
 
 from lunavect import store
 from lunavect.core.model import State
-from lunavect.listing.sessions import own_ids
+from lunavect.listing.sessions import own_ids, read_sessions
 from lunavect.sync.client import SyncClient
 from lunavect.sync.config import SyncConfig
 
@@ -62,6 +62,15 @@ def row(session_id: str, host: str, state: State = State.WORKING, title: str = "
         resume=f"claude --resume {session_id}",
     )
     return msgspec.json.encode(session)
+
+
+def states(path: Path, host: str | None = None) -> dict[str, tuple[str, str]]:
+    """Each session the store at `path` lists (its own and other machines'), with its host and state."""
+    conn = store.connect(path)
+    try:
+        return {s.id: (s.host, s.state) for s in read_sessions(conn, include_hidden=True, host=host)}
+    finally:
+        conn.close()
 
 
 def create_bucket(servers: list[str], replicas: int = 1) -> None:

@@ -1,8 +1,6 @@
-"""Shared fixtures of the unit tests.
-
-Every test runs isolated: `HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `LUNAVECT_HOME` point into the test's
-own tmp folder (an autouse fixture, so no test can reach this machine's real `~/.claude` or `~/.codex`), and
-any collector a test started, directly or through `lunavect list`, is stopped in teardown.
+"""What the unit tests share: one isolated installation (`Iso`, which the `iso_env` fixture of tests/conftest.py
+gives every test), the ways to run the shim, stopping a collector a test started, and builders of sessions,
+snapshots and sources.
 """
 
 from __future__ import annotations
@@ -23,13 +21,11 @@ from pathlib import Path
 from typing import TypeVar
 
 import msgspec
-import pytest
 
 import lunavect.shim
 from lunavect import store
 from lunavect.clients.claude.summary import TranscriptSummary
 from lunavect.collector import loop as collector_loop
-from lunavect.core import clients as descriptors
 from lunavect.core.model import Evidence, Session, State
 from lunavect.evidence import spool
 from lunavect.evidence.sources import Batch, Source
@@ -38,7 +34,6 @@ from lunavect.notify import settings
 HOOK_FILE = str(Path(lunavect.shim.__file__).resolve().with_name("entry.py"))
 # The console script of this venv (the tests run with .venv/bin/python).
 LUNAVECT_BIN = str(Path(sys.executable).parent / "lunavect")
-ISOLATED_VARS = ("HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "LUNAVECT_HOME")
 
 T = TypeVar("T")
 
@@ -213,35 +208,6 @@ class Iso:
             except sqlite3.Error:
                 pass
         self._conns.clear()
-
-
-@pytest.fixture(autouse=True)
-def iso_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iso:
-    """Point every folder lunavect uses into tmp_path; stop any collector it started, in teardown."""
-    root = tmp_path / "iso"
-    home = root / "home"
-    home.mkdir(parents=True)
-    claude = home / ".claude-test"
-    codex = home / ".codex-test"
-    data = root / "lunavect-home"  # not created: lunavect must create it itself
-    values = {
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(claude),
-        "CODEX_HOME": str(codex),
-        "LUNAVECT_HOME": str(data),
-    }
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
-    # Every other folder a client's descriptor names (OpenCode's XDG folders, Copilot CLI's home...): under HOME.
-    named = {name for client in descriptors.every() for name in client.install.environment}
-    for name in sorted(named - set(values)):
-        monkeypatch.delenv(name, raising=False)
-    env = dict(os.environ)
-    env.update(values)
-    iso = Iso(root=root, home=home, claude=claude, codex=codex, data=data, env=env)
-    yield iso
-    iso.close()
-    stop_collector(data)
 
 
 def shared_data_dir() -> Path:
