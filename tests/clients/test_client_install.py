@@ -37,7 +37,7 @@ def test_ensure_clients_installs_once_under_a_lock(tmp_path: Path):
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); import claude_tmux as c; p = c.ensure_clients(); print(p.claude)"
     )
-    here = str(Path(__file__).resolve().parent)
+    here = str(Path(__file__).resolve().parents[1] / "support")  # where the harness lives
     procs = [
         subprocess.Popen([sys.executable, "-c", code, here], env=env, stdout=subprocess.PIPE, text=True)
         for _ in range(3)

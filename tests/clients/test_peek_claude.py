@@ -133,7 +133,7 @@ def test_show_follow_reply_and_answer(claude_tmux, model_server: AnthropicServer
 
         # Working: refused, nothing typed.
         busy = lunavect(env, "reply", sid, "never typed WORKING")
-        assert busy.returncode == 1 and "working" in busy.stderr and "nothing was typed" in busy.stderr
+        assert busy.returncode == 1 and "(Working)" in busy.stderr and "nothing was typed" in busy.stderr
         assert "never typed" not in claude.capture()
         follow.wait_line("● Answer to the reply GAMMA-0815")
     finally:

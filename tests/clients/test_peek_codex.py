@@ -72,7 +72,7 @@ def test_show_reply_and_answer_a_codex_tui(codex_tmux, codex_server: ResponsesSe
         assert request.last_user_text() == "codex reply ETA-22"
         wait_session(env, lambda s: s["state"] == "working", timeout=20)
         busy = lunavect(env, "reply", sid, "never typed BUSY")
-        assert busy.returncode == 1 and "working" in busy.stderr
+        assert busy.returncode == 1 and "(Working)" in busy.stderr
         wait_session(env, lambda s: s["state"] == "ready", timeout=30)
 
         assert lunavect(env, "reply", sid, "write the marker THETA").returncode == 0

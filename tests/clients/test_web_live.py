@@ -7,6 +7,8 @@ from __future__ import annotations
 from anthropic_server import text, tool_use
 from web_support import chromium_browser, open_page, start_web  # noqa: E402,F401 - the `browser` fixture
 
+from lunavect.core.state_words import WORKING_MARK
+
 STATES = "[...document.querySelectorAll('#sessions li.row .state')].map(e => e.textContent)"
 
 
@@ -25,10 +27,10 @@ def test_web_panel_shows_a_real_session_go_from_working_to_ready_without_reload(
         page.evaluate("window.sameDocument = true")
         claude.send_text("build the thing")
         page.wait_for_function(f"() => {STATES}.includes('Working: Bash')", timeout=60_000)
-        assert page.locator("#working").inner_text() == "1 working"
+        assert page.locator("#working").inner_text() == f"{WORKING_MARK} 1 working"
         page.wait_for_function(f"() => {STATES}.includes('Response ready')", timeout=60_000)
         assert "Working: Bash" not in page.evaluate(f"() => {STATES}")
-        assert page.locator("#working").inner_text() == "0 working"
+        assert page.locator("#working").inner_text() == f"{WORKING_MARK} 0 working"
         assert page.evaluate("window.sameDocument") is True
     finally:
         served.stop()
