@@ -10,14 +10,19 @@ every read fails.
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 
 from test_opencode_database import OpenCodeDb, T, tokens
 
+from lunavect import store
 from lunavect.clients.opencode import places
 from lunavect.clients.opencode.conversation import find_conversation
 from lunavect.clients.opencode.source import OpenCodeSource
 from lunavect.collector import doctor
+from lunavect.collector import loop as collector_loop
+from lunavect.collector.tick import Collector
 from lunavect.conversation.window import read_window
 from lunavect.evidence.sources import NothingKnown
 from lunavect.files import quarantine
@@ -136,3 +141,33 @@ def test_sessions_a_discarded_poll_read_are_read_again(iso_env) -> None:
     first = source.poll(conn, 0)  # its batch is never stored (the collector's transaction failed)
     assert described([first])
     assert described(read_all(source, conn)) == set(HEALTHY)
+
+
+def test_a_fifo_at_the_database_path_blocks_nothing_and_doctor_names_it(iso_env, monkeypatch, tmp_path) -> None:
+    fifo = tmp_path / "opencode.db"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("OPENCODE_DB", str(fifo))
+    assert (
+        iso_env.hook({"session_id": "s-fifo", "hook_event_name": "UserPromptSubmit", "cwd": "/tmp/p"}).returncode == 0
+    )
+
+    def tick() -> None:  # the collector's own thread, its own store connection
+        collector = Collector(store.connect(), sources=collector_loop.default_sources())
+        collector.tick()
+        for source in collector.sources:
+            source.close()
+        collector.conn.close()
+
+    ticked = threading.Thread(target=tick, daemon=True)
+    ticked.start()
+    ticked.join(20)
+    blocked = ticked.is_alive()
+    if blocked:  # the old code: rescue the blocked open so that the test fails instead of hanging
+        os.close(os.open(fifo, os.O_WRONLY))
+        ticked.join(20)
+    assert not blocked, "the collector's tick blocked in opening a FIFO"
+    conn = iso_env.connect()
+    row = conn.execute("SELECT data FROM snapshot WHERE id = 'claude:s-fifo'").fetchone()
+    assert row is not None and json.loads(row[0])["state"] == "working"
+    last = doctor.examine().collector["last_error"]  # what `lunavect doctor` shows
+    assert last["where"] == "source opencode" and f"{fifo} is a FIFO" in last["error"], last

@@ -17,6 +17,10 @@ whole statement whose `json_extract` meets one `data` it cannot parse (a part ne
 model's tool input can be), so every field is extracted only from a `data` that `json_valid` accepts
 (`field`); and a lone surrogate escape (`"\\ud83d"`, what `JSON.stringify` writes for a string cut inside an
 emoji) extracts as bytes that are no UTF-8, which are decoded leniently rather than failing the read.
+
+The database's path is a variable's to name (`OPENCODE_DB`), so it may lie where another user can place
+something: it is opened only when it (and its log and index, when present) is a regular file of this user's
+(`files.ownership`); a FIFO there would block the open, and the collector with it, for good.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from urllib.parse import quote
 
 from lunavect.core.bounds import bounded, count, http_status, real
 from lunavect.core.ids import is_session_id
+from lunavect.files import ownership
 
 # A read waits at most this long for a lock (a WAL reader waits only while the client recovers the log).
 BUSY_TIMEOUT_S = 0.1
@@ -191,11 +196,16 @@ class Database:
         return (st.st_ino, st.st_size, st.st_mtime_ns, *log)
 
     def connection(self) -> sqlite3.Connection:
-        """The read-only connection (sqlite3.Error when the file cannot be opened as a database)."""
+        """The read-only connection (sqlite3.Error when the file cannot be opened as a database; OSError, and
+        `ownership.NotMine` among them, when it is no regular file of this user's)."""
         inode = os.stat(self.path).st_ino
         if self._conn is not None and inode == self._inode:
             return self._conn
         self.close()
+        ownership.require_mine(self.path, ownership.FILE)
+        for side in ("-wal", "-shm"):  # SQLite opens them too, when they are there
+            if os.path.lexists(f"{self.path}{side}"):
+                ownership.require_mine(f"{self.path}{side}", ownership.FILE)
         uri = f"file:{quote(str(self.path))}?mode=ro"
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         conn.text_factory = _lenient
