@@ -216,8 +216,11 @@ class _Held:
         self.owner: dict[str, str] = {}
         self.keys: dict[str, set[str]] = {}
         self.arrangements: dict[str, set[str]] = {}
-        for host, key in conn.execute("SELECT host, id FROM remote_session ORDER BY revision"):
+        self.first_heard: dict[tuple[str, str], float] = {}  # when this machine first heard each row
+        for host, key, heard in conn.execute("SELECT host, id, first_heard FROM remote_session ORDER BY revision"):
             self.added(host, key)
+            if heard is not None:
+                self.first_heard[(host, key)] = heard
         for host, key in conn.execute("SELECT host, id FROM sync_arrangement"):
             self.arrangements.setdefault(host, set()).add(key)
 
@@ -256,6 +259,7 @@ class _Held:
         for gone in list(held) if key is None else [key] if key in held else []:
             held.discard(gone)
             del self.owner[gone]
+            self.first_heard.pop((host, gone), None)
 
 
 @dataclass(frozen=True)
@@ -302,12 +306,13 @@ def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry, held: _Hel
         refusal = held.refusal(key.host, key.session)
         if refusal is not None:
             return refusal
-        cut = remote_row.admit(session, key.host, key.session, put_at)
+        heard = held.first_heard.setdefault((key.host, key.session), put_at)
+        cut = remote_row.admit(session, key.host, key.session, put_at, heard)
         conn.execute(
-            "INSERT INTO remote_session (host, id, data, revision) VALUES (?, ?, ?, ?) "
+            "INSERT INTO remote_session (host, id, data, revision, first_heard) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (host, id) DO UPDATE SET data = excluded.data, revision = excluded.revision "
             "WHERE excluded.revision > remote_session.revision",
-            (key.host, key.session, _encoder.encode(session).decode(), entry.revision),
+            (key.host, key.session, _encoder.encode(session).decode(), entry.revision, heard),
         )
         held.added(key.host, key.session)
         return _Applied(1, cut)
