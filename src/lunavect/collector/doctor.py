@@ -9,6 +9,7 @@ here reads a transcript or an event's content: ids, times, states and paths only
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
@@ -170,6 +171,13 @@ def _data_folder(report: Report) -> None:
     why = ownership.why_not_mine(data, ownership.FOLDER)
     if why is not None and why != "missing":
         report.problems.append(Problem(f"data folder {data}: {why}", f"chmod 700 {data}"))
+    elif why is None and not os.access(data, os.W_OK):  # a read-only file system, or a folder made read-only
+        report.problems.append(
+            Problem(
+                f"data folder {data}: cannot be written, so no collector can run",
+                "make it writable, or set $LUNAVECT_HOME",
+            )
+        )
 
 
 def _editors(report: Report) -> None:
