@@ -4,8 +4,8 @@ On Linux it is a systemd user unit (`~/.config/systemd/user/lunavect.service`), 
 (`~/Library/LaunchAgents/dev.lunavect.collector.plist`). Both run this installation's interpreter on
 `lunavect daemon --quiet`, carry the lunavect, Claude Code and Codex folders that were set when it was
 installed (and the `PATH` and `TMUX_TMPDIR` it found tmux and the clients' commands with), and restart the
-collector if it fails (a collector that stops because its data folder was deleted
-exits cleanly and stays stopped). Where no service manager answers (a container, a session without a systemd
+collector if it fails (a collector that stops because its data folder was deleted exits cleanly and stays
+stopped). Where no service manager answers (a container, a session without a systemd
 user manager), the file is written and the answer says so plainly: front ends still start a collector on
 demand.
 

@@ -9,8 +9,8 @@ an hour ago is unknown (its first report came within the hour) is paced from its
 covers at least `MIN_SPAN_S`; with less than that, the pace is unknown.
 
 A window lasts when it would run out only after it ends: its reset when that is known, else its length from
-now (it resets within its length), else the longest window any client may report. A figure that barely rose
-(a denormal rise) projects its end a thousand centuries away, which said "runs out in 9999 d".
+now (it resets within its length), else the longest window any client may report. A figure that rose by next
+to nothing projects its end near 1e305 s away, which said "runs out in 9999 d".
 """
 
 from __future__ import annotations
