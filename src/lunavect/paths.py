@@ -7,9 +7,9 @@ LUNAVECT_HOME elsewhere, so nothing here may cache a path or look anywhere else.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
+from lunavect.files import ownership
 from lunavect.shim.spoolfile import SPOOL_DIR_NAME
 from lunavect.shim.spoolfile import data_dir as _data_dir
 
@@ -59,12 +59,10 @@ def ensure_private_dir(path: Path) -> Path:
     of) someone else would let them point the spool, the store or the poke file at any file this user can
     write. Raises PermissionError, with what to do, rather than use it."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    st = os.lstat(path)
-    if stat.S_ISLNK(st.st_mode):
-        raise PermissionError(f"{path} is a symbolic link; lunavect keeps its data only in a folder of its own")
-    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+    why = ownership.why_not_mine(path, ownership.FOLDER)
+    if why is not None:
         raise PermissionError(
-            f"{path} is not yours alone (owner uid {st.st_uid}, mode {st.st_mode & 0o777:o}); "
+            f"{path} is {why}; lunavect keeps its data only in a folder of yours alone: "
             f"make it so (chmod 700) or set $LUNAVECT_HOME"
         )
     return path

@@ -221,6 +221,8 @@ MIGRATIONS: list[str] = [
     # 12: the sessions the list shows, by name: the usage figures are read for the listed set without their
     # reader knowing that the listing keeps it in the snapshot.
     "CREATE VIEW listed_session AS SELECT id FROM snapshot WHERE listed = 1",
+    # 13: when this machine first heard each other host's row (`sync.remote`): a remote wait starts no earlier.
+    "ALTER TABLE remote_session ADD COLUMN first_heard REAL",
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

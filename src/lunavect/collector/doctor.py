@@ -18,7 +18,7 @@ from lunavect import faults, paths, store
 from lunavect.collector import process as collector_process
 from lunavect.core import telling
 from lunavect.core.times import bounded, elapsed
-from lunavect.files import quarantine
+from lunavect.files import ownership, quarantine
 
 # A collector whose last tick started longer ago than this is behind (the front ends' judgement too).
 LAG_WARNING_S = collector_process.BEHIND_AFTER_S
@@ -168,12 +168,16 @@ def _quarantined(report: Report, conn: sqlite3.Connection | None) -> None:
 
 def _data_folder(report: Report) -> None:
     data = paths.data_dir()
-    try:
-        st = os.lstat(data)
-    except FileNotFoundError:
-        return
-    if st.st_uid != os.getuid() or st.st_mode & 0o022:
-        report.problems.append(Problem(f"data folder {data}: not yours alone", f"chmod 700 {data}"))
+    why = ownership.why_not_mine(data, ownership.FOLDER)
+    if why is not None and why != "missing":
+        report.problems.append(Problem(f"data folder {data}: {why}", f"chmod 700 {data}"))
+    elif why is None and not os.access(data, os.W_OK):  # a read-only file system, or a folder made read-only
+        report.problems.append(
+            Problem(
+                f"data folder {data}: cannot be written, so no collector can run",
+                "make it writable, or set $LUNAVECT_HOME",
+            )
+        )
 
 
 def _editors(report: Report) -> None:

@@ -145,7 +145,7 @@ class CollectorProcess:
         while backlog is not None and not self.stop.is_set() and self.data_dir.exists():
             if self.external.changed():
                 self.publisher.publish()
-            started = self.pace.clock()
+            started = self.pace.cpu()
             backlog = self.tick()
             if backlog == "reading":
                 self.pause(self.pace.rest(started))

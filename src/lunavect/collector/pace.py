@@ -6,7 +6,9 @@ can change by the passage of time, so it waits for a notification, with the slow
 While sessions are still unlisted it ticks again at once: each tick starts with the hook spool, so a live
 session is never kept waiting behind the listing. Once every session is listed, the whole reads that remain
 (background work, counts) take at most READING_SHARE of a core: a person's first start with years of history
-does not make their machine loud.
+does not make their machine loud. A share of a core is CPU time: a tick of whole reads is measured by what its
+thread spent (`cpu`), not by the wall clock, which on a loaded machine also counts the time other processes had
+the core (the rest after it grew with the load, and the reading slowed far more than its share asked).
 
 `Pace` reads nothing but the clock it is given and what it is told, so a test drives it with a clock of its own,
 as the rules' `decide` is driven; collector/loop.py waits, looks and ticks as it says.
@@ -57,8 +59,14 @@ class Pace:
     for another process's commit, then `after` what the wake calls for; `ticked` stamps the end of a whole tick,
     from which the next is timed."""
 
-    def __init__(self, tick_s: float = TICK_S, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        tick_s: float = TICK_S,
+        clock: Callable[[], float] = time.monotonic,
+        cpu: Callable[[], float] = time.thread_time,
+    ) -> None:
         self.clock = clock
+        self.cpu = cpu  # the CPU time the collector's thread has spent: what a tick of whole reads costs
         self._tick_s = tick_s
         self._ticked = clock()
         self._resting = False
@@ -114,9 +122,9 @@ class Pace:
         self._ticked = self.clock()
 
     def rest(self, started: float) -> float:
-        """The wait after a tick of whole reads that began at `started` (on this pace's clock), which keeps them
-        within READING_SHARE of a core."""
-        return (self.clock() - started) * (1 - READING_SHARE) / READING_SHARE
+        """The wait after a tick of whole reads that began at `started` (on this pace's `cpu` clock), which keeps
+        them within READING_SHARE of a core."""
+        return (self.cpu() - started) * (1 - READING_SHARE) / READING_SHARE
 
     def _period(self) -> float:
         return REST_S if self._resting else self._tick_s

@@ -47,10 +47,12 @@ def try_lock() -> int | None:
 
 
 def is_running() -> bool:
-    """True when some process holds the collector lock."""
+    """True when some process holds the collector lock. Asked read-only (a lock needs no write access): on a
+    data folder that cannot be written, or a lock file that cannot be read, no collector of this user's can run
+    there, and the answer is False rather than an error."""
     try:
-        fd = os.open(lock_path(), os.O_RDWR | os.O_NOFOLLOW)
-    except FileNotFoundError:
+        fd = os.open(lock_path(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

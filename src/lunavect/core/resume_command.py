@@ -4,14 +4,22 @@ Pure text, apart from any terminal: the snapshot stores it as each session's `re
 task (`lunavect.navigation.resume`) runs it. The folder and the id come from files other programs wrote, and
 the line is run by `sh -c` or pasted into a shell: this module is the one place a command line is made of
 words (`shell_words`, `in_folder`), so a folder named `$(touch x)` or `a; rm -r b` is only ever a folder.
+
+The line a person reads and pastes (`display_command`, the snapshot's `resume`) is printed through the
+terminal filter (`terminal_text.clean`), which shows a line break as `\x0a`: inside single quotes that text,
+pasted, names another folder. So a folder holding a character a terminal acts on is written `$'...'` there,
+each such character as the `\\xHH` escapes of its bytes, and the line printed is the line that runs (bash,
+zsh, ksh, busybox; a shell without `$'...'` fails on it rather than entering another folder). The line
+lunavect runs itself (`sh -c`) keeps plain single quotes.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from lunavect.core.clients import by_id
+from lunavect.core.terminal_text import clean
 
 
 def shell_words(words: Sequence[str]) -> str:
@@ -19,13 +27,31 @@ def shell_words(words: Sequence[str]) -> str:
     return shlex.join(words)
 
 
-def in_folder(command: str, cwd: str | None) -> str:
+def _ansi_c(char: str) -> str:
+    if char in "\\'":
+        return "\\" + char
+    if clean(char) == char:
+        return char
+    # Its UTF-8 bytes: `\\u` would need the shell to run in a UTF-8 locale.
+    return "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogateescape"))
+
+
+def person_quote(word: str) -> str:
+    """`word` as a person pastes it into their shell: as `shlex.quote` writes it, unless it holds a character
+    the terminal filter escapes; then `$'...'`, whose escapes print as they are (see the module's docstring)."""
+    if clean(word) == word:
+        return shlex.quote(word)
+    return "$'" + "".join(_ansi_c(char) for char in word) + "'"
+
+
+def in_folder(command: str, cwd: str | None, quote: Callable[[str], str] = shlex.quote) -> str:
     """`command` run in the folder `cwd`. A folder that is not absolute is written `./folder`: `cd` would take
-    `-`, `-P` or `-L` as an option (or go back to `$OLDPWD`) and look a bare name up in `$CDPATH`."""
+    `-`, `-P` or `-L` as an option (or go back to `$OLDPWD`) and look a bare name up in `$CDPATH`. `quote`:
+    `person_quote` for a line a person reads."""
     if not cwd:
         return command
     folder = cwd if cwd.startswith("/") else f"./{cwd}"
-    return f"cd {shlex.quote(folder)} && {command}"
+    return f"cd {quote(folder)} && {command}"
 
 
 def resume_args(provider: str, session_id: str) -> tuple[str, ...] | None:
@@ -41,7 +67,7 @@ def display_command(provider: str, session_id: str, cwd: str | None) -> str | No
     client, args = by_id(provider), resume_args(provider, session_id)
     if client is None or args is None:
         return None
-    return in_folder(shell_words([client.cli.command, *args]), cwd)
+    return in_folder(shell_words([client.cli.command, *args]), cwd, person_quote)
 
 
 def attach_args(provider: str, job_id: str) -> tuple[str, ...] | None:

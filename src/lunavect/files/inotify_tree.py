@@ -15,6 +15,9 @@ import os
 from lunavect.files import inotify
 
 _FOLDER_MASK = inotify.CHANGES | inotify.IN_ONLYDIR | inotify.IN_DONT_FOLLOW
+# A folder below the root the kernel will not watch, which is skipped: gone again, not ours to read, or deeper
+# than a path can name (ENAMETOOLONG past PATH_MAX: re-raised, it ended the whole tree's watch for good).
+_UNWATCHABLE = (errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.ENAMETOOLONG, errno.ELOOP)
 
 
 class RootGone(Exception):
@@ -38,15 +41,17 @@ class TreeWatch:
 
     def _add(self, top: str, found: set[str] | None) -> None:
         """Watch `top` and the folders below it; with `found`, every path there is told as changed (it was
-        made before its watch). OSError when the kernel refuses a watch (none left): the caller gives up."""
+        made before its watch). A folder below the root that cannot be watched (`_UNWATCHABLE`: a new one
+        among them, made too deep or gone again) is skipped. OSError when the kernel refuses a watch (none
+        left), or the root's own: the caller gives up."""
         pending = [top]
         while pending:
             folder = pending.pop()
             try:
                 wd = self._inotify.add(folder, _FOLDER_MASK)
             except OSError as exc:
-                if folder != top and exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EACCES):
-                    continue  # gone again, or not ours to read: nothing there to follow
+                if folder != self.root and exc.errno in _UNWATCHABLE:
+                    continue  # gone again, not ours to read, or too deep to name: nothing there to follow
                 raise
             self._folders[wd] = folder
             try:

@@ -2,8 +2,11 @@
 
 The counters are `sessions.count_sessions` itself (the panel's and `lunavect counts`' one function), over the
 list with hidden sessions included: hiding never cancels work, and internal agents are never in the snapshot's
-listed rows in the first place. The rest (errors, who needs attention, who waited longest) is derived here once
-for every bar, so tmux, waybar and the tray can never disagree about which session is the most urgent.
+listed rows in the first place; how many of them are other machines' is said apart (`*_elsewhere`), so a host
+that sends 2,000 rows saying `input` is seen as such. The rest (errors, who needs attention, who waited
+longest) is derived here once for every bar, so tmux, waybar and the tray can never disagree about which
+session is the most urgent. Within a state, a session of this machine comes before another machine's: what
+`lunavect next` opens here is never decided by what another host says of its own rows' times.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lunavect.core.model import AWAITING_STATES, Session, State
+from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
 from lunavect.listing import hosts
 from lunavect.listing.sessions import count_sessions, epoch, read_sessions
 from lunavect.usage.bar import limits_note
@@ -29,6 +32,9 @@ class Summary:
     working: int = 0
     awaiting_input: int = 0
     errors: int = 0
+    # Of `working` and `awaiting_input`, how many are other machines' sessions (sync).
+    working_elsewhere: int = 0
+    awaiting_elsewhere: int = 0
     # Sessions that need their person (`needs_you`), the most urgent first (`needs_person`).
     attention: tuple[Session, ...] = ()
     notes: tuple[str, ...] = field(default=())
@@ -78,21 +84,30 @@ def waited_since(session: Session) -> float:
     return epoch(session.last_active) or epoch(session.since) or epoch(session.updated) or 0.0
 
 
+def _wait_order(session: Session) -> tuple[bool, float]:
+    """Within one state: this machine's sessions first, then the longest wait."""
+    return hosts.elsewhere(session), waited_since(session)
+
+
 def needs_person(sessions: list[Session]) -> list[Session]:
-    """The sessions that need their person (`needs_you`), the most urgent first (`NEXT_ORDER`, then the
-    longest wait): what `lunavect next` opens, the popup lists and `status` names."""
+    """The sessions that need their person (`needs_you`), the most urgent first (`NEXT_ORDER`, then this
+    machine's before other machines', then the longest wait): what `lunavect next` opens, the popup lists and
+    `status` names."""
     waiting = [s for s in sessions if needs_you(s)]
-    return sorted(waiting, key=lambda s: (NEXT_ORDER.index(s.state), waited_since(s), s.id))
+    return sorted(waiting, key=lambda s: (NEXT_ORDER.index(s.state), *_wait_order(s), s.id))
 
 
 def summarize_sessions(sessions: list[Session], notes: tuple[str, ...] = ()) -> Summary:
     """The summary of a list that includes hidden sessions."""
     totals = count_sessions(sessions)
     most = needs_person(sessions)
+    elsewhere = [s for s in sessions if hosts.elsewhere(s) and not hosts.silent_host_row(s)]
     return Summary(
         working=totals["working"],
         awaiting_input=totals["awaiting_input"],
         errors=sum(1 for s in most if s.state == State.ERROR),
+        working_elsewhere=sum(s.state in WORKING_STATES for s in elsewhere),
+        awaiting_elsewhere=sum(s.state in AWAITING_STATES for s in elsewhere),
         attention=tuple(most),
         notes=notes,
         next=most[0] if most else None,

@@ -59,6 +59,12 @@ def present(session: Session, host: Host | None, now: float) -> Session:
     return session
 
 
+def elsewhere(session: Session) -> bool:
+    """True for another machine's row: only those carry when their host was last heard (`present`), and a row
+    whose host was never heard is a silent one (`silent_host_row`)."""
+    return session.heard is not None or silent_host_row(session)
+
+
 def silent_host_row(session: Session) -> bool:
     """True for a row shown `offline` only because its host stopped beating (counted neither working nor
     awaiting: nobody knows what it does)."""

@@ -128,6 +128,11 @@ def records(conn: sqlite3.Connection) -> dict[str, list[tuple[int, Record]]]:
     return found
 
 
+def remote_ids(conn: sqlite3.Connection) -> set[str]:
+    """The ids of the sessions other machines list here."""
+    return {key for (key,) in conn.execute("SELECT id FROM remote_session")}
+
+
 def store_record(conn: sqlite3.Connection, host: str, key: str, revision: int, record: Record | None) -> None:
     if record is None:
         conn.execute("DELETE FROM sync_arrangement WHERE host = ? AND id = ? AND revision < ?", (host, key, revision))

@@ -305,8 +305,15 @@ class SyncClient:
                 with store.transaction(conn):
                     arrange.store_record(conn, host, key, revision, record)
             # The rows as read before any put: a change the person makes meanwhile fails the compare-and-set
-            # and is found (and put) on the next step instead of being overwritten.
+            # and is found (and put) on the next step instead of being overwritten. Only a session some machine
+            # lists (or that has a local row already) takes its merge: a record for an id that exists nowhere
+            # makes no local row, and a session listed later takes its merge at the next step.
+            with self._lock:
+                offered = set(self._offered)
+            listed = self.own_ids(conn) | offered | arrange.remote_ids(conn) | set(local)
             for key, records in arrange.records(conn).items():
+                if key not in listed:
+                    continue
                 merged = arrange.merge(records)
                 if merged != agreed.get(key):
                     arrange.write_merged(conn, key, merged, local.get(key))

@@ -167,7 +167,12 @@ def apply(
                 if entry.value is not None and record is None:
                     drops.note(entry.key, "an arrangement no reader takes")
                     continue
+                refusal = held.arrangement_refusal(parsed.host, parsed.session) if parsed.host != own_host else None
+                if record is not None and refusal is not None:
+                    drops.note(entry.key, refusal)
+                    continue
                 arrange.store_record(conn, parsed.host, parsed.session, entry.revision, record)
+                held.arranged(parsed.host, parsed.session, record is not None)
                 changed += 1
             elif parsed.host == here:
                 # Rows named as this machine are opened with this machine's pids, ttys and folders
@@ -202,15 +207,36 @@ def _add_to(conn: sqlite3.Connection, key: str, more: int) -> None:
 class _Held:
     """Which session ids are taken, read once per batch: this machine's own (a remote row may never stand for
     one of them: `lunavect resume ID` would run `ssh` to the host that claimed it), every other host's (the
-    first host heard with an id keeps it), and how many rows each host has (at most
-    `remote_row.MAX_ROWS_PER_HOST`)."""
+    first host heard with an id keeps it), and how many rows and arrangement records each host has (at most
+    `remote_row.MAX_ROWS_PER_HOST` of each: a host that pinned 20,000 ids that exist nowhere grew two local
+    tables without bound)."""
 
     def __init__(self, conn: sqlite3.Connection, local: set[str]) -> None:
         self.local = local
         self.owner: dict[str, str] = {}
         self.keys: dict[str, set[str]] = {}
-        for host, key in conn.execute("SELECT host, id FROM remote_session ORDER BY revision"):
+        self.arrangements: dict[str, set[str]] = {}
+        self.first_heard: dict[tuple[str, str], float] = {}  # when this machine first heard each row
+        for host, key, heard in conn.execute("SELECT host, id, first_heard FROM remote_session ORDER BY revision"):
             self.added(host, key)
+            if heard is not None:
+                self.first_heard[(host, key)] = heard
+        for host, key in conn.execute("SELECT host, id FROM sync_arrangement"):
+            self.arrangements.setdefault(host, set()).add(key)
+
+    def arrangement_refusal(self, host: str, key: str) -> str | None:
+        """Why `host` may not keep an arrangement record for `key` now, or None when it may."""
+        held = self.arrangements.get(host, set())
+        if key not in held and len(held) >= remote_row.MAX_ROWS_PER_HOST:
+            return f"more than {remote_row.MAX_ROWS_PER_HOST} arrangements from one machine"
+        return None
+
+    def arranged(self, host: str, key: str, kept: bool) -> None:
+        held = self.arrangements.setdefault(host, set())
+        if kept:
+            held.add(key)
+        else:
+            held.discard(key)
 
     def refusal(self, host: str, key: str) -> str | None:
         """Why `host` may not have a row for `key` now, or None when it may."""
@@ -233,6 +259,7 @@ class _Held:
         for gone in list(held) if key is None else [key] if key in held else []:
             held.discard(gone)
             del self.owner[gone]
+            self.first_heard.pop((host, gone), None)
 
 
 @dataclass(frozen=True)
@@ -279,12 +306,13 @@ def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry, held: _Hel
         refusal = held.refusal(key.host, key.session)
         if refusal is not None:
             return refusal
-        cut = remote_row.admit(session, key.host, key.session, put_at)
+        heard = held.first_heard.setdefault((key.host, key.session), put_at)
+        cut = remote_row.admit(session, key.host, key.session, put_at, heard)
         conn.execute(
-            "INSERT INTO remote_session (host, id, data, revision) VALUES (?, ?, ?, ?) "
+            "INSERT INTO remote_session (host, id, data, revision, first_heard) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (host, id) DO UPDATE SET data = excluded.data, revision = excluded.revision "
             "WHERE excluded.revision > remote_session.revision",
-            (key.host, key.session, _encoder.encode(session).decode(), entry.revision),
+            (key.host, key.session, _encoder.encode(session).decode(), entry.revision, heard),
         )
         held.added(key.host, key.session)
         return _Applied(1, cut)

@@ -13,7 +13,11 @@ A row is that machine's word about its own session; what it may say is bounded h
   from a client's own files, which only the host has);
 - every text is cut to a length, the lists and counts to a size, and a time later than the put's own (beyond
   `CLOCK_SKEW_S`, for a host whose clock runs ahead) to the put's time: a row that claims the future would
-  stay on top of every list.
+  stay on top of every list;
+- its wait starts no earlier than this machine first heard the row (`since` and `last_active`, what "who has
+  waited longest" is judged by): a row saying `permission` since 1970 would otherwise come before every
+  session of this machine in `lunavect next`, the tray and tmux. A row that says no `last_active` gets the
+  later of its `updated` and that first hearing.
 
 A row longer than `MAX_ROW_BYTES` is not decoded at all; a row whose fields had to be cut is kept, cut, and
 counted by the caller.
@@ -81,9 +85,14 @@ def _time(text: str | None, put_at: float) -> tuple[str | None, bool]:
     return text, False
 
 
-def admit(session: Session, host: str, key_session: str, put_at: float) -> bool:
-    """Make `session` (decoded from `host`'s key for `key_session`, put at `put_at`) a row this machine keeps;
-    True when something had to be cut to fit."""
+def _not_before(text: str | None, first_heard: float) -> str | None:
+    seconds = epoch(text)
+    return iso(first_heard) if seconds is None or seconds < first_heard else text
+
+
+def admit(session: Session, host: str, key_session: str, put_at: float, first_heard: float | None = None) -> bool:
+    """Make `session` (decoded from `host`'s key for `key_session`, put at `put_at`, first heard here at
+    `first_heard`, by default `put_at`) a row this machine keeps; True when something had to be cut to fit."""
     cut = False
     session.host = host
     session.id = key_session
@@ -99,6 +108,10 @@ def admit(session: Session, host: str, key_session: str, put_at: float) -> bool:
         value, was_cut = _time(getattr(session, name), put_at)
         setattr(session, name, value)
         cut = cut or was_cut
+    heard = put_at if first_heard is None else min(first_heard, put_at)
+    if session.since is not None:
+        session.since = _not_before(session.since, heard)
+    session.last_active = _not_before(session.last_active or session.updated, heard)
     basis = [text[:BASIS_CHARS] for text in session.basis[:MAX_BASIS]]
     background = {
         kind[:BACKGROUND_KIND_CHARS]: max(0, min(count, MAX_BACKGROUND_COUNT))

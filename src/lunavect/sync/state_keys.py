@@ -17,6 +17,6 @@ OPEN_SERVER = "sync.open_server"
 # The rules by which other machines' rows were taken in (`remote_row`, `_Held`): rows a store kept under older
 # rules are read again from the bucket once (`readmit_if_older`).
 INTAKE = "sync.intake"
-INTAKE_VERSION = "2"
+INTAKE_VERSION = "3"
 # A row decided by its host's missing heartbeat says so in its basis.
 HEARTBEAT_BASIS = "heartbeat"

@@ -7,6 +7,10 @@ reported before it. So the pace of the last hour is the figure now less the figu
 hour; and when the window began within the hour, the figure at its start was nothing. A window whose figure
 an hour ago is unknown (its first report came within the hour) is paced from its first report, once that
 covers at least `MIN_SPAN_S`; with less than that, the pace is unknown.
+
+A window lasts when it would run out only after it ends: its reset when that is known, else its length from
+now (it resets within its length), else the longest window any client may report. A figure that rose by next
+to nothing projects its end near 1e305 s away, which said "runs out in 9999 d".
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Literal
 
 import msgspec
 
+from lunavect.core.bounds import MAX_WINDOW_MINUTES
 from lunavect.core.times import span
 
 # The pace is the figure's growth over this much of the past.
@@ -88,7 +93,8 @@ def pace(
     if rate <= 0:
         return Pace("lasts")
     runs_out_at = now + (100.0 - latest) / rate
-    if resets_at is not None and runs_out_at >= resets_at:
+    ends = resets_at if resets_at is not None else now + (window_minutes or MAX_WINDOW_MINUTES) * 60
+    if not runs_out_at < ends:  # past the window's end (or no finite time at all)
         return Pace("lasts")
     return Pace("runs_out", runs_out_at)
 

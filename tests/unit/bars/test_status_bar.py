@@ -89,6 +89,8 @@ def test_zeros_without_a_store_in_every_format(iso_env):
         "working": 0,
         "awaiting_input": 0,
         "errors": 0,
+        "working_elsewhere": 0,
+        "awaiting_elsewhere": 0,
         "urgent": None,
         "attention": [],
         "notes": [],

@@ -27,6 +27,7 @@ from lunavect.clients.claude import discovery, files_source
 from lunavect.clients.claude.files_source import ClaudeFilesSource
 from lunavect.clients.codex import history
 from lunavect.clients.codex.source import CodexSource
+from lunavect.collector import setup_probe
 from lunavect.collector import tick as collector_module
 from lunavect.collector.tick import Collector
 from lunavect.files import changed as changed_files
@@ -180,6 +181,7 @@ def _one_batch(tmp_path: Path, monkeypatch, sessions: int) -> Counter[str]:
         # Whatever the collector and the Codex source do every few seconds is due in the counted tick.
         codex._discovered_at = codex._catalog_at = codex._live_at = None
         collector._pruned_at = None
+        collector._probed_at = None  # the setup probe too (every 5 s: due in one run and not the other, when loaded)
         with Counted(conn, monkeypatch) as counts:
             LookedAt.counts = counts
             try:
@@ -214,6 +216,9 @@ def _cold_start(tmp_path: Path, monkeypatch) -> tuple[Path, ClaudeFilesSource, s
     listing them a first look or two a tick (about 200 ticks); returns the config folder with it."""
     monkeypatch.setattr(files_source, "FIRST_LOOK_S", 1e-4)
     monkeypatch.setattr(discovery, "SWEEP_S", 1e9)
+    # The setup probe stats every client's hook files every few seconds of wall time: on a loaded machine the
+    # listing's ticks outlast that, and a tick that probed counted its 52 stats as the listing's.
+    monkeypatch.setattr(setup_probe, "PROBE_EVERY_S", 1e9)
     monkeypatch.setenv("LUNAVECT_HOME", str(tmp_path / "lv"))
     config = tmp_path / "claude"
     transcript = TRANSCRIPT.read_bytes()

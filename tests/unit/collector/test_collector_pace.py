@@ -75,7 +75,10 @@ def test_a_hook_event_arriving_during_a_whole_read_stops_it_at_the_next_file(tmp
     conn = store.connect(paths.store_path())
     source = ClaudeFilesSource(config, budget=1 << 40, processes=dict, one_process=lambda pid: None)
     collector = Collector(conn, spool_dir=paths.ensure_private_dir(paths.spool_dir()), sources=[source])
-    assert collector.tick() == "reading"  # every session listed; whole reads next, all within one budget
+    backlog = collector.tick()
+    while backlog == "listing":  # the first looks have a time budget per tick: a loaded machine takes more
+        backlog = collector.tick()
+    assert backlog == "reading"  # every session listed; whole reads next, all within one budget
     read: list[str] = []
     real_read = files_source.read_transcript
 
@@ -93,3 +96,18 @@ def test_a_hook_event_arriving_during_a_whole_read_stops_it_at_the_next_file(tmp
     assert _state(conn) == "working"
     source.close()
     conn.close()
+
+
+def test_a_tick_of_whole_reads_rests_for_the_cpu_it_took_not_for_the_wall_clock():
+    """A share of a core is CPU time: a tick that waited (for the disk, or for a core other processes had) is
+    no reason to rest longer after it. On a loaded machine the wall clock paused the reading for far more than
+    its share, and the first test here never saw three reading ticks within its time."""
+    beat = pace.Pace()
+    share = (1 - pace.READING_SHARE) / pace.READING_SHARE
+    started = beat.cpu()
+    time.sleep(0.3)  # 0.3 s on the wall clock, next to nothing on the CPU
+    assert beat.rest(started) < 0.05 * share
+    started = beat.cpu()
+    while beat.cpu() < started + 0.1:  # 0.1 s of this thread's CPU
+        pass
+    assert beat.rest(started) >= 0.1 * share

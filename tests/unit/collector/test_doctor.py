@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+
+import pytest
+from unit_support import LUNAVECT_BIN
 
 from lunavect import store
 from lunavect.collector.doctor import examine
@@ -63,3 +67,24 @@ def test_a_foreign_store_and_an_open_data_folder_are_problems(iso_env):
     assert "not yours alone" in whats
     result = iso_env.cli("doctor", "--json")
     assert result.returncode == 1 and json.loads(result.stdout)["store"]["ok"] is False
+
+
+def _read_only(folder) -> list[str]:
+    """A shell line that runs the rest with `folder` read-only: a bind mount of its own, in a mount namespace of
+    its own (nothing else on the machine sees it)."""
+    return ["unshare", "-m", "sh", "-c", f'mount --bind "{folder}" "{folder}" && mount -o remount,bind,ro "{folder}" '
+            f'"{folder}" && exec "$0" "$@"']  # fmt: skip
+
+
+def test_a_read_only_data_folder_is_a_problem_not_a_traceback(iso_env):
+    iso_env.connect()  # a store, and the collector's lock file, as a collector that ran left them
+    (iso_env.data / "collector.lock").write_text("")
+    probe = subprocess.run([*_read_only(iso_env.data), "true"], capture_output=True, timeout=30)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot mount a read-only folder here: {probe.stderr.decode(errors='replace').strip()}")
+    done = subprocess.run(
+        [*_read_only(iso_env.data), LUNAVECT_BIN, "doctor"], env=iso_env.env, capture_output=True, text=True, timeout=60
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1 and "collector: not running" in done.stdout
+    assert f"data folder {iso_env.data}: cannot be written" in done.stdout

@@ -7,6 +7,7 @@ STOP_CHECK_S)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import threading
@@ -165,3 +166,69 @@ def test_a_watch_the_kernel_refuses_for_a_new_folder_ends_and_the_owner_looks_it
         assert watch.take() is None
     finally:
         watch.close()
+
+
+def _deep_folders(top: Path, length: int = 4200) -> None:
+    """Folders nested below `top` until their path is longer than PATH_MAX (4,096 bytes on Linux): made
+    through descriptors, as no path names the deepest ones."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        made = len(str(top))
+        while made <= length:
+            os.mkdir("d" * 200, dir_fd=fd)
+            deeper = os.open("d" * 200, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd, made = deeper, made + 201
+    finally:
+        os.close(fd)
+
+
+@linux_only
+def test_a_folder_deeper_than_path_max_is_skipped_and_the_watch_goes_on(tmp_path: Path) -> None:
+    """issue 42, item 9: the kernel refuses a watch for a path longer than PATH_MAX (ENAMETOOLONG); that folder
+    is skipped, as one gone meanwhile is, and the rest of the tree is still watched, before and after."""
+    root = tmp_path / "projects"
+    (root / "deep-before").mkdir(parents=True)
+    _deep_folders(root / "deep-before")
+    (root / "p").mkdir()
+    watch = ChangedFiles(root)
+    try:
+        _armed(watch)
+        assert watch._watch.tree is not None  # the kernel's watch runs, not watchfiles' fallback
+        (root / "deep-after").mkdir()
+        _deep_folders(root / "deep-after")
+        _told(watch, {str(root / "deep-after")})
+        transcript = root / "p" / "a.jsonl"
+        transcript.write_text("{}\n")
+        _told(watch, {str(transcript)})
+        assert watch._watch.tree is not None and not watch._watch.failed
+    finally:
+        watch.close()
+        shutil.rmtree(root)
+
+
+@linux_only
+def test_a_new_folder_made_too_deep_to_watch_is_told_and_skipped(tmp_path: Path) -> None:
+    """The folder made is itself the one whose path is too long (not only a folder below it)."""
+    from lunavect.files.inotify_tree import TreeWatch
+
+    root = tmp_path / "projects"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    made = len(str(root))
+    while made + 201 < 4095:  # the deepest folder a path can still name
+        os.mkdir("d" * 200, dir_fd=fd)
+        deeper = os.open("d" * 200, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd, made = deeper, made + 201
+    tree = TreeWatch(str(root))
+    try:
+        os.mkdir("e" * 200, dir_fd=fd)  # its path is longer than PATH_MAX
+        told = tree.read(5)
+        assert any(path.endswith("e" * 200) for path in told)
+        (root / "a.jsonl").write_text("{}\n")
+        assert str(root / "a.jsonl") in tree.read(5)
+    finally:
+        os.close(fd)
+        tree.close()
+        shutil.rmtree(root)

@@ -81,3 +81,15 @@ def test_every_surface_takes_the_same_sessions_as_needing_you():
     summary = attention.summarize_sessions([*sessions, failed])
     assert summary.errors == 1 and summary.urgent is summary.next is failed
     assert [s.session_id for s in summary.attention] == ["failed"]
+
+
+def test_within_a_state_this_machines_session_comes_before_another_machines():
+    # Another machine's row says it has waited longer: its host's own word, which decides nothing here.
+    mine = waited("mine", State.PERMISSION, 5)
+    theirs = waited("theirs", State.PERMISSION, 3000, host="alpha", heard=iso(NOW - 1))
+    asking = waited("asking", State.INPUT, 9000, host="alpha", heard=iso(NOW - 1))
+    assert [s.session_id for s in attention.needs_person([theirs, asking, mine])] == ["mine", "theirs", "asking"]
+    summary = attention.summarize_sessions([theirs, asking, mine])
+    assert summary.next is mine and summary.attention == (mine, theirs, asking)
+    assert (summary.awaiting_input, summary.awaiting_elsewhere) == (3, 2)
+    assert summary.working_elsewhere == 0

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from unit_support import a_session, seed_snapshot
 
 from lunavect.core.resume_command import display_command, in_folder, shell_words
+from lunavect.core.terminal_text import clean
 from lunavect.navigation import resume
 
 ID = "aaaaaaaa-1111-4111-8111-111111111111"
@@ -59,8 +61,8 @@ def recording(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     return bin_folder, record, env
 
 
-def run_sh(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(["sh", "-c", line], cwd=cwd, env=env, capture_output=True, timeout=10)
+def run_sh(line: str, cwd: Path, env: dict[str, str], shell: str = "sh") -> subprocess.CompletedProcess:
+    return subprocess.run([shell, "-c", line], cwd=cwd, env=env, capture_output=True, timeout=10)
 
 
 @pytest.mark.process
@@ -72,15 +74,18 @@ def test_the_resume_command_runs_in_any_folder_and_runs_nothing_else(tmp_path, r
         folder = base / name  # a `/` in a name makes nested folders: the path holds every character
         folder.mkdir(parents=True, exist_ok=True)
         for provider, args in (("claude", ["--resume", ID]), ("codex", ["resume", ID])):
-            # What a person pastes (the snapshot's `resume` field) and what a terminal window runs.
+            # What a person pastes into their shell (the snapshot's `resume` field, printed through the terminal
+            # filter: a folder holding a control character is written `$'...'`, which bash reads) and what a
+            # terminal window runs with `sh -c`.
             plan = resume.plan(provider, ID, str(folder), which=lambda n: str(bin_folder / n))
             assert isinstance(plan, resume.ResumePlan)
             argv = resume.command_terminal_argv(plan.shell_command, {"DISPLAY": ":0"}, which=lambda n: f"/t/{n}")
             assert argv is not None and argv[-3:-1] == ["sh", "-c"]
-            for line in (display_command(provider, ID, str(folder)), argv[-1]):
-                assert line is not None
+            display = display_command(provider, ID, str(folder))
+            assert display is not None and clean(display) == display  # printed, it reads as it runs
+            for line, shell in ((display, "bash"), (argv[-1], "sh")):
                 record.unlink(missing_ok=True)
-                proc = run_sh(line, base, env)
+                proc = run_sh(line, base, env, shell)
                 assert proc.returncode == 0, (name, line, proc.stderr)
                 assert record.read_bytes().decode().split("\0") == [str(folder), *args, ""], (name, line)
     assert not (tmp_path / "X").exists() and not (tmp_path / "Y").exists()
@@ -125,3 +130,23 @@ def test_any_folder_and_id_reach_the_shell_as_themselves(tmp_path, folder, sessi
     cd = [f"cd:{folder if folder.startswith('/') else './' + folder}"] if folder else []
     assert words == [*cd, session_id, ""]
     assert os.listdir(where) == []
+
+
+def test_a_folder_holding_a_control_character_is_printed_as_it_runs(tmp_path, recording, iso_env):
+    """issue 42, item 11: printed through the terminal filter, `cd '/p/a<LF>b'` showed `\\x0a` inside single
+    quotes, which pasted names another folder; `$'...'` holds that very escape and enters the folder."""
+    _, record, env = recording
+    folder = tmp_path / "a\nb\x85c\u202ed'e"
+    folder.mkdir()
+    line = display_command("claude", ID, str(folder))
+    assert line == f"cd $'{tmp_path}/a\\x0ab\\xc2\\x85c\\xe2\\x80\\xaed\\'e' && claude --resume {ID}"
+    assert clean(line) == line
+    proc = run_sh(line, tmp_path, env, "bash")
+    assert proc.returncode == 0, proc.stderr
+    assert record.read_bytes().decode().split("\0") == [str(folder), "--resume", ID, ""]
+    # What holds no such character is written as before.
+    assert display_command("claude", ID, "/plain folder") == f"cd '/plain folder' && claude --resume {ID}"
+    # `lunavect resume ID --print` prints it so (what the terminal filter shows is the line itself).
+    seed_snapshot(iso_env.connect(), a_session(ID, cwd=str(folder), resume=line))
+    printed = iso_env.cli("resume", ID, "--print")
+    assert printed.returncode == 0 and printed.stdout == line + "\n", printed.stderr

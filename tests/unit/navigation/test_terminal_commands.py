@@ -5,6 +5,7 @@ run here are driven through a scripted runner that records every request."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -119,27 +120,37 @@ def test_tmux_focus_outcomes() -> None:
 def test_tmux_default_sockets(tmp_path) -> None:
     import socket as sock
 
-    folder = tmp_path / "tmux-4242"
-    folder.mkdir()
-    server = sock.socket(sock.AF_UNIX)
-    server.bind(str(folder / "default"))
+    # The folder and its sockets are this user's (sockets of another user are never listed: see
+    # tests/unit/hostile/test_other_users_tmux.py), and so is `$TMUX`'s socket.
+    folder = tmp_path / f"tmux-{os.getuid()}"
+    folder.mkdir(mode=0o700)
+    servers = [sock.socket(sock.AF_UNIX), sock.socket(sock.AF_UNIX)]
+    servers[0].bind(str(folder / "default"))
+    servers[1].bind(str(tmp_path / "other"))
     (folder / "not-a-socket").write_text("")
     try:
-        found = tmux.default_sockets(4242, {"TMUX_TMPDIR": str(tmp_path), "TMUX": "/other,1,0"})
+        found = tmux.default_sockets(environ={"TMUX_TMPDIR": str(tmp_path), "TMUX": f"{tmp_path}/other,1,0"})
     finally:
-        server.close()
-    assert found == ["/other", str(folder / "default")]
+        for server in servers:
+            server.close()
+    assert found == [str(tmp_path / "other"), str(folder / "default")]
 
 
-def test_tmux_server_sockets_come_from_the_agents_parents() -> None:
+def test_tmux_server_sockets_come_from_the_agents_parents(tmp_path) -> None:
+    import socket as sock
+
+    path = str(tmp_path / "s.sock")  # a socket of this user's: another user's is never listed
+
     class Table:
         def get(self, pid):
             return {300: Proc(300, 100, "claude"), 100: Proc(100, 1, "tmux: server", "tmux")}.get(pid)
 
         def unix_sockets(self, pid):
-            return ["/tmp/s.sock", "@abstract"] if pid == 100 else []
+            return [path, "@abstract"] if pid == 100 else []
 
-    assert tmux.server_sockets(Table(), 300) == ["/tmp/s.sock"]
+    with sock.socket(sock.AF_UNIX) as server:
+        server.bind(path)
+        assert tmux.server_sockets(Table(), 300) == [path]
 
 
 # -- kitty and WezTerm ----------------------------------------------------------------------------------------

@@ -160,3 +160,15 @@ def test_the_store_keeps_codexs_recent_figures_from_reports_in_any_order(tmp_pat
     assert stored["history"] == [[NOW - H, 30.0, None], [NOW - 30 * MIN, 45.0, None], [NOW, 60.0, None]]
     assert set(stored) == {"at", "primary", "history"}  # numbers only
     conn.close()
+
+
+def test_a_window_without_a_reset_time_lasts_past_its_length():
+    """issue 42, item 10: a denormal rise projected its end near 1e305 s away: "runs out in 9999 d"."""
+    barely = series((60, 0.0), (0, 1e-300))  # a rise of next to nothing: its end about 3.6e305 s away
+    for minutes in (300, None):
+        verdict = pace.pace(barely, NOW, window_minutes=minutes)
+        assert verdict == pace.Pace("lasts")
+        assert pace.words(verdict.verdict, verdict.runs_out_at, NOW) == "lasts to reset"
+    slow = series((60, 50.0), (0, 51.0))  # 49 left at 1 an hour: two days, past a 5 h window's end
+    assert pace.pace(slow, NOW, window_minutes=300).verdict == "lasts"
+    assert pace.pace(slow, NOW, window_minutes=7 * 24 * 60).runs_out_at == pytest.approx(NOW + 49 * H)

@@ -190,14 +190,15 @@ def test_a_store_that_cannot_be_opened_gets_503_as_json(iso_env):
 
 def test_one_store_read_per_change_whatever_the_number_of_browsers(iso_env):
     conn = iso_env.connect()
-    _, token = tokens.create(conn, "view")
+    # Fifty browsers of thirteen people (a token keeps at most STREAMS_PER_TOKEN streams open).
+    people = [tokens.create(conn, "view")[1] for _ in range(13)]
     seed(conn, "aaaa1111", "working")
     conn.close()
 
     async def scenario() -> None:
         conn = store.connect()  # this thread's own: SQLite connections stay in their thread
         async with followed_feed() as (feed, changes, _):
-            subscribers = [await feed.subscribe(token.id) for _ in range(50)]
+            subscribers = [await feed.subscribe(people[n % len(people)].id) for n in range(50)]
             assert feed.reads == 1
             assert {await s.next() for s in subscribers} == {feed.latest}
 
@@ -212,7 +213,8 @@ def test_one_store_read_per_change_whatever_the_number_of_browsers(iso_env):
                 await asyncio.sleep(0.01)
             assert [await s.next(keepalive=0.05) for s in subscribers[:3]] == [b""] * 3
 
-            tokens.revoke(conn, token.id)
+            for token in people:
+                tokens.revoke(conn, token.id)
             await changes.put(None)
             assert [await s.next() for s in subscribers] == [None] * 50
             assert all(s.revoked for s in subscribers)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lunavect.clients.opencode import places
-from lunavect.clients.opencode.database import Database, seconds
+from lunavect.clients.opencode.database import Database, field, seconds
 from lunavect.conversation.message import RESULT_CHARS, TEXT_CHARS, Kind, Message, one_line, shorten
 from lunavect.conversation.parts import Part, place
 from lunavect.conversation.source import Source
@@ -32,31 +32,36 @@ MAX_PARTS = 2000
 _INPUT_FIELDS = ("command", "filePath", "path", "pattern", "query", "url", "description", "prompt")
 
 
-def _field(path: str, chars: int) -> str:
-    return f"substr(json_extract(p.data, '{path}'), 1, {chars})"
+def _cut(path: str, chars: int) -> str:
+    return f"substr({field('p.data', path)}, 1, {chars})"
 
 
-_INPUTS = ", ".join(f"json_extract(p.data, '$.state.input.{key}')" for key in _INPUT_FIELDS)
+def _p(path: str) -> str:
+    return field("p.data", path)
+
+
+_INPUTS = ", ".join(_p(f"$.state.input.{key}") for key in _INPUT_FIELDS)
 # Each part as a flat record of what a viewer shows, cut in SQL: a long text, a tool's output, a file's content
-# in a tool's input never leave the database whole.
+# in a tool's input never leave the database whole. Every field is read through `database.field`: one part
+# SQLite cannot parse is a part without fields, never a conversation that cannot be read.
 _PARTS = (
     "SELECT p.time_created, json_object("
-    "'role', json_extract(m.data, '$.role'), 'type', json_extract(p.data, '$.type'), "
-    f"'text', {_field('$.text', TEXT_CHARS + 1)}, 'synthetic', json_extract(p.data, '$.synthetic'), "
-    "'tool', json_extract(p.data, '$.tool'), 'call', json_extract(p.data, '$.callID'), "
-    "'status', json_extract(p.data, '$.state.status'), "
+    f"'role', {field('m.data', '$.role')}, 'type', {_p('$.type')}, "
+    f"'text', {_cut('$.text', TEXT_CHARS + 1)}, 'synthetic', {_p('$.synthetic')}, "
+    f"'tool', {_p('$.tool')}, 'call', {_p('$.callID')}, "
+    f"'status', {_p('$.state.status')}, "
     f"'summary', substr(coalesce({_INPUTS}), 1, 1000), "
-    f"'output', {_field('$.state.output', RESULT_CHARS + 1)}, 'error', {_field('$.state.error', RESULT_CHARS + 1)}, "
-    "'start', coalesce(json_extract(p.data, '$.state.time.start'), json_extract(p.data, '$.time.start'))) "
+    f"'output', {_cut('$.state.output', RESULT_CHARS + 1)}, 'error', {_cut('$.state.error', RESULT_CHARS + 1)}, "
+    f"'start', coalesce({_p('$.state.time.start')}, {_p('$.time.start')})) "
     "FROM part p JOIN message m ON m.id = p.message_id WHERE p.session_id = ? "
-    "AND json_extract(p.data, '$.type') IN ('text', 'tool', 'compaction') "
+    f"AND {_p('$.type')} IN ('text', 'tool', 'compaction') "
     "ORDER BY p.time_created DESC, p.id DESC LIMIT ?"
 )
 _FAILURES = (
-    "SELECT coalesce(json_extract(data, '$.time.completed'), time_created), json_object("
-    "'failure', json_extract(data, '$.error.name'), "
-    f"'text', substr(json_extract(data, '$.error.data.message'), 1, {RESULT_CHARS + 1})) "
-    "FROM message WHERE session_id = ? AND json_extract(data, '$.error') IS NOT NULL AND time_created >= ?"
+    f"SELECT coalesce({field('data', '$.time.completed')}, time_created), json_object("
+    f"'failure', {field('data', '$.error.name')}, "
+    f"'text', substr({field('data', '$.error.data.message')}, 1, {RESULT_CHARS + 1})) "
+    f"FROM message WHERE session_id = ? AND {field('data', '$.error')} IS NOT NULL AND time_created >= ?"
 )
 
 

@@ -11,6 +11,16 @@ transaction outlives its statement and no write transaction is ever begun (a WAL
 writer). Only the fields lunavect uses are extracted, in SQL (`json_extract`): a tool's input and output, a
 message's text never leave the database for these reads. Each value from it is checked once here: ids by
 pattern, times within bounds (milliseconds to seconds), counts as counts, names cut short.
+
+One bad row costs that row, never the statement (and with it every session of the client): SQLite fails a
+whole statement whose `json_extract` meets one `data` it cannot parse (a part nested 2,000 deep, which a
+model's tool input can be), so every field is extracted only from a `data` that `json_valid` accepts
+(`field`); and a lone surrogate escape (`"\\ud83d"`, what `JSON.stringify` writes for a string cut inside an
+emoji) extracts as bytes that are no UTF-8, which are decoded leniently rather than failing the read.
+
+The database's path is a variable's to name (`OPENCODE_DB`), so it may lie where another user can place
+something: it is opened only when it (and its log and index, when present) is a regular file of this user's
+(`files.ownership`); a FIFO there would block the open, and the collector with it, for good.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from urllib.parse import quote
 
 from lunavect.core.bounds import bounded, count, http_status, real
 from lunavect.core.ids import is_session_id
+from lunavect.files import ownership
 
 # A read waits at most this long for a lock (a WAL reader waits only while the client recovers the log).
 BUSY_TIMEOUT_S = 0.1
@@ -32,6 +43,16 @@ TURN_MESSAGES = 24
 MAX_NAME = 64
 MAX_TEXT = 300
 MAX_PATH = 4096
+
+
+def field(column: str, path: str) -> str:
+    """SQL for the value at `path` in the JSON of `column`, NULL where that JSON is not valid (too deep, cut
+    short): one such row then reads as a row without the field instead of failing its whole statement."""
+    return f"json_extract(iif(json_valid({column}), {column}, NULL), '{path}')"
+
+
+def _lenient(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 def seconds(value: object) -> float | None:
@@ -100,20 +121,19 @@ _REFUSALS = ("The user rejected permission", "The user dismissed this question")
 _SESSIONS = (
     "SELECT id, parent_id, directory, title, version, time_created, time_updated FROM session WHERE time_updated > ?"
 )
-_MESSAGE_FIELDS = (
-    "id, session_id, json_extract(data, '$.role'), json_extract(data, '$.time.created'), "
-    "json_extract(data, '$.time.completed'), json_extract(data, '$.finish'), json_extract(data, '$.error.name'), "
-    "json_extract(data, '$.error.data.statusCode'), json_extract(data, '$.summary'), "
-    "json_extract(data, '$.modelID'), json_extract(data, '$.tokens.input'), json_extract(data, '$.tokens.output'), "
-    "json_extract(data, '$.tokens.reasoning'), json_extract(data, '$.tokens.cache.read'), "
-    "json_extract(data, '$.tokens.cache.write')"
-)
-_PART_FIELDS = (
-    "id, message_id, json_extract(data, '$.type'), json_extract(data, '$.tool'), json_extract(data, '$.callID'), "
-    "json_extract(data, '$.state.status'), json_extract(data, '$.state.time.start'), "
-    "json_extract(data, '$.state.time.end'), time_created, json_extract(data, '$.auto'), "
-    f"substr(json_extract(data, '$.state.error'), 1, {max(len(r) for r in _REFUSALS)})"
-)
+_MESSAGE_PATHS = (
+    "$.role", "$.time.created", "$.time.completed", "$.finish", "$.error.name", "$.error.data.statusCode",
+    "$.summary", "$.modelID", "$.tokens.input", "$.tokens.output", "$.tokens.reasoning", "$.tokens.cache.read",
+    "$.tokens.cache.write",
+)  # fmt: skip
+_MESSAGE_FIELDS = ", ".join(["id", "session_id", *(field("data", path) for path in _MESSAGE_PATHS)])
+_PART_FIELDS = ", ".join(
+    [
+        "id", "message_id", *(field("data", p) for p in ("$.type", "$.tool", "$.callID", "$.state.status")),
+        field("data", "$.state.time.start"), field("data", "$.state.time.end"), "time_created",
+        field("data", "$.auto"), f"substr({field('data', '$.state.error')}, 1, {max(len(r) for r in _REFUSALS)})",
+    ]
+)  # fmt: skip
 
 
 def _session(row: Sequence[object]) -> SessionRow | None:
@@ -176,13 +196,19 @@ class Database:
         return (st.st_ino, st.st_size, st.st_mtime_ns, *log)
 
     def connection(self) -> sqlite3.Connection:
-        """The read-only connection (sqlite3.Error when the file cannot be opened as a database)."""
+        """The read-only connection (sqlite3.Error when the file cannot be opened as a database; OSError, and
+        `ownership.NotMine` among them, when it is no regular file of this user's)."""
         inode = os.stat(self.path).st_ino
         if self._conn is not None and inode == self._inode:
             return self._conn
         self.close()
+        ownership.require_mine(self.path, ownership.FILE)
+        for side in ("-wal", "-shm"):  # SQLite opens them too, when they are there
+            if os.path.lexists(f"{self.path}{side}"):
+                ownership.require_mine(f"{self.path}{side}", ownership.FILE)
         uri = f"file:{quote(str(self.path))}?mode=ro"
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        conn.text_factory = _lenient
         conn.execute("PRAGMA query_only = 1")
         self._conn, self._inode = conn, inode
         return conn
@@ -216,7 +242,7 @@ class Database:
         rows = self._among(
             f"SELECT {_PART_FIELDS} FROM part WHERE message_id",
             messages,
-            "AND json_extract(data, '$.type') IN ('tool', 'compaction') ORDER BY id",
+            f"AND {field('data', '$.type')} IN ('tool', 'compaction') ORDER BY id",
         )
         return _kept(rows, _part)
 
@@ -234,7 +260,7 @@ class Database:
         rows = self._among(
             f"SELECT {_MESSAGE_FIELDS} FROM message WHERE session_id",
             sessions,
-            "AND json_extract(data, '$.role') = 'assistant' ORDER BY time_created, id",
+            f"AND {field('data', '$.role')} = 'assistant' ORDER BY time_created, id",
         )
         return _kept(rows, _message)
 

@@ -10,7 +10,12 @@ never rows, their tokens their root session's. The complete list of root session
 then, as a client's catalog (a hidden session leaves the hidden list once its client stops listing it).
 
 The cursor lives in memory: a collector started again reads every session's latest turn once more, each fact
-with the id it had, so nothing is stored twice.
+with the id it had, so nothing is stored twice. It moves only when the collector commits what a poll found
+(`Batch.commit`): a poll that fails, or whose batch is not stored, leaves every session to be read again.
+
+One session that cannot be read costs that session, never the source: it is set aside until its row changes
+(recorded for `lunavect doctor`, as a transcript a reader failed on is), and every other session is read as
+usual. A database that is locked or unreadable as a whole fails the poll, and the next one tries again.
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from lunavect.clients.opencode.database import Database, SessionRow
 from lunavect.clients.opencode.turns import latest_turn, meta
 from lunavect.clients.opencode.usage import SessionTokens, session_tokens
 from lunavect.core.clients import OPENCODE
-from lunavect.core.model import session_key
+from lunavect.core.model import Evidence, session_key
 from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
 from lunavect.files.changed import ChangedFiles
+from lunavect.files.quarantine import Quarantine, describe
 
 # Rows are read again this far behind the newest time seen: a row committed a moment late is not missed.
 MARGIN_MS = 5000
@@ -35,6 +41,8 @@ MARGIN_MS = 5000
 READ_BUDGET_S = 0.25
 # The complete list of sessions is handed over this often.
 LISTING_INTERVAL_S = 300.0
+# What fails the whole database rather than one session's read: the poll fails, and the next one tries again.
+_WHOLE_DATABASE = ("SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR", "SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CANTOPEN")
 
 
 class OpenCodeSource(Source):
@@ -53,11 +61,14 @@ class OpenCodeSource(Source):
         self.pending: dict[str, None] = {}  # root sessions not read yet since the collector started, newest first
         self.internal: set[str] = set()  # child sessions already handed over as internal
         self.listed_at: float | None = None
+        # Sessions whose read failed, with the row time they failed at: skipped until their row changes.
+        self.aside: dict[str, tuple[int, str]] = {}
+        self.quarantine = Quarantine(f"{OPENCODE.id}.sessions")
 
-    def _root(self, session: str) -> str:
+    def _root(self, session: str, sessions: dict[str, SessionRow]) -> str:
         current = session
         for _hop in range(16):
-            row = self.sessions.get(current)
+            row = sessions.get(current)
             if row is None or row.parent is None:
                 return current
             current = row.parent
@@ -74,61 +85,85 @@ class OpenCodeSource(Source):
         listing_due = self.listed_at is None or clock - self.listed_at >= LISTING_INTERVAL_S
         if signature is None or (signature == self.signature and not self.pending and not listing_due):
             return batch
-        self.signature = signature
         first = self.cursor_ms < 0
         rows = db.sessions(self.cursor_ms - MARGIN_MS if not first else -1)
-        for row in rows:
-            self.sessions[row.id] = row
-            self.cursor_ms = max(self.cursor_ms, row.updated_ms)
-        changed = {self._root(row.id) for row in rows}
+        # What this poll learns is kept aside and made the source's own only in `commit`.
+        sessions = {**self.sessions, **{row.id: row for row in rows}}
+        cursor_ms = max([self.cursor_ms, *(row.updated_ms for row in rows)])
+        changed = {self._root(row.id, sessions) for row in rows}
+        pending = self.pending
         if first:
-            roots = [r for r in self.sessions.values() if r.parent is None]
-            self.pending = dict.fromkeys(r.id for r in sorted(roots, key=lambda r: r.updated_ms, reverse=True))
+            roots = [r for r in sessions.values() if r.parent is None]
+            pending = dict.fromkeys(r.id for r in sorted(roots, key=lambda r: r.updated_ms, reverse=True))
             changed = set()
-        for row in self.sessions.values():
+        for row in sessions.values():
             key = session_key(OPENCODE.id, row.id)
             if row.parent is not None and key not in self.internal:
                 batch.internal.add(key)
-        hot = {sid for sid in self.sessions if self.known.live(session_key(OPENCODE.id, sid))}
+        hot = {sid for sid in sessions if self.known.live(session_key(OPENCODE.id, sid))}
         usages: list[SessionTokens] = []
+        aside = dict(self.aside)
+        done: list[str] = []
         deadline = clock + READ_BUDGET_S
-        for session in [*sorted(changed | hot), *self.pending]:
+        for session in dict.fromkeys([*sorted(changed | hot), *pending]):
             if time.monotonic() > deadline:
                 break
-            unread = self.pending.pop(session, False) is None
-            found = self.sessions.get(session)
+            done.append(session)
+            found = sessions.get(session)
             if found is None or found.parent is not None:
                 continue
+            held = aside.get(session)
+            if held is not None and held[0] == found.updated_ms:
+                continue  # set aside, and unchanged since
             # Tokens change only with a message, which touches its session's row: a live session read for its
             # running tool's parts keeps its tokens until then.
-            self._read(db, found, now, batch, usages, tokens=unread or session in changed)
-        if self.pending:
+            try:
+                evidence, usage = self._read(db, found, now, tokens=session in pending or session in changed)
+            except sqlite3.Error as exc:
+                if getattr(exc, "sqlite_errorname", None) in _WHOLE_DATABASE:
+                    raise
+                aside[session] = (found.updated_ms, describe(exc))
+                continue
+            aside.pop(session, None)
+            batch.evidence += evidence
+            usages += [usage] if usage is not None else []
+        left = [sid for sid in pending if sid not in done]
+        if left:
             batch.backlog = "listing"
-        if listing_due and not self.pending:
-            self.listed_at = clock
+        if listing_due and not left:
             batch.complete_listing = (OPENCODE.id, [session_key(OPENCODE.id, s) for s in db.root_ids()])
         reported = set(batch.internal)
+        failing = {f"{sid} in {db.path.name}": error for sid, (_ms, error) in aside.items()}
 
         def commit(conn: sqlite3.Connection) -> None:
             for usage in usages:
                 usage.save(conn)
+            self.quarantine.note(failing, now)
+            self.quarantine.save(conn)
             self.internal |= reported
+            self.sessions, self.cursor_ms, self.signature, self.aside = sessions, cursor_ms, signature, aside
+            self.pending = dict.fromkeys(left)
+            if batch.complete_listing is not None:
+                self.listed_at = clock
 
         batch.commit = commit
         return batch
 
     def _read(
-        self, db: Database, row: SessionRow, now: float, batch: Batch, usages: list[SessionTokens], *, tokens: bool
-    ) -> None:
+        self, db: Database, row: SessionRow, now: float, *, tokens: bool
+    ) -> tuple[list[tuple[str, Evidence]], SessionTokens | None]:
+        """One session's evidence and, with `tokens`, its tokens; sqlite3.Error when it cannot be read."""
+        evidence: list[tuple[str, Evidence]] = []
         described = meta(row)
         if described is not None:
-            batch.evidence.append(described)
+            evidence.append(described)
         messages = db.latest_messages(row.id)
-        batch.evidence += latest_turn(row.id, messages, db.parts([m.id for m in messages]))
-        if tokens:
-            key = session_key(OPENCODE.id, row.id)
-            family = db.family(row.id)
-            usages.append(session_tokens(key, f"{self.path}#{row.id}", row.id, db.assistant_messages(family), now))
+        evidence += latest_turn(row.id, messages, db.parts([m.id for m in messages]))
+        if not tokens:
+            return evidence, None
+        key = session_key(OPENCODE.id, row.id)
+        family = db.family(row.id)
+        return evidence, session_tokens(key, f"{self.path}#{row.id}", row.id, db.assistant_messages(family), now)
 
     def attach(self, known: Known) -> None:
         self.known = known

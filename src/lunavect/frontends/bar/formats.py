@@ -42,6 +42,9 @@ def as_json(summary: Summary) -> str:
             "working": summary.working,
             "awaiting_input": summary.awaiting_input,
             "errors": summary.errors,
+            # Of the counts above, other machines' share (sync): a host's own word about its sessions.
+            "working_elsewhere": summary.working_elsewhere,
+            "awaiting_elsewhere": summary.awaiting_elsewhere,
             "urgent": entry(urgent) if urgent else None,
             "attention": [entry(s) for s in summary.attention],
             "notes": list(summary.notes),

@@ -18,7 +18,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from lunavect.faults import Loop
 from lunavect.frontends.web import assets, problems
-from lunavect.frontends.web.broadcast import LOOP_NAME, Broadcast, StoreWorker
+from lunavect.frontends.web.broadcast import CONTROL_RESERVE, LOOP_NAME, Broadcast, StoreWorker
 from lunavect.frontends.web.routes import live, page, peek, rows
 from lunavect.frontends.web.state import Panel, Settings
 from lunavect.frontends.web.walls import COOKIE, OuterWall
@@ -35,8 +35,14 @@ ROUTES = [*page.ROUTES, *live.ROUTES, *peek.ROUTES, *rows.ROUTES]
 
 def create_app(settings: Settings) -> Starlette:
     """The panel's application for one store."""
+    from lunavect.frontends.web.connections import default_cap
+
+    if settings.max_connections is None:
+        settings.max_connections = default_cap()
     worker = StoreWorker(settings.connect)
-    feed = Broadcast(worker, guard=Loop(LOOP_NAME, log, connect=settings.connect))
+    # View-only streams leave the gate's last connections to control tokens (broadcast.CONTROL_RESERVE).
+    view_streams = max(1, settings.max_connections - CONTROL_RESERVE)
+    feed = Broadcast(worker, guard=Loop(LOOP_NAME, log, connect=settings.connect), view_streams=view_streams)
     app = Starlette(
         routes=ROUTES,
         middleware=[

@@ -5,6 +5,12 @@ run there one after another, never on the event loop. `Broadcast` turns each sig
 (`lunavect.listing.changes`) into exactly one read of the list, encoded once and handed to every subscriber (the
 Server-Sent Events streams), so fifty open phones cost what one does. A subscriber that falls behind only ever gets the newest list.
 
+Open streams are answers in progress, which the connection gate never closes to make room
+(`connections.Gate`): so one token holds at most `STREAMS_PER_TOKEN` of them (a new one ends that token's oldest),
+and view-only tokens together hold at most `view_streams`, which leaves the gate's last slots to the control
+tokens. A view token that opened a stream on every connection the server had locked everyone out, the control
+token's person included.
+
 Its reading after each change and each clock tick is a serving loop: whatever fails in one reading is noted
 through `lunavect.faults.Loop` (logged, counted, shown by `lunavect doctor`), and the next change is read and
 sent as usual; an unexpected exception used to end the task, and every open page kept its list for good.
@@ -31,6 +37,14 @@ CLOCK_RELOAD_S = 15.0
 # A comment line this often keeps proxies and phones from closing a quiet stream.
 KEEPALIVE_S = 20.0
 KEEPALIVE = b""
+# How many streams one token may keep open: a person's pages on a few devices. One more ends its oldest.
+STREAMS_PER_TOKEN = 4
+# The connections view-only streams never take: a control token's requests (and its own streams) always have
+# room, whatever view-only pages are open.
+CONTROL_RESERVE = 8
+# Why a stream ended that a page should not simply reopen: its token was revoked, or a newer stream of the same
+# token took its place (each is sent as that event).
+REVOKED, REPLACED = "revoked", "replaced"
 LOOP_NAME = "web panel"
 log = logging.getLogger("lunavect.web")
 
@@ -64,20 +78,26 @@ class StoreWorker:
 class Subscriber:
     """One open stream: holds only the newest list it has not sent yet."""
 
-    def __init__(self, token_id: str) -> None:
+    def __init__(self, token_id: str, control: bool = False, opened: int = 0) -> None:
         self.token_id = token_id
+        self.control = control
+        self.opened = opened  # the order streams were opened in: the oldest makes room first
         self._pending: bytes | None = None
         self._closed = False
-        self.revoked = False
+        self.why: str | None = None  # REVOKED or REPLACED, once ended for that
         self._wake = asyncio.Event()
+
+    @property
+    def revoked(self) -> bool:
+        return self.why == REVOKED
 
     def push(self, data: bytes) -> None:
         self._pending = data
         self._wake.set()
 
-    def close(self, revoked: bool = False) -> None:
+    def close(self, why: str | None = None) -> None:
         self._closed = True
-        self.revoked = revoked
+        self.why = why
         self._wake.set()
 
     async def next(self, keepalive: float = KEEPALIVE_S) -> bytes | None:
@@ -97,11 +117,19 @@ class Subscriber:
 class Broadcast:
     """The live list: read once per change, shared by every subscriber."""
 
-    def __init__(self, worker: StoreWorker, clock: Callable[[], float] = time.time, guard: Loop | None = None) -> None:
+    def __init__(
+        self,
+        worker: StoreWorker,
+        clock: Callable[[], float] = time.time,
+        guard: Loop | None = None,
+        view_streams: int | None = None,
+    ) -> None:
         self.worker = worker
         self.clock = clock
         self.guard = guard or Loop(LOOP_NAME, log)
+        self.view_streams = view_streams  # None: no bound beside the one per token
         self.subscribers: set[Subscriber] = set()
+        self._opened = 0
         self.latest: bytes | None = None
         self._body: bytes | None = None  # the latest list without its reading time
         self.reads = 0  # how many times the list was read (one per change, whatever the number of browsers)
@@ -126,16 +154,31 @@ class Broadcast:
                     if changed:
                         subscriber.push(data)
                 else:  # revoked: the stream ends, and the page cannot reconnect with that token
-                    subscriber.close(revoked=True)
-                    self.subscribers.discard(subscriber)
+                    self._end(subscriber, REVOKED)
             return data
 
-    async def subscribe(self, token_id: str) -> Subscriber:
-        subscriber = Subscriber(token_id)
+    async def subscribe(self, token_id: str, control: bool = False) -> Subscriber:
+        """A new stream of `token_id` (a control token's when `control`), after ending the streams it
+        replaces: that token's oldest past `STREAMS_PER_TOKEN`, the oldest view-only one past `view_streams`."""
+        self._opened += 1
+        subscriber = Subscriber(token_id, control, self._opened)
         data = self.latest if not self._stale and self.latest is not None else await self.refresh()
         subscriber.push(data)
+        self._make_room(subscriber)
         self.subscribers.add(subscriber)
         return subscriber
+
+    def _make_room(self, new: Subscriber) -> None:
+        own = [s for s in self.subscribers if s.token_id == new.token_id]
+        if len(own) >= STREAMS_PER_TOKEN:
+            self._end(min(own, key=lambda s: s.opened), REPLACED)
+        viewers = [s for s in self.subscribers if not s.control]
+        if not new.control and self.view_streams is not None and len(viewers) >= self.view_streams:
+            self._end(min(viewers, key=lambda s: s.opened), REPLACED)
+
+    def _end(self, subscriber: Subscriber, why: str) -> None:
+        subscriber.close(why)
+        self.subscribers.discard(subscriber)
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)

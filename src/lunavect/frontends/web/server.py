@@ -164,8 +164,9 @@ def uvicorn_config(app: Any, tls_cert: str | None = None, tls_key: str | None = 
 
     return uvicorn.Config(
         app,
-        # A deadline for each request and a cap on open connections, which uvicorn's settings do not give.
-        http=Gate().protocol(),
+        # A deadline for each request and a cap on open connections, which uvicorn's settings do not give: the
+        # cap the application's live list knows (its view-only streams leave room for control tokens).
+        http=Gate(app.state.panel.settings.max_connections).protocol(),
         backlog=ACCEPT_BATCH,
         log_level="warning",
         access_log=False,

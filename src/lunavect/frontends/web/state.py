@@ -40,6 +40,8 @@ class Settings:
     # Where the signals of a change come from: the shared change feed (lunavect.listing.changes) unless a test gives
     # its own.
     changes: Callable[[], AsyncIterator[None]] | None = None
+    # How many connections may be open at once (`connections.Gate`); None: what the descriptor limit leaves.
+    max_connections: int | None = None
 
 
 class Found(NamedTuple):

@@ -9,11 +9,10 @@ before anything reads it.
 from __future__ import annotations
 
 import json
-import os
 import socket
-import stat
 from dataclasses import dataclass, field
 
+from lunavect.files import ownership
 from lunavect.navigation.editors.windows import Window
 
 TIMEOUT_S = 10.0
@@ -44,17 +43,9 @@ def _text(value: object, limit: int = 200) -> str:
     return "".join(c if c.isprintable() else " " for c in value[:limit]) if isinstance(value, str) else ""
 
 
-def _socket_is_ours(path: str) -> bool:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISSOCK(st.st_mode) and st.st_uid == os.getuid()
-
-
 def ask(window: Window, request: dict, timeout: float = TIMEOUT_S) -> Answer | NoAnswer:
     path = str(window.socket)
-    if not _socket_is_ours(path):
+    if not ownership.is_mine(path, ownership.SOCKET):
         return NoAnswer(CLOSED, "its companion's socket is gone")
     received = b""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:

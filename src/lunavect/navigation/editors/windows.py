@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from lunavect import paths
 from lunavect.core import clients
+from lunavect.files import ownership
 from lunavect.host.processes import Proc
 
 FOLDER_NAME = "editors"
@@ -133,7 +133,7 @@ def _read(path: Path) -> dict | None:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size > MAX_FILE_BYTES:
+        if ownership.refusal(st, ownership.FILE) is not None or st.st_size > MAX_FILE_BYTES:
             return None
         data = os.read(fd, MAX_FILE_BYTES + 1)
     except OSError:

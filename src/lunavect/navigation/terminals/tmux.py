@@ -4,16 +4,21 @@ The agent's environment (and so its `$TMUX`) is never read. The server is found 
 parents (a pane's process is the tmux server's child, and the server's listening socket is its address), and
 from the sockets in tmux's default folder. A pane is matched by its device, and a pane whose process has
 exited is skipped even when the system has given its old device to a new terminal.
+
+Every socket found either way is this user's or is never talked to (`files.ownership`): another local user can
+make `/tmp/tmux-<uid>` before this user does and run a server there, whose hooks would then read and write this
+user's files through lunavect's own tmux commands (tmux 3.2 and later does a command client's file work in the
+client's process). These are the only places sockets come from: every `tmux -S` lunavect runs names one.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from lunavect.core.resume_command import shell_words
+from lunavect.files.ownership import FOLDER, SOCKET, is_mine
 from lunavect.host.processes import ProcessTable, ancestry
 from lunavect.navigation.open_result import OpenResult, Outcome
 from lunavect.navigation.terminals.runner import Reply, run
@@ -114,34 +119,33 @@ def choose_client(clients: list[Client], pane: Pane, own_tty: str | None, own_se
 
 
 def default_sockets(uid: int | None = None, environ: dict[str, str] | None = None) -> list[str]:
-    """The sockets in tmux's default folder (`$TMUX_TMPDIR` or /tmp, then `tmux-<uid>`), and `$TMUX`'s."""
+    """The sockets in tmux's default folder (`$TMUX_TMPDIR` or /tmp, then `tmux-<uid>`), and `$TMUX`'s: only
+    a folder of this user's that no one else may write (tmux's own check of it), and only sockets of theirs."""
     env = os.environ if environ is None else environ
     uid = os.getuid() if uid is None else uid
     found: list[str] = []
     own = env.get("TMUX", "").split(",")[0]
-    if own:
+    if own and is_mine(own, SOCKET, uid):
         found.append(own)
     folder = os.path.join(env.get("TMUX_TMPDIR") or "/tmp", f"tmux-{uid}")
+    if not is_mine(folder, FOLDER, uid):
+        return found
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         names = []
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if stat.S_ISSOCK(os.stat(path).st_mode):
-                found.append(path)
-        except OSError:
-            continue
+    found.extend(path for name in names if is_mine(path := os.path.join(folder, name), SOCKET, uid))
     return found
 
 
 def server_sockets(table: ProcessTable, pid: int) -> list[str]:
-    """The listening sockets of the tmux servers among a process's parents (nearest first)."""
+    """The listening sockets of the tmux servers among a process's parents (nearest first), this user's only."""
     found: list[str] = []
     for proc in ancestry(table, pid):
         if proc.named(*SERVER_NAMES) or proc.name.startswith("tmux"):
-            found.extend(path for path in table.unix_sockets(proc.pid) if path.startswith("/"))
+            found.extend(
+                path for path in table.unix_sockets(proc.pid) if path.startswith("/") and is_mine(path, SOCKET)
+            )
     return found
 
 

@@ -1,7 +1,8 @@
 """What any token may read: who it is (`/api/me`), the list (`/api/state`) and the list live (`/api/events`).
 
 The list comes from the one shared reading (`broadcast.Broadcast`): a stream gets each changed list as a
-Server-Sent Event, a keep-alive while nothing changes, and `revoked` when its token is taken away.
+Server-Sent Event, a keep-alive while nothing changes, `revoked` when its token is taken away, and `replaced`
+when newer streams of its token took its place (`broadcast.STREAMS_PER_TOKEN`).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ async def state(request: Request) -> Response:
 async def events(request: Request) -> Response:
     token, _ = await authenticate(request)
     feed = panel_of(request).feed
-    subscriber = await feed.subscribe(token.id)
+    subscriber = await feed.subscribe(token.id, token.can_change)
 
     async def stream() -> AsyncIterator[bytes]:
         try:
@@ -52,8 +53,8 @@ async def events(request: Request) -> Response:
             while True:
                 data = await subscriber.next()
                 if data is None:
-                    if subscriber.revoked:
-                        yield b"event: revoked\ndata: {}\n\n"
+                    if subscriber.why is not None:  # revoked, or replaced: the page does not reopen it
+                        yield f"event: {subscriber.why}\ndata: {{}}\n\n".encode()
                     return
                 yield b": keepalive\n\n" if data is KEEPALIVE else b"event: sessions\ndata: " + data + b"\n\n"
         finally:

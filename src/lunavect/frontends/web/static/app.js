@@ -427,6 +427,12 @@ function connect() {
     live(false, "Revoked");
     say("This link's token was revoked: open a new link from `lunavect web tokens new`.");
   });
+  source.addEventListener("replaced", () => {
+    // Newer pages opened with this link took its place (a link keeps a few live pages at once).
+    source.close();
+    live(false, "Paused");
+    say("This link is live in newer pages now; reload this one to follow the list here.");
+  });
   source.addEventListener("error", () => {
     live(false, "Reconnecting…");
     if (source.readyState === EventSource.CLOSED) {
