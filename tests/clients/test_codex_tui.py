@@ -40,6 +40,30 @@ def test_an_approval_prompt_shows_permission(codex_tmux, codex_server: Responses
         assert marker.read_text().strip() == "permitted"
 
 
+def test_an_approved_command_works_from_the_approval_until_it_ends(codex_tmux, codex_server: ResponsesServer) -> None:
+    """Approved in the TUI, the command runs for 20 s and no hook fires until it ends: Codex's daemon says the
+    thread is active with no approval waiting from the approval on, and so must lunavect (issue 48, item 1)."""
+    env = codex_tmux[2]
+    long_command = "python3 -c 'import time; time.sleep(20)'"
+    with at_the_marker_approval(codex_tmux, codex_server, hooks=True, before=long_command) as (tui, marker):
+        wait_session(env, lambda s: s["state"] == "permission", timeout=30)
+
+        tui.send_keys("Enter")  # "1. Yes, proceed" is preselected
+        approved = time.monotonic()
+        working = wait_session(env, lambda s: s["state"] != "permission", timeout=5, interval=0.2)
+        assert (working["state"], working["activity"]) == ("working", "Bash"), working
+        assert json.loads(lunavect(env, "counts", "--json").stdout)["awaiting_input"] == 0
+        seen = []
+        while not marker.exists():
+            session = wait_session(env, lambda s: s["session_id"] == working["session_id"], timeout=10)
+            if not marker.exists():
+                seen.append((round(time.monotonic() - approved, 1), session["state"], session["activity"]))
+            assert time.monotonic() - approved < 60, seen
+        assert seen and all(state == "working" and activity == "Bash" for _, state, activity in seen), seen
+        assert seen[-1][0] >= 15, seen  # watched through the command's run
+        wait_session(env, lambda s: s["state"] == "ready", timeout=30)
+
+
 @pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "rollout-only"])
 def test_esc_during_a_command_does_not_leave_it_working(codex_tmux, codex_server: ResponsesServer, hooks: bool) -> None:
     paths, iso, env = codex_tmux

@@ -326,6 +326,18 @@ def note_tool_running(facts: Facts, ev: Evidence) -> None:
         facts.tools_running = (*facts.tools_running, (ev.tool_use_id, ev.tool))[-32:]
 
 
+def wait_answered(facts: Facts, at: float) -> None:
+    """The person answered the prompt or dialog the session waited on, and the client works again (its live
+    catalog, its daemon or its title says so before any hook: a granted tool sends its next hook only when it
+    ends). The response goes on, its timer too; a granted permission's tool is what runs now."""
+    tool, tool_use_id = facts.permission_tool, facts.permission_tool_use_id
+    person_acted(facts, at)
+    set_phase_keeping_timer(facts, State.WORKING, at)
+    facts.turn_open = True
+    if tool is not None:
+        facts.tool, facts.tool_use_id = tool, tool_use_id
+
+
 def answers_permission(facts: Facts, ev: Evidence) -> bool:
     """Only progress of the tool that asked clears a permission prompt."""
     if facts.permission_tool_use_id and ev.tool_use_id:
