@@ -144,7 +144,7 @@ class Session(msgspec.Struct, omit_defaults=False):
     # session's files hold no usage (yet), or for another host's row.
     usage: SessionUsage | None = None
     # Whether the client's process that reported the session still runs: its pid with its start time (from its
-    # hooks or Claude Code's live catalog) is alive and no SessionEnd came since (`collector.snapshot.is_open`).
+    # hooks or Claude Code's live catalog) is alive and no SessionEnd came since (`core.rules.presence.is_open`).
     open: bool = False
     # When the session last did anything: its latest prompt, tool, response or request, or its entering the
     # state it is in (`collector.snapshot.last_active`). Never a re-read, an idle poll or the snapshot's write.

@@ -128,3 +128,32 @@ def test_a_codex_session_without_a_process_is_open_while_fresh_evidence_keeps_it
     collector.snapshot(NOW + 3600)  # stale: nothing says its client still runs
     assert (row(conn)["state"], row(conn)["open"]) == ("unknown", False)
     conn.close()
+
+
+def test_a_session_shown_by_another_process_than_its_runner_ends_with_that_process(tmp_path, client):
+    """Codex's daemon runs the thread (its hooks record it) and outlives the TUI that shows it: once the TUI is
+    named (`terminal` evidence), the row is that process's, open while it lives, ended when it exits, though
+    the runner goes on (issue 48, item 2)."""
+    conn, feed, collector = make(tmp_path)
+    with sleeping_process() as tui:
+        shown = {"pid": tui.pid, "pstart": psutil.Process(tui.pid).create_time(), "tty": "/dev/pts/77"}
+        feed.queued = [
+            hook("UserPromptSubmit", NOW - 60, 1, client),
+            hook("Stop", NOW - 50, 2, client),
+            (
+                "t1",
+                Evidence(provider="claude", session_id="s1", kind="TerminalClient", at=NOW, source="terminal", **shown),
+            ),
+        ]
+        collector.poll_sources(NOW)
+        collector.snapshot(NOW)
+        first = row(conn)
+        assert (first["open"], first["pid"], first["tty"]) == (True, tui.pid, "/dev/pts/77")
+        assert epoch(first["last_active"]) == NOW - 50  # naming the terminal is no activity
+        tui.kill()
+        tui.wait()
+        collector.snapshot(NOW + 2)
+    after = row(conn)
+    assert (after["state"], after["open"]) == ("ready", False)  # the runner still runs: only the terminal ended
+    assert client.poll() is None
+    conn.close()

@@ -143,6 +143,11 @@ class Facts(msgspec.Struct, omit_defaults=True):
     pid: int | None = None
     pstart: float | None = None
     tty: str | None = None
+    # The process that shows the session to its person when another runs it (a Codex TUI whose thread the
+    # daemon runs: `rules.presence`), with its start and terminal.
+    terminal_pid: int | None = None
+    terminal_pstart: float | None = None
+    terminal_tty: str | None = None
     cwd: str | None = None
     transcript: str | None = None
     title: str | None = None
