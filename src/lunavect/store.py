@@ -221,6 +221,12 @@ MIGRATIONS: list[str] = [
     # 12: the sessions the list shows, by name: the usage figures are read for the listed set without their
     # reader knowing that the listing keeps it in the snapshot.
     "CREATE VIEW listed_session AS SELECT id FROM snapshot WHERE listed = 1",
+    # 13: how each notification's delivery went (`lunavect.notify.sent`): sent, failed (with the reason) or not
+    # shown; NULL while it is being delivered (and for the rows of the stores before this).
+    """
+    ALTER TABLE notified ADD COLUMN outcome TEXT;
+    ALTER TABLE notified ADD COLUMN reason TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -58,6 +58,47 @@ def test_a_reply_that_ends_notifies_exactly_once(claude_tmux, model_server, iso_
     other.send_text("another task")
     shown = wait_shown(desktop, 2)
     assert len(shown) == 2 and shown[0]["id"] != shown[1]["id"]
+    # Both went through, and lunavect says so (issue 48, item 3: it said "sent" whatever happened).
+    listed = _delivery_lines(iso_home.env, lambda lines: len(lines) == 2 and all(x.startswith("sent ") for x in lines))
+    assert len(listed) == 2
+    assert "notifications:" not in lunavect(iso_home.env, "doctor").stdout
+
+
+def _delivery_lines(env: dict[str, str], done, timeout: float = 30) -> list[str]:
+    """The notifications `notifications status` lists (one a line, with how each went), once `done` says so."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status = lunavect(env, "notifications", "status")
+        assert status.returncode == 0, status.stderr
+        lines = [line for line in status.stdout.splitlines() if " claude:" in line]
+        if done(lines):
+            return lines
+        assert time.monotonic() < deadline, status.stdout
+        time.sleep(0.5)
+
+
+def test_without_a_session_bus_each_notification_is_reported_failed_with_its_reason(
+    claude_tmux, model_server, iso_home
+):
+    """A collector started where no session bus can be reached (over SSH, in a container, from a shell without
+    D-Bus) cannot show a notification: `notifications status` lists each as failed with the reason, and
+    `doctor` names the failures (issue 48, item 3: both said all was well)."""
+    env = {k: v for k, v in iso_home.env.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "DISPLAY")}
+    collector = Collector(env).start()
+    try:
+        model_server.script(text("All done."))
+        claude = claude_tmux(cwd=folder(iso_home, "report"))
+        claude.send_text("finish the report")
+        wait_state(env, "ready", timeout=40)
+        [line] = _delivery_lines(env, lambda lines: any(not x.startswith("sending ") for x in lines))
+        assert line.startswith("failed ") and " ready claude:" in line, line
+        assert "desktop: " in line and "DBUS_SESSION_BUS_ADDRESS" in line, line
+        doctor = lunavect(env, "doctor")
+        assert doctor.returncode == 1, doctor.stdout
+        assert "notifications: the last 1 failed (desktop: " in doctor.stdout, doctor.stdout
+        assert "no problems found" not in doctor.stdout
+    finally:
+        collector.kill()
 
 
 def test_a_background_task_holds_the_notification_until_its_completion_reply(

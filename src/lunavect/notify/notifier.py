@@ -67,7 +67,8 @@ class _State:
     conn: sqlite3.Connection
     decider: Decider
     desktop: Shower | None = None
-    desktop_failed: bool = False
+    # Why the desktop cannot be reached at all (desktop-notifier missing): every desktop delivery fails with it.
+    desktop_failed: str | None = None
     usage_at: float = 0.0
     stopped: bool = False
 
@@ -168,15 +169,36 @@ class Notifier:
             except sqlite3.Error as exc:
                 log.warning("usage warnings skipped: %s", exc)
         for note in notes:
-            if settings.desktop and not state.desktop_failed:
-                if state.desktop is None:
-                    state.desktop, state.desktop_failed = self._make_desktop()
-                if state.desktop is not None:
-                    self._show(state.desktop, note, settings)
-            if settings.command:
-                failure = run_command(settings.command, note)
-                if failure:
-                    log.warning("%s", failure)
+            outcome, reason = self._deliver(state, note, settings)
+            if note.items:
+                try:
+                    sent.delivered(conn, note.items, outcome, reason)
+                except sqlite3.Error as exc:
+                    log.warning("the outcome of a notification was not recorded: %s", exc)
+
+    def _deliver(self, state: _State, note: Notification, settings: NotifySettings) -> tuple[str, str | None]:
+        """Show `note` on the desktop and give it to the command, as the settings say: sent (by either), failed
+        (by every way tried, with the reasons) or not shown (no way is on)."""
+        failures: list[str] = []
+        delivered = False
+        if settings.desktop:
+            if state.desktop is None and state.desktop_failed is None:
+                state.desktop, state.desktop_failed = self._make_desktop()
+            failure = state.desktop_failed or (self._show(state.desktop, note, settings) if state.desktop else None)
+            if failure:
+                failures.append(f"desktop: {failure}")
+            delivered = delivered or failure is None
+        if settings.command:
+            failure = run_command(settings.command, note)
+            if failure:
+                log.warning("%s", failure)
+                failures.append(failure)
+            delivered = delivered or failure is None
+        if delivered:
+            return sent.SENT, None
+        if failures:
+            return sent.FAILED, "; ".join(failures)
+        return sent.NOT_SHOWN, "desktop notifications are off and no command is set"
 
     def _offer(self, conn: sqlite3.Connection, decider: Decider, moved: list[Transition]) -> None:
         hidden = hidden_ids(conn) if moved else set()
@@ -209,17 +231,18 @@ class Notifier:
 
         return looking
 
-    def _make_desktop(self) -> tuple[Shower | None, bool]:
+    def _make_desktop(self) -> tuple[Shower | None, str | None]:
         from lunavect.notify.desktop import Desktop, DesktopUnavailable
 
         factory: Callable[[Callable[[str], None]], Shower] = self._desktop_factory or Desktop
         try:
-            return factory(functools.partial(open_from_notification, stored=self._stored)), False
+            return factory(functools.partial(open_from_notification, stored=self._stored)), None
         except DesktopUnavailable as exc:
             log.warning("desktop notifications are off: %s", exc)
-            return None, True
+            return None, str(exc)
 
-    def _show(self, desktop: Shower, note: Notification, settings: NotifySettings) -> None:
+    def _show(self, desktop: Shower, note: Notification, settings: NotifySettings) -> str | None:
+        """Show `note`; None when it was shown, else why not."""
         from lunavect.notify.desktop import DesktopUnavailable
 
         sound = settings.sound_for(note.kinds, tuple(i.project for i in note.items))
@@ -227,6 +250,8 @@ class Notifier:
             desktop.send(note, sound)
         except DesktopUnavailable as exc:
             log.warning("%s", exc)
+            return str(exc)
+        return None
 
 
 def open_from_notification(key: str, *, stored: Stored) -> None:

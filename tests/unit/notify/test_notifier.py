@@ -123,3 +123,91 @@ def test_outside_text_reaches_the_command_as_data_never_as_shell(tmp_path: Path)
     assert argv == ["plain"] and not marker.exists()
     payload = json.loads(stdin)
     assert payload["title"] == hostile and payload["sessions"][0]["project"] == hostile
+
+
+class _NoBus:
+    """A desktop whose notification server cannot be reached: what desktop-notifier raises without a session bus."""
+
+    REASON = "InvalidAddressError: DBUS_SESSION_BUS_ADDRESS not set and could not get DISPLAY"
+
+    def __init__(self, _on_open) -> None:
+        self.calls = 0
+
+    def send(self, note, sound: str) -> str:
+        from lunavect.notify.desktop import DesktopUnavailable
+
+        self.calls += 1
+        raise DesktopUnavailable(self.REASON)
+
+    def close(self) -> None:
+        pass
+
+
+def _quiet_settings(conn, **changes) -> None:
+    chosen = settings.load(conn)
+    chosen.focus = False
+    chosen.coalesce_s = 0.0
+    chosen.usage_percent = None
+    for name, value in changes.items():
+        setattr(chosen, name, value)
+    settings.save(conn, chosen)
+
+
+def test_a_notification_that_fails_is_recorded_as_failed_with_its_reason(db: Path) -> None:
+    """With no session bus every notification fails: it was listed as sent and doctor found no problem (issue
+    48, item 3). Now each one records how its delivery went, and doctor names the failures and why."""
+    from click.testing import CliRunner
+
+    from lunavect.cli.notifications import notifications
+    from lunavect.collector import doctor
+    from lunavect.notify import sent
+
+    conn = store.connect()
+    _quiet_settings(conn)
+    made: list[_NoBus] = []
+    notifier = Notifier(stored=sessions, desktop=lambda on_open: made.append(_NoBus(on_open)) or made[-1])
+    try:
+        notifier([Transition(State.WORKING, row(1, at=time.time()))])
+        notifier([Transition(State.WORKING, row(2, at=time.time() + 1))])
+        wait_until(lambda: [d.outcome for d in sent.recent(conn)] == ["failed", "failed"])
+    finally:
+        notifier.close()
+    assert {d.reason for d in sent.recent(conn)} == {f"desktop: {_NoBus.REASON}"}
+
+    shown = CliRunner().invoke(notifications, ["status"])
+    lines = [line for line in shown.output.splitlines() if "claude:s" in line]
+    assert len(lines) == 2 and all(line.startswith("failed ") and _NoBus.REASON in line for line in lines), lines
+    assert not [line for line in shown.output.splitlines() if line.startswith("sent ")]
+
+    report = doctor.examine()
+    problems = [p.what for p in report.problems if p.what.startswith("notifications")]
+    assert problems == [f"notifications: the last 2 failed (desktop: {_NoBus.REASON})"], report.problems
+    assert "notifications: the last 2 failed" in "\n".join(doctor.lines(report))
+
+    # A notification that goes through ends the problem; the earlier failures stay listed as failed.
+    out = db / "received.jsonl"
+    delivering_to(conn, out, focus=False, coalesce_s=0.0)
+    _quiet_settings(conn, desktop=False)
+    again = Notifier(stored=sessions)
+    try:
+        again([Transition(State.WORKING, row(3, at=time.time() + 2))])
+        wait_until(lambda: [d.outcome for d in sent.recent(conn)][:1] == ["sent"])
+    finally:
+        again.close()
+    assert [d.outcome for d in sent.recent(conn)] == ["sent", "failed", "failed"]
+    assert not [p for p in doctor.examine().problems if p.what.startswith("notifications")]
+    conn.close()
+
+
+def test_with_every_way_off_a_notification_is_not_shown_and_says_so(db: Path) -> None:
+    from lunavect.notify import sent
+
+    conn = store.connect()
+    _quiet_settings(conn, desktop=False, command=None)
+    notifier = Notifier(stored=sessions)
+    try:
+        notifier([Transition(State.WORKING, row(1, at=time.time()))])
+        wait_until(lambda: [d.outcome for d in sent.recent(conn)] == ["not shown"])
+    finally:
+        notifier.close()
+    conn.close()
