@@ -156,6 +156,34 @@ def test_a_permission_prompt_names_the_tool(claude_tmux, model_server, iso_home,
 
 
 @pytest.mark.parametrize("approved_by", ["the person in the pane", "lunavect answer"])
+def test_a_permission_notification_is_withdrawn_once_the_prompt_is_answered(
+    claude_tmux, model_server, iso_home, desktop, collector, approved_by
+):
+    """Permission and input notifications never expire: one left on the desktop after the prompt was answered
+    opens a session that needs nothing (issue 48, item 5). It is withdrawn once its reason is gone; the approved
+    command runs 10 s, so no other notification comes meanwhile."""
+    model_server.script(
+        tool_use("Bash", {"command": "python3 -c 'import time; time.sleep(10)' && touch done.txt", "description": "w"}),
+        text("Done."),
+    )
+    claude = claude_tmux("--permission-mode", "default", cwd=folder(iso_home, "withdraw"))
+    claude.send_text("write the file")
+    row = wait_state(iso_home.env, "permission", timeout=30)
+    desktop.wait(lambda: desktop.displayed() == 1, timeout=30, what="the permission notification")
+    claude.wait_for_screen(PERMISSION_DIALOG, timeout=20)
+    if approved_by == "lunavect answer":
+        answered = lunavect(iso_home.env, "answer", row["id"], "allow")
+        assert answered.returncode == 0, answered.stdout + answered.stderr
+    else:
+        claude.answer("1", until_gone=PERMISSION_DIALOG)
+
+    desktop.wait(lambda: desktop.displayed() == 0, timeout=8, what="the permission notification withdrawn")
+    [closed] = desktop.history()  # closed by lunavect: the test closed nothing
+    assert "permission for Bash" in closed["body"] and closed["body"].startswith("withdraw · ")
+    assert wait_state(iso_home.env, "working", timeout=5)["activity"] == "Bash"
+
+
+@pytest.mark.parametrize("approved_by", ["the person in the pane", "lunavect answer"])
 def test_the_reply_after_the_person_approved_notifies_within_the_quiet_period(
     claude_tmux, model_server, iso_home, desktop, collector, approved_by
 ):

@@ -19,13 +19,13 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from lunavect import store
 from lunavect.core.model import Session
 from lunavect.faults import Loop
-from lunavect.notify import sent, usage
+from lunavect.notify import kinds, sent, usage
 from lunavect.notify.command import run_command
 from lunavect.notify.decide import Decider, Notification, Transition
 from lunavect.notify.settings import NotifySettings, load
@@ -52,6 +52,8 @@ class Shower(Protocol):
 
     def send(self, note: Notification, sound: str) -> str: ...
 
+    def withdraw(self, identifier: str) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -71,6 +73,9 @@ class _State:
     desktop_failed: str | None = None
     usage_at: float = 0.0
     stopped: bool = False
+    # The notifications on the desktop whose reason may still hold, by their identifier: what each said of
+    # each of its sessions (kind, needs). Withdrawn once none holds (`kinds.still_holds`).
+    shown: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
 
 def this_host(_session: Session) -> bool:
@@ -152,6 +157,7 @@ class Notifier:
             settings = load(conn)
             decider.policy = settings.policy()
             if isinstance(item, list):
+                self._withdraw(state, item)
                 self._offer(conn, decider, item)
             notes = decider.due(
                 self._clock(), self._looking(conn, settings), lambda key: self._stored.title_of(conn, key)
@@ -184,7 +190,7 @@ class Notifier:
         if settings.desktop:
             if state.desktop is None and state.desktop_failed is None:
                 state.desktop, state.desktop_failed = self._make_desktop()
-            failure = state.desktop_failed or (self._show(state.desktop, note, settings) if state.desktop else None)
+            failure = state.desktop_failed or (self._show(state, note, settings) if state.desktop else None)
             if failure:
                 failures.append(f"desktop: {failure}")
             delivered = delivered or failure is None
@@ -241,17 +247,39 @@ class Notifier:
             log.warning("desktop notifications are off: %s", exc)
             return None, str(exc)
 
-    def _show(self, desktop: Shower, note: Notification, settings: NotifySettings) -> str | None:
+    def _show(self, state: _State, note: Notification, settings: NotifySettings) -> str | None:
         """Show `note`; None when it was shown, else why not."""
         from lunavect.notify.desktop import DesktopUnavailable
 
+        assert state.desktop is not None
         sound = settings.sound_for(note.kinds, tuple(i.project for i in note.items))
         try:
-            desktop.send(note, sound)
+            identifier = state.desktop.send(note, sound)
         except DesktopUnavailable as exc:
             log.warning("%s", exc)
             return str(exc)
+        if note.items:
+            state.shown[identifier] = {i.key: (i.kind, i.needs) for i in note.items}
         return None
+
+    def _withdraw(self, state: _State, moved: list[Transition]) -> None:
+        """Withdraw each notification on the desktop whose reason is gone for every session it named: the
+        prompt was answered (here or in the pane), the session moved on or left the list."""
+        from lunavect.notify.desktop import DesktopUnavailable
+
+        now = {t.session.id: (t.session if t.listed else None) for t in moved}
+        for identifier, said in list(state.shown.items()):
+            for key in [key for key in said if key in now]:
+                if not kinds.still_holds(*said[key], now[key]):
+                    del said[key]
+            if said:
+                continue
+            del state.shown[identifier]
+            if state.desktop is not None:
+                try:
+                    state.desktop.withdraw(identifier)
+                except DesktopUnavailable as exc:
+                    log.info("a stale notification was not withdrawn: %s", exc)
 
 
 def open_from_notification(key: str, *, stored: Stored) -> None:

@@ -14,7 +14,7 @@ from notify_support import row
 from unit_support import delivering_to, wait_until
 
 from lunavect import store
-from lunavect.core.model import State
+from lunavect.core.model import Session, State
 from lunavect.listing import sessions
 from lunavect.notify import settings
 from lunavect.notify.command import run_command
@@ -211,3 +211,64 @@ def test_with_every_way_off_a_notification_is_not_shown_and_says_so(db: Path) ->
     finally:
         notifier.close()
     conn.close()
+
+
+class _Screen:
+    """A desktop that shows each notification under an identifier of its own and records what is withdrawn."""
+
+    def __init__(self, _on_open) -> None:
+        self.shown: dict[str, str] = {}
+        self.withdrawn: list[str] = []
+
+    def send(self, note, sound: str) -> str:
+        identifier = f"n{len(self.shown) + 1}"
+        self.shown[identifier] = note.title
+        return identifier
+
+    def withdraw(self, identifier: str) -> None:
+        self.withdrawn.append(identifier)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_notification_is_withdrawn_once_its_reason_is_gone_for_every_session_it_names(db: Path) -> None:
+    """A permission or input notification never expires: left on the desktop after the prompt was answered, it
+    opens a session that needs nothing (issue 48, item 5)."""
+    conn = store.connect()
+    _quiet_settings(conn, quiet_s=0.0)
+    screen = _Screen(None)
+    notifier = Notifier(stored=sessions, desktop=lambda _on_open: screen)
+    now = time.time()
+
+    def asking(n: int, tool: str = "Bash", at: float = now) -> Session:
+        return row(n, state=State.PERMISSION, at=at, waiting_for=tool)
+
+    try:
+        notifier([Transition(State.WORKING, asking(1))])
+        wait_until(lambda: screen.shown == {"n1": "task 1"})
+        notifier([Transition(State.PERMISSION, asking(1, at=now + 1))])  # the same wait, read again
+        notifier([Transition(State.PERMISSION, row(1, state=State.WORKING, at=now + 2, activity="Bash"))])
+        wait_until(lambda: screen.withdrawn == ["n1"])
+
+        # Two sessions in one notification: it stays while one of them still waits.
+        notifier([Transition(State.WORKING, asking(2, at=now + 3)), Transition(State.WORKING, asking(3, at=now + 3))])
+        wait_until(lambda: "n2" in screen.shown)
+        notifier([Transition(State.PERMISSION, row(2, state=State.READY, at=now + 4))])
+        notifier([Transition(State.PERMISSION, asking(3, tool="Write", at=now + 5))])  # another prompt: news
+        wait_until(lambda: screen.withdrawn == ["n1", "n2"])
+    finally:
+        notifier.close()
+    conn.close()
+
+
+def test_what_a_notification_said_holds_while_the_session_needs_the_same() -> None:
+    from lunavect.notify.kinds import still_holds
+
+    asking = row(1, state=State.PERMISSION, waiting_for="Bash")
+    assert still_holds("permission", "permission for Bash", asking)
+    assert not still_holds("permission", "permission for Bash", row(1, state=State.PERMISSION, waiting_for="Edit"))
+    assert not still_holds("permission", "permission for Bash", row(1, state=State.WORKING))
+    assert not still_holds("permission", "permission for Bash", None)  # it left the list
+    assert still_holds("ready", "response ready", row(1)) and not still_holds("ready", "response ready", asking)
+    assert not still_holds("no such kind", "x", asking)

@@ -150,9 +150,13 @@ function fillRow(li, row) {
   li.querySelector(".grip").hidden = !canChange() || state.view === "hidden";
 }
 
+// The peek, once opened (loaded on demand): each new list reaches it, so that it follows its row.
+let peekView = null;
+
 function render() {
   const doc = state.doc;
   if (!doc) return;
+  if (peekView) peekView.followPeek(all());
   // The counters in every surface's words and marks (the server's: core/state_words.py).
   const counters = doc.counters || {};
   $("working").textContent = counters.working || `${doc.working} working`;
@@ -292,7 +296,7 @@ async function act(action, row) {
   } else if (action === "up" || action === "down") {
     moveBy(row, action === "up" ? -1 : 1);
   } else if (action === "peek") {
-    import("./peek.js").then((peek) => peek.openPeek(row, post, say));
+    import("./peek.js").then((peek) => { peekView = peek; peek.openPeek(row, post, say); });
   }
 }
 
