@@ -227,6 +227,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE notified ADD COLUMN outcome TEXT;
     ALTER TABLE notified ADD COLUMN reason TEXT;
     """,
+    # 13: a ready reply or an error the person dismissed without hiding the row (`lunavect.core.dismissal`): what
+    # was dismissed (its state and when it entered it), so that the session's next one is news again.
+    """
+    ALTER TABLE arrangement ADD COLUMN dismissed TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

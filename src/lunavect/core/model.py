@@ -152,6 +152,9 @@ class Session(msgspec.Struct, omit_defaults=False):
     # What the session's client can tell of a session, and from where (`Client.tells`, `core.telling`): filled in
     # from this machine's descriptors when the row is read, never stored; None for a client lunavect does not know.
     tells: dict[str, list[str]] | None = None
+    # The person dismissed the ready reply or the error the row shows (`core.dismissal`): it stays listed but
+    # needs them no more, until the session's next one. The arrangement's, like `pinned`.
+    dismissed: bool = False
 
 
 def session_key(provider: str, session_id: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+import msgspec
 import psutil
 import pytest
 from unit_support import Feed, sleeping_process
@@ -156,4 +157,25 @@ def test_a_session_shown_by_another_process_than_its_runner_ends_with_that_proce
     after = row(conn)
     assert (after["state"], after["open"]) == ("ready", False)  # the runner still runs: only the terminal ended
     assert client.poll() is None
+    conn.close()
+
+
+def test_an_errors_age_runs_from_the_error_not_from_the_sessions_end(tmp_path, client):
+    """An API error, then `/exit` five minutes later: the bars said the error's age from the end (issue 48,
+    item 4). Its row keeps the error's moment, and every front end's age runs from it."""
+    from lunavect.core.model import Session
+    from lunavect.frontends.rows import waited
+
+    conn, feed, collector = make(tmp_path)
+    feed.queued = [
+        hook("UserPromptSubmit", NOW - 320, 1, client),
+        hook("StopFailure", NOW - 300, 2, client, error="server_error"),
+        hook("SessionEnd", NOW - 10, 3, client, reason="other"),
+    ]
+    collector.poll_sources(NOW)
+    collector.snapshot(NOW)
+    data = row(conn)
+    assert (data["state"], data["open"], epoch(data["last_active"])) == ("error", False, NOW - 300)
+    session = msgspec.json.decode(json.dumps(data).encode(), type=Session)
+    assert waited(session, now=NOW) == "5m 00s"
     conn.close()

@@ -81,3 +81,14 @@ def test_every_surface_takes_the_same_sessions_as_needing_you():
     summary = attention.summarize_sessions([*sessions, failed])
     assert summary.errors == 1 and summary.urgent is summary.next is failed
     assert [s.session_id for s in summary.attention] == ["failed"]
+
+
+def test_a_dismissed_error_needs_nobody_until_the_next_one():
+    """An error the person dismissed (seen, without hiding the row: issue 48, items 4 and 12) leaves `next`, the
+    bars' error count and `status`; one not dismissed is still named first."""
+    live = waited("live", State.ERROR, 30, error="service")
+    seen = waited("seen", State.ERROR, 900, error="limit", dismissed=True)
+    summary = attention.summarize_sessions([live, seen])
+    assert (summary.errors, summary.attention, summary.urgent, summary.next) == (1, (live,), live, live)
+    alone = attention.summarize_sessions([seen])
+    assert (alone.errors, alone.level, alone.urgent, alone.next) == (0, "idle", None, None)

@@ -1,5 +1,5 @@
-"""What the person asks of one row in the panel, and the words that say it was done: hide, restore, pin, move,
-return to the session, show its project folder.
+"""What the person asks of one row in the panel, and the words that say it was done: hide, restore, pin,
+dismiss, move, return to the session, show its project folder.
 
 Plain functions of the store and the session, so the screen that received the request only shows their words:
 every change goes through `lunavect.listing.arrangement`, as the CLI's and the web panel's do, and returning to
@@ -46,6 +46,12 @@ def arrange(
             return f"Unpinned {name}."
         arrangement.pin(conn, session.id)
         return f"Pinned {name}."
+    elif action == "dismiss":
+        if session.dismissed:
+            arrangement.undismiss(conn, session.id)
+            return f"{name} needs you again."
+        arrangement.dismiss(conn, session.id, now)
+        return f"Dismissed {name}: it stays listed, and needs you again at its next reply or error."
     elif action in ("move_before", "move_after") and target is not None:
         move = arrangement.move_before if action == "move_before" else arrangement.move_after
         if move(conn, session.id, target, now):

@@ -286,6 +286,9 @@ async function act(action, row) {
   } else if (action === "hide") {
     const answer = await post(rowPath(row.id, "hide"));
     if (answer && answer.changed) say(`Hid ${name(row)}. Its work goes on.`, true);
+  } else if (action === "dismiss" || action === "undismiss") {
+    const answer = await post(rowPath(row.id, action));
+    if (answer) say(action === "dismiss" ? `Dismissed ${name(row)}: it needs you again at its next reply or error.` : `${name(row)} needs you again.`);
   } else if (action === "restore") {
     if (await post(rowPath(row.id, "unhide"))) say(`Restored ${name(row)} to the list.`);
   } else if (action === "open") {
@@ -365,7 +368,9 @@ function openMenu(row, anchor) {
     items.push(["open", state.me.can_open ? "Open" : "Open (copies the resume command)"]);
     if (state.me.can_peek) items.push(["peek", "Peek and reply"]);
     if (canChange()) {
-      items.push(["pin", row.pinned ? "Unpin" : "Pin"], ["hide", "Hide"], ["up", "Move up"], ["down", "Move down"]);
+      items.push(["pin", row.pinned ? "Unpin" : "Pin"], ["hide", "Hide"]);
+      if (row.dismissable) items.push([row.dismissed ? "undismiss" : "dismiss", row.dismissed ? "Needs me again" : "Dismiss (seen)"]);
+      items.push(["up", "Move up"], ["down", "Move down"]);
     }
   }
   items.push(["copy", "Copy the resume command"]);
