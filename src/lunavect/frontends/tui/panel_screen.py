@@ -34,6 +34,7 @@ from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.last_read import LastRead
 from lunavect.frontends.tui.messages import LeftSearch, LeftTop, MenuChoice, PeekClosed, Report, RowAction, RowRequest
 from lunavect.frontends.tui.peek import PeekPane
+from lunavect.frontends.tui.resume_screen import ResumeChoice, ResumeScreen
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.toolbar import SearchInput, Toolbar
@@ -428,11 +429,21 @@ class PanelScreen(Screen[None]):
         self.show_message(f"Opening {row_actions.title_of(session)}…")
         self.run_worker(lambda: self._open_in_thread(session, others), thread=True, group="open", exclusive=True)
 
-    def _open_in_thread(self, session: Session, others: list[Session]) -> None:
-        message, command = row_actions.open_outcome(session, others)
-        if command is not None:
-            self.app.call_from_thread(self.app.copy_to_clipboard, command)
+    def _open_in_thread(self, session: Session, others: list[Session], resume: bool = False) -> None:
+        message, command = row_actions.open_outcome(session, others, resume)
         self.app.call_from_thread(self.show_message, message)
+        if command is not None:
+            # Finished, and nothing was run: ask first, with the command shown (inside tmux and outside alike).
+            self.app.call_from_thread(self._ask_to_resume, session, others, message, command)
+
+    def _ask_to_resume(self, session: Session, others: list[Session], why: str, command: str) -> None:
+        def chosen(choice: ResumeChoice | None) -> None:
+            if choice is not None:
+                self.show_message(f"Copied: {command}" if choice == "copy" else "Resuming…")
+            if choice == "resume":
+                self.run_worker(lambda: self._open_in_thread(session, others, True), thread=True, group="open")
+
+        self.app.push_screen(ResumeScreen(row_actions.title_of(session), why, command, row_actions.in_tmux()), chosen)
 
     def open_folder(self, session: Session) -> None:
         if not session.cwd:

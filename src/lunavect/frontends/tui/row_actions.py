@@ -59,28 +59,32 @@ def arrange(
     return None
 
 
-def open_outcome(session: Session, others: list[Session]) -> tuple[str, str | None]:
+def open_outcome(session: Session, others: list[Session], resume: bool = False) -> tuple[str, str | None]:
     """Return to the session (its exact pane or tab), or find its resume command once it has finished: the line
-    that says what happened, and the command to copy, if any.
+    that says what happened, and the resume command when the session has finished and nothing was run (the panel
+    asks what to do with it: `resume_screen`). With `resume`, a finished session resumes in a new tmux window
+    (the person pressed the key that says so).
 
     Reads the process table and may wait for a terminal to answer: run it off the screen's thread.
     """
     from lunavect.navigation.navigate import open_session
     from lunavect.navigation.open_result import Outcome
 
-    # Inside tmux a finished session resumes in a new window beside the panel; elsewhere the panel offers
-    # the command (a terminal window of its own would open behind the person's back).
-    resume_in = "tmux" if os.environ.get("TMUX") else None
     try:
-        result = open_session(session, resume_in=resume_in, others=others)
+        result = open_session(session, resume_in="tmux" if resume else None, others=others)
     except Exception as exc:  # noqa: BLE001 - shown, never a traceback on the panel
         return f"Cannot open this session: {exc}", None
     message = result.message[:1].upper() + result.message[1:]
     if result.outcome == Outcome.RESUME and result.command:
-        return message + " (copied)", result.command
+        return message, result.command
     if result.grant:
         message += f" Allow it in {result.grant}."
     return message, None
+
+
+def in_tmux() -> bool:
+    """The panel runs in a tmux pane: a finished session can be resumed in a new window beside it."""
+    return bool(os.environ.get("TMUX"))
 
 
 def folder_outcome(cwd: str) -> tuple[str, str | None]:
