@@ -55,7 +55,9 @@ def _went_stale(old: State | None, new: Session) -> bool:
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("permission", _entered(State.PERMISSION), _needs_permission, True, urgency=3, about=State.PERMISSION),
+    Kind(
+        "permission", _entered(State.PERMISSION), _needs_permission, default_on=True, urgency=3, about=State.PERMISSION
+    ),
     Kind("input", _entered(State.INPUT), _needs_input, default_on=True, urgency=2, about=State.INPUT),
     Kind("error", _entered(State.ERROR), _error, default_on=True, urgency=1, about=State.ERROR),
     Kind(

@@ -58,6 +58,8 @@ class Shower(Protocol):
 
 
 _STOP = object()
+# At most this many notifications are remembered for withdrawal (the newest): a desktop shows a handful.
+MAX_SHOWN = 256
 # The notifier's name among the serving loops (`faults.Loop`, as `lunavect doctor` shows it).
 LOOP_NAME = "notifier"
 
@@ -260,6 +262,8 @@ class Notifier:
             return str(exc)
         if note.items:
             state.shown[identifier] = {i.key: (i.kind, i.needs) for i in note.items}
+            for oldest in list(state.shown)[:-MAX_SHOWN]:
+                del state.shown[oldest]  # long gone from any desktop: no longer worth withdrawing
         return None
 
     def _withdraw(self, state: _State, moved: list[Transition]) -> None:
