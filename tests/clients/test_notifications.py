@@ -155,6 +155,16 @@ def test_a_permission_prompt_names_the_tool(claude_tmux, model_server, iso_home,
     assert "permission for Bash" in note["body"]
 
 
+def approve(claude, env: dict[str, str], key: str, approved_by: str) -> None:
+    """Allow the permission prompt on `claude`'s screen, as `approved_by` says: `lunavect answer`, or the person
+    pressing 1 in the pane."""
+    if approved_by == "lunavect answer":
+        answered = lunavect(env, "answer", key, "allow")
+        assert answered.returncode == 0, answered.stdout + answered.stderr
+    else:
+        claude.answer("1", until_gone=PERMISSION_DIALOG)
+
+
 @pytest.mark.parametrize("approved_by", ["the person in the pane", "lunavect answer"])
 def test_a_permission_notification_is_withdrawn_once_the_prompt_is_answered(
     claude_tmux, model_server, iso_home, desktop, collector, approved_by
@@ -171,11 +181,7 @@ def test_a_permission_notification_is_withdrawn_once_the_prompt_is_answered(
     row = wait_state(iso_home.env, "permission", timeout=30)
     desktop.wait(lambda: desktop.displayed() == 1, timeout=30, what="the permission notification")
     claude.wait_for_screen(PERMISSION_DIALOG, timeout=20)
-    if approved_by == "lunavect answer":
-        answered = lunavect(iso_home.env, "answer", row["id"], "allow")
-        assert answered.returncode == 0, answered.stdout + answered.stderr
-    else:
-        claude.answer("1", until_gone=PERMISSION_DIALOG)
+    approve(claude, iso_home.env, row["id"], approved_by)
 
     desktop.wait(lambda: desktop.displayed() == 0, timeout=8, what="the permission notification withdrawn")
     [closed] = desktop.history()  # closed by lunavect: the test closed nothing
@@ -198,11 +204,7 @@ def test_the_reply_after_the_person_approved_notifies_within_the_quiet_period(
     [asked] = wait_shown(desktop, 1)
     assert "permission for Bash" in asked["body"]
     claude.wait_for_screen(PERMISSION_DIALOG, timeout=20)
-    if approved_by == "lunavect answer":
-        answered = lunavect(iso_home.env, "answer", row["id"], "allow")
-        assert answered.returncode == 0, answered.stdout + answered.stderr
-    else:
-        claude.answer("1", until_gone=PERMISSION_DIALOG)
+    approve(claude, iso_home.env, row["id"], approved_by)
     approved_at = time.monotonic()
     wait_state(iso_home.env, "ready", timeout=40)
     assert time.monotonic() - approved_at < 25  # the reply came inside the quiet period

@@ -29,14 +29,7 @@ def _arrange(action: str, session: str) -> None:
     conn = fresh_store()
     key = session_key(conn, session)
     try:
-        changed = {
-            "hide": arrangement.hide,
-            "unhide": arrangement.unhide,
-            "pin": arrangement.pin,
-            "unpin": arrangement.unpin,
-            "dismiss": arrangement.dismiss,
-            "undismiss": arrangement.undismiss,
-        }[action](conn, key)
+        changed = arrangement.act(conn, action, key)
     except arrangement.ArrangeError as exc:
         raise Failure(str(exc)) from None
     past = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from lunavect import store
 from lunavect.core import dismissal, ordering
@@ -150,6 +150,24 @@ def undismiss(conn: sqlite3.Connection, key: str) -> bool:
             return False
         conn.execute("UPDATE arrangement SET dismissed = NULL WHERE id = ?", (key,))
     return True
+
+
+# The row actions the CLI and the web panel take by name (`act`).
+ACTIONS = ("hide", "unhide", "pin", "unpin", "dismiss", "undismiss")
+
+
+def act(conn: sqlite3.Connection, action: str, key: str) -> bool:
+    """One of `ACTIONS` by its name: its change, and whether it changed anything (the web panel hides through its
+    `HideHistory`, to undo)."""
+    do: dict[str, Callable[[sqlite3.Connection, str], bool]] = {
+        "hide": hide,
+        "unhide": unhide,
+        "pin": pin,
+        "unpin": unpin,
+        "dismiss": dismiss,
+        "undismiss": undismiss,
+    }
+    return do[action](conn, key)
 
 
 def _row(conn: sqlite3.Connection, key: str, now: float) -> Row | None:

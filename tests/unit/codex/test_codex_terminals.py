@@ -23,7 +23,7 @@ def found(procs, claimed=frozenset({700}), cwds=None):
 def test_the_only_tui_in_the_threads_folder_shows_it(tmp_path) -> None:
     running = found([TUI, DAEMON, LAUNCHER, OTHER_TUI])
     assert [t.pid for t in running] == [269, 300]  # no launcher, no daemon (claimed, and on no terminal)
-    matched = terminals.match({"codex:a": terminals.folder_of("/w")}, running)
+    matched = terminals.match({"codex:a": "/w"}, running)
     assert {k: (t.pid, t.tty) for k, t in matched.items()} == {"codex:a": (269, "/dev/pts/3")}
 
 

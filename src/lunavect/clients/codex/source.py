@@ -46,6 +46,7 @@ from lunavect.core.rules import Facts
 from lunavect.core.rules.presence import TERMINAL
 from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
 from lunavect.files.changed import ChangedFiles
+from lunavect.files.folders import resolved
 from lunavect.files.quarantine import Quarantine
 from lunavect.host.processes import LiveProcesses, process_table, terminal
 
@@ -219,7 +220,7 @@ class CodexSource(Source):
         if daemon is None:
             return
         wanted = {
-            key: terminals.folder_of(f.cwd)
+            key: resolved(f.cwd)
             for key in untold
             if (f := facts.get(key)) is not None and f.pid == daemon and f.client in (None, "cli")
         }

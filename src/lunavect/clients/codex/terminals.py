@@ -13,12 +13,12 @@ start times and working folders are read, never arguments or environments.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from lunavect.core import bounded_json
+from lunavect.files.folders import resolved
 from lunavect.host.processes import Proc
 
 # Where Codex's managed daemon records its process (`{"pid": N, "processIdentity": {...}, ...}`).
@@ -55,16 +55,6 @@ def daemon_pid(codex_home: Path) -> int | None:
     return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 1 else None
 
 
-def folder_of(path: str | None) -> str | None:
-    """A folder as the comparison needs it: resolved, so that two spellings of one folder are one."""
-    if not path:
-        return None
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-
-
 def terminals(
     table: Iterable[Proc],
     claimed: set[int],
@@ -77,7 +67,7 @@ def terminals(
         if proc.zombie or proc.pid in claimed or not proc.named(RUNTIME):
             continue
         tty = tty_of(proc.pid)
-        folder = folder_of(cwd_of(proc.pid)) if tty else None
+        folder = resolved(cwd_of(proc.pid)) if tty else None
         if tty and folder:
             found.append(Terminal(proc.pid, proc.started, tty, folder))
     return found

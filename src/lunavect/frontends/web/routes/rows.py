@@ -40,19 +40,7 @@ async def row_action(request: Request) -> Response:
         history = panel.histories.setdefault(token.id, arrangement.HideHistory())
         changed = await panel.worker.run(lambda conn: history.hide(conn, key))
     else:
-        do = {
-            "pin": arrangement.pin,
-            "unpin": arrangement.unpin,
-            "unhide": arrangement.unhide,
-            "dismiss": arrangement.dismiss,
-            "undismiss": arrangement.undismiss,
-        }[action]
-        try:
-            changed = await panel.worker.run(lambda conn: do(conn, key))
-        except arrangement.UnknownSession as exc:
-            raise NotFound(str(exc)) from None
-        except arrangement.ArrangeError as exc:
-            raise Conflict(str(exc)) from None
+        changed = await panel.worker.run(lambda conn: arrangement.act(conn, action, key))
     return JSONResponse({"id": key, "action": action, "changed": changed})
 
 
