@@ -15,6 +15,7 @@ from __future__ import annotations
 import sqlite3
 import weakref
 from collections.abc import Callable
+from functools import partial
 
 import msgspec
 from textual import on
@@ -34,7 +35,7 @@ from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.last_read import LastRead
 from lunavect.frontends.tui.messages import LeftSearch, LeftTop, MenuChoice, PeekClosed, Report, RowAction, RowRequest
 from lunavect.frontends.tui.peek import PeekPane
-from lunavect.frontends.tui.resume_screen import ResumeChoice, ResumeScreen
+from lunavect.frontends.tui.resume_screen import ask_to_resume
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.toolbar import SearchInput, Toolbar
@@ -432,18 +433,10 @@ class PanelScreen(Screen[None]):
     def _open_in_thread(self, session: Session, others: list[Session], resume: bool = False) -> None:
         message, command = row_actions.open_outcome(session, others, resume)
         self.app.call_from_thread(self.show_message, message)
-        if command is not None:
-            # Finished, and nothing was run: ask first, with the command shown (inside tmux and outside alike).
-            self.app.call_from_thread(self._ask_to_resume, session, others, message, command)
-
-    def _ask_to_resume(self, session: Session, others: list[Session], why: str, command: str) -> None:
-        def chosen(choice: ResumeChoice | None) -> None:
-            if choice is not None:
-                self.show_message(f"Copied: {command}" if choice == "copy" else "Resuming…")
-            if choice == "resume":
-                self.run_worker(lambda: self._open_in_thread(session, others, True), thread=True, group="open")
-
-        self.app.push_screen(ResumeScreen(row_actions.title_of(session), why, command, row_actions.in_tmux()), chosen)
+        if command is not None:  # finished, and nothing was run: ask first (inside tmux and outside alike)
+            again = partial(self.run_worker, partial(self._open_in_thread, session, others, True), thread=True)
+            title = row_actions.title_of(session)
+            self.app.call_from_thread(ask_to_resume, self.app, title, message, command, self.show_message, again)
 
     def open_folder(self, session: Session) -> None:
         if not session.cwd:

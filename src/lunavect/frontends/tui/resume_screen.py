@@ -10,9 +10,11 @@ not also start its client.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import Literal
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -56,3 +58,18 @@ class ResumeScreen(ModalScreen[ResumeChoice | None]):
         if choice == "copy":
             self.app.copy_to_clipboard(self.command)
         self.dismiss(choice)
+
+
+def ask_to_resume(
+    app: App, title: str, why: str, command: str, say: Callable[[str], None], resume: Callable[[], object]
+) -> None:
+    """Ask what to do with a finished session's resume command: what the person chose is said (`say`) and, for
+    `r` (inside tmux only), done (`resume`)."""
+
+    def chosen(choice: ResumeChoice | None) -> None:
+        if choice is not None:
+            say(f"Copied: {command}" if choice == "copy" else "Resuming…")
+        if choice == "resume":
+            resume()
+
+    app.push_screen(ResumeScreen(title, why, command, bool(os.environ.get("TMUX"))), chosen)

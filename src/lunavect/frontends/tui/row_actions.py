@@ -8,7 +8,6 @@ a session goes through `lunavect.navigation`, the code of `lunavect open`.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 from lunavect.core.model import Session
@@ -80,11 +79,6 @@ def open_outcome(session: Session, others: list[Session], resume: bool = False) 
     if result.grant:
         message += f" Allow it in {result.grant}."
     return message, None
-
-
-def in_tmux() -> bool:
-    """The panel runs in a tmux pane: a finished session can be resumed in a new window beside it."""
-    return bool(os.environ.get("TMUX"))
 
 
 def folder_outcome(cwd: str) -> tuple[str, str | None]:
