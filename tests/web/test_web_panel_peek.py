@@ -108,12 +108,12 @@ def test_the_peeks_answers_follow_the_live_row(tmp_path, browser) -> None:
         page.locator("#menu button", has_text="Peek and reply").click()
         page.locator("#peek").wait_for(state="visible")
         page.locator("#peek-answers").wait_for(state="visible")
-        assert "permission" in page.locator("#peek-title").inner_text()
+        assert "permission" in page.locator("#peek-title").inner_text().lower()
 
         hook(env, SESSION, "PostToolUse", **tool)  # approved in the pane: the tool ran
 
         page.locator("#peek-answers").wait_for(state="hidden", timeout=15_000)
-        assert "working" in page.locator("#peek-title").inner_text()
+        assert "working" in page.locator("#peek-title").inner_text().lower()
         hook(env, SESSION, "PermissionRequest", **{**tool, "tool_use_id": "toolu_2", "tool_name": "Write"})
         page.locator("#peek-answers").wait_for(state="visible", timeout=15_000)
     finally:

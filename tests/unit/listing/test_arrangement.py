@@ -253,9 +253,11 @@ def test_a_dismissal_holds_until_the_session_shows_something_new(conn):
     assert row_a().dismissed
     with_state("working", 3, last_active=iso(NOW - 3))
     assert not row_a().dismissed  # it moved on: the dismissal is of the past
-    with_state("ready", 1, last_active=iso(NOW - 1))
+    with_state("error", 2, error="limit", last_active=iso(NOW - 2))
     assert not row_a().dismissed and [s.id for s in needs_person([row_a()])] == ["claude:a"]  # news again
-    assert arrangement.dismiss(conn, "claude:a", NOW) and arrangement.undismiss(conn, "claude:a")
+    with_state("ready", 1, last_active=iso(NOW - 1))  # a ready reply can be marked seen too
+    assert arrangement.dismiss(conn, "claude:a", NOW) and row_a().dismissed
+    assert arrangement.undismiss(conn, "claude:a")
     assert not row_a().dismissed and not arrangement.undismiss(conn, "claude:a")
     with_state("permission", 0, waiting_for="Bash")
     with pytest.raises(arrangement.ArrangeError, match="only a ready reply or an error"):
