@@ -223,6 +223,17 @@ MIGRATIONS: list[str] = [
     "CREATE VIEW listed_session AS SELECT id FROM snapshot WHERE listed = 1",
     # 13: when this machine first heard each other host's row (`sync.remote`): a remote wait starts no earlier.
     "ALTER TABLE remote_session ADD COLUMN first_heard REAL",
+    # 14: how each notification's delivery went (`lunavect.notify.sent`): sent, failed (with the reason) or not
+    # shown; NULL while it is being delivered (and for the rows of the stores before this).
+    """
+    ALTER TABLE notified ADD COLUMN outcome TEXT;
+    ALTER TABLE notified ADD COLUMN reason TEXT;
+    """,
+    # 15: a ready reply or an error the person dismissed without hiding the row (`lunavect.core.dismissal`): what
+    # was dismissed (its state and when it entered it), so that the session's next one is news again.
+    """
+    ALTER TABLE arrangement ADD COLUMN dismissed TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -12,6 +12,7 @@ import time
 import pytest
 from anthropic_server import RefusingPort, error, hang, text, tool_use
 from claude_states_scenarios import *  # noqa: F403 - the scenarios that run with both kinds of hooks, collected here
+from claude_states_scenarios import PERMISSION_DIALOG, counts
 from lunavect_probe import Timeline, list_sessions, wait_for, wait_state
 
 # -- background work --------------------------------------------------------------------------------------
@@ -41,6 +42,35 @@ def test_a_dev_server_in_the_background_does_not_hold_the_response(claude_tmux, 
 
 
 # -- permission -------------------------------------------------------------------------------------------
+
+# A command that runs for a while once approved (2.1.328 runs no bare `sleep` as a tool call: FACTS.md).
+LONG_COMMAND = "python3 -c 'import time; time.sleep(20)' && echo done > marker.txt"
+
+
+def test_a_permission_approved_in_the_pane_works_on_its_command_until_it_ends(claude_tmux, model_server, iso_home):
+    """Approved in the pane, the command runs for 20 s and no hook fires until it ends: Claude Code's live
+    catalog says `busy` from the approval, and so must lunavect (issue 48, item 1)."""
+    model_server.script(tool_use("Bash", {"command": LONG_COMMAND, "description": "load test"}), text("Done."))
+    claude = claude_tmux("--permission-mode", "default")
+    claude.send_text("run the load test")
+    wait_state(iso_home.env, "permission", timeout=30)
+    claude.wait_for_screen(PERMISSION_DIALOG, timeout=20)
+
+    claude.answer("Enter", until_gone=PERMISSION_DIALOG)
+    approved = time.monotonic()
+    working = wait_for(iso_home.env, lambda s: s["state"] != "permission", timeout=5)
+    assert (working["state"], working["activity"]) == ("working", "Bash"), working
+    assert counts(iso_home.env)["awaiting_input"] == 0
+    marker = iso_home.work / "marker.txt"
+    seen = []
+    while not marker.exists():
+        session = list_sessions(iso_home.env)[0]
+        if not marker.exists():
+            seen.append((round(time.monotonic() - approved, 1), session["state"], session["activity"]))
+        assert time.monotonic() - approved < 60, seen
+    assert seen and all(state == "working" and activity == "Bash" for _, state, activity in seen), seen
+    assert seen[-1][0] >= 15, seen  # watched through the command's run
+    wait_state(iso_home.env, "ready", timeout=30)
 
 
 # -- closing questions ------------------------------------------------------------------------------------

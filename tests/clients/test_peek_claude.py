@@ -189,3 +189,26 @@ def test_a_pane_whose_foreground_is_another_program_is_refused(claude_tmux, mode
     assert refused.returncode == 1, refused.stdout
     assert "foreground" in refused.stderr and "nothing was typed" in refused.stderr
     assert "FOREGROUND" not in claude.capture() and len(model_server.requests) == before
+
+
+def test_answer_allow_always_presses_dont_ask_again_for_a_command(claude_tmux, model_server, iso_home) -> None:
+    """Claude Code 2.1.328 offers `2. Yes, and don’t ask again for: <command>` (a typographic apostrophe and a
+    colon) for a command it does not know: `answer allow-always` presses it (issue 48, item 6: it was refused,
+    advising a resume of the live session)."""
+    env = iso_home.env
+    marker = iso_home.work / "always.txt"
+    command = f'python3 -c \'open("{marker}", "w").write("ok")\''
+    model_server.script(tool_use("Bash", {"command": command, "description": "write it"}), text("Wrote it."))
+    claude = claude_tmux("--permission-mode", "default")
+    claude.send_text("write it always")
+    sid = wait_state(env, "permission", timeout=40)["id"]
+    claude.wait_for_screen(r"don’t ask again for:", timeout=20)
+
+    answered = lunavect(env, "answer", sid, "allow-always")
+
+    assert answered.returncode == 0, answered.stdout + answered.stderr
+    assert "pressed 2" in answered.stdout, answered.stdout
+    wait_state(env, "ready", timeout=30)
+    assert marker.read_text() == "ok"
+    local = json.loads((iso_home.work / ".claude" / "settings.local.json").read_text())
+    assert any("python3" in rule for rule in local["permissions"]["allow"]), local

@@ -230,17 +230,18 @@ APPROVAL_RE = re.compile(r"Would you like to run the following command\?")
 
 @contextmanager
 def at_the_marker_approval(
-    codex: tuple[ClientPaths, IsoHome, dict[str, str]], server: ResponsesServer, *, hooks: bool
+    codex: tuple[ClientPaths, IsoHome, dict[str, str]], server: ResponsesServer, *, hooks: bool, before: str = ""
 ) -> Iterator[tuple[CodexTmux, Path]]:
     """The TUI (asking before it runs a command, in a workspace sandbox; with lunavect's hooks installed if
-    ``hooks``) told to "write the marker", the model scripted as :func:`script_marker_approval` says: (the TUI
-    at its approval dialog, the marker's path). The TUI is killed on leaving."""
+    ``hooks``) told to "write the marker", the model scripted as :func:`script_marker_approval` says (the
+    command first runs ``before``, if given): (the TUI at its approval dialog, the marker's path). The TUI is
+    killed on leaving."""
     paths, iso, env = codex
     write_config(iso, server, approval="on-request", sandbox="workspace-write")
     if hooks:
         install_hooks(env)  # after the config: it writes its trust there
     marker = iso.work / "marker.txt"
-    script_marker_approval(server, marker)
+    script_marker_approval(server, marker, before=before)
     tui = start_tui(paths, iso, env)
     try:
         tui.send_text("write the marker", taken=lambda: server.pending("ask") == 0)
@@ -276,8 +277,9 @@ def request_log(server: ResponsesServer, prompt: str) -> str:
     return "\n".join(lines) or "  (none)"
 
 
-def script_marker_approval(server: ResponsesServer, marker: Path) -> None:
-    """A prompt "write the marker" gets a command that needs approval; its output gets "Marker written".
+def script_marker_approval(server: ResponsesServer, marker: Path, *, before: str = "") -> None:
+    """A prompt "write the marker" gets a command that needs approval (running ``before`` first, if given, and
+    waited for to its end); its output gets "Marker written".
 
     Routed by content, not by arrival: any other request the TUI makes (a retry, a warm-up) must not take the
     scripted command; the follow-up carrying the command's output gets the closing message.
@@ -285,7 +287,10 @@ def script_marker_approval(server: ResponsesServer, marker: Path) -> None:
     server.script(message("Marker written"), match=input_contains("permitted"), route="after")
     server.script(
         exec_command(
-            f"echo permitted > {marker}", sandbox_permissions="require_escalated", justification="Write the marker?"
+            f"{before}; echo permitted > {marker}" if before else f"echo permitted > {marker}",
+            sandbox_permissions="require_escalated",
+            justification="Write the marker?",
+            yield_time_ms=60000 if before else None,
         ),
         match=lambda req: "write the marker" in json.dumps(req.input) and not req.function_outputs(),
         route="ask",

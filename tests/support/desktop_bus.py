@@ -112,6 +112,11 @@ class DesktopBus:
         draws, its format with the summary escaped and the body as received), oldest first: the displayed
         ones are moved to the history (closed) first, so that the history holds them all."""
         self.ctl("close-all")
+        return self.history()
+
+    def history(self) -> list[dict[str, str]]:
+        """The notifications closed so far (by their sender, or by `shown`), as `shown` describes them, oldest
+        first; the displayed ones are left on screen."""
         done = self.ctl("history")
         if done.returncode != 0:
             raise AssertionError(done.stderr)

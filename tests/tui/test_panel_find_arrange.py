@@ -215,3 +215,27 @@ async def test_arrangement_made_elsewhere_shows_in_the_open_panel(conn, make_app
         await wait_for(pilot, lambda: ids(app)[0] == "codex:n3", timeout=3)
         arrangement.hide(conn, "claude:n1", seed.NOW)
         await wait_for(pilot, lambda: "claude:n1" not in ids(app), timeout=3)
+
+
+@pilot_test
+async def test_row_menu_dismisses_a_ready_reply_without_hiding_it(conn, make_app):
+    """Nothing acknowledged a ready or error row except hiding it, which hides its later work too (issue 48,
+    items 4 and 12): the menu's Dismiss keeps the row listed and takes it out of what needs the person."""
+    async with open_on_three(conn, make_app) as (app, pilot):
+        await pilot.press("down", "m")  # Newest: a ready reply
+        options = app.screen.query_one("#menu-options")
+        actions = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert actions == ["open", "pin", "hide", "dismiss", "move_up", "move_down", "folder", "copy_resume"]
+        assert str(options.get_option_at_index(3).prompt) == "Dismiss (seen)"
+        await pilot.press(*["down"] * 3, "enter")
+        await wait_for(pilot, lambda: next(s for s in read_sessions(conn) if s.id == "claude:n1").dismissed)
+        assert "Dismissed “Newest”" in app.panel.message
+        assert "claude:n1" in ids(app) and "claude:n1" in listed(conn)  # still listed
+        await pilot.press("m")
+        options = app.screen.query_one("#menu-options")
+        assert str(options.get_option_at_index(3).prompt) == "Needs me again"
+        await pilot.press(*["down"] * 3, "enter")
+        await wait_for(pilot, lambda: not next(s for s in read_sessions(conn) if s.id == "claude:n1").dismissed)
+        await pilot.press("down", "m")  # Middle, idle: nothing to dismiss
+        options = app.screen.query_one("#menu-options")
+        assert "dismiss" not in [options.get_option_at_index(i).id for i in range(options.option_count)]

@@ -14,6 +14,7 @@ import pytest
 import tui_seed as seed
 from tui_support import pilot_test, wait_for
 
+from lunavect.frontends.tui.resume_screen import ResumeScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.navigation.navigate import open_session
 
@@ -65,6 +66,47 @@ async def test_a_click_focuses_a_row_and_a_click_on_the_focused_row_opens_it(con
         )
 
 
+@pytest.mark.parametrize("inside_tmux", [False, True], ids=["outside-tmux", "inside-tmux"])
+@pilot_test
+async def test_enter_on_a_finished_row_asks_first_and_shows_the_command(
+    conn, make_app, tmp_path, monkeypatch, inside_tmux
+):
+    """Enter on an ended row inside tmux silently started `claude --resume` in a new window (it can spend money,
+    without the session's flags or environment), where outside tmux it only printed (issue 48, item 10). Both
+    now ask, the command on screen: `c` copies it, Esc closes, and nothing runs; `r` resumes only inside tmux."""
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    ran = tmp_path / "ran"
+    (bin_folder / "claude").write_text(f"#!/bin/sh\ntouch {ran}\n")
+    (bin_folder / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    if inside_tmux:
+        monkeypatch.setenv("TMUX", "/nonexistent/lv-socket,1,0")  # never reached: nothing may run
+    session = finished(tmp_path)
+    seed.write(conn, [session])
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), timeout=15, what="the resume question")
+        shown = app.screen
+        assert isinstance(shown, ResumeScreen) and shown.command == session.resume
+        said = "\n".join(str(w.render()) for w in shown.query("Static"))
+        assert session.resume in said and "c  copy the command" in said
+        assert ("r  resume it in a new tmux window" in said) is inside_tmux
+        if not inside_tmux:
+            await pilot.press("r")  # outside tmux there is nothing to run it in: the key does nothing
+            assert isinstance(app.screen, ResumeScreen)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ResumeScreen))
+        assert app.clipboard == session.resume and app.panel.message == f"Copied: {session.resume}"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), timeout=15)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ResumeScreen))
+        await pilot.pause(0.5)
+    assert not ran.exists()
+
+
 @pytest.fixture
 def tmux_socket(monkeypatch) -> Iterator[tuple[Path, Path]]:
     """A real tmux server of the test's own, and `$TMUX` naming it as a pane of its session would."""
@@ -87,7 +129,8 @@ def tmux_socket(monkeypatch) -> Iterator[tuple[Path, Path]]:
 async def test_enter_inside_tmux_resumes_in_a_hostile_folder_and_runs_nothing(
     conn, make_app, tmp_path, monkeypatch, tmux_socket
 ):
-    """Inside tmux, Enter on a finished row opens `new-window -c FOLDER`: a folder `proj#(touch X)` ran it."""
+    """Inside tmux, Enter on a finished row asks first and runs nothing; `r` then opens `new-window -c FOLDER`:
+    a folder `proj#(touch X)` ran it."""
     server_folder, _ = tmux_socket
     x, y = server_folder / "X", server_folder / "Y"
     project = tmp_path / f"proj#(touch {x}) #{{pane_id}} $(touch {y}) `touch {y}` a;b"  # `/` nests folders
@@ -105,6 +148,10 @@ async def test_enter_inside_tmux_resumes_in_a_hostile_folder_and_runs_nothing(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), timeout=15, what="the resume question")
+        await pilot.pause(1.0)
+        assert not record.exists()  # Enter alone never starts the client
+        await pilot.press("r")
         await wait_for(pilot, lambda: "resumed in tmux window" in app.panel.message, timeout=15, what=app.panel.message)
         await wait_for(pilot, lambda: record.exists() and record.stat().st_size > 0, timeout=15, what="claude ran")
     assert not x.exists() and not y.exists(), "a command in the folder name ran"

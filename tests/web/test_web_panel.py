@@ -519,3 +519,30 @@ def test_light_and_dark_follow_the_device(served, browser):
         colours[scheme] = page.evaluate("getComputedStyle(document.body).backgroundColor")
         context.close()
     assert colours["light"] != colours["dark"]
+
+
+def test_the_row_menu_dismisses_an_error_without_hiding_it(served, browser):
+    """Nothing acknowledged a ready or error row except hiding it (issue 48, items 4 and 12): the menu's Dismiss
+    keeps the row listed and marks it dismissed in the store, where `next` and the bars read it; "Needs me
+    again" takes it back. A row with nothing to dismiss (a permission) has no such item."""
+    page = open_page(browser, served.control)
+    row(page, PARSER).click(button="right")
+    menu = page.locator("#menu")
+    menu.wait_for(state="visible")
+    menu.locator("button", has_text="Dismiss (seen)").click()
+    page.wait_for_function(
+        "() => document.querySelector('#message-text').textContent.startsWith('Dismissed')", timeout=10_000
+    )
+    assert stored(served.env, PARSER)["dismissed"] is True and stored(served.env, PARSER)["hidden"] is False
+    assert PARSER in shown(page)
+    row(page, PARSER).click(button="right")
+    menu.wait_for(state="visible")
+    assert "Needs me again" in menu.locator("button").all_inner_texts()
+    menu.locator("button", has_text="Needs me again").click()
+    page.wait_for_function(
+        "() => document.querySelector('#message-text').textContent.endsWith('needs you again.')", timeout=10_000
+    )
+    assert stored(served.env, PARSER)["dismissed"] is False
+    row(page, SITE).click(button="right")
+    menu.wait_for(state="visible")
+    assert not [label for label in menu.locator("button").all_inner_texts() if "Dismiss" in label]

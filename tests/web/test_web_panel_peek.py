@@ -90,3 +90,32 @@ def test_without_allow_peek_the_menu_does_not_offer_it(tmp_path, browser) -> Non
     finally:
         served.stop()
         stop_collector(env)
+
+
+def test_the_peeks_answers_follow_the_live_row(tmp_path, browser) -> None:
+    """Allow / Deny stayed on the peek after the permission was answered elsewhere (issue 48, item 5): the peek
+    follows its row, and offers the answers only while the permission waits."""
+    env, _ = _session(tmp_path)
+    tool = {"tool_name": "Bash", "tool_use_id": "toolu_1", "project": "peeked"}
+    hook(env, SESSION, "UserPromptSubmit", prompt="Run it", project="peeked")
+    hook(env, SESSION, "PreToolUse", **tool)
+    hook(env, SESSION, "PermissionRequest", **tool)
+    served = start_web(env, "--allow-peek")
+    try:
+        page = open_page(browser, served.control)
+        page.wait_for_function(f"() => document.querySelector('li.row[data-id=\"{KEY}\"]') !== null")
+        _menu_labels(page)
+        page.locator("#menu button", has_text="Peek and reply").click()
+        page.locator("#peek").wait_for(state="visible")
+        page.locator("#peek-answers").wait_for(state="visible")
+        assert "permission" in page.locator("#peek-title").inner_text().lower()
+
+        hook(env, SESSION, "PostToolUse", **tool)  # approved in the pane: the tool ran
+
+        page.locator("#peek-answers").wait_for(state="hidden", timeout=15_000)
+        assert "working" in page.locator("#peek-title").inner_text().lower()
+        hook(env, SESSION, "PermissionRequest", **{**tool, "tool_use_id": "toolu_2", "tool_name": "Write"})
+        page.locator("#peek-answers").wait_for(state="visible", timeout=15_000)
+    finally:
+        served.stop()
+        stop_collector(env)

@@ -1,4 +1,5 @@
-"""The panel's row actions as commands, for scripts: `lunavect hide|unhide|pin|unpin|move|resume|auto-hide`.
+"""The panel's row actions as commands, for scripts: `lunavect hide|unhide|pin|unpin|dismiss|undismiss|move|resume|
+auto-hide`.
 
 They write the same arrangement the panel writes (lunavect.listing.arrangement), so a script and an open panel never
 disagree: the panel redraws as soon as one of these commits.
@@ -27,17 +28,22 @@ def _arrange(action: str, session: str) -> None:
 
     conn = fresh_store()
     key = session_key(conn, session)
-    changed = {
-        "hide": arrangement.hide,
-        "unhide": arrangement.unhide,
-        "pin": arrangement.pin,
-        "unpin": arrangement.unpin,
-    }[action](conn, key)
-    past = {"hide": "hidden", "unhide": "shown", "pin": "pinned", "unpin": "unpinned"}[action]
+    try:
+        changed = arrangement.act(conn, action, key)
+    except arrangement.ArrangeError as exc:
+        raise Failure(str(exc)) from None
+    past = {
+        "hide": "hidden",
+        "unhide": "shown",
+        "pin": "pinned",
+        "unpin": "unpinned",
+        "dismiss": "dismissed",
+        "undismiss": "needs you again",
+    }[action]
     if changed:
         click.echo(f"{clean(key)}: {past}")
     else:
-        click.echo(f"{clean(key)}: already {past if action != 'unhide' else 'shown'}")
+        click.echo(f"{clean(key)}: already {past if action not in ('unhide', 'undismiss') else 'so'}")
 
 
 def _arrange_command(action: str, help_text: str) -> click.Command:
@@ -57,6 +63,13 @@ hide_command = _arrange_command(
 unhide_command = _arrange_command("unhide", "Restore a hidden session to the list.")
 pin_command = _arrange_command("pin", "Pin a session: pinned sessions come first, in the order you give them.")
 unpin_command = _arrange_command("unpin", "Unpin a session: it goes back among the others by its latest activity.")
+dismiss_command = _arrange_command(
+    "dismiss",
+    "Dismiss a session's ready reply or error: it stays listed, but `next` and the bars pass it by until its next one.",
+)
+undismiss_command = _arrange_command(
+    "undismiss", "Take a dismissal back: the session's reply or error needs you again."
+)
 
 
 @click.command("move")
@@ -179,6 +192,8 @@ COMMANDS = (
     unhide_command,
     pin_command,
     unpin_command,
+    dismiss_command,
+    undismiss_command,
     move_command,
     resume_command,
     auto_hide_command,

@@ -97,7 +97,8 @@ def off_command(kinds: tuple[str, ...]) -> None:
 
 @notifications.command("status")
 def status_command() -> None:
-    """The settings, whether a collector runs to send them, and the latest notifications sent."""
+    """The settings, whether a collector runs to send them, and the latest notifications: sent, or failed and
+    why."""
     from lunavect.collector import process as collector_process
     from lunavect.core.terminal_text import clean
     from lunavect.core.times import local_text
@@ -116,8 +117,11 @@ def status_command() -> None:
         + ("running (it sends the notifications)" if running else "not running: nothing is sent until one starts")
     )
     click.echo(f"service: {service.status(dict(os.environ)).message}")
-    for key, kind, at in sent.recent(conn, 5):
-        click.echo(f"sent {local_text(at, '%Y-%m-%d %H:%M:%S', missing='?')} {clean(kind)} {clean(key)}")
+    for delivery in sent.recent(conn, 5):
+        when = local_text(delivery.at, "%Y-%m-%d %H:%M:%S", missing="?")
+        outcome = delivery.outcome or "sending"
+        why = f": {clean(delivery.reason)}" if delivery.reason and delivery.outcome != sent.SENT else ""
+        click.echo(f"{outcome} {when} {clean(delivery.kind)} {clean(delivery.key)}{why}")
 
 
 @notifications.command("set")

@@ -32,6 +32,8 @@ COMMAND_HOMES: dict[str, str] = {
     "unhide": "arrange",
     "pin": "arrange",
     "unpin": "arrange",
+    "dismiss": "arrange",
+    "undismiss": "arrange",
     "move": "arrange",
     "resume": "arrange",
     "auto-hide": "arrange",

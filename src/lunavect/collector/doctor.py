@@ -38,6 +38,8 @@ class Report:
     quarantined: list[dict] = field(default_factory=list)
     # The guide's "Sessions in editors": each editor's companion, installed and answering (lunavect.navigation.editors).
     editors: list[dict] = field(default_factory=list)
+    # Notifications that failed since the last one shown, and the newest reason (`lunavect.notify.sent.failing`).
+    notifications: dict = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -149,6 +151,24 @@ def _collector(report: Report, conn: sqlite3.Connection | None, now: float) -> N
         report.problems.append(Problem(f"collector: behind (last tick {lag} s ago)", f"see its log {log}"))
 
 
+def _notifications(report: Report, conn: sqlite3.Connection | None) -> None:
+    """Notifications that failed since the last one shown: each is a moment the person was not told."""
+    from lunavect.notify import sent
+
+    if conn is None:
+        return
+    failed = sent.failing(conn)
+    report.notifications = {"failing": len(failed), "last_reason": failed[0].reason if failed else None}
+    if failed:
+        report.problems.append(
+            Problem(
+                f"notifications: the last {len(failed)} failed ({failed[0].reason})",
+                "run the collector where your desktop's notification server is reachable (start it from your "
+                "desktop session, or lunavect service install); lunavect notifications test says how it goes",
+            )
+        )
+
+
 def _quarantined(report: Report, conn: sqlite3.Connection | None) -> None:
     if conn is None:
         return
@@ -196,6 +216,7 @@ def examine(now: float | None = None) -> Report:
     try:
         _clients(report, conn, now)
         _collector(report, conn, now)
+        _notifications(report, conn)
         _quarantined(report, conn)
         _data_folder(report)
         _editors(report)
@@ -244,6 +265,9 @@ def lines(report: Report) -> list[str]:
         out.append(f"store: ok, schema {s['schema']}, {s['size_bytes'] // 1024} KB ({s['path']})")
     else:
         out.append(f"store: NOT OK ({s['path']})")
+    if report.notifications.get("failing"):
+        n = report.notifications
+        out.append(f"notifications: the last {n['failing']} failed: {n['last_reason']}")
     out.append(f"set-aside files: {len(report.quarantined)}")
     if report.editors:
         out.append("sessions in editors:")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 
-from lunavect.core.model import Session, State, session_key
+from lunavect.core.model import Session, session_key
 from lunavect.core.resume_command import attach_command, display_command
 from lunavect.core.rules import Decision, Facts
+from lunavect.core.rules.presence import is_open, shown_by
 from lunavect.core.times import iso, local_text
 from lunavect.host.name import machine_name
 
@@ -16,23 +17,6 @@ def fallback_title(project: str | None, started: float | None) -> str:
     row is an empty cell."""
     when = local_text(started, "%Y-%m-%d %H:%M") or None
     return " · ".join(part for part in (project or "no project", when) if part)
-
-
-# States that evidence keeps only while the client runs: with no process known to ask (a Codex session read
-# from its rollout alone), the client that writes that evidence is open.
-_RUNNING_STATES = frozenset({State.WORKING, State.COMPACTING, State.PERMISSION, State.INPUT, State.OFFLINE})
-
-
-def is_open(facts: Facts, decision: Decision, alive: bool | None, writer: bool | None = None) -> bool:
-    """Whether the session's client still runs, from the evidence `lunavect open` uses: the process its hooks or
-    Claude Code's live catalog recorded (pid and start time, `alive`), and SessionEnd. The writer proof (Codex
-    still has the session's log open for writing) proves it too; with no process known at all, only a state
-    that fresh evidence of a running client keeps says so. A saved title or an old catalog entry never does."""
-    if facts.ended:
-        return False
-    if alive is not None:
-        return alive
-    return writer is True or decision.state in _RUNNING_STATES
 
 
 def last_active(facts: Facts) -> float | None:
@@ -50,11 +34,14 @@ def build_session(
     host: str | None = None,
     alive: bool | None = None,
     writer: bool | None = None,
+    shown: bool | None = None,
 ) -> Session:
     """The stored row of one session. Pinned and hidden are the person's arrangement, not the collector's
     knowledge: the row leaves them false and `sessions.read_rows`, their one reader, sets them from it.
     `alive` is the liveness of the process the facts name (None when none is known or it was not asked),
-    `writer` the writer proof (Codex)."""
+    `writer` the writer proof (Codex), `shown` the liveness of the process that shows the session when that is
+    another (`presence.shown_by`; None: the same as `alive`). The row's process is the one that shows it."""
+    pid, pstart, tty = shown_by(facts)
     cwd = facts.cwd
     project = os.path.basename(cwd.rstrip("/")) if cwd else None
     return Session(
@@ -78,12 +65,12 @@ def build_session(
         basis=list(decision.basis),
         waiting_for=decision.waiting_for,
         updated=iso(facts.last_event_at),
-        pid=facts.pid,
-        tty=facts.tty,
-        pstart=facts.pstart,
+        pid=pid,
+        tty=tty,
+        pstart=pstart,
         client=facts.client,
         untitled=not facts.title,
         entrypoint=facts.entrypoint,
-        open=is_open(facts, decision, alive, writer),
+        open=is_open(facts, decision, alive if shown is None else shown, writer),
         last_active=iso(last_active(facts)),
     )

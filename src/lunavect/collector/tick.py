@@ -27,6 +27,7 @@ from lunavect.collector import evidence_rows, setup_probe, setup_report
 from lunavect.collector.snapshot import build_session
 from lunavect.core.model import Evidence, State, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold, settled
+from lunavect.core.rules.presence import shown_by
 from lunavect.evidence import spool, spool_record
 from lunavect.evidence.sources import Source
 from lunavect.faults import Errors
@@ -251,8 +252,11 @@ class Collector:
         resting: list[str] = []  # settled rows, skipped from the next snapshot on once this one is stored
         for key, facts in unsettled.items():
             alive = is_alive(facts.pid, facts.pstart) if facts.pid is not None and not facts.ended else None
+            terminal = _terminal_alive(facts)
             decision = decide(facts, now, alive, offline_since, writer=writers.get(key))
-            session = build_session(facts, decision, host=self.host, alive=alive, writer=writers.get(key))
+            session = build_session(
+                facts, decision, host=self.host, alive=alive, writer=writers.get(key), shown=terminal
+            )
             if session.open and facts.pid is not None:
                 self._open.add(key)
             else:
@@ -292,7 +296,7 @@ class Collector:
         gone = set()
         for key in self._open - self._unsettled:
             facts = self._facts.get(key)
-            if facts is not None and is_alive(facts.pid, facts.pstart) is False:
+            if facts is not None and is_alive(*shown_by(facts)[:2]) is False:
                 gone.add(key)
         return gone
 
@@ -429,6 +433,14 @@ class _View:
     def live(self, key: str) -> bool:
         facts = self._facts.get(key)
         return facts is not None and _needs_liveness(facts)
+
+
+def _terminal_alive(facts: Facts) -> bool | None:
+    """The liveness of the process that shows the session when it is not the one that runs it (a Codex TUI
+    whose thread the daemon runs: `presence`); None when there is none or the session ended."""
+    if facts.terminal_pid is None or facts.ended:
+        return None
+    return is_alive(facts.terminal_pid, facts.terminal_pstart)
 
 
 def _needs_liveness(facts: Facts) -> bool:

@@ -144,7 +144,7 @@ class Session(msgspec.Struct, omit_defaults=False):
     # session's files hold no usage (yet), or for another host's row.
     usage: SessionUsage | None = None
     # Whether the client's process that reported the session still runs: its pid with its start time (from its
-    # hooks or Claude Code's live catalog) is alive and no SessionEnd came since (`collector.snapshot.is_open`).
+    # hooks or Claude Code's live catalog) is alive and no SessionEnd came since (`core.rules.presence.is_open`).
     open: bool = False
     # When the session last did anything: its latest prompt, tool, response or request, or its entering the
     # state it is in (`collector.snapshot.last_active`). Never a re-read, an idle poll or the snapshot's write.
@@ -152,6 +152,9 @@ class Session(msgspec.Struct, omit_defaults=False):
     # What the session's client can tell of a session, and from where (`Client.tells`, `core.telling`): filled in
     # from this machine's descriptors when the row is read, never stored; None for a client lunavect does not know.
     tells: dict[str, list[str]] | None = None
+    # The person dismissed the ready reply or the error the row shows (`core.dismissal`): it stays listed but
+    # needs them no more, until the session's next one. The arrangement's, like `pinned`.
+    dismissed: bool = False
 
 
 def session_key(provider: str, session_id: str) -> str:

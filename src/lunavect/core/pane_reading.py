@@ -14,6 +14,18 @@ from dataclasses import dataclass
 
 _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SGR = re.compile(r"\x1b\[([0-9;]*)m")
+# The options that allow a tool from now on, as the clients word them (recorded from Claude Code 2.1.328 and
+# Codex 0.169.0): "don't ask again" for a command (Claude Code writes `don’t ask again for: <command>`, with a
+# typographic apostrophe and a colon), "always allow" access to a folder, accept edits for the session (Claude
+# Code's only "from now on" for an edit or a new file), and Codex's "for this session".
+_ALLOW_ALWAYS = (
+    "yes, and always allow",
+    "yes, and don't ask again",
+    "yes, and switch to accept edits",
+    "allow for this session",
+)
+# Apostrophes a client may draw, read as the plain one.
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 _OPTION = re.compile(r"^\s*(?:[❯›>]\s*)?(?P<key>\d)\.\s+(?P<label>.+?)(?:\s+\((?P<hint>esc|[a-z])\))?\s*$")
 
 
@@ -98,14 +110,10 @@ class Dialog:
     def key(self, answer: str) -> str | None:
         """The dialog's own key for `allow`, `allow-always` or `deny`, or None when it offers no such option."""
         for key, label in self.options.items():
-            words = label.lower()
+            words = label.lower().translate(_APOSTROPHES)
             if answer == "allow" and (words in ("yes", "allow once") or words.startswith("yes, proceed")):
                 return key
-            if answer == "allow-always" and (
-                words.startswith("yes, and always allow")
-                or words.startswith("yes, and don't ask again")
-                or words.startswith("allow for this session")
-            ):
+            if answer == "allow-always" and words.startswith(_ALLOW_ALWAYS):
                 return key
             if answer == "deny" and (words == "no" or words.startswith("no,") or words.startswith("no ")):
                 return key

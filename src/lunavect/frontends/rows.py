@@ -151,8 +151,9 @@ def tooltip(session: Session, now: float) -> str:
 
 
 def waited(session: Session, now: float | None = None) -> str:
-    """How long a session has been in its state, as every front end shows a duration."""
-    since = timer_start(session) or epoch(session.updated)
+    """How long a session has been in its state, as every front end shows a duration: from its timer's start,
+    else from when it entered the state (an error's age runs from the error, not from a later end)."""
+    since = timer_start(session) or epoch(session.last_active) or epoch(session.updated)
     if since is None:
         return ""
     return elapsed((time.time() if now is None else now) - since)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from lunavect import store
-from lunavect.core import ordering
+from lunavect.core import dismissal, ordering
 from lunavect.listing.sessions import AUTO_HIDE_SETTING, Row, read_rows
 
 # A complete catalog's listing is written at most this often per session: the 35-day rule needs days, not
@@ -123,6 +123,51 @@ def unhide(conn: sqlite3.Connection, key: str, now: float | None = None) -> bool
         _ensure(conn, key)
         conn.execute("UPDATE arrangement SET hidden = 0, hidden_at = NULL, shown_at = ? WHERE id = ?", (now, key))
     return True
+
+
+def dismiss(conn: sqlite3.Connection, key: str, now: float | None = None) -> bool:
+    """Dismiss the ready reply or the error a row shows: it stays listed, and needs its person no more until
+    the session's next one (`core.dismissal`). False when it already was; ArrangeError when the row shows
+    nothing to dismiss (a permission or a question waits for an answer, not a look)."""
+    row = _row(conn, key, time.time() if now is None else now)
+    if row is None:
+        raise UnknownSession(f"no session {key!r}")
+    mark = dismissal.mark_of(row.session)
+    if mark is None:
+        raise ArrangeError(f"{key} is {row.session.state}: only a ready reply or an error can be dismissed")
+    with store.transaction(conn):
+        if _value(conn, key, "dismissed") == mark:
+            return False
+        _ensure(conn, key)
+        conn.execute("UPDATE arrangement SET dismissed = ? WHERE id = ?", (mark, key))
+    return True
+
+
+def undismiss(conn: sqlite3.Connection, key: str) -> bool:
+    """Take a dismissal back: the row needs its person again. False when nothing was dismissed."""
+    with store.transaction(conn):
+        if _value(conn, key, "dismissed") is None:
+            return False
+        conn.execute("UPDATE arrangement SET dismissed = NULL WHERE id = ?", (key,))
+    return True
+
+
+# The row actions the CLI and the web panel take by name (`act`).
+ACTIONS = ("hide", "unhide", "pin", "unpin", "dismiss", "undismiss")
+
+
+def act(conn: sqlite3.Connection, action: str, key: str) -> bool:
+    """One of `ACTIONS` by its name: its change, and whether it changed anything (the web panel hides through its
+    `HideHistory`, to undo)."""
+    do: dict[str, Callable[[sqlite3.Connection, str], bool]] = {
+        "hide": hide,
+        "unhide": unhide,
+        "pin": pin,
+        "unpin": unpin,
+        "dismiss": dismiss,
+        "undismiss": undismiss,
+    }
+    return do[action](conn, key)
 
 
 def _row(conn: sqlite3.Connection, key: str, now: float) -> Row | None:

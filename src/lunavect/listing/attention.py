@@ -69,13 +69,14 @@ def needs_you(session: Session) -> bool:
     """The one meaning of "needs you" (README, "What needs you"), for every surface: the counters, the `a`
     filter's counter, `next` and `n`, the popup, the tray, the web page's Next and `status`. A session needs its
     person while it waits for a permission or an answer, hidden or not (hiding never cancels work: it stays
-    blocked), or while its turn has failed, its client still runs and the person has not hidden it. A ready
-    reply never does, nor does a row of a machine that fell silent (nobody knows what it does there)."""
+    blocked), or while its turn has failed, its client still runs and the person has neither hidden nor
+    dismissed it (`core.dismissal`: seen, until its next error). A ready reply never does, nor does a row of a
+    machine that fell silent (nobody knows what it does there)."""
     if hosts.silent_host_row(session):
         return False
     if session.state in AWAITING_STATES:
         return True
-    return session.state == State.ERROR and session.open and not session.hidden
+    return session.state == State.ERROR and session.open and not session.hidden and not session.dismissed
 
 
 def waited_since(session: Session) -> float:

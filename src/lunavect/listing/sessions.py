@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import msgspec
 
 from lunavect import store
-from lunavect.core import clients, hiding, ordering, telling
+from lunavect.core import clients, dismissal, hiding, ordering, telling
 from lunavect.core.clients import Client
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
 from lunavect.core.times import epoch
@@ -127,7 +127,7 @@ class _Kept:
     row: Row
     sort_key: tuple[int, float, str]
     # What the session was last handed out with (None: not yet handed out).
-    handed: tuple[SessionUsage | None, bool] | None = None
+    handed: tuple[SessionUsage | None, bool, str | None] | None = None
 
 
 class RowMemo:
@@ -189,13 +189,13 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
     kept_now: dict[str, _Kept] = {}
     if memo is not None:
         memo.decoded = 0
-    for key, data, remote_host, pinned, hidden, hidden_at, position, shown_at, listed_at in conn.execute(
+    for key, data, remote_host, pinned, hidden, hidden_at, position, shown_at, listed_at, dismissed in conn.execute(
         "SELECT s.id, s.data, s.host, COALESCE(a.pinned, 0), COALESCE(a.hidden, 0), a.hidden_at, a.position, "
-        "a.shown_at, a.listed_at FROM (SELECT id, data, NULL AS host FROM snapshot WHERE listed = 1 "
+        "a.shown_at, a.listed_at, a.dismissed FROM (SELECT id, data, NULL AS host FROM snapshot WHERE listed = 1 "
         "UNION ALL SELECT id, data, host FROM remote_session WHERE id NOT IN (SELECT id FROM snapshot)) s "
         "LEFT JOIN arrangement a ON a.id = s.id"
     ):
-        inputs = (data, pinned, hidden, hidden_at, position, shown_at, listed_at)
+        inputs = (data, pinned, hidden, hidden_at, position, shown_at, listed_at, dismissed)
         kept = kept_before.get(key) if remote_host is None else None
         if kept is None or kept.inputs != inputs:
             session = _decode(data)
@@ -229,7 +229,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
             listed_at=listed_at,
             last_activity=row.last_activity,
         )
-        handed = (None if remote_host is not None else usage.get(session.id), is_hidden)
+        handed = (None if remote_host is not None else usage.get(session.id), is_hidden, dismissed)
         if kept.handed != handed:
             if kept.handed is not None:
                 # Handed out before with other figures: replaced, never changed, so the reader's previous list
@@ -239,6 +239,7 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
                 session.usage = handed[0]
             session.pinned = row.pinned
             session.hidden = is_hidden
+            session.dismissed = dismissal.holds(dismissed, session)
             kept.handed = handed
         if memo is not None and remote_host is None:
             kept_now[key] = kept

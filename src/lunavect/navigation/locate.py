@@ -20,8 +20,9 @@ from typing import Protocol
 
 from lunavect.core.clients import by_id
 from lunavect.evidence.sources import LiveEntry as CatalogEntry
+from lunavect.files.folders import resolved
 from lunavect.host.processes import Proc, ProcessTable, ancestry, is_same_process
-from lunavect.navigation.origin import APP, classify, resolved
+from lunavect.navigation.origin import APP, classify
 from lunavect.navigation.terminals import detect
 
 # `Session.client` values of sessions that run in a terminal (anything else is a Desktop app or an editor).

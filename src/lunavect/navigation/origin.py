@@ -8,8 +8,6 @@ carries it to the snapshot (`Session.entrypoint`, `Session.client`), so returnin
 
 from __future__ import annotations
 
-import os
-
 from lunavect.core.clients import by_id
 
 CLI = "cli"
@@ -23,13 +21,3 @@ def classify(provider: str, value: str | None) -> str | None:
     if not value or client is None:
         return None
     return CLI if value in client.origins.terminal else APP
-
-
-def resolved(path: str | None) -> str | None:
-    """A folder with symlinks and `..` resolved, so two spellings of one folder compare equal."""
-    if not path:
-        return None
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return None

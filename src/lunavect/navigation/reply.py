@@ -69,13 +69,29 @@ class ReplyResult:
 
 
 def _refuse(
-    why: str, session: SessionLike | None = None, target: str | None = None, command: str | None = None
+    why: str,
+    session: SessionLike | None = None,
+    target: str | None = None,
+    command: str | None = None,
+    *,
+    live: bool | None = None,
 ) -> ReplyResult:
-    """A refusal, with the command that continues the session (its resume command unless `command` says)."""
+    """A refusal, with the command that continues the session (`way_back`, unless `command` says). `live` says
+    whether its client still runs, when the refusal knows (a pane proven its own does); else the row says."""
     if command is None and session is not None:
-        command = display_command(session.provider, session.session_id, session.cwd)
+        running = live if live is not None else target is not None or bool(getattr(session, "open", False))
+        command = way_back(session, running)
     message = f"{why}; nothing was typed" + (f" (to continue it yourself: {command})" if command else "")
     return ReplyResult(False, "refused", message, target, command)
+
+
+def way_back(session: SessionLike, live: bool) -> str | None:
+    """How the person continues the session themselves: `lunavect open` while its client runs (in its own pane,
+    where the answer is theirs to give; a resume would start a second client on the same session), its resume
+    command once the client has ended."""
+    if live:
+        return f"lunavect open {session.id}"
+    return display_command(session.provider, session.session_id, session.cwd)
 
 
 def foreground(pid: int, hops: int = 8) -> bool | None:
@@ -104,14 +120,16 @@ def prove_pane(
     if host and remote_host.is_elsewhere(host):
         return _refuse(f"it runs on the host {host}: reply there, with `ssh {host} lunavect reply`", session)
     where = whereabouts(session, table, others)
+    live = where.status not in (Status.FINISHED, Status.UNKNOWN)
     if where.status == Status.AMBIGUOUS:
-        return _refuse(f"cannot tell which terminal is this session's: {where.detail}", session)
+        return _refuse(f"cannot tell which terminal is this session's: {where.detail}", session, live=live)
     if where.status != Status.LIVE or where.pid is None or where.tty is None:
-        return _refuse(f"no terminal of its own can be proven: {where.detail or where.status.value}", session)
+        why = f"no terminal of its own can be proven: {where.detail or where.status.value}"
+        return _refuse(why, session, live=live)
     sockets = tmux.server_sockets(table, where.pid) + tmux.default_sockets(environ=dict(environ))
     pane = tmux.find_pane(sockets, where.tty, where.tmux_pane)
     if pane is None:
-        return _refuse(f"it runs on {where.tty}, which is not a tmux pane lunavect can type into", session)
+        return _refuse(f"it runs on {where.tty}, which is not a tmux pane lunavect can type into", session, live=True)
     if foreground(where.pid) is False:
         return _refuse(f"another program holds the foreground of its pane {pane.pane_id}", session, pane.pane_id)
     return TmuxPane(pane)
@@ -232,12 +250,15 @@ def answer(
     screen = pane.screen()
     shown = screens.dialog(session.provider, screen or "")
     if shown is None:
-        return _refuse(f"pane {pane.target} shows no {client} permission dialog lunavect recognises", session)
+        return _refuse(
+            f"pane {pane.target} shows no {client} permission dialog lunavect recognises", session, pane.target
+        )
     if expected_tool and shown.tool != expected_tool:
-        return _refuse(f"the dialog in pane {pane.target} asks for {shown.tool}, not {expected_tool}", session)
+        why = f"the dialog in pane {pane.target} asks for {shown.tool}, not {expected_tool}"
+        return _refuse(why, session, pane.target)
     key = shown.key(choice)
     if key is None:
-        return _refuse(f"the dialog in pane {pane.target} offers no {choice}", session)
+        return _refuse(f"the dialog in pane {pane.target} offers no {choice}", session, pane.target)
 
     def still_open() -> bool:
         now = pane.screen()

@@ -102,6 +102,18 @@ class Desktop:
             raise DesktopUnavailable(_failures.last or "the notification server refused it")
         return identifier
 
+    def withdraw(self, identifier: str) -> None:
+        """Take a notification shown before off the desktop (its reason is gone). Raises DesktopUnavailable when
+        the server cannot be reached."""
+        future = asyncio.run_coroutine_threadsafe(self._notifier.clear(identifier), self._loop)
+        try:
+            future.result(timeout=SEND_TIMEOUT_S)
+        except TimeoutError:
+            future.cancel()
+            raise DesktopUnavailable(f"the notification server did not answer within {SEND_TIMEOUT_S:g} s") from None
+        except Exception as exc:  # noqa: BLE001 - a bus or server failure is one failed withdrawal
+            raise DesktopUnavailable(f"cannot withdraw a notification: {exc}") from None
+
     def close(self) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=2)

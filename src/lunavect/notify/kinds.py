@@ -28,6 +28,8 @@ class Kind:
     urgency: int = 0
     # A reply to a background task's end, after the person's reply had ended, stays silent (the guide).
     silent_for_task_replies: bool = False
+    # The state the notification is about: once its session leaves it, the notification's reason is gone.
+    about: State | None = None
 
 
 def _entered(state: State) -> Callable[[State | None, Session], bool]:
@@ -53,16 +55,26 @@ def _went_stale(old: State | None, new: Session) -> bool:
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("permission", _entered(State.PERMISSION), _needs_permission, default_on=True, urgency=3),
-    Kind("input", _entered(State.INPUT), _needs_input, default_on=True, urgency=2),
-    Kind("error", _entered(State.ERROR), _error, default_on=True, urgency=1),
-    Kind("ready", _entered(State.READY), lambda s: "response ready", default_on=True, silent_for_task_replies=True),
+    Kind(
+        "permission", _entered(State.PERMISSION), _needs_permission, default_on=True, urgency=3, about=State.PERMISSION
+    ),
+    Kind("input", _entered(State.INPUT), _needs_input, default_on=True, urgency=2, about=State.INPUT),
+    Kind("error", _entered(State.ERROR), _error, default_on=True, urgency=1, about=State.ERROR),
+    Kind(
+        "ready",
+        _entered(State.READY),
+        lambda s: "response ready",
+        default_on=True,
+        silent_for_task_replies=True,
+        about=State.READY,
+    ),
     Kind(
         "stale",
         _went_stale,
         lambda s: "was working, state now unknown",
         default_on=False,
         needs_fresh_evidence=False,
+        about=State.UNKNOWN,
     ),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
@@ -74,3 +86,13 @@ def kind_of(old: State | None, new: Session) -> Kind | None:
         if kind.enters(old, new):
             return kind
     return None
+
+
+def still_holds(kind_name: str, needs: str, session: Session | None) -> bool:
+    """Whether what a notification said of a session still holds: the session is still in the state the
+    notification is about and needs the same thing (a permission for the same tool). An answered prompt, an
+    approval in the pane, a new prompt or a session gone make it stale: it is withdrawn."""
+    kind = BY_NAME.get(kind_name)
+    if kind is None or session is None or kind.about is None:
+        return False
+    return session.state == kind.about and kind.needs(session) == needs

@@ -19,13 +19,13 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from lunavect import store
 from lunavect.core.model import Session
 from lunavect.faults import Loop
-from lunavect.notify import sent, usage
+from lunavect.notify import kinds, sent, usage
 from lunavect.notify.command import run_command
 from lunavect.notify.decide import Decider, Notification, Transition
 from lunavect.notify.settings import NotifySettings, load
@@ -52,10 +52,14 @@ class Shower(Protocol):
 
     def send(self, note: Notification, sound: str) -> str: ...
 
+    def withdraw(self, identifier: str) -> None: ...
+
     def close(self) -> None: ...
 
 
 _STOP = object()
+# At most this many notifications are remembered for withdrawal (the newest): a desktop shows a handful.
+MAX_SHOWN = 256
 # The notifier's name among the serving loops (`faults.Loop`, as `lunavect doctor` shows it).
 LOOP_NAME = "notifier"
 
@@ -67,9 +71,13 @@ class _State:
     conn: sqlite3.Connection
     decider: Decider
     desktop: Shower | None = None
-    desktop_failed: bool = False
+    # Why the desktop cannot be reached at all (desktop-notifier missing): every desktop delivery fails with it.
+    desktop_failed: str | None = None
     usage_at: float = 0.0
     stopped: bool = False
+    # The notifications on the desktop whose reason may still hold, by their identifier: what each said of
+    # each of its sessions (kind, needs). Withdrawn once none holds (`kinds.still_holds`).
+    shown: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
 
 def this_host(_session: Session) -> bool:
@@ -151,6 +159,7 @@ class Notifier:
             settings = load(conn)
             decider.policy = settings.policy()
             if isinstance(item, list):
+                self._withdraw(state, item)
                 self._offer(conn, decider, item)
             notes = decider.due(
                 self._clock(), self._looking(conn, settings), lambda key: self._stored.title_of(conn, key)
@@ -168,15 +177,36 @@ class Notifier:
             except sqlite3.Error as exc:
                 log.warning("usage warnings skipped: %s", exc)
         for note in notes:
-            if settings.desktop and not state.desktop_failed:
-                if state.desktop is None:
-                    state.desktop, state.desktop_failed = self._make_desktop()
-                if state.desktop is not None:
-                    self._show(state.desktop, note, settings)
-            if settings.command:
-                failure = run_command(settings.command, note)
-                if failure:
-                    log.warning("%s", failure)
+            outcome, reason = self._deliver(state, note, settings)
+            if note.items:
+                try:
+                    sent.delivered(conn, note.items, outcome, reason)
+                except sqlite3.Error as exc:
+                    log.warning("the outcome of a notification was not recorded: %s", exc)
+
+    def _deliver(self, state: _State, note: Notification, settings: NotifySettings) -> tuple[str, str | None]:
+        """Show `note` on the desktop and give it to the command, as the settings say: sent (by either), failed
+        (by every way tried, with the reasons) or not shown (no way is on)."""
+        failures: list[str] = []
+        delivered = False
+        if settings.desktop:
+            if state.desktop is None and state.desktop_failed is None:
+                state.desktop, state.desktop_failed = self._make_desktop()
+            failure = state.desktop_failed or (self._show(state, note, settings) if state.desktop else None)
+            if failure:
+                failures.append(f"desktop: {failure}")
+            delivered = delivered or failure is None
+        if settings.command:
+            failure = run_command(settings.command, note)
+            if failure:
+                log.warning("%s", failure)
+                failures.append(failure)
+            delivered = delivered or failure is None
+        if delivered:
+            return sent.SENT, None
+        if failures:
+            return sent.FAILED, "; ".join(failures)
+        return sent.NOT_SHOWN, "desktop notifications are off and no command is set"
 
     def _offer(self, conn: sqlite3.Connection, decider: Decider, moved: list[Transition]) -> None:
         hidden = hidden_ids(conn) if moved else set()
@@ -209,24 +239,51 @@ class Notifier:
 
         return looking
 
-    def _make_desktop(self) -> tuple[Shower | None, bool]:
+    def _make_desktop(self) -> tuple[Shower | None, str | None]:
         from lunavect.notify.desktop import Desktop, DesktopUnavailable
 
         factory: Callable[[Callable[[str], None]], Shower] = self._desktop_factory or Desktop
         try:
-            return factory(functools.partial(open_from_notification, stored=self._stored)), False
+            return factory(functools.partial(open_from_notification, stored=self._stored)), None
         except DesktopUnavailable as exc:
             log.warning("desktop notifications are off: %s", exc)
-            return None, True
+            return None, str(exc)
 
-    def _show(self, desktop: Shower, note: Notification, settings: NotifySettings) -> None:
+    def _show(self, state: _State, note: Notification, settings: NotifySettings) -> str | None:
+        """Show `note`; None when it was shown, else why not."""
         from lunavect.notify.desktop import DesktopUnavailable
 
+        assert state.desktop is not None
         sound = settings.sound_for(note.kinds, tuple(i.project for i in note.items))
         try:
-            desktop.send(note, sound)
+            identifier = state.desktop.send(note, sound)
         except DesktopUnavailable as exc:
             log.warning("%s", exc)
+            return str(exc)
+        if note.items:
+            state.shown[identifier] = {i.key: (i.kind, i.needs) for i in note.items}
+            for oldest in list(state.shown)[:-MAX_SHOWN]:
+                del state.shown[oldest]  # long gone from any desktop: no longer worth withdrawing
+        return None
+
+    def _withdraw(self, state: _State, moved: list[Transition]) -> None:
+        """Withdraw each notification on the desktop whose reason is gone for every session it named: the
+        prompt was answered (here or in the pane), the session moved on or left the list."""
+        from lunavect.notify.desktop import DesktopUnavailable
+
+        now = {t.session.id: (t.session if t.listed else None) for t in moved}
+        for identifier, said in list(state.shown.items()):
+            for key in [key for key in said if key in now]:
+                if not kinds.still_holds(*said[key], now[key]):
+                    del said[key]
+            if said:
+                continue
+            del state.shown[identifier]
+            if state.desktop is not None:
+                try:
+                    state.desktop.withdraw(identifier)
+                except DesktopUnavailable as exc:
+                    log.info("a stale notification was not withdrawn: %s", exc)
 
 
 def open_from_notification(key: str, *, stored: Stored) -> None:

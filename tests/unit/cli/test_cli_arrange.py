@@ -128,3 +128,32 @@ def test_open_and_arrange_agree_on_an_ambiguous_prefix(seeded):
         assert result.stderr.strip() == (
             "lunavect: 'aaaa' matches 2 sessions (claude:aaaa1111, claude:aaaa9999): give more of the id"
         )
+
+
+def test_dismiss_and_undismiss_and_status_and_next_agree(iso_env):
+    """`lunavect dismiss` takes an error out of the bars and out of `next` without hiding it; `status` and
+    `next` name the same session (issue 48, item 4)."""
+    conn = iso_env.connect()
+    for sid, state, age in (("eeee1111", "error", 30), ("ffff2222", "ready", 10)):
+        updated = _dt.datetime.fromtimestamp(time.time() - age, _dt.UTC).isoformat().replace("+00:00", "Z")
+        session = a_session(sid, title=sid, state=state, open=True, updated=updated, last_active=updated)
+        seed_snapshot(conn, session)
+
+    def bar() -> dict:
+        return json.loads(iso_env.cli("status", "--format", "json").stdout)
+
+    def next_one() -> str:
+        return iso_env.cli("next", "--print", "--json").stdout
+
+    assert (bar()["errors"], bar()["urgent"]["id"]) == (1, "claude:eeee1111")
+    assert "claude:eeee1111" in next_one()
+    assert iso_env.cli("dismiss", "eeee").stdout.strip() == "claude:eeee1111: dismissed"
+    assert iso_env.cli("dismiss", "eeee").stdout.strip() == "claude:eeee1111: already dismissed"
+    assert (bar()["errors"], bar()["urgent"]) == (0, None)
+    assert "claude:eeee1111" not in next_one()  # nothing needs you: a ready reply never does
+    row = next(r for r in listed(iso_env) if r["id"] == "claude:eeee1111")
+    assert row["dismissed"] is True and row["hidden"] is False
+    assert iso_env.cli("undismiss", "eeee").stdout.strip() == "claude:eeee1111: needs you again"
+    assert bar()["errors"] == 1
+    refused = iso_env.cli("dismiss", "nothing-like-it")
+    assert refused.returncode != 0

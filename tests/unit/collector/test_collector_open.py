@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+import msgspec
 import psutil
 import pytest
 from unit_support import Feed, sleeping_process
@@ -127,4 +128,54 @@ def test_a_codex_session_without_a_process_is_open_while_fresh_evidence_keeps_it
     assert epoch(row(conn)["last_active"]) == NOW - 5
     collector.snapshot(NOW + 3600)  # stale: nothing says its client still runs
     assert (row(conn)["state"], row(conn)["open"]) == ("unknown", False)
+    conn.close()
+
+
+def test_a_session_shown_by_another_process_than_its_runner_ends_with_that_process(tmp_path, client):
+    """Codex's daemon runs the thread (its hooks record it) and outlives the TUI that shows it: once the TUI is
+    named (`terminal` evidence), the row is that process's, open while it lives, ended when it exits, though
+    the runner goes on (issue 48, item 2)."""
+    conn, feed, collector = make(tmp_path)
+    with sleeping_process() as tui:
+        shown = {"pid": tui.pid, "pstart": psutil.Process(tui.pid).create_time(), "tty": "/dev/pts/77"}
+        feed.queued = [
+            hook("UserPromptSubmit", NOW - 60, 1, client),
+            hook("Stop", NOW - 50, 2, client),
+            (
+                "t1",
+                Evidence(provider="claude", session_id="s1", kind="TerminalClient", at=NOW, source="terminal", **shown),
+            ),
+        ]
+        collector.poll_sources(NOW)
+        collector.snapshot(NOW)
+        first = row(conn)
+        assert (first["open"], first["pid"], first["tty"]) == (True, tui.pid, "/dev/pts/77")
+        assert epoch(first["last_active"]) == NOW - 50  # naming the terminal is no activity
+        tui.kill()
+        tui.wait()
+        collector.snapshot(NOW + 2)
+    after = row(conn)
+    assert (after["state"], after["open"]) == ("ready", False)  # the runner still runs: only the terminal ended
+    assert client.poll() is None
+    conn.close()
+
+
+def test_an_errors_age_runs_from_the_error_not_from_the_sessions_end(tmp_path, client):
+    """An API error, then `/exit` five minutes later: the bars said the error's age from the end (issue 48,
+    item 4). Its row keeps the error's moment, and every front end's age runs from it."""
+    from lunavect.core.model import Session
+    from lunavect.frontends.rows import waited
+
+    conn, feed, collector = make(tmp_path)
+    feed.queued = [
+        hook("UserPromptSubmit", NOW - 320, 1, client),
+        hook("StopFailure", NOW - 300, 2, client, error="server_error"),
+        hook("SessionEnd", NOW - 10, 3, client, reason="other"),
+    ]
+    collector.poll_sources(NOW)
+    collector.snapshot(NOW)
+    data = row(conn)
+    assert (data["state"], data["open"], epoch(data["last_active"])) == ("error", False, NOW - 300)
+    session = msgspec.json.decode(json.dumps(data).encode(), type=Session)
+    assert waited(session, now=NOW) == "5m 00s"
     conn.close()

@@ -253,6 +253,33 @@ def test_a_denied_permission_prompt_ends_when_the_catalog_turns_idle():
     assert state_at(facts, 11) is State.IDLE
 
 
+def test_a_permission_approved_in_the_client_works_on_its_tool_from_the_catalogs_busy():
+    # Claude Code's live catalog says `busy` within a second or two of the approval; no hook fires until the
+    # approved command ends (2.1.328, recorded with a 20-second command: issue 48, item 1).
+    facts = play(*ASKING, catalog(2.3, "waiting", waiting_for="permission prompt"), catalog(9, "busy"))
+    decision = decide(facts, T0 + 10)
+    assert (decision.state, decision.activity, decision.since) == (State.WORKING, "Bash", T0)
+    assert facts.acted_at == T0 + 9  # the person answered: notifications about the prompt are over
+    late_echo = play(ev("Notification", 8.5, notification="permission_prompt"), facts=facts)
+    assert state_at(late_echo, 11) is State.WORKING
+    assert state_at(play(ev("PostToolUse", 30, tool="Bash", tool_use_id="t1"), facts=facts), 31) is State.WORKING
+
+
+def test_a_quick_approval_counts_once_the_catalog_showed_the_wait():
+    quick = play(*ASKING, catalog(2.1, "waiting", waiting_for="permission prompt"), catalog(2.4, "busy"))
+    assert state_at(quick, 3) is State.WORKING
+    # A busy row from before the prompt, read late, or one within the margin of it with no wait seen in the
+    # catalog, says nothing of an answer.
+    assert state_at(play(*ASKING, catalog(1.5, "busy")), 3) is State.PERMISSION
+    assert state_at(play(*ASKING, catalog(2.5, "busy")), 3) is State.PERMISSION
+    assert state_at(play(*ASKING, catalog(2.1, "waiting", waiting_for="permission prompt")), 3) is State.PERMISSION
+
+
+def test_a_dialog_answered_in_the_client_works_again_from_the_catalogs_busy():
+    facts = play(*BASH_TURN, ev("Notification", 2, notification="agent_needs_input"), catalog(6, "busy"))
+    assert (decide(facts, T0 + 7).state, decide(facts, T0 + 7).since) == (State.WORKING, T0)
+
+
 # -- input ------------------------------------------------------------------------------------------------
 
 

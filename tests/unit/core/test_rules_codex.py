@@ -230,6 +230,25 @@ def test_a_live_catalog_status_works_as_for_claude(status: str, state: State) ->
     assert decide(facts, T + 1).state is state
 
 
+def test_an_approval_granted_in_the_tui_works_on_its_command_from_the_daemons_active_status() -> None:
+    # Codex's daemon says `active` with `waitingOnApproval` while the dialog waits, then `active` with no flag
+    # from the approval on; the next hook comes when the command ends (0.169.0: issue 48, item 1).
+    asking = (
+        hook("UserPromptSubmit", T, turn_id="u1"),
+        hook("PreToolUse", T + 1, tool="Bash", tool_use_id="c1"),
+        hook("PermissionRequest", T + 1.2, tool="Bash"),
+        catalog("CatalogThread", T + 2, status="waiting", waiting_for="permission"),
+    )
+    assert decide(facts_of(*asking), T + 3).state is State.PERMISSION
+    granted = facts_of(*asking, catalog("CatalogThread", T + 6, status="busy"))
+    decision = decide(granted, T + 7)
+    assert (decision.state, decision.activity, decision.since) == (State.WORKING, "Bash", T)
+    # A read asked before the dialog opened, answered after its hook, is no approval.
+    assert (
+        decide(facts_of(*asking[:3], catalog("CatalogThread", T + 0.5, status="busy")), T + 3).state is State.PERMISSION
+    )
+
+
 # -- failed turns --------------------------------------------------------------------------------------------
 
 

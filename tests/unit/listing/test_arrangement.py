@@ -229,3 +229,38 @@ def test_settings(conn):
     assert store.get_setting(conn, "k") == "v"
     store.set_setting(conn, "k", None)
     assert store.get_setting(conn, "k") is None
+
+
+def test_a_dismissal_holds_until_the_session_shows_something_new(conn):
+    """A ready reply or an error can be dismissed without hiding the row (issue 48, items 4 and 12): it stays
+    listed and needs its person no more, until the session's next reply or error."""
+    from lunavect.listing.attention import needs_person
+
+    def with_state(state: str, age: float, **fields) -> None:
+        session = a_session("a", state=state, title="a", project="p", updated=iso(NOW - age), open=True, **fields)
+        seed_snapshot(conn, session, updated=NOW)
+
+    def row_a():
+        return next(s for s in read_sessions(conn, now=NOW, include_hidden=True) if s.id == "claude:a")
+
+    with_state("error", 10, error="service", last_active=iso(NOW - 10))
+    assert [s.id for s in needs_person([row_a()])] == ["claude:a"]
+    assert arrangement.dismiss(conn, "claude:a", NOW)
+    assert not arrangement.dismiss(conn, "claude:a", NOW)  # already
+    assert row_a().dismissed and not row_a().hidden and "claude:a" in order(conn)
+    assert needs_person([row_a()]) == []
+    with_state("error", 5, error="service", last_active=iso(NOW - 10))  # the same error, read again
+    assert row_a().dismissed
+    with_state("working", 3, last_active=iso(NOW - 3))
+    assert not row_a().dismissed  # it moved on: the dismissal is of the past
+    with_state("error", 2, error="limit", last_active=iso(NOW - 2))
+    assert not row_a().dismissed and [s.id for s in needs_person([row_a()])] == ["claude:a"]  # news again
+    with_state("ready", 1, last_active=iso(NOW - 1))  # a ready reply can be marked seen too
+    assert arrangement.dismiss(conn, "claude:a", NOW) and row_a().dismissed
+    assert arrangement.undismiss(conn, "claude:a")
+    assert not row_a().dismissed and not arrangement.undismiss(conn, "claude:a")
+    with_state("permission", 0, waiting_for="Bash")
+    with pytest.raises(arrangement.ArrangeError, match="only a ready reply or an error"):
+        arrangement.dismiss(conn, "claude:a", NOW)
+    with pytest.raises(arrangement.UnknownSession):
+        arrangement.dismiss(conn, "claude:nobody", NOW)

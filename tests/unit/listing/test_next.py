@@ -93,3 +93,14 @@ def test_within_a_state_this_machines_session_comes_before_another_machines():
     assert summary.next is mine and summary.attention == (mine, theirs, asking)
     assert (summary.awaiting_input, summary.awaiting_elsewhere) == (3, 2)
     assert summary.working_elsewhere == 0
+
+
+def test_a_dismissed_error_needs_nobody_until_the_next_one():
+    """An error the person dismissed (seen, without hiding the row: issue 48, items 4 and 12) leaves `next`, the
+    bars' error count and `status`; one not dismissed is still named first."""
+    live = waited("live", State.ERROR, 30, error="service")
+    seen = waited("seen", State.ERROR, 900, error="limit", dismissed=True)
+    summary = attention.summarize_sessions([live, seen])
+    assert (summary.errors, summary.attention, summary.urgent, summary.next) == (1, (live,), live, live)
+    alone = attention.summarize_sessions([seen])
+    assert (alone.errors, alone.level, alone.urgent, alone.next) == (0, "idle", None, None)

@@ -102,6 +102,26 @@ def test_claude_permission_dialog() -> None:
     assert screens.dialog("codex", screen("claude_permission")) is None
 
 
+@pytest.mark.parametrize(
+    ("name", "tool", "keys"),
+    [
+        # `2. Yes, and don’t ask again for: python3 -c ...`: a typographic apostrophe and a colon.
+        ("claude_permission_dont_ask", "Bash", ("1", "2", "4")),
+        # A new file and an edit: "Yes, and switch to accept edits ... for this session (shift+tab)".
+        ("claude_permission_write", "Write", ("1", "2", "3")),
+        ("claude_permission_edit", "Edit", ("1", "2", "3")),
+    ],
+)
+def test_claude_dialogs_offer_allow_always_in_each_wording_the_client_uses(name, tool, keys) -> None:
+    # Recorded from the real Claude Code 2.1.328 (issue 48, item 6): `answer allow-always` was refused on the
+    # first of these.
+    dialog = screens.dialog("claude", screen(name))
+    assert dialog is not None and dialog.tool == tool
+    assert (dialog.key("allow"), dialog.key("allow-always"), dialog.key("deny")) == keys
+    # "switch to auto mode" is not "allow always": it hands every later prompt to auto mode.
+    assert dialog.key("allow-always") not in [k for k, label in dialog.options.items() if "auto mode" in label]
+
+
 def test_codex_approval_dialog_uses_its_own_keys() -> None:
     dialog = screens.dialog("codex", screen("codex_permission"))
     assert dialog is not None and dialog.tool == "Bash"
@@ -123,6 +143,7 @@ class Session:
     pid = 1234
     tty = "/dev/pts/9"
     host = None
+    open = True
 
 
 class Typist:
@@ -186,7 +207,12 @@ def test_replies_are_refused_without_typing(monkeypatch, state, where, shows, wo
     _placed(monkeypatch, where, pane)
     result = reply_module.reply(Session(), "hello", state=state, table=object(), environ={})
     assert not result.ok and result.outcome == "refused" and words in result.message, result.message
-    assert "nothing was typed" in result.message and "claude --resume s1" in result.message
+    assert "nothing was typed" in result.message
+    # The way to go on: the session's own pane while its client runs (a resume would start a second client on
+    # it: issue 48, item 6), its resume command once it has ended.
+    finished = isinstance(where, Whereabouts) and where.status is Status.FINISHED
+    way_back = "cd /somewhere && claude --resume s1" if finished else "lunavect open claude:s1"
+    assert f"(to continue it yourself: {way_back})" in result.message, result.message
     assert pane.typed == []
 
 
@@ -203,6 +229,20 @@ def test_answers_are_refused_without_a_key(monkeypatch, state, shows, expected, 
     _placed(monkeypatch, LIVE, pane)
     result = reply_module.answer(Session(), "allow", state=state, expected_tool=expected, table=object(), environ={})
     assert not result.ok and words in result.message, result.message
+    assert result.message.endswith("(to continue it yourself: lunavect open claude:s1)"), result.message
+    assert "--resume" not in result.message
+    assert pane.typed == []
+
+
+def test_a_dialog_without_allow_always_is_refused_with_the_way_to_its_pane(monkeypatch) -> None:
+    shown = screen("claude_permission_write").replace("2. Yes, and switch to accept edits", "2. Yes, and frobnicate")
+    pane = Typist(shown)
+    _placed(monkeypatch, LIVE, pane)
+    result = reply_module.answer(
+        Session(), "allow-always", state=State.PERMISSION, expected_tool="Write", table=object(), environ={}
+    )
+    assert not result.ok and "offers no allow-always" in result.message, result.message
+    assert result.command == "lunavect open claude:s1" and "--resume" not in result.message
     assert pane.typed == []
 
 

@@ -14,7 +14,7 @@ from notify_support import row
 from unit_support import delivering_to, wait_until
 
 from lunavect import store
-from lunavect.core.model import State
+from lunavect.core.model import Session, State
 from lunavect.listing import sessions
 from lunavect.notify import settings
 from lunavect.notify.command import run_command
@@ -123,3 +123,152 @@ def test_outside_text_reaches_the_command_as_data_never_as_shell(tmp_path: Path)
     assert argv == ["plain"] and not marker.exists()
     payload = json.loads(stdin)
     assert payload["title"] == hostile and payload["sessions"][0]["project"] == hostile
+
+
+class _NoBus:
+    """A desktop whose notification server cannot be reached: what desktop-notifier raises without a session bus."""
+
+    REASON = "InvalidAddressError: DBUS_SESSION_BUS_ADDRESS not set and could not get DISPLAY"
+
+    def __init__(self, _on_open) -> None:
+        self.calls = 0
+
+    def send(self, note, sound: str) -> str:
+        from lunavect.notify.desktop import DesktopUnavailable
+
+        self.calls += 1
+        raise DesktopUnavailable(self.REASON)
+
+    def close(self) -> None:
+        pass
+
+
+def _quiet_settings(conn, **changes) -> None:
+    chosen = settings.load(conn)
+    chosen.focus = False
+    chosen.coalesce_s = 0.0
+    chosen.usage_percent = None
+    for name, value in changes.items():
+        setattr(chosen, name, value)
+    settings.save(conn, chosen)
+
+
+def test_a_notification_that_fails_is_recorded_as_failed_with_its_reason(db: Path) -> None:
+    """With no session bus every notification fails: it was listed as sent and doctor found no problem (issue
+    48, item 3). Now each one records how its delivery went, and doctor names the failures and why."""
+    from click.testing import CliRunner
+
+    from lunavect.cli.notifications import notifications
+    from lunavect.collector import doctor
+    from lunavect.notify import sent
+
+    conn = store.connect()
+    _quiet_settings(conn)
+    made: list[_NoBus] = []
+    notifier = Notifier(stored=sessions, desktop=lambda on_open: made.append(_NoBus(on_open)) or made[-1])
+    try:
+        notifier([Transition(State.WORKING, row(1, at=time.time()))])
+        notifier([Transition(State.WORKING, row(2, at=time.time() + 1))])
+        wait_until(lambda: [d.outcome for d in sent.recent(conn)] == ["failed", "failed"])
+    finally:
+        notifier.close()
+    assert {d.reason for d in sent.recent(conn)} == {f"desktop: {_NoBus.REASON}"}
+
+    shown = CliRunner().invoke(notifications, ["status"])
+    lines = [line for line in shown.output.splitlines() if "claude:s" in line]
+    assert len(lines) == 2 and all(line.startswith("failed ") and _NoBus.REASON in line for line in lines), lines
+    assert not [line for line in shown.output.splitlines() if line.startswith("sent ")]
+
+    report = doctor.examine()
+    problems = [p.what for p in report.problems if p.what.startswith("notifications")]
+    assert problems == [f"notifications: the last 2 failed (desktop: {_NoBus.REASON})"], report.problems
+    assert "notifications: the last 2 failed" in "\n".join(doctor.lines(report))
+
+    # A notification that goes through ends the problem; the earlier failures stay listed as failed.
+    out = db / "received.jsonl"
+    delivering_to(conn, out, focus=False, coalesce_s=0.0)
+    _quiet_settings(conn, desktop=False)
+    again = Notifier(stored=sessions)
+    try:
+        again([Transition(State.WORKING, row(3, at=time.time() + 2))])
+        wait_until(lambda: [d.outcome for d in sent.recent(conn)][:1] == ["sent"])
+    finally:
+        again.close()
+    assert [d.outcome for d in sent.recent(conn)] == ["sent", "failed", "failed"]
+    assert not [p for p in doctor.examine().problems if p.what.startswith("notifications")]
+    conn.close()
+
+
+def test_with_every_way_off_a_notification_is_not_shown_and_says_so(db: Path) -> None:
+    from lunavect.notify import sent
+
+    conn = store.connect()
+    _quiet_settings(conn, desktop=False, command=None)
+    notifier = Notifier(stored=sessions)
+    try:
+        notifier([Transition(State.WORKING, row(1, at=time.time()))])
+        wait_until(lambda: [d.outcome for d in sent.recent(conn)] == ["not shown"])
+    finally:
+        notifier.close()
+    conn.close()
+
+
+class _Screen:
+    """A desktop that shows each notification under an identifier of its own and records what is withdrawn."""
+
+    def __init__(self, _on_open) -> None:
+        self.shown: dict[str, str] = {}
+        self.withdrawn: list[str] = []
+
+    def send(self, note, sound: str) -> str:
+        identifier = f"n{len(self.shown) + 1}"
+        self.shown[identifier] = note.title
+        return identifier
+
+    def withdraw(self, identifier: str) -> None:
+        self.withdrawn.append(identifier)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_notification_is_withdrawn_once_its_reason_is_gone_for_every_session_it_names(db: Path) -> None:
+    """A permission or input notification never expires: left on the desktop after the prompt was answered, it
+    opens a session that needs nothing (issue 48, item 5)."""
+    conn = store.connect()
+    _quiet_settings(conn, quiet_s=0.0)
+    screen = _Screen(None)
+    notifier = Notifier(stored=sessions, desktop=lambda _on_open: screen)
+    now = time.time()
+
+    def asking(n: int, tool: str = "Bash", at: float = now) -> Session:
+        return row(n, state=State.PERMISSION, at=at, waiting_for=tool)
+
+    try:
+        notifier([Transition(State.WORKING, asking(1))])
+        wait_until(lambda: screen.shown == {"n1": "task 1"})
+        notifier([Transition(State.PERMISSION, asking(1, at=now + 1))])  # the same wait, read again
+        notifier([Transition(State.PERMISSION, row(1, state=State.WORKING, at=now + 2, activity="Bash"))])
+        wait_until(lambda: screen.withdrawn == ["n1"])
+
+        # Two sessions in one notification: it stays while one of them still waits.
+        notifier([Transition(State.WORKING, asking(2, at=now + 3)), Transition(State.WORKING, asking(3, at=now + 3))])
+        wait_until(lambda: "n2" in screen.shown)
+        notifier([Transition(State.PERMISSION, row(2, state=State.READY, at=now + 4))])
+        notifier([Transition(State.PERMISSION, asking(3, tool="Write", at=now + 5))])  # another prompt: news
+        wait_until(lambda: screen.withdrawn == ["n1", "n2"])
+    finally:
+        notifier.close()
+    conn.close()
+
+
+def test_what_a_notification_said_holds_while_the_session_needs_the_same() -> None:
+    from lunavect.notify.kinds import still_holds
+
+    asking = row(1, state=State.PERMISSION, waiting_for="Bash")
+    assert still_holds("permission", "permission for Bash", asking)
+    assert not still_holds("permission", "permission for Bash", row(1, state=State.PERMISSION, waiting_for="Edit"))
+    assert not still_holds("permission", "permission for Bash", row(1, state=State.WORKING))
+    assert not still_holds("permission", "permission for Bash", None)  # it left the list
+    assert still_holds("ready", "response ready", row(1)) and not still_holds("ready", "response ready", asking)
+    assert not still_holds("no such kind", "x", asking)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from lunavect import paths
+from lunavect.clients.codex import terminals
 from lunavect.clients.codex.catalog import Catalog, Listing
 from lunavect.clients.codex.history import History
 from lunavect.clients.codex.rollout import (
@@ -42,9 +43,12 @@ from lunavect.clients.codex.thread_catalog import ThreadCatalog
 from lunavect.clients.codex.writer_proof import CodexWriterProof
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import Facts
+from lunavect.core.rules.presence import TERMINAL
 from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
 from lunavect.files.changed import ChangedFiles
+from lunavect.files.folders import resolved
 from lunavect.files.quarantine import Quarantine
+from lunavect.host.processes import LiveProcesses, process_table, terminal
 
 DISCOVERY_INTERVAL_S = 5.0
 CATALOG_INTERVAL_S = 10.0
@@ -80,6 +84,9 @@ class CodexSource(Source):
         # the recently active (key -> last event), the live ones, and each rollout path's session.
         self._recent: dict[str, float] = {}
         self._live: set[str] = set()
+        # The processes of the sessions not ended that name one: (runner, terminal). A thread Codex's daemon runs
+        # whose terminal is not known yet needs its TUI found (`terminals`), among processes no other names.
+        self._processes: dict[str, tuple[int, int | None]] = {}
         self._by_rollout: dict[str, str] = {}
         # Rollouts read since their last commit.
         self._dirty: dict[str, Rollout] = {}
@@ -139,6 +146,7 @@ class CodexSource(Source):
         if _due(self._live_at, clock, LIVE_INTERVAL_S):
             self._live_at = clock
             self.catalog.start_live_refresh()
+            self._find_terminals(facts, batch, now)
         listing = self.catalog.take_result()
         self._apply(listing, self.catalog_quarantine, facts, batch, now)
         if _due(self._catalog_at, clock, CATALOG_INTERVAL_S):
@@ -197,8 +205,42 @@ class CodexSource(Source):
                 self._live.add(key)
             else:
                 self._live.discard(key)
+            if session.pid is not None and not session.ended:
+                self._processes[key] = (session.pid, session.terminal_pid)
+            else:
+                self._processes.pop(key, None)
         for key in [key for key, at in self._recent.items() if now - at >= HOT_S]:
             del self._recent[key]
+
+    def _find_terminals(self, facts: Mapping[str, Facts], batch: Batch, now: float) -> None:
+        """The TUIs of the threads Codex's managed daemon runs, as `terminal` evidence (`terminals`): the
+        process the person sees, whose exit ends the session, where the daemon that runs it outlives it."""
+        untold = [key for key, (_runner, shown) in self._processes.items() if shown is None]
+        daemon = terminals.daemon_pid(self.codex_home) if untold else None
+        if daemon is None:
+            return
+        wanted = {
+            key: resolved(f.cwd)
+            for key in untold
+            if (f := facts.get(key)) is not None and f.pid == daemon and f.client in (None, "cli")
+        }
+        if not wanted:
+            return
+        claimed = {daemon} | {p for pair in self._processes.values() for p in pair if p is not None}
+        running = terminals.terminals(process_table().values(), claimed, terminal, LiveProcesses().cwd)
+        for key, found in terminals.match(wanted, running).items():
+            session = facts[key]
+            evidence = Evidence(
+                provider=PROVIDER,
+                session_id=session.session_id,
+                kind="TerminalClient",
+                at=now,
+                source=TERMINAL,
+                pid=found.pid,
+                pstart=found.started,
+                tty=found.tty,
+            )
+            batch.evidence.append((f"codex-terminal:{session.session_id}:{found.pid}:{found.started!r}", evidence))
 
     def _archived(self, facts: Mapping[str, Facts], keys: list[str], batch: Batch, now: float) -> None:
         """A listed thread whose rollout Codex moved to `archived_sessions/` (archived after it was listed)

@@ -18,6 +18,7 @@ from lunavect.core.rules.facts import (
     is_newer,
     open_turn,
     set_phase,
+    wait_answered,
     waits_in_dialog,
 )
 
@@ -38,8 +39,23 @@ def _hooked_idle(facts: Facts, ev: Evidence) -> None:
 
 
 def _hooked_busy(facts: Facts, ev: Evidence) -> None:
-    if facts.phase in _CONFIRMED:
+    if (facts.phase == State.PERMISSION or waits_in_dialog(facts)) and _left_the_wait(facts, ev):
+        # Approved (or answered) in the client: its tool runs now, and no hook says so until it ends.
+        wait_answered(facts, ev.at)
+    elif facts.phase in _CONFIRMED:
         confirm(facts, ev.at)
+
+
+def _left_the_wait(facts: Facts, ev: Evidence) -> bool:
+    """A `busy` row says the wait is over: it is newer than the wait's start by the margin, or the catalog
+    itself showed the wait since it began (then any later `busy` is its end, however quickly it came).
+    `facts.catalog_status` is still the row before this one."""
+    start = facts.phase_at if facts.phase_at is not None else ev.at
+    if ev.at <= start:
+        return False  # a row from before the wait (the turn's own busy) says nothing of its end
+    was_at = facts.catalog_at
+    showed_wait = facts.catalog_status == "waiting" and was_at is not None and was_at >= start - CATALOG_MARGIN_S
+    return showed_wait or ev.at > start + CATALOG_MARGIN_S
 
 
 def _hooked_waiting(facts: Facts, ev: Evidence) -> None:
@@ -101,7 +117,7 @@ def fold_catalog(facts: Facts, ev: Evidence) -> None:
     status = ev.status  # idle | busy | waiting
     if status is None:
         return  # metadata only (a title, a folder): no statement about the runtime
-    facts.catalog_status, facts.catalog_at = status, ev.at
     handler = (WITH_HOOKS if facts.hooked else WITHOUT_HOOKS).get(status)
     if handler is not None:
-        handler(facts, ev)
+        handler(facts, ev)  # it sees the row before this one in `facts.catalog_status`
+    facts.catalog_status, facts.catalog_at = status, ev.at

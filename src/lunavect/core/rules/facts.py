@@ -143,6 +143,11 @@ class Facts(msgspec.Struct, omit_defaults=True):
     pid: int | None = None
     pstart: float | None = None
     tty: str | None = None
+    # The process that shows the session to its person when another runs it (a Codex TUI whose thread the
+    # daemon runs: `rules.presence`), with its start and terminal.
+    terminal_pid: int | None = None
+    terminal_pstart: float | None = None
+    terminal_tty: str | None = None
     cwd: str | None = None
     transcript: str | None = None
     title: str | None = None
@@ -324,6 +329,18 @@ def note_tool_running(facts: Facts, ev: Evidence) -> None:
     """A tool call began (its PreToolUse, or its use in the transcript): kept once, to match a permission."""
     if ev.tool_use_id and ev.tool and all(t[0] != ev.tool_use_id for t in facts.tools_running):
         facts.tools_running = (*facts.tools_running, (ev.tool_use_id, ev.tool))[-32:]
+
+
+def wait_answered(facts: Facts, at: float) -> None:
+    """The person answered the prompt or dialog the session waited on, and the client works again (its live
+    catalog, its daemon or its title says so before any hook: a granted tool sends its next hook only when it
+    ends). The response goes on, its timer too; a granted permission's tool is what runs now."""
+    tool, tool_use_id = facts.permission_tool, facts.permission_tool_use_id
+    person_acted(facts, at)
+    set_phase_keeping_timer(facts, State.WORKING, at)
+    facts.turn_open = True
+    if tool is not None:
+        facts.tool, facts.tool_use_id = tool, tool_use_id
 
 
 def answers_permission(facts: Facts, ev: Evidence) -> bool:

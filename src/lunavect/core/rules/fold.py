@@ -11,6 +11,7 @@ from lunavect.core.model import Evidence
 from lunavect.core.rules.catalog import fold_catalog
 from lunavect.core.rules.facts import Facts
 from lunavect.core.rules.hooks import fold_hook
+from lunavect.core.rules.presence import TERMINAL, fold_terminal, forget_terminal
 from lunavect.core.rules.rollout import fold_rollout
 from lunavect.core.rules.title import fold_title
 from lunavect.core.rules.transcript import fold_transcript
@@ -58,6 +59,9 @@ BY_SOURCE: dict[str, Callable[[Facts, Evidence], None]] = {
 def fold(facts: Facts, ev: Evidence) -> Facts:
     """Apply one piece of evidence to a session's facts; returns a new value (the input is not changed)."""
     facts = msgspec.structs.replace(facts)
+    if ev.source == TERMINAL:
+        fold_terminal(facts, ev)  # where the session is shown: nothing of its state, its activity or its times
+        return facts
     if facts.first_seen is None or ev.at < facts.first_seen:
         facts.first_seen = ev.at
     before = (facts.phase, facts.phase_at)
@@ -66,6 +70,8 @@ def fold(facts: Facts, ev: Evidence) -> Facts:
         if value:
             setattr(facts, name, value)
     if ev.pid is not None:
+        if (ev.pid, ev.pstart) != (facts.pid, facts.pstart):
+            forget_terminal(facts)  # another process runs it now: the terminal found for the last one is not its
         facts.pid, facts.pstart = ev.pid, ev.pstart
     if ev.kind == "CatalogStatus":
         # The latest live entry decides: a background job stopped keeps its job (attaching starts it again), one

@@ -31,6 +31,7 @@ from lunavect.core.rules.facts import (
     start_turn,
     wake_for_notification,
 )
+from lunavect.core.rules.presence import forget_terminal
 
 Handler = Callable[[Facts, Evidence], None]
 
@@ -44,6 +45,8 @@ INPUT_REASONS = {
 
 
 def _session_start(facts: Facts, ev: Evidence) -> None:
+    if ev.start_source != "compact":
+        forget_terminal(facts)  # a client (re)attached: the terminal that showed it before may not be this one
     if ev.start_source == "compact":
         end_compaction(facts, ev.at)
     elif facts.phase in LIVE_PHASES or facts.ended:

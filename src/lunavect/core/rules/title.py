@@ -18,7 +18,7 @@ from lunavect.core.rules.facts import (
     Facts,
     confirm,
     cut_short,
-    set_phase_keeping_timer,
+    wait_answered,
     waits_in_dialog,
 )
 from lunavect.core.rules.hooks import enter_permission
@@ -41,7 +41,7 @@ def _busy(facts: Facts, ev: Evidence) -> None:
         confirm(facts, ev.at)
     elif facts.turn_open and (facts.phase == State.PERMISSION or waits_in_dialog(facts)):
         if _newer(facts, ev, than_phase=True):
-            set_phase_keeping_timer(facts, State.WORKING, ev.at)  # granted or answered: its tool runs now
+            wait_answered(facts, ev.at)  # granted or answered: its tool runs now
 
 
 def _waiting(facts: Facts, ev: Evidence) -> None:

@@ -15,7 +15,9 @@ from textual.message import Message
 from lunavect.core.model import Session
 
 # What the person can ask of one row (the keys, the mouse and the row menu).
-RowAction = Literal["open", "hide", "restore", "pin", "menu", "move_before", "move_after", "folder", "copy_resume"]
+RowAction = Literal[
+    "open", "hide", "restore", "pin", "dismiss", "menu", "move_before", "move_after", "folder", "copy_resume"
+]
 # The row menu offers these besides: a move by one place, which the panel turns into a move before or after
 # the neighbour it finds in the list as shown.
 MenuChoice = RowAction | Literal["move_up", "move_down"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sqlite3
 import weakref
 from collections.abc import Callable
+from functools import partial
 
 import msgspec
 from textual import on
@@ -34,6 +35,7 @@ from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.last_read import LastRead
 from lunavect.frontends.tui.messages import LeftSearch, LeftTop, MenuChoice, PeekClosed, Report, RowAction, RowRequest
 from lunavect.frontends.tui.peek import PeekPane
+from lunavect.frontends.tui.resume_screen import ask_to_resume
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
 from lunavect.frontends.tui.toolbar import SearchInput, Toolbar
@@ -428,11 +430,13 @@ class PanelScreen(Screen[None]):
         self.show_message(f"Opening {row_actions.title_of(session)}…")
         self.run_worker(lambda: self._open_in_thread(session, others), thread=True, group="open", exclusive=True)
 
-    def _open_in_thread(self, session: Session, others: list[Session]) -> None:
-        message, command = row_actions.open_outcome(session, others)
-        if command is not None:
-            self.app.call_from_thread(self.app.copy_to_clipboard, command)
+    def _open_in_thread(self, session: Session, others: list[Session], resume: bool = False) -> None:
+        message, command = row_actions.open_outcome(session, others, resume)
         self.app.call_from_thread(self.show_message, message)
+        if command is not None:  # finished, and nothing was run: ask first (inside tmux and outside alike)
+            again = partial(self.run_worker, partial(self._open_in_thread, session, others, True), thread=True)
+            title = row_actions.title_of(session)
+            self.app.call_from_thread(ask_to_resume, self.app, title, message, command, self.show_message, again)
 
     def open_folder(self, session: Session) -> None:
         if not session.cwd:

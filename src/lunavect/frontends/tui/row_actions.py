@@ -1,5 +1,5 @@
-"""What the person asks of one row in the panel, and the words that say it was done: hide, restore, pin, move,
-return to the session, show its project folder.
+"""What the person asks of one row in the panel, and the words that say it was done: hide, restore, pin,
+dismiss, move, return to the session, show its project folder.
 
 Plain functions of the store and the session, so the screen that received the request only shows their words:
 every change goes through `lunavect.listing.arrangement`, as the CLI's and the web panel's do, and returning to
@@ -8,7 +8,6 @@ a session goes through `lunavect.navigation`, the code of `lunavect open`.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 from lunavect.core.model import Session
@@ -46,6 +45,12 @@ def arrange(
             return f"Unpinned {name}."
         arrangement.pin(conn, session.id)
         return f"Pinned {name}."
+    elif action == "dismiss":
+        if session.dismissed:
+            arrangement.undismiss(conn, session.id)
+            return f"{name} needs you again."
+        arrangement.dismiss(conn, session.id, now)
+        return f"Dismissed {name}: it stays listed, and needs you again at its next reply or error."
     elif action in ("move_before", "move_after") and target is not None:
         move = arrangement.move_before if action == "move_before" else arrangement.move_after
         if move(conn, session.id, target, now):
@@ -53,25 +58,24 @@ def arrange(
     return None
 
 
-def open_outcome(session: Session, others: list[Session]) -> tuple[str, str | None]:
+def open_outcome(session: Session, others: list[Session], resume: bool = False) -> tuple[str, str | None]:
     """Return to the session (its exact pane or tab), or find its resume command once it has finished: the line
-    that says what happened, and the command to copy, if any.
+    that says what happened, and the resume command when the session has finished and nothing was run (the panel
+    asks what to do with it: `resume_screen`). With `resume`, a finished session resumes in a new tmux window
+    (the person pressed the key that says so).
 
     Reads the process table and may wait for a terminal to answer: run it off the screen's thread.
     """
     from lunavect.navigation.navigate import open_session
     from lunavect.navigation.open_result import Outcome
 
-    # Inside tmux a finished session resumes in a new window beside the panel; elsewhere the panel offers
-    # the command (a terminal window of its own would open behind the person's back).
-    resume_in = "tmux" if os.environ.get("TMUX") else None
     try:
-        result = open_session(session, resume_in=resume_in, others=others)
+        result = open_session(session, resume_in="tmux" if resume else None, others=others)
     except Exception as exc:  # noqa: BLE001 - shown, never a traceback on the panel
         return f"Cannot open this session: {exc}", None
     message = result.message[:1].upper() + result.message[1:]
     if result.outcome == Outcome.RESUME and result.command:
-        return message + " (copied)", result.command
+        return message, result.command
     if result.grant:
         message += f" Allow it in {result.grant}."
     return message, None

@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Label, OptionList, RadioButton, RadioSet, Static
 from textual.widgets.option_list import Option
 
+from lunavect.core import dismissal
 from lunavect.core.hiding import AUTO_HIDE_CHOICES
 from lunavect.core.model import Session
 from lunavect.core.terminal_text import clean
@@ -40,6 +41,9 @@ def menu_actions(session: Session, hidden_view: bool = False) -> list[tuple[Menu
             ("move_up", "Move up"),
             ("move_down", "Move down"),
         ]
+        if dismissal.mark_of(session) is not None:
+            # A ready reply or an error, seen: it stays listed but needs the person no more (`core.dismissal`).
+            actions.insert(3, ("dismiss", "Needs me again" if session.dismissed else "Dismiss (seen)"))
     if session.cwd:
         actions.append(("folder", "Open the project folder"))
     if session.resume:

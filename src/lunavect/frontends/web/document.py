@@ -13,6 +13,7 @@ import time
 
 import msgspec
 
+from lunavect.core import dismissal
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
 from lunavect.core.state_words import count_words, tone
 from lunavect.frontends import rows
@@ -53,6 +54,10 @@ class PageRow(msgspec.Struct):
     last_active: float | None = None
     # What the row's client can never report (`core.telling`), for the row's detail; empty when it reports all.
     cannot_report: str = ""
+    # What the row menu may offer: Dismiss for a ready reply or an error (`core.dismissal`), and whether the
+    # person already dismissed it (then "Needs me again").
+    dismissable: bool = False
+    dismissed: bool = False
 
 
 class Document(msgspec.Struct):
@@ -109,6 +114,8 @@ def page_row(session: Session) -> PageRow:
         open=session.open,
         last_active=_ms(session.last_active),
         cannot_report=rows.cannot_report(session),
+        dismissable=dismissal.mark_of(session) is not None,
+        dismissed=session.dismissed,
     )
 
 

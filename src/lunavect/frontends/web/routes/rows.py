@@ -1,4 +1,4 @@
-"""A row's actions (pin, unpin, hide, unhide, open), moving a row, undoing the last hide, and "next": open the
+"""A row's actions (pin, unpin, hide, unhide, dismiss, undismiss, open), moving a row, undoing the last hide, and "next": open the
 session that needs its person most.
 
 Every arrangement goes through `lunavect.listing.arrangement` and "open" through `lunavect.navigation.navigate`,
@@ -22,7 +22,7 @@ from lunavect.listing import arrangement
 from lunavect.listing.attention import NOTHING_WAITS, needs_person
 from lunavect.listing.sessions import read_sessions
 
-ROW_ACTIONS = ("pin", "unpin", "hide", "unhide", "open")
+ROW_ACTIONS = ("pin", "unpin", "hide", "unhide", "dismiss", "undismiss", "open")
 
 
 async def row_action(request: Request) -> Response:
@@ -40,8 +40,7 @@ async def row_action(request: Request) -> Response:
         history = panel.histories.setdefault(token.id, arrangement.HideHistory())
         changed = await panel.worker.run(lambda conn: history.hide(conn, key))
     else:
-        do = {"pin": arrangement.pin, "unpin": arrangement.unpin, "unhide": arrangement.unhide}[action]
-        changed = await panel.worker.run(lambda conn: do(conn, key))
+        changed = await panel.worker.run(lambda conn: arrangement.act(conn, action, key))
     return JSONResponse({"id": key, "action": action, "changed": changed})
 
 

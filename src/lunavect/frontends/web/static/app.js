@@ -150,9 +150,13 @@ function fillRow(li, row) {
   li.querySelector(".grip").hidden = !canChange() || state.view === "hidden";
 }
 
+// The peek, once opened (loaded on demand): each new list reaches it, so that it follows its row.
+let peekView = null;
+
 function render() {
   const doc = state.doc;
   if (!doc) return;
+  if (peekView) peekView.followPeek(all());
   // The counters in every surface's words and marks (the server's: core/state_words.py).
   const counters = doc.counters || {};
   $("working").textContent = counters.working || `${doc.working} working`;
@@ -282,6 +286,9 @@ async function act(action, row) {
   } else if (action === "hide") {
     const answer = await post(rowPath(row.id, "hide"));
     if (answer && answer.changed) say(`Hid ${name(row)}. Its work goes on.`, true);
+  } else if (action === "dismiss" || action === "undismiss") {
+    const answer = await post(rowPath(row.id, action));
+    if (answer) say(action === "dismiss" ? `Dismissed ${name(row)}: it needs you again at its next reply or error.` : `${name(row)} needs you again.`);
   } else if (action === "restore") {
     if (await post(rowPath(row.id, "unhide"))) say(`Restored ${name(row)} to the list.`);
   } else if (action === "open") {
@@ -292,7 +299,7 @@ async function act(action, row) {
   } else if (action === "up" || action === "down") {
     moveBy(row, action === "up" ? -1 : 1);
   } else if (action === "peek") {
-    import("./peek.js").then((peek) => peek.openPeek(row, post, say));
+    import("./peek.js").then((peek) => { peekView = peek; peek.openPeek(row, post, say); });
   }
 }
 
@@ -361,7 +368,9 @@ function openMenu(row, anchor) {
     items.push(["open", state.me.can_open ? "Open" : "Open (copies the resume command)"]);
     if (state.me.can_peek) items.push(["peek", "Peek and reply"]);
     if (canChange()) {
-      items.push(["pin", row.pinned ? "Unpin" : "Pin"], ["hide", "Hide"], ["up", "Move up"], ["down", "Move down"]);
+      items.push(["pin", row.pinned ? "Unpin" : "Pin"], ["hide", "Hide"]);
+      if (row.dismissable) items.push([row.dismissed ? "undismiss" : "dismiss", row.dismissed ? "Needs me again" : "Dismiss (seen)"]);
+      items.push(["up", "Move up"], ["down", "Move down"]);
     }
   }
   items.push(["copy", "Copy the resume command"]);

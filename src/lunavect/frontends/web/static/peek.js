@@ -51,9 +51,8 @@ export async function openPeek(row, post, say) {
   closePeek();
   const pane = $("peek");
   open = { row, timer: null, marks: new Map(), start: null, older: null };
-  $("peek-title").textContent = `${row.title} · ${row.label}`;
   $("peek-list").replaceChildren();
-  $("peek-answers").hidden = row.state !== "permission";
+  showRow(row);
   pane.hidden = false;
   const first = await load(post);
   if (!first || !open) { closePeek(); return; }
@@ -84,6 +83,21 @@ export async function openPeek(row, post, say) {
     };
   }
   $("peek-close").onclick = closePeek;
+}
+
+// What the peek says of its row, from the live row: the answers only while a permission waits.
+function showRow(row) {
+  $("peek-title").textContent = `${row.title} · ${row.label}`;
+  $("peek-answers").hidden = row.state !== "permission";
+}
+
+// The list changed: the peek follows its row (a prompt answered in the pane, the session moved on), and a row
+// that left the list waits for nothing here.
+export function followPeek(rows) {
+  if (!open) return;
+  const row = rows.find((r) => r.id === open.row.id);
+  if (row) open.row = row;
+  showRow(row || { ...open.row, state: "gone", label: "no longer listed" });
 }
 
 export function closePeek() {
