@@ -81,3 +81,20 @@ def record_drawn_lines(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(SessionList, "render_line", spy)
     return drawn
+
+
+def seven_clients(monkeypatch) -> tuple[str, ...]:
+    """Register the stand-in client (tests/unit/standin_client) and a second one beside lunavect's own, so that
+    at least seven clients are known (the five shipped, the stand-in and "Qwen Stand-in"); returns their ids in
+    the descriptors' order."""
+    import standin_client
+
+    from lunavect.core import clients
+    from lunavect.core.clients import Client
+
+    base = standin_client.CLIENT
+    second = Client(
+        id="standin2", name="Qwen Stand-in", label="Qwen", package=base.package, cli=base.cli, process=base.process
+    )
+    monkeypatch.setattr(clients, "CLIENTS", (*clients.CLIENTS, base, second))
+    return clients.ids()

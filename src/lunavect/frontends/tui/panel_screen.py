@@ -29,7 +29,7 @@ from lunavect.collector import setup_report
 from lunavect.core.model import Session
 from lunavect.core.state_words import LEGEND
 from lunavect.core.terminal_text import clean_lines
-from lunavect.frontends.tui import filters, footer, preferences, row_actions
+from lunavect.frontends.tui import footer, preferences, row_actions
 from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.last_read import LastRead
@@ -38,7 +38,7 @@ from lunavect.frontends.tui.peek import PeekPane
 from lunavect.frontends.tui.resume_screen import ask_to_resume
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
-from lunavect.frontends.tui.toolbar import SearchInput, Toolbar
+from lunavect.frontends.tui.toolbar import ClientChoice, SearchInput, Toolbar
 from lunavect.frontends.tui.widgets import Counter, MessageLine, PanelHeader, StaleNote, show_text
 from lunavect.listing import arrangement
 from lunavect.listing.attention import NOTHING_WAITS, needs_person, summarize_sessions
@@ -165,7 +165,7 @@ class PanelScreen(Screen[None]):
         session_list = self.session_list
         visible = self.rows.visible(self.filter)
         session_list.set_sessions(visible)
-        self.query_one(Toolbar).show(self.filter, len(self.rows.hidden))
+        self.query_one(Toolbar).show(self.filter, self.rows.provider_choices(self.filter), len(self.rows.hidden))
         empty = self.query_one("#empty", Static)
         text = "" if visible else self.rows.why_empty(self.filter, self._setup)
         show_text(empty, text)
@@ -277,7 +277,8 @@ class PanelScreen(Screen[None]):
         self.set_filter(msgspec.structs.replace(self.filter, active=not self.filter.active))
 
     def action_cycle_provider(self) -> None:
-        order = filters.providers()
+        """`c`: all, each client the bar shows, all again (nothing to cycle while one client alone has sessions)."""
+        order = self.rows.provider_choices(self.filter) or ("all",)
         following = order[(order.index(self.filter.provider) + 1) % len(order)]
         self.set_filter(msgspec.structs.replace(self.filter, provider=following))
 
@@ -356,6 +357,11 @@ class PanelScreen(Screen[None]):
             if isinstance(self.app.screen, HiddenScreen):
                 self.app.pop_screen()
             self.action_toggle_awaiting()
+
+    @on(ClientChoice.Chosen)
+    def provider_chosen(self, event: ClientChoice.Chosen) -> None:
+        """The client filter's compact form (the toolbar's drop-down, where the buttons do not fit)."""
+        self.set_filter(msgspec.structs.replace(self.filter, provider=event.provider))
 
     @on(Button.Pressed)
     def button_pressed(self, event: Button.Pressed) -> None:
