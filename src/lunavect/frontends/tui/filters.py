@@ -40,6 +40,13 @@ def provider_label(provider: str) -> str:
     return client.label if client is not None else provider
 
 
+def following(choices: tuple[str, ...], provider: str) -> str:
+    """The choice after `provider` in `choices` (`provider_choices`), as the filter's key cycles them: all again
+    after the last, and all while there is nothing to cycle."""
+    order = choices or ("all",)
+    return order[(order.index(provider) + 1) % len(order)] if provider in order else "all"
+
+
 class Filter(msgspec.Struct, frozen=True, omit_defaults=True):
     search: str = ""
     provider: str = "all"

@@ -29,7 +29,7 @@ from lunavect.collector import setup_report
 from lunavect.core.model import Session
 from lunavect.core.state_words import LEGEND
 from lunavect.core.terminal_text import clean_lines
-from lunavect.frontends.tui import footer, preferences, row_actions
+from lunavect.frontends.tui import filters, footer, preferences, row_actions
 from lunavect.frontends.tui.columns import ColumnHeader
 from lunavect.frontends.tui.filters import Filter
 from lunavect.frontends.tui.last_read import LastRead
@@ -38,7 +38,7 @@ from lunavect.frontends.tui.peek import PeekPane
 from lunavect.frontends.tui.resume_screen import ask_to_resume
 from lunavect.frontends.tui.screens import HiddenScreen, RowMenu, SettingsScreen
 from lunavect.frontends.tui.session_list import SessionList
-from lunavect.frontends.tui.toolbar import ClientChoice, SearchInput, Toolbar
+from lunavect.frontends.tui.toolbar import SearchInput, Toolbar
 from lunavect.frontends.tui.widgets import Counter, MessageLine, PanelHeader, StaleNote, show_text
 from lunavect.listing import arrangement
 from lunavect.listing.attention import NOTHING_WAITS, needs_person, summarize_sessions
@@ -278,8 +278,7 @@ class PanelScreen(Screen[None]):
 
     def action_cycle_provider(self) -> None:
         """`c`: all, each client the bar shows, all again (nothing to cycle while one client alone has sessions)."""
-        order = self.rows.provider_choices(self.filter) or ("all",)
-        following = order[(order.index(self.filter.provider) + 1) % len(order)]
+        following = filters.following(self.rows.provider_choices(self.filter), self.filter.provider)
         self.set_filter(msgspec.structs.replace(self.filter, provider=following))
 
     def action_toggle_usage(self) -> None:
@@ -358,17 +357,14 @@ class PanelScreen(Screen[None]):
                 self.app.pop_screen()
             self.action_toggle_awaiting()
 
-    @on(ClientChoice.Chosen)
-    def provider_chosen(self, event: ClientChoice.Chosen) -> None:
-        """The client filter's compact form (the toolbar's drop-down, where the buttons do not fit)."""
+    @on(Toolbar.ProviderChosen)
+    def provider_chosen(self, event: Toolbar.ProviderChosen) -> None:
         self.set_filter(msgspec.structs.replace(self.filter, provider=event.provider))
 
     @on(Button.Pressed)
     def button_pressed(self, event: Button.Pressed) -> None:
         button = event.button.id or ""
-        if button.startswith("provider-"):
-            self.set_filter(msgspec.structs.replace(self.filter, provider=button.removeprefix("provider-")))
-        elif button == "active":
+        if button == "active":
             self.action_toggle_active()
         elif button == "hidden":
             self.action_hidden()

@@ -1,7 +1,7 @@
 """The bar above the list: the search field and the buttons of the filters, the hidden view and the settings.
 
 It shows the filter its screen gives it and reports what the person does (Textual's `Input.Changed` and
-`Button.Pressed`, `ClientChoice.Chosen` and `messages.LeftSearch`); its screen keeps the filter.
+`Button.Pressed`, its own `ProviderChosen`, and `messages.LeftSearch`); its screen keeps the filter.
 
 The client filter names only the clients the list holds (`filters.provider_choices`), as one button each while
 they fit beside a readable search field and the other buttons; past that, however many clients there are, they
@@ -60,12 +60,7 @@ class ClientChoice(Select[str]):
     """The client filter's compact form: a drop-down of the same choices as the buttons.
 
     Textual's Select says `Changed` for every value it takes, the toolbar's own settings (and its first mount)
-    included; only a choice other than the one the toolbar shows it is the person's (`Chosen`)."""
-
-    class Chosen(Message):
-        def __init__(self, provider: str) -> None:
-            super().__init__()
-            self.provider = provider
+    included; only a choice other than the one the toolbar shows it is the person's (`Toolbar.ProviderChosen`)."""
 
     def __init__(self, *, id: str) -> None:
         super().__init__([(choice_label("all"), "all")], value="all", id=id, compact=True, allow_blank=False)
@@ -82,7 +77,7 @@ class ClientChoice(Select[str]):
                 self.set_options(labels)
                 # Its longest choice, the cell before its arrow, the arrow and the cell after (Textual's Select).
                 self.styles.width = max(cell_len(label) for label, _ in labels) + 3
-            if self.value != chosen:
+            if self.value != chosen and chosen in choices:
                 self.value = chosen
 
     @on(Select.Changed)
@@ -90,10 +85,17 @@ class ClientChoice(Select[str]):
         event.stop()
         if isinstance(event.value, str) and event.value != self.shown:
             self.shown = event.value
-            self.post_message(self.Chosen(event.value))
+            self.post_message(Toolbar.ProviderChosen(event.value))
 
 
 class Toolbar(Horizontal):
+    class ProviderChosen(Message):
+        """The person chose a client filter ("all" or a client's id), by its button or in the drop-down."""
+
+        def __init__(self, provider: str) -> None:
+            super().__init__()
+            self.provider = provider
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._choices: tuple[str, ...] = ()
@@ -146,3 +148,8 @@ class Toolbar(Horizontal):
 
     def on_resize(self) -> None:
         self._lay_out()
+
+    @on(Button.Pressed, ".provider")
+    def provider_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.post_message(self.ProviderChosen((event.button.id or "").removeprefix("provider-")))
