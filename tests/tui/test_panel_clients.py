@@ -92,7 +92,7 @@ async def test_seven_clients_at_80_columns_give_way_to_one_compact_choice(conn, 
     seed.write(conn, [seed.session(f"s{i}", "ready", provider=p, updated=10 + i) for i, p in enumerate(every)])
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        choice = app.query_one("#provider-choice", Select)
+        choice = app.query_one("#client-choice", Select)
         assert choice.display and shown_buttons(app) == []
         for name in ("active", "hidden", "settings"):  # every other button stays within the screen
             region = app.query_one(f"#{name}", Button).region
@@ -100,7 +100,7 @@ async def test_seven_clients_at_80_columns_give_way_to_one_compact_choice(conn, 
         await pilot.press("c", "c")  # the keyboard cycles the same choices: Claude, then Codex
         assert ids(app) == ["codex:s1"]
         await wait_for(pilot, lambda: choice.value == "codex")
-        await pilot.click("#provider-choice")  # the drop-down opens on its choices; the last is the second stand-in
+        await pilot.click("#client-choice")  # the drop-down opens on its choices; the last is the second stand-in
         await pilot.press("end", "enter")
         await wait_for(pilot, lambda: ids(app) == ["standin2:s6"])
         await pilot.resize_terminal(160, 24)  # room for a button each again

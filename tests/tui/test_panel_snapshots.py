@@ -89,8 +89,8 @@ def test_seven_clients_compact_choice_open(conn, make_app, snap_compare, monkeyp
     seven(conn, monkeypatch)
 
     async def open_choice(pilot) -> None:
-        await wait_for(pilot, lambda: bool(pilot.app.screen.query("#provider-choice")))
-        await pilot.click("#provider-choice")
+        await wait_for(pilot, lambda: bool(pilot.app.screen.query("#client-choice")))
+        await pilot.click("#client-choice")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=open_choice)

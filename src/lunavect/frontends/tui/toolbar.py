@@ -100,7 +100,6 @@ class Toolbar(Horizontal):
         super().__init__(id=id)
         self._choices: tuple[str, ...] = ()
         self._chosen = Filter()
-        self._hidden = 0
 
     def compose(self) -> ComposeResult:
         yield SearchInput(placeholder=PLACEHOLDER, id="search", compact=True)
@@ -108,7 +107,7 @@ class Toolbar(Horizontal):
         yield Button("All", id="provider-all", compact=True, classes="provider")
         for client in clients.every():
             yield Button(client.label, id=f"provider-{client.id}", compact=True, classes="provider")
-        yield ClientChoice(id="provider-choice")
+        yield ClientChoice(id="client-choice")
         # Active is about states (working, or waiting for the person), not the open mark ● (its client runs).
         yield Button("Active", id="active", compact=True, tooltip="Only sessions that work or wait for you (v)")
         yield Button("Hidden", id="hidden", compact=True)
@@ -117,7 +116,7 @@ class Toolbar(Horizontal):
     def show(self, chosen: Filter, choices: tuple[str, ...], hidden: int) -> None:
         """Mark the chosen filter's buttons, show the client choices (`filters.provider_choices`) as buttons or,
         where they do not fit, as the compact choice, and count the hidden sessions on the Hidden button."""
-        self._chosen, self._hidden = chosen, hidden
+        self._chosen = chosen
         self.query_one("#hidden", Button).label = f"Hidden {hidden}" if hidden else "Hidden"
         self.query_one("#active", Button).set_class(chosen.active, "-selected")
         self._choices = choices
@@ -126,7 +125,7 @@ class Toolbar(Horizontal):
 
     def _lay_out(self) -> None:
         choices, chosen = self._choices, self._chosen.provider
-        compact = bool(choices) and self._buttons_cells(choices) > self._room()
+        compact = bool(choices) and self._cells(*(f"provider-{p}" for p in choices)) > self._room()
         for provider in filters.providers():
             button = self.query_one(f"#provider-{provider}", Button)
             button.display = not compact and provider in choices
@@ -135,16 +134,16 @@ class Toolbar(Horizontal):
         select.display = compact
         select.set_class(chosen != "all", "-selected")
 
-    def _buttons_cells(self, choices: tuple[str, ...]) -> int:
-        return sum(button_cells(filters.provider_label(p) if p != "all" else "All") for p in choices)
+    def _cells(self, *ids: str) -> int:
+        """The cells the buttons of these ids take, with their labels as they are now."""
+        return sum(button_cells(str(self.query_one(f"#{id_}", Button).label)) for id_ in ids)
 
     def _room(self) -> int:
         """The cells the client buttons may take: the bar's width less the search field's share and the other
         buttons."""
-        others = ("Active", f"Hidden {self._hidden}" if self._hidden else "Hidden", "Settings")
         # Before its first layout, the bar's width is the screen's less its padding (panel.tcss).
         width = self.content_region.width or self.app.size.width - 2
-        return width - SEARCH_KEEPS - sum(button_cells(label) for label in others)
+        return width - SEARCH_KEEPS - self._cells("active", "hidden", "settings")
 
     def on_resize(self) -> None:
         self._lay_out()

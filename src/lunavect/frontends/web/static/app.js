@@ -54,6 +54,8 @@ const timerText = (row) => (row.since == null ? "" : elapsed((Date.now() + state
 // Each client's button names it, as the server wrote one per client it knows (assets.py), in the descriptors' order.
 const clientButtons = [...document.querySelectorAll("[data-provider]")].filter((b) => b.dataset.provider !== "all");
 const clientOrder = clientButtons.map((b) => b.dataset.provider);
+// A kept filter of a client this server does not know gives All (it would hide every row with no way back).
+if (!clientOrder.includes(state.filter.provider)) state.filter.provider = "all";
 const clientLabels = new Map(clientButtons.map((b) => [b.dataset.provider, b.textContent]));
 const clientName = (p) => clientLabels.get(p) || p;
 const clientNames = (() => {
@@ -232,7 +234,7 @@ function showClients() {
   group.hidden = !choices.length;
   select.hidden = true;
   if (!choices.length || state.view === "hidden") return;
-  const others = [$("active"), $("hidden-view")].reduce((sum, b) => sum + b.offsetWidth + 6, 0);
+  const others = [$("active"), $("hidden-view")].reduce((sum, b) => sum + b.offsetWidth + 6, 0);  // 6: the bar's gap
   if (group.offsetWidth + others > $("toolbar").clientWidth) {
     group.hidden = true;
     select.hidden = false;
