@@ -84,9 +84,10 @@ def record_drawn_lines(monkeypatch) -> list[str]:
 
 
 def seven_clients(monkeypatch) -> tuple[str, ...]:
-    """Register the stand-in client (tests/unit/standin_client) and a second one beside lunavect's own, so that
-    at least seven clients are known (the five shipped, the stand-in and "Qwen Stand-in"); returns their ids in
-    the descriptors' order."""
+    """Register the stand-in client (tests/unit/standin_client) and a second one ("Qwen") after lunavect's own,
+    and return seven of the known ids in the descriptors' order: the first five lunavect ships and the two
+    stand-ins. A client lunavect gains later is known too but has no session in these tests, so what they show
+    stays the same."""
     import standin_client
 
     from lunavect.core import clients
@@ -96,5 +97,6 @@ def seven_clients(monkeypatch) -> tuple[str, ...]:
     second = Client(
         id="standin2", name="Qwen Stand-in", label="Qwen", package=base.package, cli=base.cli, process=base.process
     )
+    shipped = clients.ids()[:5]
     monkeypatch.setattr(clients, "CLIENTS", (*clients.CLIENTS, base, second))
-    return clients.ids()
+    return (*shipped, base.id, second.id)
