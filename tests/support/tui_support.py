@@ -81,3 +81,22 @@ def record_drawn_lines(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(SessionList, "render_line", spy)
     return drawn
+
+
+def seven_clients(monkeypatch) -> tuple[str, ...]:
+    """Register the stand-in client (tests/unit/standin_client) and a second one ("Qwen") after lunavect's own,
+    and return seven of the known ids in the descriptors' order: the first five lunavect ships and the two
+    stand-ins. A client lunavect gains later is known too but has no session in these tests, so what they show
+    stays the same."""
+    import standin_client
+
+    from lunavect.core import clients
+    from lunavect.core.clients import Client
+
+    base = standin_client.CLIENT
+    second = Client(
+        id="standin2", name="Qwen Stand-in", label="Qwen", package=base.package, cli=base.cli, process=base.process
+    )
+    shipped = clients.ids()[:5]
+    monkeypatch.setattr(clients, "CLIENTS", (*clients.CLIENTS, base, second))
+    return (*shipped, base.id, second.id)

@@ -59,8 +59,8 @@ def isolated_env(root: Path) -> dict[str, str]:
     return env
 
 
-def hook(env: dict[str, str], session: str, event: str, **fields: object) -> None:
-    """One event through the real shim, as the agent sends it."""
+def hook(env: dict[str, str], session: str, event: str, *, client: str = "claude", **fields: object) -> None:
+    """One event through the real shim, as the agent (Claude Code unless `client` names another) sends it."""
     from lunavect.install.command import hook_command
 
     payload = {
@@ -72,7 +72,7 @@ def hook(env: dict[str, str], session: str, event: str, **fields: object) -> Non
         **fields,
     }
     proc = subprocess.run(
-        shlex.split(hook_command("claude")),
+        shlex.split(hook_command(client)),
         input=json.dumps(payload).encode(),
         env=env,
         capture_output=True,

@@ -81,8 +81,11 @@ async def test_provider_buttons_and_active(conn, make_app):
         assert len(ids(app)) == 4
         await pilot.press("c")  # the keyboard cycles the same choice: Claude
         assert set(ids(app)) == {"claude:w", "claude:n1", "claude:n2"}
-        await pilot.press("c", "c", "c", "c")  # Codex, Gemini, OpenCode, then all
+        await pilot.press("c")  # Codex: the cycle names only the clients the list holds
+        assert ids(app) == ["codex:n3"]
+        await pilot.press("c")  # then all again
         assert len(ids(app)) == 4
+        assert not app.query_one("#provider-gemini").display  # no Gemini session: no button
         await pilot.click("#active")
         assert ids(app) == ["claude:w"]
         await pilot.pause(0.3)  # a button ignores a second press during its 0.2 s press effect

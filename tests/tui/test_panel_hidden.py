@@ -124,6 +124,8 @@ async def test_automatic_hiding_is_off_until_set_and_never_hides_work(conn, make
 @pilot_test
 async def test_reopening_keeps_search_and_filters_and_returns_to_current_sessions(conn, make_app):
     sessions(conn)
+    # A second client's session: the client buttons show once the list holds two clients.
+    seed.write(conn, [seed.session("x", "ready", title="Codex reply", provider="codex", updated=50)])
     first = make_app()
     async with first.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+f", *"quiet", "enter")  # Enter leaves the search as it is (Esc would clear it)

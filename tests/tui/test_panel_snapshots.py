@@ -7,7 +7,7 @@ review the SVGs under __snapshots__/ before committing them).
 from __future__ import annotations
 
 import tui_seed as seed
-from tui_support import NO_SETUP, wait_for
+from tui_support import NO_SETUP, seven_clients, wait_for
 
 from lunavect.frontends.tui.screens import HiddenScreen
 from lunavect.frontends.tui.session_list import SessionList
@@ -59,3 +59,38 @@ def test_an_80_by_24_terminal_keeps_the_project_and_the_footers_keys(conn, make_
     keeps s (Settings), Space (Peek) and q (Quit)."""
     many(conn)
     assert snap_compare(make_app(), terminal_size=(80, 24), press=["down"])
+
+
+def seven(conn, monkeypatch) -> None:
+    """A session of each of seven clients (`seven_clients`), a few hidden."""
+    every = seven_clients(monkeypatch)
+    states = ("working", "ready", "permission", "idle", "ready", "input", "ready")
+    seed.write(
+        conn,
+        [
+            seed.session(
+                f"s{i}", state, provider=p, title=f"Task of {p}", activity="thinking", since=40, updated=10 + i
+            )
+            for i, (p, state) in enumerate(zip(every, states, strict=False))
+        ],
+    )
+    arrangement.hide(conn, "gemini:s2", seed.NOW - 600)
+
+
+def test_seven_clients_at_80_by_24_choose_in_one_compact_choice(conn, make_app, snap_compare, monkeypatch):
+    """Seven clients with sessions do not fit a button each at 80 columns: they give way to one drop-down, the
+    search field keeps its words and Active, Hidden and Settings stay on screen. `c` twice chose Codex."""
+    seven(conn, monkeypatch)
+    assert snap_compare(make_app(), terminal_size=(80, 24), press=["c", "c"])
+
+
+def test_seven_clients_compact_choice_open(conn, make_app, snap_compare, monkeypatch):
+    """The drop-down open: All clients, then each client with a session, in the descriptors' order."""
+    seven(conn, monkeypatch)
+
+    async def open_choice(pilot) -> None:
+        await wait_for(pilot, lambda: bool(pilot.app.screen.query("#client-choice")))
+        await pilot.click("#client-choice")
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=open_choice)

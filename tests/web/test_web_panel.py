@@ -32,6 +32,19 @@ SITE = "claude:cccccccc-3333-4333-8333-333333333333"
 PARSER = "claude:dddddddd-4444-4444-8444-444444444444"
 
 
+CODEX_SID = "019c8a4c-ed82-79a1-aa28-7738fc5ab61a"
+CODEX = f"codex:{CODEX_SID}"
+GEMINI_SID = "5f0c6a7e-1d2b-4c3d-9e8f-0a1b2c3d4e5f"
+
+
+def client_buttons(page) -> list[str]:
+    """The client filter's buttons the page shows, in their order (All included)."""
+    return page.evaluate(
+        "[...document.querySelectorAll('.segmented:not([hidden]) [data-provider]:not([hidden])')]"
+        ".map((b) => b.textContent)"
+    )
+
+
 def sid(key: str) -> str:
     return key.split(":", 1)[1]
 
@@ -185,15 +198,34 @@ def test_search_and_filters(served, browser):
     page.locator("#active").click()
     assert sorted(shown(page)) == sorted([BUILD, SITE])
     page.locator("#active").click()
-    page.locator("[data-provider=codex]").click()
-    assert shown(page) == []
-    assert "No session is Codex" in page.locator("#empty").inner_text()
-    page.locator("body").press("c")  # cycles on to Gemini, OpenCode, then back to All
-    assert shown(page) == []
-    page.locator("body").press("c")
-    assert shown(page) == []
+    # Claude's sessions alone: no client buttons (All would be the only choice), and c has nothing to cycle.
+    assert client_buttons(page) == []
     page.locator("body").press("c")
     assert len(shown(page)) == 4
+    # A first Codex session brings the buttons: All, Claude and Codex, no client without a session.
+    hook(
+        served.env,
+        CODEX_SID,
+        "UserPromptSubmit",
+        client="codex",
+        prompt="Port the CLI",
+        project="port",
+        turn_id="t1",
+        model="gpt",
+    )
+    page.wait_for_function("() => !document.querySelector('.segmented').hidden")
+    assert client_buttons(page) == ["All", "Claude", "Codex"]
+    page.locator("[data-provider=codex]").click()
+    wait_rows(page, [CODEX])
+    page.locator("body").press("c")  # cycles back to All: Codex was the last client shown
+    assert len(shown(page)) == 5
+    page.locator("body").press("c")  # then Claude
+    assert sorted(shown(page)) == sorted([BUILD, DOCS, SITE, PARSER])
+    page.locator("[data-provider=codex]").click()
+    page.locator("#search").fill("nothing like it")
+    assert "No session is Codex" in page.locator("#empty").inner_text()
+    page.locator("#search").fill("")
+    page.locator("[data-provider=all]").click()
     # The filter survives a reload (kept by the browser).
     page.locator("#search").fill("site")
     page.reload()
@@ -356,8 +388,21 @@ def test_a_revoked_token_loses_its_open_page(served, browser):
 
 
 def test_a_phone_sized_page_fits_and_is_installable(served, browser, tmp_path):
+    # Sessions of three clients: their buttons do not fit a phone's line beside Active and Hidden.
+    hook(served.env, CODEX_SID, "UserPromptSubmit", client="codex", prompt="Port the CLI", turn_id="t1", model="gpt")
+    hook(served.env, GEMINI_SID, "BeforeAgent", client="gemini", prompt="Sketch the logo", project="logo")
     page = open_page(browser, served.control, width=360, height=740)
+    page.wait_for_function(f"() => document.querySelector('li.row[data-id=\"gemini:{GEMINI_SID}\"]')")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    # The client buttons gave way to one compact choice of the same clients, which filters the list.
+    assert client_buttons(page) == [] and page.locator("#client-choice").is_visible()
+    choices = page.locator("#client-choice option").all_inner_texts()
+    assert choices == ["All clients", "Claude", "Codex", "Gemini"]
+    box = page.locator("#hidden-view").bounding_box()
+    assert box["x"] + box["width"] <= 360
+    page.locator("#client-choice").select_option("gemini")
+    wait_rows(page, [f"gemini:{GEMINI_SID}"])
+    page.locator("#client-choice").select_option("all")
     for key in (BUILD, SITE):
         box = row(page, key).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 360

@@ -6,7 +6,7 @@ screen.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import msgspec
 
@@ -18,14 +18,33 @@ ACTIVE_STATES = WORKING_STATES | AWAITING_STATES
 
 
 def providers() -> tuple[str, ...]:
-    """The provider filter's values, in the order its key cycles them: all, then each client."""
+    """Every value the provider filter can hold: all, then each client."""
     return ("all", *clients.ids())
+
+
+def provider_choices(listed: Collection[str], chosen: str) -> tuple[str, ...]:
+    """The provider filter's choices, in the order its buttons show them and its key cycles them: all, then each
+    client with a session in the list (`listed`: the providers of every listed row, hidden ones too) and the
+    chosen one even without, so that a chosen filter never vanishes under its person, in the descriptors' order.
+    Empty (no client buttons at all) while one client alone has sessions and none is chosen: All would be the
+    only choice, and a button for that one client would show the same list."""
+    shown = tuple(c for c in clients.ids() if c in listed or c == chosen)
+    if len(shown) < 2 and chosen == "all":
+        return ()
+    return ("all", *shown)
 
 
 def provider_label(provider: str) -> str:
     """A provider as its filter button names it ("Claude")."""
     client = clients.by_id(provider)
     return client.label if client is not None else provider
+
+
+def following(choices: tuple[str, ...], provider: str) -> str:
+    """The choice after `provider` in `choices` (`provider_choices`), as the filter's key cycles them: all again
+    after the last, and all while there is nothing to cycle."""
+    order = choices or ("all",)
+    return order[(order.index(provider) + 1) % len(order)] if provider in order else "all"
 
 
 class Filter(msgspec.Struct, frozen=True, omit_defaults=True):

@@ -28,6 +28,7 @@ class LastRead:
         self._search_keys = SearchKeys()
         self._split_of: list[Session] | None = None
         self._split_lists: tuple[list[Session], list[Session]] = ([], [])
+        self._providers: frozenset[str] = frozenset()
 
     def read(self, conn: sqlite3.Connection, now: float) -> None:
         """Read the list again (an `sqlite3.Error` leaves the last read as it was)."""
@@ -42,6 +43,7 @@ class LastRead:
             for session in self.sessions:
                 (hidden if session.hidden else current).append(session)
             self._split_lists, self._split_of = (current, hidden), self.sessions
+            self._providers = frozenset(session.provider for session in self.sessions)
         return self._split_lists
 
     @property
@@ -51,6 +53,12 @@ class LastRead:
     @property
     def hidden(self) -> list[Session]:
         return self._split()[1]
+
+    def provider_choices(self, chosen: Filter) -> tuple[str, ...]:
+        """The provider filter's choices for this list (`filters.provider_choices`): the clients of every listed
+        row, hidden ones too, and the chosen one."""
+        self._split()
+        return filters.provider_choices(self._providers, chosen.provider)
 
     def visible(self, chosen: Filter) -> list[Session]:
         """The current sessions that the filter shows, in their order."""

@@ -165,7 +165,7 @@ class PanelScreen(Screen[None]):
         session_list = self.session_list
         visible = self.rows.visible(self.filter)
         session_list.set_sessions(visible)
-        self.query_one(Toolbar).show(self.filter, len(self.rows.hidden))
+        self.query_one(Toolbar).show(self.filter, self.rows.provider_choices(self.filter), len(self.rows.hidden))
         empty = self.query_one("#empty", Static)
         text = "" if visible else self.rows.why_empty(self.filter, self._setup)
         show_text(empty, text)
@@ -277,8 +277,8 @@ class PanelScreen(Screen[None]):
         self.set_filter(msgspec.structs.replace(self.filter, active=not self.filter.active))
 
     def action_cycle_provider(self) -> None:
-        order = filters.providers()
-        following = order[(order.index(self.filter.provider) + 1) % len(order)]
+        """`c`: all, each client the bar shows, all again (nothing to cycle while one client alone has sessions)."""
+        following = filters.following(self.rows.provider_choices(self.filter), self.filter.provider)
         self.set_filter(msgspec.structs.replace(self.filter, provider=following))
 
     def action_toggle_usage(self) -> None:
@@ -357,12 +357,14 @@ class PanelScreen(Screen[None]):
                 self.app.pop_screen()
             self.action_toggle_awaiting()
 
+    @on(Toolbar.ProviderChosen)
+    def provider_chosen(self, event: Toolbar.ProviderChosen) -> None:
+        self.set_filter(msgspec.structs.replace(self.filter, provider=event.provider))
+
     @on(Button.Pressed)
     def button_pressed(self, event: Button.Pressed) -> None:
         button = event.button.id or ""
-        if button.startswith("provider-"):
-            self.set_filter(msgspec.structs.replace(self.filter, provider=button.removeprefix("provider-")))
-        elif button == "active":
+        if button == "active":
             self.action_toggle_active()
         elif button == "hidden":
             self.action_hidden()

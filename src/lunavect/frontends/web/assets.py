@@ -36,9 +36,10 @@ CLIENTS_MARK = b"<!--clients-->"
 
 def client_buttons() -> str:
     """The provider filter's button of each client lunavect knows: its id, its name (for the page's sentences)
-    and its label, escaped for HTML."""
+    and its label, escaped for HTML. Each starts hidden: the page shows those of the clients its rows hold
+    (app.js, `clientChoices`)."""
     return "".join(
-        f'<button type="button" data-provider="{html.escape(c.id)}" data-name="{html.escape(c.name)}" '
+        f'<button type="button" hidden data-provider="{html.escape(c.id)}" data-name="{html.escape(c.name)}" '
         f'aria-pressed="false">{html.escape(c.label)}</button>'
         for c in clients.every()
     )

@@ -51,8 +51,11 @@ function presenceText(row) {
   return `${word} · ${when === "now" ? "just now" : `${when} ago`}`;
 }
 const timerText = (row) => (row.since == null ? "" : elapsed((Date.now() + state.offset - row.since) / 1000));
-// Each client's button names it, as the server wrote one per client it knows (assets.py).
+// Each client's button names it, as the server wrote one per client it knows (assets.py), in the descriptors' order.
 const clientButtons = [...document.querySelectorAll("[data-provider]")].filter((b) => b.dataset.provider !== "all");
+const clientOrder = clientButtons.map((b) => b.dataset.provider);
+// A kept filter of a client this server does not know gives All (it would hide every row with no way back).
+if (!clientOrder.includes(state.filter.provider)) state.filter.provider = "all";
 const clientLabels = new Map(clientButtons.map((b) => [b.dataset.provider, b.textContent]));
 const clientName = (p) => clientLabels.get(p) || p;
 const clientNames = (() => {
@@ -76,6 +79,15 @@ const current = () => all().filter((r) => !r.hidden);
 const hidden = () => all().filter((r) => r.hidden);
 const visible = () => (state.view === "hidden" ? hidden() : current().filter(matches));
 const byId = (id) => all().find((r) => r.id === id);
+// The client filter's choices, as the terminal panel's (tui/filters.provider_choices): all, then each client
+// with a row in the list (hidden ones too) and the chosen one even without, in the descriptors' order; none at
+// all while one client alone has rows and All is chosen.
+function clientChoices() {
+  const listed = new Set(all().map((r) => r.provider));
+  const chosen = state.filter.provider;
+  const shown = clientOrder.filter((p) => listed.has(p) || p === chosen);
+  return shown.length < 2 && chosen === "all" ? [] : ["all", ...shown];
+}
 const canChange = () => state.me.role === "control";
 
 // -- messages --------------------------------------------------------------------------------------------
@@ -166,9 +178,7 @@ function render() {
   $("errors").hidden = !doc.errors;
   awaiting.setAttribute("aria-pressed", String(state.filter.awaiting));
   awaiting.classList.toggle("some", doc.awaiting_input > 0);
-  for (const b of document.querySelectorAll("[data-provider]")) {
-    b.setAttribute("aria-pressed", String(b.dataset.provider === state.filter.provider));
-  }
+  showClients();
   $("active").setAttribute("aria-pressed", String(state.filter.active));
   const windows = doc.limits || [];
   const limits = $("limits");
@@ -202,6 +212,33 @@ function render() {
   empty.textContent = emptyText(rows);
   empty.hidden = rows.length > 0;
   list.hidden = rows.length === 0;
+}
+
+// The client buttons of the choices while they fit the bar's line beside Active and Hidden; past that, one
+// compact choice (a drop-down) of the same, so that a phone's page never grows wider than its screen.
+function showClients() {
+  const choices = clientChoices();
+  const chosen = state.filter.provider;
+  const group = document.querySelector(".segmented");
+  const select = $("client-choice");
+  for (const b of group.querySelectorAll("[data-provider]")) {
+    b.hidden = !choices.includes(b.dataset.provider);
+    b.setAttribute("aria-pressed", String(b.dataset.provider === chosen));
+  }
+  if (select.dataset.sig !== choices.join(" ")) {
+    select.dataset.sig = choices.join(" ");
+    select.replaceChildren(...choices.map((p) => new Option(p === "all" ? "All clients" : clientName(p), p)));
+  }
+  select.value = chosen;
+  select.classList.toggle("chosen", chosen !== "all");
+  group.hidden = !choices.length;
+  select.hidden = true;
+  if (!choices.length || state.view === "hidden") return;
+  const others = [$("active"), $("hidden-view")].reduce((sum, b) => sum + b.offsetWidth + 6, 0);  // 6: the bar's gap
+  if (group.offsetWidth + others > $("toolbar").clientWidth) {
+    group.hidden = true;
+    select.hidden = false;
+  }
 }
 
 function emptyText(rows) {
@@ -411,8 +448,9 @@ function toggleHidden() {
 
 bindInput({
   $, list, state, byId, visible, act, moveBy, move, undo, stepFocus, focusRow, markFocus, openMenu, closeMenu,
-  setFilter, toggleHidden, canChange, openNext,
+  setFilter, toggleHidden, canChange, openNext, clientChoices,
 });
+window.addEventListener("resize", showClients);
 
 // -- the live list ---------------------------------------------------------------------------------------
 function live(on, text) {

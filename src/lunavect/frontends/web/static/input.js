@@ -4,7 +4,7 @@
 export function bindInput(panel) {
   const {
     $, list, state, byId, visible, act, moveBy, move, undo, stepFocus, focusRow, markFocus, openMenu, closeMenu,
-    setFilter, toggleHidden, canChange, openNext,
+    setFilter, toggleHidden, canChange, openNext, clientChoices,
   } = panel;
 
   $("search").value = state.filter.search;
@@ -17,6 +17,7 @@ export function bindInput(panel) {
   for (const b of document.querySelectorAll("[data-provider]")) {
     b.addEventListener("click", () => setFilter({ provider: b.dataset.provider }));
   }
+  $("client-choice").addEventListener("change", (e) => setFilter({ provider: e.target.value }));
 
   list.addEventListener("click", (e) => {
     const li = e.target.closest("li.row");
@@ -69,7 +70,8 @@ export function bindInput(panel) {
       }
       return;
     }
-    if (e.target.tagName === "INPUT" || e.ctrlKey || e.metaKey) return;
+    // A drop-down takes its own keys (its letters choose an option).
+    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT" || e.ctrlKey || e.metaKey) return;
     const row = state.focused ? byId(state.focused) : null;
     if (e.altKey && (e.key === "ArrowUp" || e.key === "ArrowDown")) {
       e.preventDefault();
@@ -90,7 +92,8 @@ export function bindInput(panel) {
       case "a": state.view = "main"; setFilter({ awaiting: !state.filter.awaiting }); break;
       case "v": if (state.view === "main") setFilter({ active: !state.filter.active }); break;
       case "c": if (state.view === "main") {
-        const order = [...document.querySelectorAll("[data-provider]")].map((b) => b.dataset.provider);
+        const choices = clientChoices();  // all, then each client the bar shows
+        const order = choices.length ? choices : ["all"];
         setFilter({ provider: order[(order.indexOf(state.filter.provider) + 1) % order.length] });
       } break;
       case "h": toggleHidden(); break;
