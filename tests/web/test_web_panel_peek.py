@@ -113,7 +113,8 @@ def test_the_peeks_answers_follow_the_live_row(tmp_path, browser) -> None:
         hook(env, SESSION, "PostToolUse", **tool)  # approved in the pane: the tool ran
 
         page.locator("#peek-answers").wait_for(state="hidden", timeout=15_000)
-        assert "working" in page.locator("#peek-title").inner_text().lower()
+        title = page.locator("#peek-title").inner_text()
+        assert "Thinking" in title and "permission" not in title.lower()  # working, between its tools
         hook(env, SESSION, "PermissionRequest", **{**tool, "tool_use_id": "toolu_2", "tool_name": "Write"})
         page.locator("#peek-answers").wait_for(state="visible", timeout=15_000)
     finally:
