@@ -12,7 +12,7 @@ import re
 
 import click
 
-from lunavect.cli.common import Failure, fresh_store, open_store, session_key
+from lunavect.cli.common import Failure, complete_session, fresh_store, open_store, session_key
 from lunavect.core.terminal_text import clean
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
@@ -50,7 +50,7 @@ def _arrange_command(action: str, help_text: str) -> click.Command:
     """A command that does one of the panel's row actions to the session it names."""
 
     @click.command(action, help=help_text)
-    @click.argument("session")
+    @click.argument("session", shell_complete=complete_session)
     def command(session: str) -> None:
         _arrange(action, session)
 
@@ -73,9 +73,13 @@ undismiss_command = _arrange_command(
 
 
 @click.command("move")
-@click.argument("session")
-@click.option("--before", "before", metavar="ID", help="Put the session just above this one.")
-@click.option("--after", "after", metavar="ID", help="Put the session just below this one.")
+@click.argument("session", shell_complete=complete_session)
+@click.option(
+    "--before", "before", metavar="ID", shell_complete=complete_session, help="Put the session just above this one."
+)
+@click.option(
+    "--after", "after", metavar="ID", shell_complete=complete_session, help="Put the session just below this one."
+)
 def move_command(session: str, before: str | None, after: str | None) -> None:
     """Change a session's place in the list (within the pinned rows, or within the others)."""
     from lunavect.listing import arrangement
@@ -97,7 +101,7 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
 
 
 @click.command("resume")
-@click.argument("session")
+@click.argument("session", shell_complete=complete_session)
 @click.option("--print", "print_only", is_flag=True, help="Print the command instead of running it.")
 def resume_command(session: str, print_only: bool) -> None:
     """Resume a session in its client, in its project folder, or attach to one its client runs in the background

@@ -71,6 +71,28 @@ def fresh_store() -> sqlite3.Connection:
     return conn
 
 
+def complete_session(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """A session id argument's shell completion (`lunavect completion`): the stored sessions whose id begins with
+    what is typed, each with its state and title. Cheap and silent: it reads the store only if there is one,
+    starts no collector, and a store it cannot read completes nothing rather than print a traceback."""
+    from click.shell_completion import CompletionItem
+
+    from lunavect import paths, store
+    from lunavect.listing.arrangement import candidates
+
+    if not paths.store_path().is_file():
+        return []
+    try:
+        conn = store.connect()
+        try:
+            found = candidates(conn, incomplete)
+        finally:
+            conn.close()
+    except (store.StoreError, OSError, sqlite3.Error):
+        return []
+    return [CompletionItem(word, help=clean(about, 80)) for word, about in found]
+
+
 def session_key(conn: sqlite3.Connection, text: str) -> str:
     """The stored session a person names on the command line (see `arrangement.resolve_id`), or a Failure."""
     from lunavect.listing.arrangement import ArrangeError, resolve_id

@@ -13,7 +13,7 @@ import sqlite3
 import click
 import msgspec
 
-from lunavect.cli.common import Failure, fresh_store, print_outcome, session_key
+from lunavect.cli.common import Failure, complete_session, fresh_store, print_outcome, session_key
 
 RESUME_IN = click.option(
     "--resume-in",
@@ -52,7 +52,7 @@ def open_key(conn: sqlite3.Connection, key: str, named: str, resume_in: str | No
 
 
 @click.command("open")
-@click.argument("session_id", metavar="ID")
+@click.argument("session_id", metavar="ID", shell_complete=complete_session)
 @RESUME_IN
 @AS_JSON
 def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:

@@ -53,6 +53,7 @@ COMMAND_HOMES: dict[str, str] = {
     "doctor": "doctor",
     "usage": "usage",
     "editors": "editors",
+    "completion": "completion",
 }
 # Every module of lunavect.cli that contributes commands.
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMAND_HOMES.values()))
