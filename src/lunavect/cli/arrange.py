@@ -85,7 +85,7 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
     from lunavect.listing import arrangement
 
     if (before is None) == (after is None):
-        raise Failure("give exactly one of --before ID or --after ID")
+        raise click.UsageError("give exactly one of --before ID or --after ID")
     conn = fresh_store()
     key = session_key(conn, session)
     target = session_key(conn, before or after or "")
@@ -153,13 +153,16 @@ def resume_command(session: str, print_only: bool) -> None:
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in `90`, `30m`, `8h`, `1d` or `2w`, bounded to what automatic hiding can mean."""
+    """Seconds in `90`, `30m`, `8h`, `1d` or `2w`, bounded to what automatic hiding can mean (a bad one is bad
+    usage: exit 2)."""
     match = _DURATION_RE.match(text.lower())
     if not match:
-        raise Failure(f"not a duration: {text!r} (try 30m, 8h, 1d or 2w)")
+        raise click.BadParameter(f"not a duration: {text[:40]!r} (try 30m, 8h, 1d or 2w)", param_hint="INTERVAL")
     seconds = float(match.group(1)) * _UNIT_S[match.group(2)]
     if not AUTO_HIDE_MIN_S <= seconds <= AUTO_HIDE_MAX_S:
-        raise Failure(f"the interval must be between 1m and 365d, not {text.strip()[:40]!r}")
+        raise click.BadParameter(
+            f"the interval must be between 1m and 365d, not {text.strip()[:40]!r}", param_hint="INTERVAL"
+        )
     return seconds
 
 

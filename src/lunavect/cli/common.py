@@ -24,6 +24,22 @@ class Failure(click.ClickException):
         click.echo(f"lunavect: {clean(self.format_message(), MESSAGE_LIMIT)}", err=True)
 
 
+class BadUsage(click.ClickException):
+    """Bad usage (an unknown option, a value an option cannot take), said as one line like every other failure,
+    with where the command's help is, and exit code 2: click's own usage errors, and lunavect's checks of a value
+    (`click.BadParameter`, `click.UsageError`), all come through here (`root.LunavectGroup`)."""
+
+    exit_code = 2
+
+    def __init__(self, error: click.UsageError) -> None:
+        super().__init__(error.format_message())
+        self.where = error.ctx.command_path if error.ctx is not None else "lunavect"
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        text = clean(self.format_message(), MESSAGE_LIMIT)
+        click.echo(f"lunavect: {text} (see `{clean(self.where, 80)} -h`)", err=True)
+
+
 def print_outcome(result: Any, as_json: bool, detail: str | None = None) -> None:
     """Say how an action on a session went (`open`, `reply`, `answer`) the one way: as JSON, exiting 1 when it
     did not happen, so that a script can tell; else its message on success, or a one-line failure with `detail`

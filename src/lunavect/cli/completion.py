@@ -14,7 +14,7 @@ COMPLETE_VAR = "_LUNAVECT_COMPLETE"
 
 
 @click.command("completion")
-@click.argument("shell", type=click.Choice(SHELLS))
+@click.argument("shell", metavar="SHELL", type=click.Choice(SHELLS))
 def completion_command(shell: str) -> None:
     """Print the completion script for SHELL: commands, options and session ids complete with Tab.
 

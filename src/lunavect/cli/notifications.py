@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from lunavect.cli.common import Failure, open_store
+from lunavect.cli.common import open_store
 
 
 def _kinds_named(names: tuple[str, ...]) -> list[str]:
@@ -13,7 +13,9 @@ def _kinds_named(names: tuple[str, ...]) -> list[str]:
 
     unknown = [n for n in names if n not in BY_NAME]
     if unknown:
-        raise Failure(f"no notification kind {', '.join(unknown)} (kinds: {', '.join(BY_NAME)})")
+        raise click.BadParameter(
+            f"no notification kind {', '.join(unknown)} (kinds: {', '.join(BY_NAME)})", param_hint="KIND"
+        )
     return list(names)
 
 
@@ -67,7 +69,9 @@ def _percent(text: str) -> float | None:
     except ValueError:
         value = -1.0
     if not 0 < value <= 100:
-        raise Failure(f"--usage-percent takes a number above 0 and at most 100, or off (not {text!r})")
+        raise click.BadParameter(
+            f"takes a number above 0 and at most 100, or off (not {text[:40]!r})", param_hint="'--usage-percent'"
+        )
     return value
 
 
@@ -186,7 +190,7 @@ def set_command(
             try:
                 shlex.split(command)
             except ValueError as exc:
-                raise Failure(f"cannot split the command: {exc}") from None
+                raise click.BadParameter(f"cannot split the command: {exc}", param_hint="'--command'") from None
         current.command = command.strip() or None
     if usage_percent is not None:
         current.usage_percent = _percent(usage_percent)

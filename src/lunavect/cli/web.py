@@ -93,6 +93,11 @@ def web_command(
 
     try:
         listen = server.parse_listen(listen_text or server.DEFAULT_LISTEN)
+    except server.ListenError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--listen'") from None
+    if (tls_cert is None) != (tls_key is None):
+        raise click.UsageError("give both --tls-cert and --tls-key")
+    try:
         server.check_tls(tls_cert, tls_key)
         sock = server.bind(listen)
     except server.ListenError as exc:

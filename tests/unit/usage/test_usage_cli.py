@@ -20,7 +20,7 @@ def test_usage_prints_json_and_text_and_refuses_a_bad_duration(iso_env) -> None:
     assert json.loads(off.stdout)["prices"] is None
     assert json.loads(iso_env.cli("usage", "--json").stdout)["prices"] is None  # kept
     bad = iso_env.cli("usage", "--since", "yesterday")
-    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "--since" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--since" in bad.stderr  # bad usage
 
 
 def test_hooks_install_statusline_wraps_and_uninstall_puts_it_back(iso_env) -> None:
