@@ -55,6 +55,7 @@ COMMAND_HOMES: dict[str, str] = {
     "usage": "usage",
     "editors": "editors",
     "completion": "completion",
+    "paths": "places",
 }
 # Every module of lunavect.cli that contributes commands.
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMAND_HOMES.values()))
