@@ -12,7 +12,15 @@ import re
 
 import click
 
-from lunavect.cli.common import Failure, complete_session, fresh_store, open_store, session_key
+from lunavect.cli.common import (
+    Failure,
+    complete_session,
+    fresh_store,
+    json_option,
+    open_store,
+    print_json,
+    session_key,
+)
 from lunavect.core.terminal_text import clean
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
@@ -23,7 +31,7 @@ AUTO_HIDE_MAX_S = 365 * 86400.0
 _UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
 
 
-def _arrange(action: str, session: str) -> None:
+def _arrange(action: str, session: str, as_json: bool) -> None:
     from lunavect.listing import arrangement
 
     conn = fresh_store()
@@ -40,7 +48,9 @@ def _arrange(action: str, session: str) -> None:
         "dismiss": "dismissed",
         "undismiss": "needs you again",
     }[action]
-    if changed:
+    if as_json:
+        print_json({"id": key, "action": action, "changed": changed})
+    elif changed:
         click.echo(f"{clean(key)}: {past}")
     else:
         click.echo(f"{clean(key)}: already {past if action not in ('unhide', 'undismiss') else 'so'}")
@@ -51,8 +61,9 @@ def _arrange_command(action: str, help_text: str) -> click.Command:
 
     @click.command(action, help=help_text)
     @click.argument("session", shell_complete=complete_session)
-    def command(session: str) -> None:
-        _arrange(action, session)
+    @json_option
+    def command(session: str, as_json: bool) -> None:
+        _arrange(action, session, as_json)
 
     return command
 
@@ -80,7 +91,8 @@ undismiss_command = _arrange_command(
 @click.option(
     "--after", "after", metavar="ID", shell_complete=complete_session, help="Put the session just below this one."
 )
-def move_command(session: str, before: str | None, after: str | None) -> None:
+@json_option
+def move_command(session: str, before: str | None, after: str | None, as_json: bool) -> None:
     """Change a session's place in the list (within the pinned rows, or within the others)."""
     from lunavect.listing import arrangement
 
@@ -96,7 +108,11 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
             changed = arrangement.move_after(conn, key, target)
     except arrangement.ArrangeError as exc:
         raise Failure(str(exc)) from None
-    where = f"{'before' if before is not None else 'after'} {target}"
+    side = "before" if before is not None else "after"
+    if as_json:
+        print_json({"id": key, "action": "move", "changed": changed, side: target})
+        return
+    where = f"{side} {target}"
     click.echo(clean(f"{key}: {'moved' if changed else 'already'} {where}"))
 
 
@@ -175,7 +191,8 @@ def describe_duration(seconds: float) -> str:
 
 @click.command("auto-hide")
 @click.argument("interval", required=False)
-def auto_hide_command(interval: str | None) -> None:
+@json_option
+def auto_hide_command(interval: str | None, as_json: bool) -> None:
     """Show or set automatic hiding: `off`, or hide inactive sessions after e.g. `8h` or `3d`.
 
     Working, waiting and unknown sessions are never hidden automatically.
@@ -188,7 +205,9 @@ def auto_hide_command(interval: str | None) -> None:
         seconds = None if interval.strip().lower() in ("off", "none", "0") else parse_duration(interval)
         arrangement.set_auto_hide_after(conn, seconds)
     current = auto_hide_after(conn)
-    if current is None:
+    if as_json:
+        print_json({"auto_hide_after_s": current})
+    elif current is None:
         click.echo("automatic hiding: off")
     else:
         click.echo(f"automatic hiding: inactive sessions after {describe_duration(current)}")

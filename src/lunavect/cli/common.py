@@ -40,15 +40,26 @@ class BadUsage(click.ClickException):
         click.echo(f"lunavect: {text} (see `{clean(self.where, 80)} -h`)", err=True)
 
 
+def json_option(command: Any) -> Any:
+    """The one `--json` flag every command that reports takes (tests/unit/cli/test_json_everywhere.py checks that
+    each has it and that what it prints parses)."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(command)
+
+
+def print_json(value: Any) -> None:
+    """What a command reports, as one JSON document on stdout (msgspec encodes structs and dates; a path as its text)."""
+    import msgspec
+
+    click.echo(msgspec.json.encode(value, enc_hook=str).decode())
+
+
 def print_outcome(result: Any, as_json: bool, detail: str | None = None) -> None:
     """Say how an action on a session went (`open`, `reply`, `answer`) the one way: as JSON, exiting 1 when it
     did not happen, so that a script can tell; else its message on success, or a one-line failure with `detail`
     (what the person can do about it) in place of the bare message. The message may name a pane's title or a
     folder, so it is cleaned for the terminal."""
     if as_json:
-        import msgspec
-
-        click.echo(msgspec.json.encode(result.as_dict()).decode())
+        print_json(result.as_dict())
         if not result.ok:
             raise SystemExit(1)
         return

@@ -56,3 +56,12 @@ def test_the_help_holds_the_table(iso_env):
     assert "Exit codes:" in text
     for code, meaning in EXIT_CODES:
         assert f"{code} {meaning}" in text
+
+
+def test_the_readme_holds_the_same_table():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| exit code | meaning |") :].split("\n\n")[0]
+    rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
+    assert [(int(code), meaning) for code, meaning in rows] == list(EXIT_CODES)
