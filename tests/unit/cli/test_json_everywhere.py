@@ -53,6 +53,8 @@ RUNS = {
     "unpin": [SESSION],
     "hide": [SESSION],
     "unhide": [SESSION],
+    "dismiss": [SESSION],
+    "undismiss": [SESSION],
     "move": [SESSION, "--before", "claude:bbbb2222"],
     "auto-hide": ["8h"],
     "usage": [],
