@@ -12,9 +12,10 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store, open_store
+from lunavect.core.extras import needs_extra
 from lunavect.core.times import local_text
 
-WEB_MISSING = "the web panel needs its extra: pip install 'lunavect[web]'"
+WEB_MISSING = needs_extra("the web panel", "web")
 
 
 def _web_modules():
