@@ -59,6 +59,12 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
     Prompts, the assistant's text, each tool call (its name and a one-line summary) with a shortened result,
     errors, compaction and background-task events. Sub-agents are kept apart: `--agent` reads one of them.
     Read from the client's own files on demand; nothing of it is stored, logged or synced.
+
+    \b
+    Examples:
+      lunavect show 5e55
+      lunavect show 5e55 --last 50 --follow
+      lunavect show 5e55 --json | jq '.messages[-1]'
     """
     from lunavect.conversation.follow import Follower
     from lunavect.conversation.window import read_window

@@ -16,6 +16,11 @@ def doctor_command(as_json: bool) -> None:
     """Check hooks, events, catalogs, the collector, the store and set-aside files; exits 1 on a problem.
 
     This is the guide's "Settings → Connections": run it when the list looks wrong.
+
+    \b
+    Examples:
+      lunavect doctor
+      lunavect doctor --json | jq '.problems'
     """
     from lunavect.collector import doctor
 

@@ -25,6 +25,12 @@ def status_command(fmt: str, as_json: bool, follow: bool) -> None:
 
     Hidden sessions count (hiding never cancels work). With --follow this is a persistent script for a bar:
     it wakes only when the store changes, never on a timer.
+
+    \b
+    Examples:
+      lunavect status
+      lunavect status --format waybar --follow
+      lunavect status --json
     """
     from lunavect.frontends.bar.formats import RENDERERS
     from lunavect.listing.attention import summarize

@@ -25,7 +25,14 @@ from lunavect.cli.common import fresh_store
     help="Turn estimated costs on or off (kept for the next runs).",
 )
 def usage_command(since: str, by: str, as_json: bool, prices: str | None) -> None:
-    """Print tokens used (from the clients' own files), rate limits, and estimated costs."""
+    """Print tokens used (from the clients' own files), rate limits, and estimated costs.
+
+    \b
+    Examples:
+      lunavect usage
+      lunavect usage --since 30d --by project
+      lunavect usage --by model --json
+    """
     import time
 
     from lunavect.listing.sessions import names

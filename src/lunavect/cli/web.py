@@ -86,7 +86,14 @@ def web_command(
     no_qr: bool,
     allow_peek: bool,
 ) -> None:
-    """Serve the live list to browsers (a phone included): view-only and control links, each with a token."""
+    """Serve the live list to browsers (a phone included): view-only and control links, each with a token.
+
+    \b
+    Examples:
+      lunavect web
+      lunavect web --listen 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem
+      lunavect web tokens new --view
+    """
     if ctx.invoked_subcommand is not None:
         return
     server, _ = _web_modules()
