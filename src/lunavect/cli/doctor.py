@@ -25,6 +25,13 @@ def doctor_command(as_json: bool) -> None:
     from lunavect.collector import doctor
 
     report = doctor.examine()
+    try:
+        from lunavect.frontends.web.connections import h11_problem
+    except ImportError:  # no web extra: no web panel to serve
+        pass
+    else:
+        if (problem := h11_problem()) is not None:
+            report.fallbacks.append(problem)
     if as_json:
         click.echo(msgspec.json.encode(report.as_dict()).decode())
     else:

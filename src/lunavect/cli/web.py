@@ -119,6 +119,10 @@ def web_command(
     new = server.first_tokens(conn)
     conn.close()
     click.echo(f"lunavect web: serving the panel on {url}")
+    from lunavect.frontends.web.connections import h11_problem
+
+    if (problem := h11_problem()) is not None:
+        click.echo(f"  warning: {problem}")
     if not listen.loopback:
         click.echo(f"  listening on {listen.host}, not only this machine: every request needs a token")
         if not tls_cert:
