@@ -161,6 +161,17 @@ def test_the_wheel_is_small_and_depends_on_what_it_names(dists: Dists) -> None:
     assert not any(spec.lower().startswith("zstandard") for spec in required)
 
 
+def test_twine_accepts_the_wheel_and_the_sdist(dists: Dists) -> None:
+    """What PyPI checks of an upload (the README renders as the project's page), as RELEASING.md runs it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(dists.wheel), str(dists.sdist)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_the_man_pages_match_the_help_and_ship_in_the_wheel(dists: Dists) -> None:
     checked = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "manpages.py"), "--check"], capture_output=True, text=True, timeout=120
