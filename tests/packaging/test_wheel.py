@@ -27,6 +27,7 @@ import psutil
 import pytest
 
 import lunavect
+from lunavect.core.clients import ids as client_ids
 
 pytestmark = [pytest.mark.packaging, pytest.mark.xdist_group("wheel")]
 
@@ -290,7 +291,7 @@ def test_the_installed_wheel_runs_the_panel_lists_installs_hooks_and_records_an_
 
     assert json.loads(installed.run("list", "--json").stdout) == []
 
-    installed.run("hooks", "install")
+    installed.run("hooks", "install", *client_ids())
     status = installed.run("hooks", "status").stdout
     assert "installed" in status, status
     settings = json.loads((installed.home / ".claude" / "settings.json").read_text())
