@@ -58,7 +58,7 @@ class PanelScreen(Screen[None]):
         Binding("s", "settings", "Settings"),
         Binding("t", "toggle_usage", "Usage column", show=False),
         Binding("ctrl+z", "undo", "Undo"),
-        Binding("down", "first_row", "First row", show=False),
+        Binding("down,j", "first_row", "First row", show=False),
         Binding("space", "peek", "Peek"),
     ]
 
