@@ -74,7 +74,7 @@ def hooks_install(named: tuple[str, ...], statusline: bool, http: bool) -> None:
         )
     chosen = [face for face in clients.faces() if face.CLIENT.id in named or (not named and face.present())]
     if not chosen:
-        every = " ".join(client.id for client in descriptors.every())
+        every = " ".join(descriptors.ids())
         raise Failure(
             "none of the clients lunavect reads is here (none has its command on PATH or its own folder); "
             f"name the ones to install into: lunavect hooks install {every}"
@@ -84,6 +84,8 @@ def hooks_install(named: tuple[str, ...], statusline: bool, http: bool) -> None:
     data_dir = paths.data_dir()
     for face in clients.faces():
         if face not in chosen:
+            if named:
+                continue  # the person chose: the others are left as they are, without a word
             click.echo(
                 f"{face.CLIENT.id}: skipped, not here (no {_absent(face)}); `lunavect hooks install {face.CLIENT.id}` installs it anyway"
             )
@@ -100,7 +102,9 @@ def hooks_install(named: tuple[str, ...], statusline: bool, http: bool) -> None:
 
 def _absent(face: Face) -> str:
     """What `Face.present` looked for and did not find."""
-    return f"`{face.CLIENT.cli.command}` on PATH, no {face.home()}"
+    from lunavect.core.terminal_text import clean
+
+    return f"`{face.CLIENT.cli.command}` on PATH, no {clean(str(face.home()))}"
 
 
 def _echo(act: Callable[[], list[str]]) -> None:
