@@ -82,9 +82,12 @@ def install_lunavect_hooks(env: dict[str, str]) -> bool:
             return False
     except (ImportError, ValueError):
         return False
+    from lunavect.core.clients import ids as client_ids
+
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "lunavect", "hooks", "install"],
+            # Every client by name: an iso HOME has none of their folders until the client runs.
+            [sys.executable, "-m", "lunavect", "hooks", "install", *client_ids()],
             env=env,
             cwd=env.get("HOME"),
             capture_output=True,

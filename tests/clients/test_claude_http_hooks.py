@@ -32,6 +32,8 @@ from claude_states_scenarios import PERMISSION_DIALOG
 from claude_tmux import IsoHome
 from lunavect_probe import Timeline, http_spool_lines, list_sessions, wait_for, wait_state
 
+from lunavect.core.clients import ids as client_ids
+
 
 def _lunavect(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -50,7 +52,7 @@ def iso_home() -> Iterator[IsoHome]:
     """A fresh temporary HOME with `hooks install --http` (which starts the collector and waits for it)."""
     iso = IsoHome.create()
     try:
-        done = _lunavect(iso.env, "hooks", "install", "--http")
+        done = _lunavect(iso.env, "hooks", "install", *client_ids(), "--http")
         assert done.returncode == 0, done.stderr
         assert "answers" in done.stdout, done.stdout
         iso.lunavect_hooks_installed = True
@@ -205,7 +207,7 @@ def test_a_persons_allow_list_keeps_working_with_lunavects_url_in_it(claude_prin
     # The person allows HTTP hooks to one host of theirs only; installing again adds lunavect's exact URL.
     settings = iso_home.read_claude_settings()
     iso_home.write_claude_settings({**settings, "allowedHttpHookUrls": ["https://hooks.example.com/*"]})
-    done = _lunavect(iso_home.env, "hooks", "install", "--http")
+    done = _lunavect(iso_home.env, "hooks", "install", *client_ids(), "--http")
     assert done.returncode == 0, done.stderr
     allowed = iso_home.read_claude_settings()["allowedHttpHookUrls"]
     assert allowed == ["https://hooks.example.com/*", f"http://127.0.0.1:{_port(iso_home)}/lunavect/hook/claude"]

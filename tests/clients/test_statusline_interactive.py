@@ -23,6 +23,8 @@ from anthropic_server import AnthropicServer, text
 from claude_tmux import SUBSCRIPTION
 from codex_harness import lunavect
 
+from lunavect.core.clients import ids as client_ids
+
 MARK = "◆mine"
 # The person's status line: coloured, built from fields that are the same in two sessions of this test; it
 # also keeps each input it gets (the person's own file), so the test sees what the client passed.
@@ -123,9 +125,9 @@ def test_the_person_s_status_line_is_the_same_on_screen_with_the_wrapper(
     without = _session(claude_tmux, model_server, headers)
     seen_without = _inputs(inputs)
 
-    assert lunavect(env, "hooks", "install").returncode == 0
+    assert lunavect(env, "hooks", "install", *client_ids()).returncode == 0
     hooks_only = iso_home.claude_settings.read_bytes()
-    done = lunavect(env, "hooks", "install", "--statusline")
+    done = lunavect(env, "hooks", "install", *client_ids(), "--statusline")
     assert done.returncode == 0, done.stderr
     wrapped = json.loads(iso_home.claude_settings.read_text())["statusLine"]
     assert "lunavect.shim.statusline" in wrapped["command"] and wrapped["padding"] == 1
@@ -166,7 +168,7 @@ def test_a_subscription_s_rate_limits_are_recorded_exactly(claude_tmux, model_se
         "seven_day": {"resets_at": seven_day, "used_percentage": 8},
     }
     assert _plain(without).endswith("limits " + json.dumps(passed, sort_keys=True)), without
-    assert lunavect(env, "hooks", "install", "--statusline").returncode == 0
+    assert lunavect(env, "hooks", "install", *client_ids(), "--statusline").returncode == 0
     with_lunavect = _session(claude_tmux, model_server, headers, SUBSCRIPTION, expect="five_hour")
     assert with_lunavect == without
     assert _inputs(inputs)[-1]["rate_limits"] == passed
@@ -195,7 +197,7 @@ def test_the_windows_say_how_long_they_last_at_the_pace_of_the_last_hour(
     its history, numbers only, and every front end that shows the windows says the verdict."""
     env = dict(iso_home.env)
     _write_person_s_settings(iso_home)
-    assert lunavect(env, "hooks", "install", "--statusline").returncode == 0
+    assert lunavect(env, "hooks", "install", *client_ids(), "--statusline").returncode == 0
     now = int(time.time())
     five_hour, seven_day = now + 3 * 3600, now + 5 * 86400
     first = {**_headers(five_hour, seven_day), "anthropic-ratelimit-unified-5h-utilization": "0.12"}

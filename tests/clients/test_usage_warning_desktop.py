@@ -18,6 +18,8 @@ from codex_harness import codex_env, lunavect, run_exec, write_config
 from notifications_support import Collector
 from responses_server import ResponsesServer, message
 
+from lunavect.core.clients import ids as client_ids
+
 FIVE_H = 300
 SEVEN_D = 10080
 
@@ -97,7 +99,7 @@ def test_claude_code_s_window_past_90_percent_warns(claude_tmux, model_server, i
     from anthropic_server import text
 
     env = {**iso_home.env, **desktop.env}
-    assert lunavect(env, "hooks", "install", "--statusline").returncode == 0
+    assert lunavect(env, "hooks", "install", *client_ids(), "--statusline").returncode == 0
     now = int(time.time())
     step = text("Answered.")
     step.headers = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import psutil
 import pytest
 
 import lunavect
+from lunavect.core.clients import ids as client_ids
 
 pytestmark = [pytest.mark.packaging, pytest.mark.xdist_group("wheel")]
 
@@ -131,6 +133,55 @@ def test_the_wheel_metadata_carries_the_version_license_and_urls(dists: Dists) -
     assert "\nLicense-Expression: MIT\n" in metadata
     assert "\nProject-URL: Changelog, " in metadata
     assert "\nClassifier: Environment :: Console\n" in metadata
+
+
+# The wheel today is about 0.8 MB; a file that should not ship (a build folder, a screenshot, a client's
+# binary) would pass this at once.
+WHEEL_MAX_BYTES = 1_500_000
+# What installing lunavect installs besides itself, by name: a new dependency is a decision (zstandard, 24 MB,
+# was half of the install before the standard library's zstd and its backport replaced it).
+DEPENDENCIES = {
+    "click",
+    "msgspec",
+    "psutil",
+    "watchfiles",
+    "textual",
+    "backports.zstd",
+    "desktop-notifier",
+    "websockets",
+}
+
+
+def test_the_wheel_is_small_and_depends_on_what_it_names(dists: Dists) -> None:
+    assert dists.wheel.stat().st_size < WHEEL_MAX_BYTES
+    with zipfile.ZipFile(dists.wheel) as wheel:
+        metadata = wheel.read(f"lunavect-{lunavect.__version__}.dist-info/METADATA").decode()
+    required = [line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    runtime = {re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0] for spec in required if "extra ==" not in spec}
+    assert runtime == DEPENDENCIES
+    assert not any(spec.lower().startswith("zstandard") for spec in required)
+
+
+def test_twine_accepts_the_wheel_and_the_sdist(dists: Dists) -> None:
+    """What PyPI checks of an upload (the README renders as the project's page), as RELEASING.md runs it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(dists.wheel), str(dists.sdist)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_man_pages_match_the_help_and_ship_in_the_wheel(dists: Dists) -> None:
+    checked = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "manpages.py"), "--check"], capture_output=True, text=True, timeout=120
+    )
+    assert checked.returncode == 0, checked.stderr
+    with zipfile.ZipFile(dists.wheel) as wheel:
+        pages = {name.rsplit("/", 1)[1] for name in wheel.namelist() if "/share/man/man1/" in name}
+    assert {"lunavect.1", "lunavect-paths.1", "lunavect-hooks-install.1"} <= pages
+    assert pages == {page.name for page in (ROOT / "man" / "man1").glob("*.1")}
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +291,7 @@ def test_the_installed_wheel_runs_the_panel_lists_installs_hooks_and_records_an_
 
     assert json.loads(installed.run("list", "--json").stdout) == []
 
-    installed.run("hooks", "install")
+    installed.run("hooks", "install", *client_ids())
     status = installed.run("hooks", "status").stdout
     assert "installed" in status, status
     settings = json.loads((installed.home / ".claude" / "settings.json").read_text())
@@ -277,6 +328,14 @@ def test_the_installed_wheel_runs_the_panel_lists_installs_hooks_and_records_an_
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_a_fresh_install_answers_version_paths_and_completion(installed: Installed) -> None:
+    assert installed.run("--version").stdout.strip() == f"lunavect, version {lunavect.__version__}"
+    places = json.loads(installed.run("paths", "--json").stdout)
+    assert places["data"] == installed.env["LUNAVECT_HOME"]
+    assert "_lunavect_completion" in installed.run("completion", "bash").stdout
+    assert (installed.venv / "share" / "man" / "man1" / "lunavect.1").is_file()
+
+
 def test_the_installed_console_script_completes_in_bash(installed: Installed) -> None:
     """The completion script click writes for the installed `lunavect`, loaded into a real bash."""
     source = subprocess.run(

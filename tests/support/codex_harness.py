@@ -28,6 +28,8 @@ from lunavect_probe import installed_lunavect as lunavect
 from lunavect_probe import listed, wait_listed
 from responses_server import API_KEY_ENV, ResponsesServer, exec_command, input_contains, message
 
+from lunavect.core.clients import ids as client_ids
+
 #: The TUI's input prompt is drawn (its placeholder or the typed text after "›").
 READY_RE = re.compile(r"^› ", re.M)
 
@@ -58,7 +60,7 @@ def write_config(
 
 def install_hooks(env: dict[str, str]) -> str:
     """`lunavect hooks install` with Codex findable: installs and trusts lunavect's Codex hooks."""
-    proc = lunavect(env, "hooks", "install")
+    proc = lunavect(env, "hooks", "install", *client_ids())
     assert proc.returncode == 0, proc.stderr
     assert "codex: " in proc.stdout and "(trusted)" in proc.stdout, proc.stdout
     return proc.stdout

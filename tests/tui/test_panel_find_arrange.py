@@ -126,6 +126,18 @@ async def test_up_down_move_focus_and_escape_clears_it(conn, make_app):
 
 
 @pilot_test
+async def test_j_and_k_move_focus_as_down_and_up_do(conn, make_app):
+    async with open_on_three(conn, make_app) as (app, pilot):
+        session_list = app.query_one("#sessions", SessionList)
+        await pilot.press("j")  # from nowhere, to the first row, as Down
+        assert app.focused is session_list and session_list.current.id == "claude:n1"
+        await pilot.press("j", "j", "j")
+        assert session_list.current.id == "codex:n3"
+        await pilot.press("k")
+        assert session_list.current.id == "claude:n2"
+
+
+@pilot_test
 async def test_alt_up_and_down_move_the_row_in_the_store(conn, make_app):
     async with open_on_three(conn, make_app) as (app, pilot):
         session_list = app.query_one("#sessions", SessionList)

@@ -94,3 +94,17 @@ def test_seven_clients_compact_choice_open(conn, make_app, snap_compare, monkeyp
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=open_choice)
+
+
+def test_the_keys_screen(conn, make_app, snap_compare):
+    many(conn)
+    assert snap_compare(make_app(), terminal_size=(120, 40), press=["question_mark"])
+
+
+def test_many_sessions_in_a_light_theme(conn, make_app, snap_compare):
+    """The person's theme, kept in the store: the panel in Textual's light theme."""
+    from lunavect.frontends.tui import preferences
+
+    many(conn)
+    preferences.keep_theme(conn, "textual-light")
+    assert snap_compare(make_app(), terminal_size=SIZE, press=["down", "down"])

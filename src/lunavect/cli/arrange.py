@@ -12,7 +12,15 @@ import re
 
 import click
 
-from lunavect.cli.common import Failure, fresh_store, open_store, session_key
+from lunavect.cli.common import (
+    Failure,
+    complete_session,
+    fresh_store,
+    json_option,
+    open_store,
+    print_json,
+    session_key,
+)
 from lunavect.core.terminal_text import clean
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
@@ -23,7 +31,7 @@ AUTO_HIDE_MAX_S = 365 * 86400.0
 _UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
 
 
-def _arrange(action: str, session: str) -> None:
+def _arrange(action: str, session: str, as_json: bool) -> None:
     from lunavect.listing import arrangement
 
     conn = fresh_store()
@@ -40,7 +48,9 @@ def _arrange(action: str, session: str) -> None:
         "dismiss": "dismissed",
         "undismiss": "needs you again",
     }[action]
-    if changed:
+    if as_json:
+        print_json({"id": key, "action": action, "changed": changed})
+    elif changed:
         click.echo(f"{clean(key)}: {past}")
     else:
         click.echo(f"{clean(key)}: already {past if action not in ('unhide', 'undismiss') else 'so'}")
@@ -50,9 +60,10 @@ def _arrange_command(action: str, help_text: str) -> click.Command:
     """A command that does one of the panel's row actions to the session it names."""
 
     @click.command(action, help=help_text)
-    @click.argument("session")
-    def command(session: str) -> None:
-        _arrange(action, session)
+    @click.argument("session", shell_complete=complete_session)
+    @json_option
+    def command(session: str, as_json: bool) -> None:
+        _arrange(action, session, as_json)
 
     return command
 
@@ -73,15 +84,20 @@ undismiss_command = _arrange_command(
 
 
 @click.command("move")
-@click.argument("session")
-@click.option("--before", "before", metavar="ID", help="Put the session just above this one.")
-@click.option("--after", "after", metavar="ID", help="Put the session just below this one.")
-def move_command(session: str, before: str | None, after: str | None) -> None:
+@click.argument("session", shell_complete=complete_session)
+@click.option(
+    "--before", "before", metavar="ID", shell_complete=complete_session, help="Put the session just above this one."
+)
+@click.option(
+    "--after", "after", metavar="ID", shell_complete=complete_session, help="Put the session just below this one."
+)
+@json_option
+def move_command(session: str, before: str | None, after: str | None, as_json: bool) -> None:
     """Change a session's place in the list (within the pinned rows, or within the others)."""
     from lunavect.listing import arrangement
 
     if (before is None) == (after is None):
-        raise Failure("give exactly one of --before ID or --after ID")
+        raise click.UsageError("give exactly one of --before ID or --after ID")
     conn = fresh_store()
     key = session_key(conn, session)
     target = session_key(conn, before or after or "")
@@ -92,12 +108,16 @@ def move_command(session: str, before: str | None, after: str | None) -> None:
             changed = arrangement.move_after(conn, key, target)
     except arrangement.ArrangeError as exc:
         raise Failure(str(exc)) from None
-    where = f"{'before' if before is not None else 'after'} {target}"
+    side = "before" if before is not None else "after"
+    if as_json:
+        print_json({"id": key, "action": "move", "changed": changed, side: target})
+        return
+    where = f"{side} {target}"
     click.echo(clean(f"{key}: {'moved' if changed else 'already'} {where}"))
 
 
 @click.command("resume")
-@click.argument("session")
+@click.argument("session", shell_complete=complete_session)
 @click.option("--print", "print_only", is_flag=True, help="Print the command instead of running it.")
 def resume_command(session: str, print_only: bool) -> None:
     """Resume a session in its client, in its project folder, or attach to one its client runs in the background
@@ -149,13 +169,16 @@ def resume_command(session: str, print_only: bool) -> None:
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in `90`, `30m`, `8h`, `1d` or `2w`, bounded to what automatic hiding can mean."""
+    """Seconds in `90`, `30m`, `8h`, `1d` or `2w`, bounded to what automatic hiding can mean (a bad one is bad
+    usage: exit 2)."""
     match = _DURATION_RE.match(text.lower())
     if not match:
-        raise Failure(f"not a duration: {text!r} (try 30m, 8h, 1d or 2w)")
+        raise click.BadParameter(f"not a duration: {text[:40]!r} (try 30m, 8h, 1d or 2w)", param_hint="INTERVAL")
     seconds = float(match.group(1)) * _UNIT_S[match.group(2)]
     if not AUTO_HIDE_MIN_S <= seconds <= AUTO_HIDE_MAX_S:
-        raise Failure(f"the interval must be between 1m and 365d, not {text.strip()[:40]!r}")
+        raise click.BadParameter(
+            f"the interval must be between 1m and 365d, not {text.strip()[:40]!r}", param_hint="INTERVAL"
+        )
     return seconds
 
 
@@ -168,7 +191,8 @@ def describe_duration(seconds: float) -> str:
 
 @click.command("auto-hide")
 @click.argument("interval", required=False)
-def auto_hide_command(interval: str | None) -> None:
+@json_option
+def auto_hide_command(interval: str | None, as_json: bool) -> None:
     """Show or set automatic hiding: `off`, or hide inactive sessions after e.g. `8h` or `3d`.
 
     Working, waiting and unknown sessions are never hidden automatically.
@@ -181,7 +205,9 @@ def auto_hide_command(interval: str | None) -> None:
         seconds = None if interval.strip().lower() in ("off", "none", "0") else parse_duration(interval)
         arrangement.set_auto_hide_after(conn, seconds)
     current = auto_hide_after(conn)
-    if current is None:
+    if as_json:
+        print_json({"auto_hide_after_s": current})
+    elif current is None:
         click.echo("automatic hiding: off")
     else:
         click.echo(f"automatic hiding: inactive sessions after {describe_duration(current)}")

@@ -24,15 +24,42 @@ class Failure(click.ClickException):
         click.echo(f"lunavect: {clean(self.format_message(), MESSAGE_LIMIT)}", err=True)
 
 
+class BadUsage(click.ClickException):
+    """Bad usage (an unknown option, a value an option cannot take), said as one line like every other failure,
+    with where the command's help is, and exit code 2: click's own usage errors, and lunavect's checks of a value
+    (`click.BadParameter`, `click.UsageError`), all come through here (`root.LunavectGroup`)."""
+
+    exit_code = 2
+
+    def __init__(self, error: click.UsageError) -> None:
+        super().__init__(error.format_message())
+        self.where = error.ctx.command_path if error.ctx is not None else "lunavect"
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        text = clean(self.format_message(), MESSAGE_LIMIT)
+        click.echo(f"lunavect: {text} (see `{clean(self.where, 80)} -h`)", err=True)
+
+
+def json_option(command: Any) -> Any:
+    """The one `--json` flag every command that reports takes (tests/unit/cli/test_json_everywhere.py checks that
+    each has it and that what it prints parses)."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(command)
+
+
+def print_json(value: Any) -> None:
+    """What a command reports, as one JSON document on stdout (msgspec encodes structs and dates; a path as its text)."""
+    import msgspec
+
+    click.echo(msgspec.json.encode(value, enc_hook=str).decode())
+
+
 def print_outcome(result: Any, as_json: bool, detail: str | None = None) -> None:
     """Say how an action on a session went (`open`, `reply`, `answer`) the one way: as JSON, exiting 1 when it
     did not happen, so that a script can tell; else its message on success, or a one-line failure with `detail`
     (what the person can do about it) in place of the bare message. The message may name a pane's title or a
     folder, so it is cleaned for the terminal."""
     if as_json:
-        import msgspec
-
-        click.echo(msgspec.json.encode(result.as_dict()).decode())
+        print_json(result.as_dict())
         if not result.ok:
             raise SystemExit(1)
         return
@@ -69,6 +96,28 @@ def fresh_store() -> sqlite3.Connection:
     except OSError as exc:
         raise Failure(f"cannot start the collector: {exc}") from None
     return conn
+
+
+def complete_session(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[Any]:
+    """A session id argument's shell completion (`lunavect completion`): the stored sessions whose id begins with
+    what is typed, each with its state and title. Cheap and silent: it reads the store only if there is one,
+    starts no collector, and a store it cannot read completes nothing rather than print a traceback."""
+    from click.shell_completion import CompletionItem
+
+    from lunavect import paths, store
+    from lunavect.listing.arrangement import candidates
+
+    if not paths.store_path().is_file():
+        return []
+    try:
+        conn = store.connect()
+        try:
+            found = candidates(conn, incomplete)
+        finally:
+            conn.close()
+    except (store.StoreError, OSError, sqlite3.Error):
+        return []
+    return [CompletionItem(word, help=clean(about, 80)) for word, about in found]
 
 
 def session_key(conn: sqlite3.Connection, text: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import click
 import msgspec
 
-from lunavect.cli.common import Failure, fresh_store, print_outcome, session_key
+from lunavect.cli.common import Failure, complete_session, fresh_store, print_outcome, session_key
 
 # How often a follow looks for appended records: the file's size is compared, nothing more, when idle.
 FOLLOW_POLL_S = 0.2
@@ -48,7 +48,7 @@ def _print(messages: list[Any], as_json: bool, skipped: int = 0, **extra: object
 
 
 @click.command("show")
-@click.argument("session_id", metavar="ID")
+@click.argument("session_id", metavar="ID", shell_complete=complete_session)
 @click.option("--last", "last", default=20, show_default=True, type=click.IntRange(1, 1000), help="How many messages.")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new and changed messages until interrupted.")
 @click.option("--agent", metavar="AGENT_ID", help="A Claude Code sub-agent's own conversation (see --json).")
@@ -59,6 +59,12 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
     Prompts, the assistant's text, each tool call (its name and a one-line summary) with a shortened result,
     errors, compaction and background-task events. Sub-agents are kept apart: `--agent` reads one of them.
     Read from the client's own files on demand; nothing of it is stored, logged or synced.
+
+    \b
+    Examples:
+      lunavect show 5e55
+      lunavect show 5e55 --last 50 --follow
+      lunavect show 5e55 --json | jq '.messages[-1]'
     """
     from lunavect.conversation.follow import Follower
     from lunavect.conversation.window import read_window
@@ -97,7 +103,7 @@ def show_command(session_id: str, last: int, follow: bool, agent: str | None, as
 
 
 @click.command("reply")
-@click.argument("session_id", metavar="ID")
+@click.argument("session_id", metavar="ID", shell_complete=complete_session)
 @click.argument("text")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 def reply_command(session_id: str, text: str, as_json: bool) -> None:
@@ -115,7 +121,7 @@ def reply_command(session_id: str, text: str, as_json: bool) -> None:
 
 
 @click.command("answer")
-@click.argument("session_id", metavar="ID")
+@click.argument("session_id", metavar="ID", shell_complete=complete_session)
 @click.argument("choice", type=click.Choice(["allow", "allow-always", "deny"]))
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 def answer_command(session_id: str, choice: str, as_json: bool) -> None:

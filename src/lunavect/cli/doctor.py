@@ -16,10 +16,22 @@ def doctor_command(as_json: bool) -> None:
     """Check hooks, events, catalogs, the collector, the store and set-aside files; exits 1 on a problem.
 
     This is the guide's "Settings → Connections": run it when the list looks wrong.
+
+    \b
+    Examples:
+      lunavect doctor
+      lunavect doctor --json | jq '.problems'
     """
     from lunavect.collector import doctor
 
     report = doctor.examine()
+    try:
+        from lunavect.frontends.web.connections import h11_problem
+    except ImportError:  # no web extra: no web panel to serve
+        pass
+    else:
+        if (problem := h11_problem()) is not None:
+            report.fallbacks.append(problem)
     if as_json:
         click.echo(msgspec.json.encode(report.as_dict()).decode())
     else:

@@ -41,6 +41,7 @@ def hooks() -> None:
 
 
 @hooks.command("install")
+@click.argument("named", nargs=-1, metavar="[CLIENT]...")
 @click.option(
     "--statusline",
     is_flag=True,
@@ -51,17 +52,44 @@ def hooks() -> None:
     is_flag=True,
     help="Send Claude Code's tool events to the collector as HTTP hooks (needs the collector running).",
 )
-def hooks_install(statusline: bool, http: bool) -> None:
-    """Add lunavect's hooks to every client lunavect reads, keeping every other setting as it is."""
+def hooks_install(named: tuple[str, ...], statusline: bool, http: bool) -> None:
+    """Add lunavect's hooks to the clients you have (their command on PATH or their folder here), or to those
+    named, keeping every other setting as it is. A client you do not have is skipped: no folder is made for it.
+
+    \b
+    Examples:
+      lunavect hooks install
+      lunavect hooks install claude codex
+      lunavect hooks install --statusline
+    """
     from lunavect import clients, paths
     from lunavect.clients import claude
     from lunavect.install.command import describe_target
     from lunavect.listener import service as hook_service
 
+    unknown = [name for name in named if name not in descriptors.ids()]
+    if unknown:  # checked here, not by a click.Choice fixed at import: the clients are the descriptors' now
+        raise click.BadParameter(
+            f"no client {', '.join(unknown)} (clients: {', '.join(descriptors.ids())})", param_hint="CLIENT"
+        )
+    chosen = [face for face in clients.faces() if face.CLIENT.id in named or (not named and face.present())]
+    if not chosen:
+        every = " ".join(descriptors.ids())
+        raise Failure(
+            "none of the clients lunavect reads is here (none has its command on PATH or its own folder); "
+            f"name the ones to install into: lunavect hooks install {every}"
+        )
     if statusline:
         _install_statusline(claude.settings_path())
     data_dir = paths.data_dir()
     for face in clients.faces():
+        if face not in chosen:
+            if named:
+                continue  # the person chose: the others are left as they are, without a word
+            click.echo(
+                f"{face.CLIENT.id}: skipped, not here (no {_absent(face)}); `lunavect hooks install {face.CLIENT.id}` installs it anyway"
+            )
+            continue
         client = face.CLIENT
         if http and client.install.http_hooks:
             _install_http(face, data_dir)
@@ -70,6 +98,13 @@ def hooks_install(statusline: bool, http: bool) -> None:
         if client.install.http_hooks and hook_service.unconfigure(data_dir):
             click.echo(f"{client.id}: HTTP hooks replaced by the command shim")
     click.echo(describe_target())
+
+
+def _absent(face: Face) -> str:
+    """What `Face.present` looked for and did not find."""
+    from lunavect.core.terminal_text import clean
+
+    return f"`{face.CLIENT.cli.command}` on PATH, no {clean(str(face.home()))}"
 
 
 def _echo(act: Callable[[], list[str]]) -> None:

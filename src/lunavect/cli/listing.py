@@ -15,7 +15,14 @@ from lunavect.cli.common import empty_explanation, fresh_store
 @click.option("--all", "include_hidden", is_flag=True, help="Include hidden sessions.")
 @click.option("--host", "host", metavar="NAME", help="Only the sessions of this host (see `lunavect sync`).")
 def list_command(as_json: bool, include_hidden: bool, host: str | None) -> None:
-    """Print the sessions and their states."""
+    """Print the sessions and their states.
+
+    \b
+    Examples:
+      lunavect list
+      lunavect list --all --host laptop
+      lunavect list --json | jq -r '.[] | select(.state == "permission") | .id'
+    """
     from lunavect.listing.sessions import read_sessions
 
     conn = fresh_store()

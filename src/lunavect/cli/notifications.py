@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from lunavect.cli.common import Failure, open_store
+from lunavect.cli.common import json_option, open_store, print_json
 
 
 def _kinds_named(names: tuple[str, ...]) -> list[str]:
@@ -13,11 +13,13 @@ def _kinds_named(names: tuple[str, ...]) -> list[str]:
 
     unknown = [n for n in names if n not in BY_NAME]
     if unknown:
-        raise Failure(f"no notification kind {', '.join(unknown)} (kinds: {', '.join(BY_NAME)})")
+        raise click.BadParameter(
+            f"no notification kind {', '.join(unknown)} (kinds: {', '.join(BY_NAME)})", param_hint="KIND"
+        )
     return list(names)
 
 
-def _switch(on: bool, names: tuple[str, ...]) -> None:
+def _switch(on: bool, names: tuple[str, ...], as_json: bool) -> None:
     from lunavect.notify import settings as ns
 
     conn = open_store()
@@ -31,13 +33,21 @@ def _switch(on: bool, names: tuple[str, ...]) -> None:
         if on:
             current.enabled = True
     ns.save(conn, current)
-    click.echo(_describe(current))
+    _say(current, as_json)
 
 
 def _all_kinds() -> list[str]:
     from lunavect.notify.kinds import KINDS
 
     return [k.name for k in KINDS]
+
+
+def _say(settings: object, as_json: bool) -> None:
+    """The settings as the person reads them, or as JSON (the store's own fields)."""
+    if as_json:
+        print_json(settings)
+    else:
+        click.echo(_describe(settings))
 
 
 def _describe(s: object) -> str:
@@ -67,7 +77,9 @@ def _percent(text: str) -> float | None:
     except ValueError:
         value = -1.0
     if not 0 < value <= 100:
-        raise Failure(f"--usage-percent takes a number above 0 and at most 100, or off (not {text!r})")
+        raise click.BadParameter(
+            f"takes a number above 0 and at most 100, or off (not {text[:40]!r})", param_hint="'--usage-percent'"
+        )
     return value
 
 
@@ -83,40 +95,57 @@ def notifications() -> None:
 
 @notifications.command("on")
 @click.argument("kinds", nargs=-1, metavar="[KIND]...")
-def on_command(kinds: tuple[str, ...]) -> None:
+@json_option
+def on_command(kinds: tuple[str, ...], as_json: bool) -> None:
     """Turn notifications on, or only the named kinds (ready, permission, input, error, stale)."""
-    _switch(True, kinds)
+    _switch(True, kinds, as_json)
 
 
 @notifications.command("off")
 @click.argument("kinds", nargs=-1, metavar="[KIND]...")
-def off_command(kinds: tuple[str, ...]) -> None:
+@json_option
+def off_command(kinds: tuple[str, ...], as_json: bool) -> None:
     """Turn notifications off, or only the named kinds (ready, permission, input, error, stale)."""
-    _switch(False, kinds)
+    _switch(False, kinds, as_json)
 
 
 @notifications.command("status")
-def status_command() -> None:
+@json_option
+def status_command(as_json: bool) -> None:
     """The settings, whether a collector runs to send them, and the latest notifications: sent, or failed and
     why."""
+    import os
+
     from lunavect.collector import process as collector_process
     from lunavect.core.terminal_text import clean
     from lunavect.core.times import local_text
+    from lunavect.install import service
     from lunavect.notify import sent
     from lunavect.notify import settings as ns
 
     conn = open_store()
-    click.echo(_describe(ns.load(conn)))
-    import os
-
-    from lunavect.install import service
-
     running = collector_process.is_running()
+    answer = service.status(dict(os.environ))
+    if as_json:
+        recent = [
+            {"key": d.key, "kind": d.kind, "at": d.at, "outcome": d.outcome, "reason": d.reason}
+            for d in sent.recent(conn, 5)
+        ]
+        print_json(
+            {
+                "settings": ns.load(conn),
+                "collector_running": running,
+                "service": {"ok": answer.ok, "message": answer.message, "path": answer.path},
+                "sent": recent,
+            }
+        )
+        return
+    click.echo(_describe(ns.load(conn)))
     click.echo(
         "collector: "
         + ("running (it sends the notifications)" if running else "not running: nothing is sent until one starts")
     )
-    click.echo(f"service: {service.status(dict(os.environ)).message}")
+    click.echo(f"service: {answer.message}")
     for delivery in sent.recent(conn, 5):
         when = local_text(delivery.at, "%Y-%m-%d %H:%M:%S", missing="?")
         outcome = delivery.outcome or "sending"
@@ -152,6 +181,7 @@ def status_command() -> None:
     metavar="PERCENT|off",
     help="Warn once per window when an account's rate-limit window reaches PERCENT (default 90; off: never).",
 )
+@json_option
 def set_command(
     hidden: bool | None,
     focus: bool | None,
@@ -160,6 +190,7 @@ def set_command(
     sound_for: tuple[tuple[str, str], ...],
     command: str | None,
     usage_percent: str | None,
+    as_json: bool,
 ) -> None:
     """Change how notifications are sent."""
     import shlex
@@ -186,16 +217,17 @@ def set_command(
             try:
                 shlex.split(command)
             except ValueError as exc:
-                raise Failure(f"cannot split the command: {exc}") from None
+                raise click.BadParameter(f"cannot split the command: {exc}", param_hint="'--command'") from None
         current.command = command.strip() or None
     if usage_percent is not None:
         current.usage_percent = _percent(usage_percent)
     ns.save(conn, current)
-    click.echo(_describe(current))
+    _say(current, as_json)
 
 
 @notifications.command("test")
-def test_command() -> None:
+@json_option
+def test_command(as_json: bool) -> None:
     """Send a test notification now, through the desktop and the command hook, and say how each went."""
     from lunavect.notify import settings as ns
     from lunavect.notify.command import run_command
@@ -216,6 +248,7 @@ def test_command() -> None:
         urgency=0,
     )
     note = compose([item])
+    how: dict[str, str | None] = {"desktop": "off", "command": None}
     failed = False
     if current.desktop:
         from lunavect.notify.desktop import Desktop, DesktopUnavailable
@@ -226,16 +259,20 @@ def test_command() -> None:
                 desktop.send(note, current.sound)
             finally:
                 desktop.close()
-            click.echo("desktop: sent")
+            how["desktop"] = "sent"
         except DesktopUnavailable as exc:
-            click.echo(f"desktop: {exc}")
+            how["desktop"] = str(exc)
             failed = True
-    else:
-        click.echo("desktop: off")
     if current.command:
         failure = run_command(current.command, note)
-        click.echo(f"command: {failure or 'ran'}")
+        how["command"] = failure or "ran"
         failed = failed or failure is not None
+    if as_json:
+        print_json({"ok": not failed, **how})
+    else:
+        for channel, said in how.items():
+            if said is not None:
+                click.echo(f"{channel}: {said}")
     if failed:
         raise SystemExit(1)
 

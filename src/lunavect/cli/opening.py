@@ -13,7 +13,7 @@ import sqlite3
 import click
 import msgspec
 
-from lunavect.cli.common import Failure, fresh_store, print_outcome, session_key
+from lunavect.cli.common import Failure, complete_session, fresh_store, print_outcome, session_key
 
 RESUME_IN = click.option(
     "--resume-in",
@@ -52,7 +52,7 @@ def open_key(conn: sqlite3.Connection, key: str, named: str, resume_in: str | No
 
 
 @click.command("open")
-@click.argument("session_id", metavar="ID")
+@click.argument("session_id", metavar="ID", shell_complete=complete_session)
 @RESUME_IN
 @AS_JSON
 def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
@@ -60,6 +60,11 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
 
     ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
     session id, or a prefix of either that names one session; hidden sessions can be named too.
+
+    \b
+    Examples:
+      lunavect open claude:5e55e55e
+      lunavect open 5e55 --resume-in tmux
     """
     conn = fresh_store()
     open_key(conn, session_key(conn, session_id), session_id, resume_in, as_json)
@@ -75,6 +80,12 @@ def next_command(print_only: bool, resume_in: str | None, as_json: bool) -> None
     A permission prompt first, then a question or form, then a failed turn of an open session that is not
     hidden; within each, the one that has waited longest (README, "What needs you"). A ready reply waits for
     nobody. With nothing waiting, says so and exits 1.
+
+    \b
+    Examples:
+      lunavect next
+      lunavect next --print
+      lunavect next --json
     """
     from lunavect.frontends.rows import label
     from lunavect.listing.attention import NOTHING_WAITS, needs_person

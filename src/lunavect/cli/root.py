@@ -12,9 +12,10 @@ import sqlite3
 from typing import Any
 
 import click
+from click.exceptions import NoArgsIsHelpError
 
 from lunavect import __version__
-from lunavect.cli.common import Failure
+from lunavect.cli.common import BadUsage, Failure
 from lunavect.core import clients
 
 # Every command, by the module of lunavect.cli that holds it (in that module's `COMMANDS` tuple). A module is
@@ -53,6 +54,8 @@ COMMAND_HOMES: dict[str, str] = {
     "doctor": "doctor",
     "usage": "usage",
     "editors": "editors",
+    "completion": "completion",
+    "paths": "places",
 }
 # Every module of lunavect.cli that contributes commands.
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMAND_HOMES.values()))
@@ -60,8 +63,9 @@ COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMAND_HOMES.values()))
 
 class LunavectGroup(click.Group):
     """The group that turns a store failing after it opened (a read-only file, overwritten pages, a full disk)
-    into the one-line failure every other problem gets, for every command at once, and that imports a command's
-    module only when that command is looked up (`COMMAND_HOMES`)."""
+    into the one-line failure every other problem gets, and bad usage into one line and exit code 2 (docs, "Exit
+    codes"), for every command at once, and that imports a command's module only when that command is looked up
+    (`COMMAND_HOMES`)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(COMMAND_HOMES))
@@ -71,9 +75,23 @@ class LunavectGroup(click.Group):
             register(self, (COMMAND_HOMES[cmd_name],))
         return self.commands.get(cmd_name)
 
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except NoArgsIsHelpError:
+            raise  # a group named alone shows its help, as click does
+        except click.UsageError as exc:
+            raise BadUsage(exc) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise BadUsage(exc) from None
         except sqlite3.Error as exc:
             raise Failure(f"the store cannot be used: {exc} (see `lunavect doctor`)") from None
 
@@ -85,11 +103,20 @@ def _about() -> str:
     return f"Every {listed} session on this machine, with the exact state of each.\n\nWithout a command, opens the live session panel."
 
 
+# Every command's exit codes, the one table (the docs' "Exit codes" holds it too, and a test holds both to it).
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (0, "done (doctor: no problem found)"),
+    (1, "not done, with one line that says why (doctor: a problem found; next: nothing needs you)"),
+    (2, "bad usage: an unknown command or option, or a value it cannot take"),
+)
+
+
 @click.group(
     cls=LunavectGroup,
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     help=_about(),
+    epilog="\b\nExit codes:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in EXIT_CODES),
 )
 @click.version_option(__version__, prog_name="lunavect")
 @click.pass_context

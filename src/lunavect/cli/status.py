@@ -18,17 +18,24 @@ FORMATS = ("plain", "json", "tmux", "waybar", "i3blocks", "polybar")
     show_default=True,
     help="The bar's convention: waybar is its custom module's JSON, i3blocks pango markup, polybar its tags.",
 )
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the same as --format json).")
 @click.option("--follow", is_flag=True, help="Keep running: print one line each time it changes.")
-def status_command(fmt: str, follow: bool) -> None:
+def status_command(fmt: str, as_json: bool, follow: bool) -> None:
     """Print how many sessions work, await their person and failed, and who has waited longest.
 
     Hidden sessions count (hiding never cancels work). With --follow this is a persistent script for a bar:
     it wakes only when the store changes, never on a timer.
+
+    \b
+    Examples:
+      lunavect status
+      lunavect status --format waybar --follow
+      lunavect status --json
     """
     from lunavect.frontends.bar.formats import RENDERERS
     from lunavect.listing.attention import summarize
 
-    render = RENDERERS[fmt]
+    render = RENDERERS["json" if as_json else fmt]
     conn = fresh_store()
     if not follow:
         click.echo(render(summarize(conn)))

@@ -46,18 +46,20 @@ def sync_set(
     if problem is not None:
         raise Failure(problem)
     if sum(bool(x) for x in (creds, user, token_file)) > 1:
-        raise Failure("give one way to authenticate: --creds, --user with --password-file, or --token-file")
+        raise click.UsageError("give one way to authenticate: --creds, --user with --password-file, or --token-file")
     if password_file and not user:
-        raise Failure("--password-file goes with --user")
+        raise click.UsageError("--password-file goes with --user")
     host = host_name or short_name()
     if not keys.valid_host(host):
-        raise Failure(
+        why = (
             f"the host name {host[:80]!r} must start with a letter or digit and hold only letters, digits, '-' "
             "and '_' (at most 64)"
         )
+        # The name given is bad usage (exit 2); this machine's own name is a failure to say (exit 1).
+        raise click.BadParameter(why, param_hint="'--host-name'") if host_name else Failure(why + ": give --host-name")
     servers = tuple(part.strip() for part in url.split(",") if part.strip())
     if not servers:
-        raise Failure("give the NATS server's URL, e.g. nats://sync.example.net:4222")
+        raise click.BadParameter("give the NATS server's URL, e.g. nats://sync.example.net:4222", param_hint="URL")
     wanted = config.SyncConfig(
         servers=servers,
         host=host,

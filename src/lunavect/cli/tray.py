@@ -11,7 +11,7 @@ from lunavect.cli.common import Failure, fresh_store
 def tray_command() -> None:
     """Show the counts in the system tray; its menu opens a session that needs you, or the panel.
 
-    Needs the tray extra (`pip install 'lunavect[tray]'`) and a tray on the desktop; without one it says
+    Needs the tray extra (`uv tool install 'lunavect[tray]'`) and a tray on the desktop; without one it says
     so and exits 1.
     """
     from lunavect.frontends.tray.presence import missing_tray
@@ -22,7 +22,9 @@ def tray_command() -> None:
     try:
         from lunavect.frontends.tray.app import Tray
     except ImportError as exc:
-        raise Failure(f"the tray needs its extra: pip install 'lunavect[tray]' ({exc})") from None
+        from lunavect.core.extras import needs_extra
+
+        raise Failure(f"{needs_extra('the tray', 'tray')} ({exc})") from None
     from lunavect.core.model import Session
     from lunavect.listing.sessions import read_sessions
     from lunavect.navigation.navigate import open_session

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import msgspec
 
-from lunavect.cli.common import Failure, fresh_store
+from lunavect.cli.common import fresh_store
 
 
 @click.command("usage")
@@ -25,7 +25,14 @@ from lunavect.cli.common import Failure, fresh_store
     help="Turn estimated costs on or off (kept for the next runs).",
 )
 def usage_command(since: str, by: str, as_json: bool, prices: str | None) -> None:
-    """Print tokens used (from the clients' own files), rate limits, and estimated costs."""
+    """Print tokens used (from the clients' own files), rate limits, and estimated costs.
+
+    \b
+    Examples:
+      lunavect usage
+      lunavect usage --since 30d --by project
+      lunavect usage --by model --json
+    """
     import time
 
     from lunavect.listing.sessions import names
@@ -38,7 +45,7 @@ def usage_command(since: str, by: str, as_json: bool, prices: str | None) -> Non
     now = time.time()
     start = report.parse_since(since, now)
     if start is None:
-        raise Failure(f"--since takes a count and a unit (12h, 7d, 2w), not {since!r}")
+        raise click.BadParameter(f"takes a count and a unit (12h, 7d, 2w), not {since[:40]!r}", param_hint="'--since'")
     result = report.build(conn, start, by, now, costs=price_table.enabled(conn), names=names)
     if as_json:
         click.echo(msgspec.json.encode(result).decode())

@@ -12,9 +12,10 @@ import click
 import msgspec
 
 from lunavect.cli.common import Failure, fresh_store, open_store
+from lunavect.core.extras import needs_extra
 from lunavect.core.times import local_text
 
-WEB_MISSING = "the web panel needs its extra: pip install 'lunavect[web]'"
+WEB_MISSING = needs_extra("the web panel", "web")
 
 
 def _web_modules():
@@ -85,7 +86,14 @@ def web_command(
     no_qr: bool,
     allow_peek: bool,
 ) -> None:
-    """Serve the live list to browsers (a phone included): view-only and control links, each with a token."""
+    """Serve the live list to browsers (a phone included): view-only and control links, each with a token.
+
+    \b
+    Examples:
+      lunavect web
+      lunavect web --listen 0.0.0.0:8765 --tls-cert cert.pem --tls-key key.pem
+      lunavect web tokens new --view
+    """
     if ctx.invoked_subcommand is not None:
         return
     server, _ = _web_modules()
@@ -93,6 +101,11 @@ def web_command(
 
     try:
         listen = server.parse_listen(listen_text or server.DEFAULT_LISTEN)
+    except server.ListenError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--listen'") from None
+    if (tls_cert is None) != (tls_key is None):
+        raise click.UsageError("give both --tls-cert and --tls-key")
+    try:
         server.check_tls(tls_cert, tls_key)
         sock = server.bind(listen)
     except server.ListenError as exc:
@@ -106,6 +119,10 @@ def web_command(
     new = server.first_tokens(conn)
     conn.close()
     click.echo(f"lunavect web: serving the panel on {url}")
+    from lunavect.frontends.web.connections import h11_problem
+
+    if (problem := h11_problem()) is not None:
+        click.echo(f"  warning: {problem}")
     if not listen.loopback:
         click.echo(f"  listening on {listen.host}, not only this machine: every request needs a token")
         if not tls_cert:

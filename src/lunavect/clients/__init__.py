@@ -77,6 +77,13 @@ class Face(ABC, Generic[S]):
     def home(self) -> Path:
         """The client's own folder (its settings, its logs): whether it is on this machine at all."""
 
+    def present(self) -> bool:
+        """Whether the person has this client here: its command on PATH, or its own folder (the setup report,
+        and `hooks install`, which writes into no client the person does not have)."""
+        import shutil
+
+        return shutil.which(self.CLIENT.cli.command) is not None or self.home().exists()
+
     # -- its hooks (`lunavect hooks`, doctor, the setup report)
     @abstractmethod
     def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> S:

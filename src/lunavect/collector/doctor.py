@@ -13,6 +13,7 @@ import os
 import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from lunavect import faults, paths, store
 from lunavect.collector import process as collector_process
@@ -41,6 +42,9 @@ class Report:
     # Notifications that failed since the last one shown, and the newest reason (`lunavect.notify.sent.failing`).
     notifications: dict = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # A private API of a dependency that changed, and the slower or plainer way lunavect took instead: nothing is
+    # wrong with the list, but an upgrade of lunavect brings the faster way back.
+    fallbacks: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -208,6 +212,26 @@ def _editors(report: Report) -> None:
         report.problems.extend(Problem(p["what"], p["fix"]) for p in status.problems)
 
 
+def _fallbacks(report: Report) -> None:
+    """The private APIs lunavect checks before it relies on them, as the collector and the hook shim would find
+    them (the web panel's is added by the command, which may import the web extra)."""
+    import tempfile
+
+    from lunavect.collector.wake import rust_problem
+    from lunavect.files import inotify
+    from lunavect.shim import jsoncodec
+
+    if not jsoncodec.ACCELERATED:
+        report.fallbacks.append(
+            "CPython's _json.make_scanner is not usable: the hook shim decodes with the json module"
+        )
+    if not inotify.available():
+        with tempfile.TemporaryDirectory() as folder:
+            problem = rust_problem(Path(folder))
+        if problem is not None:
+            report.fallbacks.append(problem)
+
+
 def examine(now: float | None = None) -> Report:
     """Everything `lunavect doctor` reports, looked at now."""
     now = time.time() if now is None else now
@@ -220,6 +244,7 @@ def examine(now: float | None = None) -> Report:
         _quarantined(report, conn)
         _data_folder(report)
         _editors(report)
+        _fallbacks(report)
     finally:
         if conn is not None:
             conn.close()
@@ -272,6 +297,8 @@ def lines(report: Report) -> list[str]:
     if report.editors:
         out.append("sessions in editors:")
         out.extend(f"  {editor['summary']}" for editor in report.editors)
+    for fallback in report.fallbacks:
+        out.append(f"fallback: {fallback}")
     if report.problems:
         out.append("")
         out.append(f"{len(report.problems)} problem(s):")

@@ -6,7 +6,6 @@ PATH (it never starts Codex to verify hook trust), which is the clients' busines
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping
 
 from lunavect import clients
@@ -17,12 +16,7 @@ PROBE_EVERY_S = 5.0
 
 def probe() -> SetupReport:
     """Each client: on PATH or its folder here, and its hooks' state as its settings say."""
-    return SetupReport(
-        tuple(
-            _client(face, shutil.which(face.CLIENT.cli.command) is not None or face.home().exists(), None)
-            for face in clients.faces()
-        )
-    )
+    return SetupReport(tuple(_client(face, face.present(), None) for face in clients.faces()))
 
 
 def report_of(found: Mapping[str, tuple[bool, str]]) -> SetupReport:

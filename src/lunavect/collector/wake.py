@@ -12,15 +12,20 @@ not. The sources' own watches (transcripts, rollouts, the live catalog, `files/c
 `set`, from their threads, by writing a marker file in the watched folder: their request arrives in the same
 change set as the spool's and the WAL's. (Ending the watch through its stop event instead made watchfiles
 forget every change gathered in that step: a poke that came with a source's request was lost, and
-`lunavect list` waited in vain for its tick.)
+`lunavect list` waited in vain for its tick.) That backend (`watchfiles._rust_notify`) is watchfiles' private
+API: when a new watchfiles changes it, the collector looks at its folders' entries every step instead
+(`_Stats`), says so in its log, and `lunavect doctor` names it (`rust_problem`).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lunavect.collector.process import POKE_FILE_NAME
 from lunavect.files import inotify
@@ -33,6 +38,32 @@ REST_STEP_MS = 50
 STOP_CHECK_S = 1.0
 # Written in the data folder by a source's request for a tick (`Wake.set`).
 WAKE_FILE_NAME = "collector-wake"
+
+log = logging.getLogger("lunavect.collector")
+
+
+def rust_notify(folder: Path) -> Any:
+    """watchfiles' Rust watch of `folder`, recursive; a ValueError naming what failed when this watchfiles'
+    private backend no longer takes what it took (its arguments are positional: paths, debug, force_polling,
+    poll_delay_ms, recursive, ignore_permission_denied)."""
+    try:
+        from watchfiles._rust_notify import RustNotify
+
+        if not callable(getattr(RustNotify, "watch", None)) or not callable(getattr(RustNotify, "close", None)):
+            raise TypeError("RustNotify has no watch() and close()")
+        notify = RustNotify([str(folder)], False, False, 300, True, True)
+    except Exception as exc:  # noqa: BLE001 - whatever a changed private API raises, the stat watch stands in
+        raise ValueError(f"watchfiles' Rust backend cannot be used ({type(exc).__name__}: {exc})") from None
+    return notify
+
+
+def rust_problem(folder: Path) -> str | None:
+    """What `lunavect doctor` says when the collector would fall back to `_Stats` here, or None."""
+    try:
+        rust_notify(folder).close()
+    except ValueError as exc:
+        return f"{exc}: the collector looks at its folders every step instead (upgrade lunavect)"
+    return None
 
 
 @dataclass
@@ -61,11 +92,13 @@ class Wake:
                 self._inotify = _Folders(data_dir, spool_dir, wal)
             except OSError:
                 self._inotify = None
+        self._stats: _Stats | None = None
         if self._inotify is None:
-            from watchfiles._rust_notify import RustNotify
-
-            # Arguments: paths, debug, force_polling, poll_delay_ms, recursive, ignore_permission_denied.
-            self._notify = RustNotify([str(data_dir)], False, False, 300, True, True)
+            try:
+                self._notify = rust_notify(data_dir)
+            except ValueError as exc:
+                log.warning("%s: looking at the data folder every step instead", exc)
+                self._stats = _Stats(data_dir, spool_dir, wal)
 
     @property
     def polls(self) -> bool:
@@ -98,6 +131,11 @@ class Wake:
                 return woken
             if self._inotify is not None:
                 self._inotify.wait(min(left, STOP_CHECK_S), woken)
+                if woken.spooled or woken.committed or woken.files:
+                    return woken
+                continue
+            if self._stats is not None:
+                self._stats.wait(min(left, step_ms / 1000), woken, self._stop)
                 if woken.spooled or woken.committed or woken.files:
                     return woken
                 continue
@@ -158,3 +196,46 @@ class _Folders:
 
     def close(self) -> None:
         self._watch.close()
+
+
+class _Stats:
+    """The stand-in for watchfiles' backend: each step, the spool's entries, the WAL and the request marker by
+    their size and time (a hook event appends to a spool file, which changes no folder's time)."""
+
+    def __init__(self, data_dir: Path, spool_dir: Path, wal: Path) -> None:
+        self._spool, self._wal, self._marker = spool_dir, wal, data_dir / WAKE_FILE_NAME
+        self._seen = self._look()
+
+    def _look(self) -> tuple[dict[str, tuple[int, int]], tuple[int, int] | None, tuple[int, int] | None]:
+        entries: dict[str, tuple[int, int]] = {}
+        try:
+            with os.scandir(self._spool) as found:
+                for entry in found:
+                    try:
+                        info = entry.stat()
+                    except OSError:
+                        continue
+                    entries[entry.name] = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            pass
+        return entries, _stamp(self._wal), _stamp(self._marker)
+
+    def wait(self, step_s: float, woken: Woken, stop: threading.Event) -> None:
+        """Sleep one step (or until stopped), then mark in `woken` what changed since the last look."""
+        stop.wait(step_s)
+        now = self._look()
+        (spool, wal, marker), (spool_was, wal_was, marker_was) = now, self._seen
+        self._seen = now
+        changed = {name for name in spool.keys() | spool_was.keys() if spool.get(name) != spool_was.get(name)}
+        woken.spooled = woken.spooled or bool(changed)
+        woken.poked = woken.poked or POKE_FILE_NAME in changed
+        woken.committed = woken.committed or wal != wal_was
+        woken.files = woken.files or marker != marker_was
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size

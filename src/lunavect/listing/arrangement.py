@@ -62,6 +62,22 @@ def resolve_id(conn: sqlite3.Connection, text: str) -> str:
     raise ArrangeError(f"{quoted} matches {len(matches)} sessions ({shown}): give more of the id")
 
 
+def candidates(conn: sqlite3.Connection, text: str, limit: int = 200) -> list[tuple[str, str]]:
+    """The sessions a shell may complete `text` to, as (what to type, what it is): every id `resolve_id` would
+    take that begins with `text`, as its bare session id (the shells split a word at `:`) unless `text` already
+    holds the client's part. Read from the snapshot alone, so a Tab press starts no collector."""
+    rows = conn.execute(
+        "SELECT id, state, json_extract(data, '$.title') FROM snapshot WHERE listed = 1 "
+        "UNION SELECT id, json_extract(data, '$.state'), json_extract(data, '$.title') FROM remote_session"
+    ).fetchall()
+    found: dict[str, str] = {}
+    for key, state, title in rows:
+        word = key if ":" in text else key.split(":", 1)[-1]
+        if word.startswith(text) and len(found) < limit:
+            found.setdefault(word, f"{state} · {title or ''}".rstrip(" ·"))
+    return sorted(found.items())
+
+
 # -- the rows ---------------------------------------------------------------------------------------------
 
 

@@ -6,6 +6,14 @@ accelerator decodes and encodes the same, and the `json` module is imported only
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing itself costs the shim milliseconds; mypy reads this name as true
+
+if TYPE_CHECKING:  # the shim imports nothing it does not run (bench/hook_shim.py)
+    from collections.abc import Callable
+
+    Quote = Callable[[str], str]
+    Scan = Callable[[str, int], tuple[object, int]]
+
 JSON_WHITESPACE = " \t\n\r"
 
 
@@ -24,12 +32,34 @@ class _DecodeContext:
         return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
 
 
-try:
-    from _json import encode_basestring_ascii as _quote
-    from _json import make_scanner as _make_scanner
+# A probe the accelerator must decode exactly as json.loads does before the shim trusts it.
+_PROBE = '{"a": [1, 2.5, "\\u00e9", true, null], "b": {}}'
+_PROBE_VALUE = {"a": [1, 2.5, "\u00e9", True, None], "b": {}}
 
-    _scan = _make_scanner(_DecodeContext)  # type: ignore[arg-type]  # the stub wants a JSONDecoder; its attributes suffice
-except ImportError:  # an interpreter without the accelerator: the json module does the same, slower
+
+def _accelerated() -> tuple[Quote, Scan] | None:
+    """`_json`'s quoter and scanner, when this interpreter's accelerator is there and behaves as the shim expects.
+
+    `_json` is CPython's private module: another interpreter lacks it, and a new CPython may change what
+    `make_scanner` takes. Anything but the probe decoded exactly, and the json module does the work instead
+    (slower, never wrong); `doctor` says which (`ACCELERATED`)."""
+    try:
+        from _json import encode_basestring_ascii as quote
+        from _json import make_scanner
+
+        scan = make_scanner(_DecodeContext)  # type: ignore[arg-type]  # the stub wants a JSONDecoder; its attributes suffice
+        if scan(_PROBE, 0) != (_PROBE_VALUE, len(_PROBE)) or quote("\u00e9") != '"\\u00e9"':
+            return None
+    except Exception:  # noqa: BLE001 - whatever a changed private API raises, the json module stands in
+        return None
+    return quote, scan
+
+
+_found = _accelerated()
+ACCELERATED = _found is not None
+if _found is not None:
+    _quote, _scan = _found
+else:  # the json module does the same, slower
     import json as _json_module
 
     _quote = _json_module.encoder.encode_basestring_ascii

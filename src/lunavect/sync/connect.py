@@ -10,6 +10,7 @@ import ssl
 from pathlib import Path
 from typing import Any
 
+from lunavect.core.extras import needs_extra
 from lunavect.sync.config import SyncConfig
 
 CONNECT_TIMEOUT_S = 3
@@ -25,7 +26,7 @@ def missing_extra() -> str | None:
     try:
         import nats  # noqa: F401
     except ImportError:
-        return "sync needs nats-py: install lunavect with its sync extra (pip install 'lunavect[sync]')"
+        return needs_extra("sync", "sync")
     return None
 
 

@@ -75,18 +75,19 @@ def test_auto_hide_setting(seeded):
 
 @pytest.mark.process
 @pytest.mark.parametrize(
-    "args, message",
+    "args, message, code",
     [
-        (("hide", "nope"), "no session 'nope'"),
-        (("pin", ""), "no session id given"),
-        (("move", "aaaa"), "give exactly one of --before ID or --after ID"),
-        (("move", "aaaa", "--before", "bbbb", "--after", "cccc"), "give exactly one"),
-        (("auto-hide", "soon"), "not a duration"),
+        (("hide", "nope"), "no session 'nope'", 1),
+        (("pin", ""), "no session id given", 1),
+        # Bad usage exits 2, as every command's does (docs, "Exit codes").
+        (("move", "aaaa"), "give exactly one of --before ID or --after ID", 2),
+        (("move", "aaaa", "--before", "bbbb", "--after", "cccc"), "give exactly one", 2),
+        (("auto-hide", "soon"), "not a duration", 2),
     ],
 )
-def test_bad_input_is_one_clear_line(seeded, args, message):
+def test_bad_input_is_one_clear_line(seeded, args, message, code):
     result = seeded.cli(*args)
-    assert result.returncode == 1
+    assert result.returncode == code
     assert result.stderr.startswith("lunavect: ") and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr

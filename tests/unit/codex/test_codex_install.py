@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from lunavect.clients.codex import install
+from lunavect.core.clients import ids as client_ids
 
 
 @pytest.fixture(autouse=True)
@@ -99,7 +100,7 @@ def test_status_reads_trust_from_config_when_codex_cannot_answer(iso_env) -> Non
 
 @pytest.mark.process
 def test_the_cli_installs_and_reports_codex(iso_env) -> None:
-    proc = iso_env.cli("hooks", "install")
+    proc = iso_env.cli("hooks", "install", *client_ids())
     assert proc.returncode == 0, proc.stderr
     assert "claude: installed" in proc.stdout and "codex: installed in" in proc.stdout
     status = iso_env.cli("hooks", "status", "--json")

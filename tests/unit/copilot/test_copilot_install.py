@@ -9,6 +9,7 @@ import json
 import shlex
 
 from lunavect.clients.copilot import hooks, install, layout
+from lunavect.core.clients import ids as client_ids
 from lunavect.install.command import hook_command
 
 
@@ -22,7 +23,7 @@ def test_install_status_and_uninstall_touch_nothing_else(iso_env, monkeypatch) -
     settings.write_bytes(b'// written by me\n{"trustedFolders": ["/w"]}\n')
     before = {p: p.read_bytes() for p in (mine, settings)}
 
-    assert f"copilot: installed in {install.hooks_path()}" in iso_env.cli("hooks", "install").stdout
+    assert f"copilot: installed in {install.hooks_path()}" in iso_env.cli("hooks", "install", *client_ids()).stdout
     written = json.loads(install.hooks_path().read_text())
     assert written["version"] == 1 and list(written["hooks"]) == list(hooks.EVENTS)
     (entry,) = written["hooks"]["agentStop"]
@@ -31,7 +32,7 @@ def test_install_status_and_uninstall_touch_nothing_else(iso_env, monkeypatch) -
     assert "permissionRequest" not in written["hooks"]  # no wait: the client's policy decides after it
     report = json.loads(iso_env.cli("hooks", "status", "--json").stdout)["copilot"]
     assert (report["state"], report["hooks"]) == ("installed", str(install.hooks_path()))
-    assert "copilot: already installed" in iso_env.cli("hooks", "install").stdout
+    assert "copilot: already installed" in iso_env.cli("hooks", "install", *client_ids()).stdout
 
     assert "copilot: removed in" in iso_env.cli("hooks", "uninstall").stdout
     assert not install.hooks_path().exists()
@@ -62,7 +63,7 @@ def test_a_file_of_its_name_that_is_not_lunavects_is_left_alone(iso_env) -> None
     for text in (theirs, "not json"):
         path.write_text(text)
         assert install.status().state == "unreadable"
-        done = iso_env.cli("hooks", "install")
+        done = iso_env.cli("hooks", "install", *client_ids())
         assert "not lunavect's" in done.stdout + done.stderr
         done = iso_env.cli("hooks", "uninstall")
         assert "not lunavect's" in done.stdout + done.stderr

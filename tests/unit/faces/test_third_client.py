@@ -12,6 +12,7 @@ import standin_client
 
 from lunavect import clients
 from lunavect.core import clients as descriptors
+from lunavect.core.clients import ids as client_ids
 
 
 @pytest.fixture
@@ -63,7 +64,7 @@ def test_its_hook_records_are_mapped_by_its_face(iso_env, standin) -> None:
 
 @pytest.mark.process
 def test_hooks_install_status_and_uninstall_include_it(iso_env, standin) -> None:
-    assert f"standin: installed in {standin.hooks_path()}" in iso_env.cli("hooks", "install").stdout
+    assert f"standin: installed in {standin.hooks_path()}" in iso_env.cli("hooks", "install", *client_ids()).stdout
     report = json.loads(iso_env.cli("hooks", "status", "--json").stdout)
     assert list(report) == ["claude", "codex", "gemini", "opencode", "copilot", "standin"]
     assert report["standin"]["state"] == "installed" and report["standin"]["last_event_age_s"] is None

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lunavect.clients.gemini import install
+from lunavect.core.clients import ids as client_ids
 from lunavect.install import hooks_file
 from lunavect.install.command import hook_command
 
@@ -43,7 +44,7 @@ def test_home_is_used_without_gemini_cli_home(iso_env) -> None:
 
 
 def test_a_fresh_install_writes_every_event_with_millisecond_timeouts(iso_env, gemini_home: Path) -> None:
-    out = iso_env.cli("hooks", "install").stdout
+    out = iso_env.cli("hooks", "install", *client_ids()).stdout
     path = gemini_home / "settings.json"
     assert f"gemini: installed in {path}" in out
     hooks = json.loads(path.read_text())["hooks"]
@@ -52,17 +53,17 @@ def test_a_fresh_install_writes_every_event_with_millisecond_timeouts(iso_env, g
         (group,) = groups
         (handler,) = group["hooks"]
         assert handler == {"type": "command", "command": hook_command("gemini"), "timeout": 10_000}
-    assert "gemini: already installed" in iso_env.cli("hooks", "install").stdout
+    assert "gemini: already installed" in iso_env.cli("hooks", "install", *client_ids()).stdout
 
 
 def test_install_then_uninstall_gives_the_persons_bytes_back(iso_env, gemini_home: Path) -> None:
     path = settings(gemini_home)
     path.write_bytes(ORIGINAL)
-    assert iso_env.cli("hooks", "install").returncode == 0
+    assert iso_env.cli("hooks", "install", *client_ids()).returncode == 0
     data = json.loads(path.read_text())
     assert data["hooks"]["AfterAgent"][0]["hooks"][0]["command"] == "notify-send done"  # theirs kept, first
     assert data["ui"] == {"theme": "café"} and "1e2" in path.read_text()
-    assert iso_env.cli("hooks", "install").returncode == 0
+    assert iso_env.cli("hooks", "install", *client_ids()).returncode == 0
     out = iso_env.cli("hooks", "uninstall").stdout
     assert f"gemini: removed in {path}" in out
     assert path.read_bytes() == ORIGINAL
@@ -74,7 +75,7 @@ def test_a_file_with_comments_is_refused_and_left_as_it_is(iso_env, gemini_home:
     path = settings(gemini_home)
     text = '{\n  // the person\'s note\n  "ui": {"theme": "dark"}\n}\n'
     path.write_text(text)
-    result = iso_env.cli("hooks", "install")
+    result = iso_env.cli("hooks", "install", *client_ids())
     assert result.returncode != 0
     assert "holds comments" in (result.stderr + result.stdout)
     assert path.read_text() == text
@@ -88,7 +89,7 @@ def test_status_tells_missing_partial_stale_and_installed(iso_env, gemini_home: 
         return json.loads(iso_env.cli("hooks", "status", "--json").stdout)["gemini"]["state"]
 
     assert state() == "missing"
-    iso_env.cli("hooks", "install")
+    iso_env.cli("hooks", "install", *client_ids())
     assert state() == "installed"
     path = gemini_home / "settings.json"
     data = json.loads(path.read_text())
@@ -107,13 +108,13 @@ def test_doctor_names_missing_hooks(iso_env, gemini_home: Path) -> None:
     report = examine()
     assert report.clients["gemini"]["hooks"] == "missing"
     assert any(p.what == "gemini: hooks missing" for p in report.problems)
-    iso_env.cli("hooks", "install")
+    iso_env.cli("hooks", "install", *client_ids())
     assert examine().clients["gemini"]["hooks"] == "installed"
 
 
 @pytest.mark.process
 def test_the_installed_hook_command_spools_an_event_and_prints_nothing(iso_env, gemini_home: Path) -> None:
-    iso_env.cli("hooks", "install")
+    iso_env.cli("hooks", "install", *client_ids())
     handler = json.loads((gemini_home / "settings.json").read_text())["hooks"]["BeforeAgent"][0]["hooks"][0]
     payload = {"session_id": "s-1", "cwd": "/w", "hook_event_name": "BeforeAgent", "prompt": "private words"}
     import subprocess

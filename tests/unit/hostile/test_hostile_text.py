@@ -140,7 +140,7 @@ def test_watch_refuses_an_interval_it_cannot_keep(iso_env, interval):
 @pytest.mark.parametrize("interval", ["0.0001", "1s", "59", "99999999999999999999w", "366d"])
 def test_auto_hide_refuses_intervals_outside_a_minute_to_a_year(iso_env, interval):
     result = iso_env.cli("auto-hide", interval)
-    assert result.returncode == 1, result.stdout
+    assert result.returncode == 2, result.stdout  # bad usage
     assert "between 1m and 365d" in result.stderr
     assert iso_env.cli("auto-hide").stdout.strip() == "automatic hiding: off"
 

@@ -16,6 +16,7 @@ from unit_support import HOOK_FILE
 
 from lunavect.cli.root import cli
 from lunavect.clients.claude import install
+from lunavect.core.clients import ids as client_ids
 from lunavect.install import hooks_file
 
 SRC_DIR = str(Path(HOOK_FILE).parent.parent.parent)
@@ -86,7 +87,7 @@ def test_the_command_is_this_installation_without_site():
 
 def test_fresh_install_creates_settings_with_every_event(iso_env):
     assert not iso_env.claude.exists()
-    result = run("hooks", "install")
+    result = run("hooks", "install", *client_ids())
     assert result.exit_code == 0, result.output
     assert "installed in" in result.stdout and "already" not in result.stdout
     settings = read_settings(iso_env)
@@ -102,7 +103,7 @@ def test_install_keeps_the_persons_settings_and_hooks(iso_env):
     path = write_settings(iso_env, PERSONAL)
     os.chmod(path, 0o640)
     old_text = path.read_text(encoding="utf-8")
-    result = run("hooks", "install")
+    result = run("hooks", "install", *client_ids())
     assert result.exit_code == 0, result.output
     settings = read_settings(iso_env)
     for key in ("model", "permissions", "env", "statusLine"):
@@ -121,11 +122,11 @@ def test_install_keeps_the_persons_settings_and_hooks(iso_env):
 
 def test_install_is_idempotent(iso_env):
     path = write_settings(iso_env, PERSONAL)
-    assert run("hooks", "install").exit_code == 0
+    assert run("hooks", "install", *client_ids()).exit_code == 0
     first = path.read_bytes()
     past = time.time() - 1000
     os.utime(path, (past, past))
-    result = run("hooks", "install")
+    result = run("hooks", "install", *client_ids())
     assert result.exit_code == 0
     assert "already installed" in result.stdout
     assert path.read_bytes() == first
@@ -157,7 +158,7 @@ def test_install_repairs_a_stale_and_a_duplicate_entry(iso_env):
         }
     }
     write_settings(iso_env, settings)
-    assert run("hooks", "install").exit_code == 0
+    assert run("hooks", "install", *client_ids()).exit_code == 0
     result = read_settings(iso_env)
     assert_fully_installed(result)
     # The person's handler that shared a group with an old lunavect entry survives.
@@ -197,7 +198,7 @@ def test_refuses_a_file_it_cannot_read_and_changes_nothing(iso_env, content, wor
 def test_refusal_through_the_real_command_is_one_line(iso_env):
     path = write_settings(iso_env, '{"hooks": {"Stop": [}')
     before = path.read_bytes()
-    proc = iso_env.cli("hooks", "install")
+    proc = iso_env.cli("hooks", "install", *client_ids())
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("lunavect: ")
@@ -208,7 +209,7 @@ def test_refusal_through_the_real_command_is_one_line(iso_env):
 def test_unreadable_path_is_refused(iso_env):
     path = settings_file(iso_env)
     path.mkdir(parents=True)  # a folder where the file should be: reading fails even for root
-    result = run("hooks", "install")
+    result = run("hooks", "install", *client_ids())
     assert result.exit_code == 1
     assert result.stderr.startswith("lunavect: cannot read") and result.stderr.count("\n") == 1
     assert path.is_dir()
@@ -216,13 +217,13 @@ def test_unreadable_path_is_refused(iso_env):
 
 def test_empty_file_is_a_fresh_install(iso_env):
     write_settings(iso_env, "  \n")
-    assert run("hooks", "install").exit_code == 0
+    assert run("hooks", "install", *client_ids()).exit_code == 0
     assert_fully_installed(read_settings(iso_env))
 
 
 def test_uninstall_removes_only_ours(iso_env):
     path = write_settings(iso_env, PERSONAL)
-    assert run("hooks", "install").exit_code == 0
+    assert run("hooks", "install", *client_ids()).exit_code == 0
     result = run("hooks", "uninstall")
     assert result.exit_code == 0 and "removed" in result.stdout
     assert read_settings(iso_env) == PERSONAL
@@ -234,7 +235,7 @@ def test_uninstall_removes_only_ours(iso_env):
 
 def test_uninstall_of_a_fresh_install_leaves_no_hooks_key(iso_env):
     write_settings(iso_env, {"model": "opus"})
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     run("hooks", "uninstall")
     assert read_settings(iso_env) == {"model": "opus"}
 
@@ -270,7 +271,7 @@ def test_status_missing(iso_env):
 
 @pytest.mark.process
 def test_status_installed(iso_env):
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     report = status_json()["claude"]
     assert report["state"] == "installed" and report["missing_events"] == [] and report["stale_commands"] == []
     assert "claude: installed" in run("hooks", "status").stdout
@@ -278,7 +279,7 @@ def test_status_installed(iso_env):
 
 @pytest.mark.process
 def test_status_stale_path(iso_env):
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     settings = read_settings(iso_env)
     gone = "/nonexistent/venv/bin/python"
     stale = EXPECTED_COMMAND.replace(shlex.quote(sys.executable), gone, 1)
@@ -292,13 +293,13 @@ def test_status_stale_path(iso_env):
     assert "no longer exists" in report["detail"]
     assert "stale" in run("hooks", "status").stdout
     # install repairs it
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     assert status_json()["claude"]["state"] == "installed"
 
 
 @pytest.mark.process
 def test_status_another_installation(iso_env):
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     settings = read_settings(iso_env)
     other = f"{sys.executable} -I -S {HOOK_FILE} claude --other"
     for event in install.EVENTS:
@@ -310,7 +311,7 @@ def test_status_another_installation(iso_env):
 
 @pytest.mark.process
 def test_status_partial(iso_env):
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     settings = read_settings(iso_env)
     del settings["hooks"]["StopFailure"]
     write_settings(iso_env, settings)
@@ -333,7 +334,7 @@ def test_status_unreadable_is_reported_not_raised(iso_env):
 def test_status_reports_the_last_event(iso_env):
     from lunavect.collector.tick import Collector
 
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     proc = iso_env.hook({"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup"})
     assert proc.returncode == 0
     Collector(iso_env.connect()).tick()
@@ -346,7 +347,7 @@ def test_status_reports_the_last_event(iso_env):
 @pytest.mark.process
 def test_installed_command_really_runs(iso_env):
     """The command written into settings.json, run through a shell as Claude Code does, spools the event."""
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     command = our_handlers(read_settings(iso_env), "Stop")[0]["command"]
     proc = subprocess.run(
         ["/bin/sh", "-c", command],

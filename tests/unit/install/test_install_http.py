@@ -23,6 +23,7 @@ from lunavect.cli.root import cli
 from lunavect.clients.claude import http_hooks, install
 from lunavect.clients.claude.live_process import process_facts
 from lunavect.collector import process as collector_process
+from lunavect.core.clients import ids as client_ids
 from lunavect.host.processes import start_ticks
 from lunavect.listener import secret as hook_secret
 from lunavect.listener import service as hook_service
@@ -64,7 +65,7 @@ def post(port: int, secret: str, payload: dict) -> int:
 @pytest.mark.process
 def test_install_http_sends_only_the_tool_events_by_http_and_the_collector_follows(iso_env):
     assert collector_process.ensure_running()  # a collector that runs before HTTP hooks are set up
-    result = run("hooks", "install", "--http")
+    result = run("hooks", "install", *client_ids(), "--http")
     assert result.exit_code == 0, result.output
     port = hook_service.configured_port(iso_env.data)
     secret = hook_secret.load_or_create(iso_env.data)
@@ -96,7 +97,7 @@ def test_install_http_sends_only_the_tool_events_by_http_and_the_collector_follo
         "the event by HTTP never reached the store",
     )
     # Installing again changes nothing and keeps the port.
-    assert "already installed" in run("hooks", "install", "--http").output
+    assert "already installed" in run("hooks", "install", *client_ids(), "--http").output
     assert hook_service.configured_port(iso_env.data) == port
     # Uninstall: the handlers and the setup go, and the running collector closes its listener.
     assert run("hooks", "uninstall").exit_code == 0
@@ -117,7 +118,7 @@ def _port_open(port: int) -> bool:
 
 def test_without_a_collector_install_says_what_is_lost(iso_env, monkeypatch):
     monkeypatch.setattr(collector_process, "ensure_running", lambda: False)
-    result = run("hooks", "install", "--http")
+    result = run("hooks", "install", *client_ids(), "--http")
     assert result.exit_code == 0
     assert "tool events are lost until the collector runs" in result.output
     assert hook_service.probe(iso_env.data) == {"port": hook_service.configured_port(iso_env.data), "answers": False}
@@ -125,8 +126,8 @@ def test_without_a_collector_install_says_what_is_lost(iso_env, monkeypatch):
 
 def test_plain_install_puts_the_command_shim_back_everywhere(iso_env, monkeypatch):
     monkeypatch.setattr(collector_process, "ensure_running", lambda: False)
-    run("hooks", "install", "--http")
-    result = run("hooks", "install")
+    run("hooks", "install", *client_ids(), "--http")
+    result = run("hooks", "install", *client_ids())
     assert "HTTP hooks replaced by the command shim" in result.output
     settings = read_settings(iso_env)
     for event in install.EVENTS:
@@ -138,13 +139,13 @@ def test_plain_install_puts_the_command_shim_back_everywhere(iso_env, monkeypatc
 
 def test_a_handler_with_another_secret_or_port_is_stale(iso_env, monkeypatch):
     monkeypatch.setattr(collector_process, "ensure_running", lambda: False)
-    run("hooks", "install", "--http")
+    run("hooks", "install", *client_ids(), "--http")
     settings = read_settings(iso_env)
     settings["hooks"]["PreToolUse"][-1]["hooks"][0]["headers"]["X-Lunavect-Secret"] = "old"
     settings_file(iso_env).write_text(json.dumps(settings))
     report = json.loads(run("hooks", "status", "--json").stdout)["claude"]
     assert report["state"] == "stale" and report["detail"] == "points at another lunavect installation"
-    run("hooks", "install", "--http")
+    run("hooks", "install", *client_ids(), "--http")
     assert json.loads(run("hooks", "status", "--json").stdout)["claude"]["state"] == "installed"
 
 
@@ -153,24 +154,24 @@ def test_a_persons_allow_list_gets_our_url_and_gets_it_back_out(iso_env, monkeyp
     theirs = b'{\n  "allowedHttpHookUrls": ["https://hooks.example.com/*"],\n  "model": "opus"\n}\n'
     settings_file(iso_env).parent.mkdir(parents=True, exist_ok=True)
     settings_file(iso_env).write_bytes(theirs)
-    run("hooks", "install", "--http")
+    run("hooks", "install", *client_ids(), "--http")
     port = hook_service.configured_port(iso_env.data)
     assert read_settings(iso_env)["allowedHttpHookUrls"] == ["https://hooks.example.com/*", http_hooks.url(port)]
-    run("hooks", "install", "--http")  # no second copy
+    run("hooks", "install", *client_ids(), "--http")  # no second copy
     assert read_settings(iso_env)["allowedHttpHookUrls"].count(http_hooks.url(port)) == 1
-    run("hooks", "install")  # back to the shim: our URL leaves their list
+    run("hooks", "install", *client_ids())  # back to the shim: our URL leaves their list
     assert read_settings(iso_env)["allowedHttpHookUrls"] == ["https://hooks.example.com/*"]
-    run("hooks", "install", "--http")
+    run("hooks", "install", *client_ids(), "--http")
     run("hooks", "uninstall")
     assert settings_file(iso_env).read_bytes() == theirs  # their exact bytes
 
 
 def test_without_an_allow_list_none_is_added(iso_env, monkeypatch):
     monkeypatch.setattr(collector_process, "ensure_running", lambda: False)
-    run("hooks", "install", "--http")
+    run("hooks", "install", *client_ids(), "--http")
     assert "allowedHttpHookUrls" not in read_settings(iso_env)
     settings_file(iso_env).write_text(json.dumps({**read_settings(iso_env), "allowedHttpHookUrls": []}))
-    run("hooks", "install", "--http")  # an empty list blocks every URL: ours is added to it
+    run("hooks", "install", *client_ids(), "--http")  # an empty list blocks every URL: ours is added to it
     port = hook_service.configured_port(iso_env.data)
     assert read_settings(iso_env)["allowedHttpHookUrls"] == [http_hooks.url(port)]
     run("hooks", "uninstall")
@@ -243,12 +244,12 @@ def test_a_settings_file_that_holds_the_secret_is_readable_by_its_owner_only(iso
     settings_file(iso_env).parent.mkdir(parents=True, exist_ok=True)
     settings_file(iso_env).write_bytes(theirs)
     os.chmod(settings_file(iso_env), 0o644)
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     assert settings_file(iso_env).stat().st_mode & 0o777 == 0o644  # no secret in it: their mode stays
-    run("hooks", "install", "--http")
+    run("hooks", "install", *client_ids(), "--http")
     assert settings_file(iso_env).stat().st_mode & 0o777 == 0o600
     os.chmod(settings_file(iso_env), 0o664)  # opened up again by hand, or by a sync of dotfiles
-    run("hooks", "install", "--http")  # nothing to change in it, yet it is made private again
+    run("hooks", "install", *client_ids(), "--http")  # nothing to change in it, yet it is made private again
     assert settings_file(iso_env).stat().st_mode & 0o777 == 0o600
     run("hooks", "uninstall")
     assert settings_file(iso_env).read_bytes() == theirs  # their exact bytes

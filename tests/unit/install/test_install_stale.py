@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from lunavect.cli.root import cli
 from lunavect.clients.claude import install
+from lunavect.core.clients import ids as client_ids
 from lunavect.install import command
 
 PAYLOAD = json.dumps({"hook_event_name": "Stop", "session_id": "s-stale-1", "cwd": "/tmp"}).encode()
@@ -42,7 +43,7 @@ def command_in(python: Path, site: Path) -> str:
 
 
 def write_command(iso_env, hook: str) -> None:
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     path = install.settings_path()
     settings = json.loads(path.read_text())
     for event in install.EVENTS:
@@ -58,7 +59,7 @@ def spooled(iso_env, hook: str) -> int:
 
 
 def test_install_names_the_interpreter_and_package_it_wrote(iso_env):
-    out = run("hooks", "install").stdout
+    out = run("hooks", "install", *client_ids()).stdout
     assert f"hook command: {sys.executable} running lunavect's shim from {command.package_parent()}" in out
 
 
@@ -77,7 +78,7 @@ def test_a_moved_virtual_environment_is_stale_reinstall(iso_env, tmp_path):
     assert (state.state, state.stale_commands) == ("stale", [hook])
     assert "no longer exists" in state.detail
     assert "claude: stale: reinstall" in run("hooks", "status").stdout
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     assert install.status().state == "installed"
 
 

@@ -8,6 +8,7 @@ import os
 from click.testing import CliRunner
 
 from lunavect.cli.root import cli
+from lunavect.core.clients import ids as client_ids
 from lunavect.install import hooks_file
 
 # Four-space indentation, \\u escapes, a number written 1e2, an empty list of the person's own: json.dumps of
@@ -28,9 +29,9 @@ def settings(iso_env):
 def test_uninstall_restores_the_persons_bytes_exactly(iso_env):
     path = settings(iso_env)
     path.write_bytes(ORIGINAL)
-    assert run("hooks", "install").exit_code == 0
+    assert run("hooks", "install", *client_ids()).exit_code == 0
     assert path.read_bytes() != ORIGINAL
-    assert run("hooks", "install").exit_code == 0  # a reinstall keeps the person's version as the backup
+    assert run("hooks", "install", *client_ids()).exit_code == 0  # a reinstall keeps the person's version as the backup
     assert run("hooks", "uninstall").exit_code == 0
     assert path.read_bytes() == ORIGINAL
     assert path.with_name(path.name + hooks_file.BACKUP_SUFFIX).read_bytes() == ORIGINAL
@@ -39,7 +40,7 @@ def test_uninstall_restores_the_persons_bytes_exactly(iso_env):
 def test_an_edit_since_install_is_kept_and_the_style_with_it(iso_env):
     path = settings(iso_env)
     path.write_bytes(ORIGINAL)
-    run("hooks", "install")
+    run("hooks", "install", *client_ids())
     edited = json.loads(path.read_text())
     edited["model"] = "opus"
     path.write_text(json.dumps(edited, indent=4, ensure_ascii=True) + "\n")
@@ -57,7 +58,7 @@ def test_a_symlinked_settings_file_is_written_through(iso_env, tmp_path):
     real.write_bytes(ORIGINAL)
     path = settings(iso_env)
     path.symlink_to(real)
-    assert run("hooks", "install").exit_code == 0
+    assert run("hooks", "install", *client_ids()).exit_code == 0
     assert path.is_symlink() and "lunavect" in real.read_text()
     assert run("hooks", "uninstall").exit_code == 0
     assert path.is_symlink() and real.read_bytes() == ORIGINAL
@@ -67,7 +68,7 @@ def test_a_read_only_settings_file_is_refused_with_a_clear_line(iso_env):
     path = settings(iso_env)
     path.write_bytes(ORIGINAL)
     os.chmod(path, 0o444)
-    result = run("hooks", "install")
+    result = run("hooks", "install", *client_ids())
     assert result.exit_code == 1
     assert "read-only" in result.stderr and result.stderr.count("\n") == 1
     assert path.read_bytes() == ORIGINAL
@@ -79,7 +80,7 @@ def test_numbers_stay_as_written_through_install_and_a_minimal_uninstall(iso_env
     path = settings(iso_env)
     numbers = b'    "limit": 1e2,\n    "ratio": 1.50,\n    "tiny": 2.5E-3,\n    "zero": -0.0,\n    "n": 7,\n'
     path.write_bytes(ORIGINAL.replace(b'    "limit": 1e2,\n', numbers))
-    assert run("hooks", "install").exit_code == 0
+    assert run("hooks", "install", *client_ids()).exit_code == 0
     installed = path.read_bytes()
     assert numbers in installed and b"lunavect" in installed
     path.write_bytes(installed.replace(b'    "n": 7,\n', b'    "n": 7,\n    "model": "opus",\n'))  # by hand

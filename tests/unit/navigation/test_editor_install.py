@@ -26,6 +26,9 @@ def test_the_package_json_pins_the_engine_it_was_tested_with_and_runs_where_the_
     assert data["extensionKind"] == ["workspace"]
     assert f"{data['publisher']}.{data['name']}" == companion.EXTENSION_ID
     assert not (SOURCE / "node_modules").exists() and data.get("dependencies") is None  # no build step
+    # Once the window has started, as VS Code asks of an extension that needs no earlier event (not "*", which
+    # it warns slows every window's start); tests/clients/test_editors_live.py proves the terminals still show.
+    assert data["activationEvents"] == ["onStartupFinished"]
 
 
 def test_the_vsix_holds_the_extension_its_manifest_and_the_channel_folder(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from lunavect.core.clients import ids as client_ids
+
 
 @pytest.mark.process
 def test_usage_prints_json_and_text_and_refuses_a_bad_duration(iso_env) -> None:
@@ -20,14 +22,14 @@ def test_usage_prints_json_and_text_and_refuses_a_bad_duration(iso_env) -> None:
     assert json.loads(off.stdout)["prices"] is None
     assert json.loads(iso_env.cli("usage", "--json").stdout)["prices"] is None  # kept
     bad = iso_env.cli("usage", "--since", "yesterday")
-    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "--since" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--since" in bad.stderr  # bad usage
 
 
 def test_hooks_install_statusline_wraps_and_uninstall_puts_it_back(iso_env) -> None:
     settings = iso_env.claude / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"statusLine": {"type": "command", "command": "echo mine"}}))
-    result = iso_env.cli("hooks", "install", "--statusline")
+    result = iso_env.cli("hooks", "install", *client_ids(), "--statusline")
     assert result.returncode == 0, result.stderr
     assert "status line wrapped" in result.stdout
     line = json.loads(settings.read_text())["statusLine"]

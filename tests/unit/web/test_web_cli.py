@@ -18,18 +18,19 @@ def run(*args: str):
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "message", "code"),
     [
-        (["--listen", "nonsense"], "not an ADDR:PORT"),
-        (["--listen", "127.0.0.1:99999"], "not an ADDR:PORT"),
-        (["--listen", "203.0.113.1:0"], "cannot listen on 203.0.113.1:0"),
-        (["--tls-cert", "cert.pem"], "give both --tls-cert and --tls-key"),
-        (["--tls-cert", "missing.pem", "--tls-key", "missing.key"], "cannot use the TLS certificate"),
+        # Bad usage exits 2 (docs, "Exit codes"); an address or a certificate that cannot be used, 1.
+        (["--listen", "nonsense"], "not an ADDR:PORT", 2),
+        (["--listen", "127.0.0.1:99999"], "not an ADDR:PORT", 2),
+        (["--listen", "203.0.113.1:0"], "cannot listen on 203.0.113.1:0", 1),
+        (["--tls-cert", "cert.pem"], "give both --tls-cert and --tls-key", 2),
+        (["--tls-cert", "missing.pem", "--tls-key", "missing.key"], "cannot use the TLS certificate", 1),
     ],
 )
-def test_a_bad_option_is_one_line_not_a_traceback(iso_env, args, message):
+def test_a_bad_option_is_one_line_not_a_traceback(iso_env, args, message, code):
     result = run("web", *args)
-    assert result.exit_code == 1
+    assert result.exit_code == code
     assert message in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
 

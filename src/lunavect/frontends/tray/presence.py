@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import sys
 
+from lunavect.core.extras import needs_extra
+
 
 def missing_tray(environ: dict[str, str] | None = None, platform: str = sys.platform) -> str | None:
     """Why no tray icon can be shown here, or None when one can."""
@@ -26,7 +28,7 @@ def missing_tray(environ: dict[str, str] | None = None, platform: str = sys.plat
         from Xlib import display as xdisplay
         from Xlib.error import DisplayError
     except ImportError:
-        return "the tray needs its extra: pip install 'lunavect[tray]'"
+        return needs_extra("the tray", "tray")
     try:
         conn = xdisplay.Display(display)
     except (DisplayError, OSError) as exc:

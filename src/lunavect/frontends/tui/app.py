@@ -20,6 +20,7 @@ from textual import on
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.timer import Timer
 
 from lunavect.collector import setup_report
@@ -44,7 +45,8 @@ class PanelApp(App[None]):
     # Read from the installed package (a wheel, a zip), never from a path beside the source file.
     CSS = resources.files("lunavect.frontends.tui").joinpath("panel.tcss").read_text(encoding="utf-8")
     TITLE = "lunavect"
-    ENABLE_COMMAND_PALETTE = False
+    # Ctrl+P: Textual's command palette, its themes among its commands (the one chosen is kept in the store).
+    ENABLE_COMMAND_PALETTE = True
 
     # The panel's keys that work on its hidden view too. That view is a screen of its own, so there they reach
     # the app, which passes them to the panel's screen; on the panel's screen, its own bindings of these keys
@@ -56,6 +58,7 @@ class PanelApp(App[None]):
         Binding("ctrl+z", "undo", "Undo"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False),
+        Binding("question_mark", "keys", "Keys", show=False),
     ]
 
     def __init__(
@@ -108,12 +111,29 @@ class PanelApp(App[None]):
         self._feed = changes.Feed(version=self._data_version, fallback_s=self.poll_interval)
 
     def on_mount(self) -> None:
+        self._restore_theme()
         self.run_worker(self._follow_changes(), group="changes")
         self._ticker = self.set_interval(self.tick_interval, self._tick)
         if self.staleness is not None:
             self.set_interval(self.stale_check_interval, self._judge_freshness)
         if self.start_collector:
             self.run_worker(self._start_collector, thread=True, exclusive=True, group="collector")
+
+    def _restore_theme(self) -> None:
+        """The theme the person chose last time (if this Textual still has it); each new choice is kept."""
+        from lunavect.frontends.tui import preferences
+
+        if self.conn is not None:
+            chosen = preferences.stored_theme(self.conn)
+            if chosen is not None and chosen in self.available_themes:
+                self.theme = chosen
+        self.theme_changed_signal.subscribe(self, self._keep_theme)
+
+    def _keep_theme(self, theme: Theme) -> None:
+        from lunavect.frontends.tui import preferences
+
+        if self.conn is not None:
+            preferences.keep_theme(self.conn, theme.name)
 
     def on_unmount(self) -> None:
         if self._feed is not None:
@@ -207,6 +227,14 @@ class PanelApp(App[None]):
 
     def action_settings(self) -> None:
         self.panel.action_settings()
+
+    def action_keys(self) -> None:
+        """The `?` screen, from the bindings of the panel's screen, its list and the app."""
+        from lunavect.frontends.tui.keys_screen import KeysScreen, rows
+        from lunavect.frontends.tui.session_list import SessionList
+
+        palette = [Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Commands and themes")]
+        self.push_screen(KeysScreen(rows(PanelScreen.BINDINGS, SessionList.BINDINGS, self.BINDINGS, palette)))
 
     def action_toggle_usage(self) -> None:
         self.panel.action_toggle_usage()

@@ -58,7 +58,7 @@ class PanelScreen(Screen[None]):
         Binding("s", "settings", "Settings"),
         Binding("t", "toggle_usage", "Usage column", show=False),
         Binding("ctrl+z", "undo", "Undo"),
-        Binding("down", "first_row", "First row", show=False),
+        Binding("down,j", "first_row", "First row", show=False),
         Binding("space", "peek", "Peek"),
     ]
 
@@ -111,7 +111,8 @@ class PanelScreen(Screen[None]):
             connect=self._connection,
             id="peek",
         )
-        yield Footer(compact=True)  # an 80-column terminal still shows s, Space and q
+        # An 80-column terminal still shows s, Space and q; the palette's Ctrl+P is on the `?` screen.
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         """The person's choices as kept, the list as stored, the focus on it (the app opened the store when it

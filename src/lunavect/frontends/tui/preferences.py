@@ -15,6 +15,8 @@ from lunavect.frontends.tui.filters import Filter
 FILTER_SETTING = "panel.filter"
 # "1" while the person wants the usage column (tokens and context fill), kept beside the filters.
 USAGE_COLUMN_SETTING = "panel.usage_column"
+# The Textual theme the person chose in the command palette (Ctrl+P, "Change theme").
+THEME_SETTING = "panel.theme"
 
 
 def stored_filter(conn: sqlite3.Connection) -> Filter:
@@ -31,3 +33,11 @@ def keep_filter(conn: sqlite3.Connection, value: Filter) -> None:
 
 def keep_usage_column(conn: sqlite3.Connection, shown: bool) -> None:
     store.set_setting(conn, USAGE_COLUMN_SETTING, "1" if shown else None)
+
+
+def stored_theme(conn: sqlite3.Connection) -> str | None:
+    return store.get_setting(conn, THEME_SETTING)
+
+
+def keep_theme(conn: sqlite3.Connection, name: str) -> None:
+    store.set_setting(conn, THEME_SETTING, name)

@@ -102,7 +102,7 @@ class HiddenScreen(Screen[None]):
         yield ColumnHeader(id="columns")
         yield HiddenSessionList(clock=self.clock, id="hidden-sessions")
         yield Static("No hidden sessions.", id="empty")
-        yield Footer()
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(SessionList).focus()

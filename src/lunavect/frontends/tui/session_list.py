@@ -28,8 +28,8 @@ from lunavect.frontends.tui.messages import LeftTop, RowAction, RowRequest
 
 # Moving the row focus: the same keys in the session list and the hidden list.
 NAVIGATION_BINDINGS = [
-    Binding("up", "cursor_up", "Up", show=False),
-    Binding("down", "cursor_down", "Down", show=False),
+    Binding("up,k", "cursor_up", "Up", show=False),
+    Binding("down,j", "cursor_down", "Down", show=False),
     Binding("home", "cursor_first", "First", show=False),
     Binding("end", "cursor_last", "Last", show=False),
     Binding("pageup", "page_up", "Page up", show=False),

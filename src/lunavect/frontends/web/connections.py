@@ -14,11 +14,16 @@ h11 protocol, then:
 
 A request of the person's own arrives in a millisecond, so it is served while any number of slow ones wait
 their turn to be closed.
+
+`H11Protocol`'s methods and attributes are uvicorn's private API (the web extra pins uvicorn below 1.0):
+`h11_problem` checks the ones the gate relies on, and when a uvicorn release has changed them the panel is served
+by uvicorn's own h11 protocol, without the gate, saying so in `lunavect web`'s output, its log and `doctor`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import resource
 from typing import Any
 
@@ -33,6 +38,29 @@ ACCEPT_BATCH = 64
 RESERVE = ACCEPT_BATCH + 128
 MAX_OPEN = 4096
 _ARRIVED = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.SWITCHED_PROTOCOL)
+
+
+# What GuardedH11 overrides of uvicorn's H11Protocol, and the attributes it reads there (tested on 0.30 to 0.55).
+OVERRIDES = ("connection_made", "connection_lost", "data_received", "on_response_complete")
+ATTRIBUTES = ("self.conn = ", "self.transport = ", "self.loop = ")
+
+
+def h11_problem(protocol: type = H11Protocol) -> str | None:
+    """Why the gate cannot ride on this uvicorn's h11 protocol (a method or attribute it relies on is gone), or
+    None."""
+    missing = [f"{name}()" for name in OVERRIDES if not callable(getattr(protocol, name, None))]
+    try:
+        source = inspect.getsource(protocol)
+    except (OSError, TypeError):
+        source = None  # no source to read (a zipped install): the methods are what can be checked
+    if source is not None:
+        missing += [name.strip(" =").removeprefix("self.") for name in ATTRIBUTES if name not in source]
+    if not missing:
+        return None
+    return (
+        f"uvicorn's H11Protocol has no {', '.join(missing)}: the web panel is served without its per-request "
+        "deadline and connection cap (upgrade lunavect)"
+    )
 
 
 def default_cap() -> int:

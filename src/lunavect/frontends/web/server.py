@@ -7,6 +7,7 @@ printed, so the printed link always has the real port (port 0 asks the system fo
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 import sqlite3
 import ssl
@@ -160,13 +161,16 @@ def uvicorn_config(app: Any, tls_cert: str | None = None, tls_key: str | None = 
     """How uvicorn serves the panel's application (its own tests serve with the same)."""
     import uvicorn
 
-    from lunavect.frontends.web.connections import ACCEPT_BATCH, Gate
+    from lunavect.frontends.web.connections import ACCEPT_BATCH, Gate, h11_problem
 
+    problem = h11_problem()
+    if problem is not None:
+        logging.getLogger("lunavect.web").warning(problem)
     return uvicorn.Config(
         app,
         # A deadline for each request and a cap on open connections, which uvicorn's settings do not give: the
         # cap the application's live list knows (its view-only streams leave room for control tokens).
-        http=Gate(app.state.panel.settings.max_connections).protocol(),
+        http=Gate(app.state.panel.settings.max_connections).protocol() if problem is None else "h11",
         backlog=ACCEPT_BATCH,
         log_level="warning",
         access_log=False,
