@@ -212,4 +212,16 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE arrangement ADD COLUMN dismissed TEXT;
     """,
+    # 16: the usage history by quarter hour, not hour (`lunavect.usage.ledger`): a day in a time zone with a
+    # half-hour offset is whole buckets. Codex's rollouts have their usage counted again, by each request's own
+    # time, with their sub-agents and cache writes (`lunavect.clients.codex.usage`): their rows and the usage
+    # their cursors kept are forgotten, and each is read again at its next look.
+    """
+    ALTER TABLE usage_ledger RENAME COLUMN hour TO quarter;
+    DROP INDEX usage_ledger_by_hour;
+    CREATE INDEX usage_ledger_by_quarter ON usage_ledger (quarter);
+    DELETE FROM usage_ledger WHERE path IN (SELECT path FROM codex_rollout);
+    DELETE FROM usage_state WHERE path IN (SELECT path FROM codex_rollout);
+    UPDATE codex_rollout SET cursor = json_remove(cursor, '$.usage'), summary = json_set(summary, '$.size', -1);
+    """,
 ]

@@ -1,6 +1,6 @@
 """`lunavect usage`: the history summed by day, project, model or session, with rate limits and an estimate.
 
-Counts only: the history holds tokens by file, hour and model (ledger.py); a session's project and title come
+Counts only: the history holds tokens by file, quarter hour and model (ledger.py); a session's project and title come
 from its row in the snapshot. Days are the reader's local days.
 """
 
@@ -79,7 +79,7 @@ def build(
     sums: dict[str, dict[str, Tokens]] = {}  # key -> model -> tokens
     for row in history:
         if by == "day":
-            key = local_text(row.hour, "%Y-%m-%d", missing="(unknown day)")
+            key = local_text(row.quarter, "%Y-%m-%d", missing="(unknown day)")
         elif by == "project":
             key = named.get(row.id, (None, None))[0] or "(no project)"
         elif by == "model":

@@ -29,7 +29,7 @@ def conn(tmp_path: Path):
 
 def add(conn, path: str, key: str, at: float, model: str, tokens: Tokens, subagent: bool = False) -> None:
     deltas = ledger.Deltas()
-    deltas.add(ledger.hour_of(at, at), model, subagent, tokens)
+    deltas.add(ledger.quarter_of(at, at), model, subagent, tokens)
     with conn:
         ledger.record(conn, path, key, deltas)
 

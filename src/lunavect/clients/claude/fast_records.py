@@ -177,4 +177,4 @@ class CommonRecords:
             summary.context = (tokens.input + tokens.cache_read + tokens.cache_write) or summary.context
         delta = tokens if before is None else tokens.minus(before)
         if delta.input or delta.output or delta.cache_read or delta.cache_write:
-            self.usage.add(ledger.hour_of(at, self.now), model, subagent, delta)
+            self.usage.add(ledger.quarter_of(at, self.now), model, subagent, delta)

@@ -42,7 +42,7 @@ def session_tokens(key: str, path: str, root: str, messages: Sequence[MessageRow
     for message in messages:
         tokens = Tokens(*message.tokens)
         if not tokens.empty:
-            deltas.add(ledger.hour_of(message.created, now), message.model, message.session != root, tokens)
+            deltas.add(ledger.quarter_of(message.created, now), message.model, message.session != root, tokens)
         if message.session == root and not message.summary and not tokens.empty:
             last = message
     context = None
