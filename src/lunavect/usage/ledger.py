@@ -64,10 +64,11 @@ def forget(conn: sqlite3.Connection, path: str) -> None:
 
 def record(conn: sqlite3.Connection, path: str, key: str, deltas: Iterable[Delta]) -> None:
     conn.executemany(
-        "INSERT INTO usage_ledger (path, id, quarter, model, subagent, input, output, cache_read, cache_write) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path, quarter, model, subagent) DO UPDATE SET "
-        "input = input + excluded.input, output = output + excluded.output, "
-        "cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write",
+        "INSERT INTO usage_ledger (path, id, quarter, model, subagent, input, output, cache_read, cache_write, "
+        "cache_write_1h) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path, quarter, model, subagent) DO UPDATE "
+        "SET input = input + excluded.input, output = output + excluded.output, "
+        "cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write, "
+        "cache_write_1h = cache_write_1h + excluded.cache_write_1h",
         [
             (
                 path,
@@ -79,6 +80,7 @@ def record(conn: sqlite3.Connection, path: str, key: str, deltas: Iterable[Delta
                 d.tokens.output,
                 d.tokens.cache_read,
                 d.tokens.cache_write,
+                d.tokens.cache_write_1h,
             )
             for d in deltas
         ],
@@ -132,12 +134,13 @@ def sessions(conn: sqlite3.Connection, listed: bool = False) -> dict[str, Sessio
     refresh of a list reads): totals from the history, the latest state of the session's files."""
     where = "id IN (SELECT id FROM listed_session)" if listed else "1"
     found: dict[str, SessionUsage] = {}
-    for key, subagent, i, o, cr, cw in conn.execute(
-        "SELECT id, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) FROM usage_ledger "
+    for key, subagent, i, o, cr, cw, cw1 in conn.execute(
+        "SELECT id, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write), SUM(cache_write_1h) "
+        "FROM usage_ledger "
         f"WHERE {where} GROUP BY id, subagent"  # noqa: S608 - one of two constant conditions
     ):
         usage = found.setdefault(key, SessionUsage())
-        tokens = Tokens(i, o, cr, cw)
+        tokens = Tokens(i, o, cr, cw, cw1)
         usage.tokens = usage.tokens.plus(tokens)
         if subagent:
             usage.subagents = usage.subagents.plus(tokens)
@@ -174,9 +177,10 @@ def history(conn: sqlite3.Connection, since: float, by: str = "all") -> list[His
     columns = ", ".join(keys)
     groups = ", ".join(k for k in keys if k not in ("''", "0"))
     return [
-        HistoryRow(key, quarter, model, bool(subagent), Tokens(i, o, cr, cw))
-        for key, quarter, model, subagent, i, o, cr, cw in conn.execute(
-            f"SELECT {columns}, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) "  # noqa: S608 - constants
+        HistoryRow(key, quarter, model, bool(subagent), Tokens(i, o, cr, cw, cw1))
+        for key, quarter, model, subagent, i, o, cr, cw, cw1 in conn.execute(
+            f"SELECT {columns}, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write), "  # noqa: S608 - constants
+            f"SUM(cache_write_1h) "
             f"FROM usage_ledger WHERE quarter >= ? GROUP BY {groups}",
             (int(since // QUARTER_S * QUARTER_S),),
         )

@@ -31,7 +31,7 @@ _UNIT_S = {"h": 3600, "d": 86400, "w": 7 * 86400}
 class UsageRow(msgspec.Struct, omit_defaults=False):
     key: str
     tokens: Tokens
-    # Estimated US dollars at list price (prices.json); None when a model is not priced or estimates are off.
+    # Estimated US dollars at list price (usage/prices.py); None when a model is not priced or estimates are off.
     cost: float | None
     # Part of the tokens is of a model the price table does not know: `cost` covers only the rest.
     cost_partial: bool = False
@@ -43,8 +43,10 @@ class Report(msgspec.Struct, omit_defaults=False):
     rows: list[UsageRow]
     total: UsageRow
     limits: list[limits.AccountLimits]
-    # The price table's date and source when estimates are on; None when the person turned them off.
+    # The price data's date and source when estimates are on; None when the person turned them off.
     prices: dict[str, str] | None
+    # The models used whose price the data does not know, by name (no estimate for their tokens).
+    unpriced: list[str] = []
 
 
 def parse_since(text: str, now: float) -> float | None:
@@ -105,6 +107,9 @@ def build(
         total=_row("total", everything, costs),
         limits=limits.read(conn, now),
         prices=prices.about() if costs else None,
+        unpriced=sorted(
+            m or "(unknown model)" for m, t in everything.items() if costs and not t.empty and prices.cost(m, t) is None
+        ),
     )
 
 
@@ -198,6 +203,8 @@ def render(report: Report, now: float | None = None) -> str:
             f"Costs are estimates at list prices of {report.prices['date']} ({report.prices['source']}); "
             "'+' leaves out models without a price. `lunavect usage --prices off` hides them."
         )
+        if report.unpriced:
+            out.append("No price for: " + ", ".join(clean(m, limit=KEY_CHARS) for m in report.unpriced) + ".")
     lim = limit_lines(report.limits, now)
     if lim:
         out.append("")

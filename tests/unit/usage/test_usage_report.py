@@ -50,7 +50,7 @@ def fill(conn) -> None:
     snapshot(conn, "codex:b", "beta", "Port it")
 
 
-def test_grouped_by_model_with_an_estimate_from_the_dated_table(conn) -> None:
+def test_grouped_by_model_with_an_estimate_from_the_dated_price_data(conn) -> None:
     fill(conn)
     result = report.build(conn, report.parse_since("7d", NOW), "model", NOW, names=names)
     by_key = {row.key: row for row in result.rows}
@@ -61,8 +61,10 @@ def test_grouped_by_model_with_an_estimate_from_the_dated_table(conn) -> None:
     assert by_key["some-new-model"].cost is None  # not in the table: no guess
     assert result.total.cost == pytest.approx(18.25) and result.total.cost_partial
     assert result.prices == prices.about() and result.prices["date"]
+    assert result.unpriced == ["some-new-model"]
     text = report.render(result, NOW)
-    assert "$18.25+" in text and "estimates" in text and prices.table().date in text
+    assert "$18.25+" in text and "estimates" in text and prices.about()["date"] in text
+    assert "genai-prices" in text and "No price for: some-new-model." in text
 
 
 def test_grouped_by_day_project_and_session(conn) -> None:
