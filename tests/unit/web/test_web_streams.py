@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
-from test_web_app import seed  # noqa: E402
+from web_app_support import seed  # noqa: E402
 
 from lunavect import store  # noqa: E402
 from lunavect.frontends.web import server, tokens  # noqa: E402
