@@ -33,7 +33,7 @@ def _web_modules():
 # Said instead of a QR code while the panel serves this machine's loopback only: a phone would open its own.
 LOOPBACK_ONLY = (
     "  no QR code: the page is served on this machine's loopback only, which a phone cannot reach (an SSH "
-    'tunnel, Tailscale or --listen with this machine\'s address: README, "From another machine")'
+    'tunnel, Tailscale or --listen with this machine\'s address: docs/web.md, "From another machine")'
 )
 
 
