@@ -66,6 +66,10 @@ RUNS = {
     "notifications set": ["--no-desktop"],
     "notifications status": [],
     "notifications test": [],
+    "notifications push set": ["/nonexistent/apprise.yml"],
+    "notifications push off": [],
+    "notifications push status": [],
+    "notifications push test": [],
     "service status": [],
     "service install": None,  # starts a real service: `service status --json` stands for the pair
     "service uninstall": None,
