@@ -98,7 +98,13 @@ def served(app: Any) -> Iterator[int]:
     from lunavect.frontends.web import server
 
     sock = server.bind(server.Listen("127.0.0.1", 0))
-    running = uvicorn.Server(server.uvicorn_config(app))
+    with running_on(uvicorn.Server(server.uvicorn_config(app)), sock):
+        yield sock.getsockname()[1]
+
+
+@contextmanager
+def running_on(running: Any, sock: Any) -> Iterator[None]:
+    """A uvicorn server serving `sock` on a thread, from when it has started until the block ends."""
     thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -106,7 +112,7 @@ def served(app: Any) -> Iterator[int]:
         assert time.monotonic() < deadline
         time.sleep(0.01)
     try:
-        yield sock.getsockname()[1]
+        yield
     finally:
         running.should_exit = True
         thread.join(timeout=10)
