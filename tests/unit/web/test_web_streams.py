@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
-from test_web_app import seed  # noqa: E402
-from web_app_support import served  # noqa: E402
+
+from web_app_support import seed, served  # noqa: E402
 
 from lunavect import store  # noqa: E402
 from lunavect.frontends.web import tokens  # noqa: E402
