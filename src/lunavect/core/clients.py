@@ -371,8 +371,36 @@ COPILOT = Client(
     },
 )
 
+PI = Client(
+    id="pi",
+    name="Pi",
+    label="Pi",
+    package="lunavect.clients.pi",
+    # It finds a session by its id among the sessions of the folder it starts in first (another folder's it offers
+    # to fork into this one): resumed from its own folder.
+    cli=Cli("pi", resume=("--session",), resume_needs_folder=True),
+    # One node process that sets its title: its `comm` is `pi` (its argv is overwritten too).
+    process=Process(("pi",)),
+    # It asks no permission, and its editor has no mark lunavect could tell a draft from (pane.py).
+    reply=Reply(answers_outside=False),
+    install=Install(environment=("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")),
+    tells={
+        # lunavect's extension (its `agent_start`, `tool_execution_*`, `agent_end`); its session file.
+        "working": ("plugin", "file"),
+        "tool": ("plugin", "file"),
+        "compacting": ("plugin",),
+        # Pi has no approval prompts and no question tool of its own: no such state.
+        "permission": (),
+        "input": (),
+        "ready": ("plugin", "file"),
+        # Its last assistant message's `stopReason: "error"`, with the HTTP status its message begins with.
+        "error": ("plugin", "file"),
+        "ended": ("process",),
+    },
+)
+
 # Every client, in the order lists and reports name them.
-CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT)
+CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT, PI)
 
 
 def every() -> tuple[Client, ...]:

@@ -212,7 +212,23 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE arrangement ADD COLUMN dismissed TEXT;
     """,
-    # 16: the usage history by quarter hour, not hour (`lunavect.usage.ledger`): a day in a time zone with a
+    # 16: every change of a listed session's state, this machine's and the other hosts' (`lunavect.events.log`):
+    # numbered by AUTOINCREMENT so a number is never reused once the oldest are pruned (`lunavect events --since`).
+    """
+    CREATE TABLE transition (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        host TEXT NOT NULL,
+        id TEXT NOT NULL,
+        client TEXT NOT NULL,
+        from_state TEXT,
+        to_state TEXT NOT NULL,
+        reason TEXT,
+        at REAL NOT NULL
+    );
+    CREATE INDEX transition_by_session ON transition (host, id, seq);
+    CREATE INDEX transition_by_at ON transition (at);
+    """,
+    # 17: the usage history by quarter hour, not hour (`lunavect.usage.ledger`): a day in a time zone with a
     # half-hour offset is whole buckets. Codex's rollouts have their usage counted again, by each request's own
     # time, with their sub-agents and cache writes (`lunavect.clients.codex.usage`): their rows and the usage
     # their cursors kept are forgotten, and each is read again at its next look. Cache writes kept for an hour
