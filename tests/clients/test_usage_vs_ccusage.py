@@ -1,7 +1,7 @@
 """lunavect's usage against ccusage's (20.0.24, the peer people check their tokens with), on shared/data's real
-Claude Code transcripts and Codex rollouts in one isolated HOME: the same tokens for every session, every model and
-every day, in UTC and in time zones with a half-hour offset, save where lunavect knowingly differs, each rule
-computed here from the files themselves (docs/usage.md, "Where lunavect differs from ccusage")."""
+Claude Code transcripts and Codex rollouts in one isolated HOME: the same tokens for every session, model, client
+and day, in UTC and in time zones with a half-hour offset, save where lunavect knowingly differs, each rule
+computed here from the files themselves (docs/usage.md, "Checked against ccusage")."""
 
 from __future__ import annotations
 
@@ -112,6 +112,13 @@ def test_every_session_model_and_day_as_ccusage_counts_it(iso_env, peer: Path) -
     assert {row["key"]: ours(row["tokens"]) for row in usage(env, "model")["rows"]} == {
         name: tuple(models[(name, k)] for k in KINDS) for name, _ in models
     }
+
+    # Clients: all of each one's sessions.
+    per_client = {
+        "Claude Code": tuple(sum(t) for t in zip(*(theirs(s) for s in claude_peer), strict=True)),
+        "Codex": tuple(sum(t) for t in zip(*(theirs(s) for s in codex_peer), strict=True)),
+    }
+    assert {row["key"]: ours(row["tokens"]) for row in usage(env, "client")["rows"]} == per_client
 
     # Days, in each time zone: ccusage's daily report less a sub-agent's tokens it takes from the parent's
     # `progress` copies when the sub-agent's own file is not there (lunavect counts a sub-agent from its file).

@@ -1,4 +1,4 @@
-"""`lunavect usage`: the history summed by day, project, model or session, with rate limits and an estimate.
+"""`lunavect usage`: the history summed by day, project, model, session or client, with rate limits and an estimate.
 
 Counts only: the history holds tokens by file, quarter hour and model (ledger.py); a session's project and title come
 from its row in the snapshot. Days are the reader's local days.
@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 
 import msgspec
 
+from lunavect.core import clients
 from lunavect.core.bounds import EARLIEST
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import local, local_text
@@ -23,7 +24,7 @@ from lunavect.usage.text import count
 
 # A project's name or a session's title as the table's first column shows it (the JSON keeps it whole).
 KEY_CHARS = 80
-GROUPINGS = ("day", "project", "model", "session")
+GROUPINGS = ("day", "project", "model", "session", "client")
 _SINCE_RE = re.compile(r"^(\d{1,5})([hdw])$")
 _UNIT_S = {"h": 3600, "d": 86400, "w": 7 * 86400}
 
@@ -73,7 +74,7 @@ Names = Callable[[sqlite3.Connection], Mapping[str, tuple[str | None, str | None
 def build(
     conn: sqlite3.Connection, since: float, by: str, now: float | None = None, costs: bool = True, *, names: Names
 ) -> Report:
-    """The report of the tokens used since `since`, by day, project, model or session. `names` reads the
+    """The report of the tokens used since `since`, by day, project, model, session or client. `names` reads the
     sessions' projects and titles (`listing.sessions.names`: the snapshot is the listing's to read)."""
     now = time.time() if now is None else now
     history = ledger.history(conn, since, by)
@@ -86,6 +87,8 @@ def build(
             key = named.get(row.id, (None, None))[0] or "(no project)"
         elif by == "model":
             key = row.model or "(unknown model)"
+        elif by == "client":
+            key = clients.name_of(row.id) if row.id else "(unknown client)"
         else:
             project, title = named.get(row.id, (None, None))
             key = f"{row.id} {title or ''}".strip() if title else row.id

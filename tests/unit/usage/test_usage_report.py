@@ -86,6 +86,27 @@ def test_grouped_by_day_project_and_session(conn) -> None:
     assert report.build(conn, report.parse_since("60d", NOW), "model", NOW, names=names).total.tokens.input == 1_000_012
 
 
+def test_grouped_by_client_by_its_name(conn) -> None:
+    fill(conn)
+    add(conn, "/e.jsonl", "gemini:e", NOW - DAY, "gemini-2.5-pro", Tokens(3, 0, 0, 0))
+    add(conn, "/f.jsonl", "elsewhere:f", NOW - DAY, "m", Tokens(2, 0, 0, 0))  # another host's newer client
+    add(conn, "/g.jsonl", "nocolon", NOW - DAY, "m", Tokens(1, 0, 0, 0))
+    result = report.build(conn, report.parse_since("7d", NOW), "client", NOW, names=names)
+    assert {row.key: row.tokens for row in result.rows} == {
+        "Claude Code": Tokens(1_000_007, 1_000_000, 0, 0),
+        "Codex": Tokens(0, 0, 2_000_000, 0),
+        "Gemini CLI": Tokens(3, 0, 0, 0),
+        "elsewhere": Tokens(2, 0, 0, 0),
+        "(unknown client)": Tokens(1, 0, 0, 0),
+    }
+    assert [row.key for row in result.rows][:3] == ["Claude Code", "Codex", "Gemini CLI"]  # the most tokens first
+    # Each client's cost is its models' at their own prices: Gemini's is known, "m" and "some-new-model" not.
+    by_key = {row.key: row for row in result.rows}
+    assert by_key["Gemini CLI"].cost == pytest.approx(3 * 1.25 / 1_000_000) and not by_key["Gemini CLI"].cost_partial
+    assert by_key["Claude Code"].cost_partial and by_key["elsewhere"].cost is None
+    assert "Claude Code" in report.render(result, NOW)
+
+
 def test_estimates_turned_off_are_gone_from_text_and_json(conn) -> None:
     fill(conn)
     prices.set_enabled(conn, False)
