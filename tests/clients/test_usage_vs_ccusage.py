@@ -1,11 +1,13 @@
 """lunavect's usage against ccusage's (20.0.24, the peer people check their tokens with), on shared/data's real
 Claude Code transcripts and Codex rollouts in one isolated HOME: the same tokens for every session, model, client
 and day, in UTC and in time zones with a half-hour offset, save where lunavect knowingly differs, each rule
-computed here from the files themselves (docs/usage.md, "Checked against ccusage")."""
+computed here from the files themselves (docs/usage.md, "Checked against ccusage"). No real Gemini CLI or
+OpenCode files were published: the real clients write theirs here, against the tests' scripted model servers."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections import Counter
 from datetime import datetime
@@ -14,8 +16,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from ccusage_support import DATA, ccusage, ensure_ccusage, lay_out_history
+from chat_server import ChatServer, reply
 from claude_tmux import ClientsMissing
-from lunavect_probe import lunavect
+from gemini_harness import start_gemini, wait_reply
+from gemini_server import GeminiServer, text
+from lunavect_probe import lunavect, wait_for
+from opencode_harness import ensure_opencode, opencode_env, prepare, start_tui
 
 pytestmark = pytest.mark.skipif(not (DATA / "claude").is_dir(), reason="the shared real files are not there")
 
@@ -160,3 +166,47 @@ def test_records_without_a_request_id_count_once_per_message(iso_env, peer: Path
     assert theirs(daily) == tuple(every[f] for f in FIELDS) != ours(row["tokens"])
     [session] = ccusage(peer, iso_env.env, "UTC", "claude", "session")["sessions"]
     assert theirs(session) == ours(row["tokens"])
+
+
+def test_gemini_cli_as_ccusage_counts_it(gemini, gemini_server: GeminiServer, peer: Path) -> None:
+    """The real Gemini CLI's chat file, a reply with cached input and thinking: lunavect's tokens and ccusage's."""
+    paths, iso, env = gemini
+    used = {"promptTokenCount": 1200, "cachedContentTokenCount": 400, "candidatesTokenCount": 30}
+    gemini_server.script(text("Counted reply", usage={**used, "thoughtsTokenCount": 20, "totalTokenCount": 1250}))
+    client = start_gemini(paths, iso, env)
+    try:
+        client.send_text("count me")
+        ready = wait_reply(client, env, r"Counted reply")
+    finally:
+        client.kill()
+    tokens = settled(env, {ready["id"]})["rows"][0]["tokens"]
+    [session] = ccusage(peer, env, "UTC", "gemini", "session")["sessions"]
+    # The file's `tokens` (input 1,200 with its cached 400, output 30, thoughts 20): thinking is output, as Google
+    # bills it; ccusage leaves it out of `outputTokens` but not out of its total or its cost.
+    thinking = 20
+    assert ours(tokens) == (800, 30 + thinking, 400, 0)
+    assert ours(tokens) == (session["inputTokens"], session["outputTokens"] + thinking, *theirs(session)[2:])
+    assert sum(ours(tokens)) == session["totalTokens"]
+
+
+def test_opencode_as_ccusage_counts_it(iso_home, chat_server: ChatServer, peer: Path) -> None:
+    """The real OpenCode's database, a tool call and a reply with cached input: lunavect's tokens and ccusage's."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    command = ensure_opencode()
+    env = opencode_env(iso_home, command)
+    prepare(iso_home, chat_server)
+    chat_server.script(
+        reply("Counted reply", usage={"prompt_tokens": 3000, "completion_tokens": 40,
+                                      "prompt_tokens_details": {"cached_tokens": 1000}}),
+    )  # fmt: skip
+    tui = start_tui(command, iso_home, env)
+    try:
+        tui.send_text("count me")
+        tui.wait_for_screen(r"Counted reply")
+        ready = wait_for(env, lambda s: s["provider"] == "opencode" and s["state"] == "ready" and s["usage"])
+    finally:
+        tui.kill()
+    tokens = settled(env, {ready["id"]})["rows"][0]["tokens"]
+    [session] = ccusage(peer, env, "UTC", "opencode", "session")["sessions"]
+    assert ours(tokens) == theirs(session), json.dumps(session)

@@ -63,7 +63,8 @@ def ensure_ccusage(root: Path = CCUSAGE_DIR, timeout: float = 900) -> Path:
 
 def ccusage(command: Path, env: dict[str, str], tz: str, *report: str) -> dict:
     """One report (`claude session`, `codex daily`, `daily`, ...) as JSON: only the iso HOME's folders, no network."""
-    only = {k: env[k] for k in ("PATH", "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME") if k in env}
+    names = ("PATH", "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
+    only = {k: env[k] for k in names if k in env}
     proc = subprocess.run(
         [str(command), *report, "--json", "--offline", "--timezone", tz],
         env={**only, "TZ": tz, "NO_COLOR": "1"},

@@ -3,7 +3,7 @@
 Each assistant message holds its request's tokens (`tokens`: `input` without what the cache read or wrote,
 `output` without `reasoning`, `cache.read`, `cache.write`: disjoint, as lunavect counts them; reasoning is
 output here). A session's history is its messages' and its sub-agents' (its child sessions', as `subagent`),
-by hour and model; it is read again whole when one of them changed (the ledger forgets the session's rows
+by quarter hour and model; it is read again whole when one of them changed (the ledger forgets the session's rows
 first), so a message updated while it streamed is never counted twice. The context is the last request of the
 session itself.
 """
