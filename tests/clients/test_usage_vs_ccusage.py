@@ -54,13 +54,18 @@ def usage(env: dict[str, str], by: str, tz: str = "UTC") -> dict:
 
 
 def settled(env: dict[str, str], keys: set[str], timeout: float = 120) -> dict:
-    """`usage --by session` once every session placed is counted and a second answer says the same (a large
-    transcript is glanced at first and read whole on a later tick)."""
+    """`usage --by session` once every session placed is counted, the history read whole, and a second answer
+    says the same (a large transcript is glanced at first and read whole on a later tick; till then the report
+    says it is still reading)."""
     deadline = time.monotonic() + timeout
     last = None
     while True:
         report = usage(env, "session")
-        if {row["key"].split(" ")[0] for row in report["rows"]} == keys and report == last:
+        if (
+            {row["key"].split(" ")[0] for row in report["rows"]} == keys
+            and report["reading"] is None
+            and report == last
+        ):
             return report
         assert time.monotonic() < deadline, f"lunavect did not count every session: {report['rows']}"
         last = report

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 
 import msgspec
 
+from lunavect import store
 from lunavect.core import clients
 from lunavect.core.bounds import EARLIEST
 from lunavect.core.terminal_text import clean
@@ -25,6 +26,9 @@ from lunavect.usage.text import count
 # A project's name or a session's title as the table's first column shows it (the JSON keeps it whole).
 KEY_CHARS = 80
 GROUPINGS = ("day", "project", "model", "session", "client")
+# The collector's progress through the history at its first start (`lunavect.collector.tick.READING_KEY`, a layer
+# above this one: named again here, and a test holds the two together).
+READING_KEY = "reading"
 _SINCE_RE = re.compile(r"^(\d{1,5})([hdw])$")
 _UNIT_S = {"h": 3600, "d": 86400, "w": 7 * 86400}
 
@@ -48,6 +52,9 @@ class Report(msgspec.Struct, omit_defaults=False):
     prices: dict[str, str] | None
     # The models used whose price the data does not know, by name (no estimate for their tokens).
     unpriced: list[str] = []
+    # While the collector still reads the history it found at its first start ("120 of 3,400" files): the totals
+    # are not whole yet (a large transcript is listed from a glance first, its tokens counted at its whole read).
+    reading: str | None = None
 
 
 def parse_since(text: str, now: float) -> float | None:
@@ -77,6 +84,8 @@ def build(
     """The report of the tokens used since `since`, by day, project, model, session or client. `names` reads the
     sessions' projects and titles (`listing.sessions.names`: the snapshot is the listing's to read)."""
     now = time.time() if now is None else now
+    # Before the history: a whole read the collector commits in between makes the note too careful, never missing.
+    reading = store.collector_values(conn).get(READING_KEY) or None
     history = ledger.history(conn, since, by)
     named = names(conn) if by in ("project", "session") else {}
     sums: dict[str, dict[str, Tokens]] = {}  # key -> model -> tokens
@@ -113,6 +122,7 @@ def build(
         unpriced=sorted(
             m or "(unknown model)" for m, t in everything.items() if costs and not t.empty and prices.cost(m, t) is None
         ),
+        reading=reading,
     )
 
 
@@ -208,6 +218,10 @@ def render(report: Report, now: float | None = None) -> str:
         )
         if report.unpriced:
             out.append("No price for: " + ", ".join(clean(m, limit=KEY_CHARS) for m in report.unpriced) + ".")
+    if report.reading:
+        out.append(
+            f"Still reading the history ({clean(report.reading, limit=40)} files): these totals are not whole yet."
+        )
     lim = limit_lines(report.limits, now)
     if lim:
         out.append("")

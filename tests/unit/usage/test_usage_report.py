@@ -11,6 +11,7 @@ import pytest
 from unit_support import a_session
 
 from lunavect import store
+from lunavect.collector import tick
 from lunavect.core.tokens import Tokens
 from lunavect.listing.sessions import names
 from lunavect.usage import ledger, limits, prices, report
@@ -105,6 +106,22 @@ def test_grouped_by_client_by_its_name(conn) -> None:
     assert by_key["Gemini CLI"].cost == pytest.approx(3 * 1.25 / 1_000_000) and not by_key["Gemini CLI"].cost_partial
     assert by_key["Claude Code"].cost_partial and by_key["elsewhere"].cost is None
     assert "Claude Code" in report.render(result, NOW)
+
+
+def test_totals_read_while_the_history_is_still_being_read_say_so(conn) -> None:
+    """A first start lists large transcripts from a glance and counts their tokens at their whole read, later:
+    a report in between says its totals are not whole yet, with the collector's progress."""
+    fill(conn)
+    since = report.parse_since("7d", NOW)
+    assert report.build(conn, since, "day", NOW, names=names).reading is None
+    with conn:
+        store.set_collector_value(conn, tick.READING_KEY, "3 of 10")
+    result = report.build(conn, since, "day", NOW, names=names)
+    assert result.reading == "3 of 10" and msgspec.json.decode(msgspec.json.encode(result))["reading"] == "3 of 10"
+    assert "Still reading the history (3 of 10 files): these totals are not whole yet." in report.render(result, NOW)
+    with conn:
+        store.set_collector_value(conn, tick.READING_KEY, "")  # what the collector writes once it has read all
+    assert report.build(conn, since, "day", NOW, names=names).reading is None
 
 
 def test_estimates_turned_off_are_gone_from_text_and_json(conn) -> None:
