@@ -13,12 +13,13 @@ their own rate. The person can turn estimates off (`lunavect usage --prices off`
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import sqlite3
 import warnings
+from collections.abc import Iterable
 from decimal import Decimal
-from functools import cache
-from importlib import metadata
+from importlib import metadata, util
 
 import msgspec
 
@@ -26,6 +27,9 @@ from lunavect import store
 from lunavect.core.tokens import Tokens
 
 SETTING = "usage_prices"
+# The data's answers for the models seen (their rates, or none), its date and version, kept in the store: loading
+# the data costs a few tenths of a second, which each `lunavect usage` would pay again.
+CACHE_SETTING = "usage_price_cache"
 _PACKAGE = "genai-prices"
 # What may follow a listed name in a model's id and still be that model: a release date, `-latest`.
 _RELEASE_RE = re.compile(r"^(?:[-@]?\d{8}|-\d{4}-\d{2}-\d{2}|-latest)$")
@@ -65,11 +69,70 @@ def _own_name(model: str, info: object) -> bool:
     return False
 
 
-@cache
+class _Kept(msgspec.Struct):
+    key: str  # `_data_key()` when it was kept
+    about: dict[str, str]
+    models: dict[str, Price | None]
+
+
+# This process's answers, and the data key they hold for.
+_rates: dict[str, Price | None] = {}
+_about: dict[str, str] = {}
+_key: list[str] = [""]
+
+
+def _data_key() -> str:
+    """Which data and which day the answers hold for: the installed data file (its size and time, no import) and
+    today's date (the data holds price changes by date)."""
+    spec = util.find_spec("genai_prices")
+    try:
+        st = os.stat(os.path.join(os.path.dirname(spec.origin), "data.py")) if spec and spec.origin else None
+    except OSError:
+        st = None
+    data = f"{st.st_size}:{st.st_mtime_ns}" if st is not None else "?"
+    return f"{data}:{dt.datetime.now(dt.UTC).date().isoformat()}"
+
+
+def _hold(key: str) -> None:
+    if _key[0] != key:
+        _rates.clear()
+        _about.clear()
+        _key[0] = key
+
+
+def prepare(conn: sqlite3.Connection, models: Iterable[str | None]) -> None:
+    """Have the rates of `models` at hand: from the store's answers kept for the same data and day, and any
+    model they lack from the data itself (then kept, so the next `lunavect usage` need not load the data)."""
+    key = _data_key()
+    _hold(key)
+    raw = store.get_setting(conn, CACHE_SETTING)
+    try:
+        kept = msgspec.json.decode(raw, type=_Kept) if raw else None
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        kept = None
+    if kept is not None and (kept.key != key or set(kept.about) != {"date", "source"}):
+        kept = None  # another data or day's answers, or not ours: asked again
+    if kept is not None:
+        _rates.update({m: p for m, p in kept.models.items() if m not in _rates})
+        _about.update(kept.about)
+    missing = {m for m in models if m} - _rates.keys()
+    if kept is not None and not missing:
+        return
+    for model in missing:
+        price_of(model)
+    store.set_setting(conn, CACHE_SETTING, msgspec.json.encode(_Kept(key, _data_about(), dict(_rates))).decode())
+
+
 def price_of(model: str | None) -> Price | None:
     """The model's rates today, or None when the data does not know it under its own name."""
     if not model:
         return None
+    if model not in _rates:
+        _rates[model] = _priced(model)
+    return _rates[model]
+
+
+def _priced(model: str) -> Price | None:
     from genai_prices import Usage, calc_price  # the data is large: loaded only when a cost is asked for
 
     now = dt.datetime.now(dt.UTC)
@@ -116,7 +179,6 @@ def set_enabled(conn: sqlite3.Connection, on: bool) -> None:
     store.set_setting(conn, SETTING, "on" if on else "off")
 
 
-@cache
 def snapshot_date() -> str:
     """The date of the price data: the newest price change it records up to today (its data holds each model's
     changes by date, some announced for later)."""
@@ -134,14 +196,23 @@ def snapshot_date() -> str:
     return newest.isoformat()
 
 
+def _data_about() -> dict[str, str]:
+    """The data's date and version, found once for its key."""
+    if not _about:
+        _about.update(
+            date=snapshot_date(),
+            source=f"{_PACKAGE} {metadata.version(_PACKAGE)} (list prices, US dollars, read offline)",
+        )
+    return dict(_about)
+
+
 def about() -> dict[str, str]:
     """What `--json` and the table's note say of the prices: an estimate, from which data, of which date."""
     return {
-        "date": snapshot_date(),
-        "source": f"{_PACKAGE} {metadata.version(_PACKAGE)} (list prices, US dollars, read offline)",
+        **_data_about(),
         "note": "An estimate only: subscription plans are not billed per token, and prices change. "
         "A model the price data does not know under its own name has no estimate.",
     }
 
 
-__all__ = ["Price", "cost", "enabled", "set_enabled", "about", "price_of"]
+__all__ = ["Price", "cost", "enabled", "set_enabled", "about", "price_of", "prepare"]

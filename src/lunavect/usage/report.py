@@ -87,6 +87,8 @@ def build(
     # Before the history: a whole read the collector commits in between makes the note too careful, never missing.
     reading = store.collector_values(conn).get(READING_KEY) or None
     history = ledger.history(conn, since, by)
+    if costs:
+        prices.prepare(conn, {row.model for row in history})
     named = names(conn) if by in ("project", "session") else {}
     sums: dict[str, dict[str, Tokens]] = {}  # key -> model -> tokens
     for row in history:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from lunavect import store
 from lunavect.core.tokens import Tokens
 from lunavect.usage import prices
 
@@ -62,3 +63,32 @@ def test_the_estimate_names_its_data_and_its_date() -> None:
     assert about["source"].startswith("genai-prices ") and "offline" in about["source"]
     year, month, day = about["date"].split("-")
     assert int(year) >= 2026 and 1 <= int(month) <= 12 and 1 <= int(day) <= 31
+
+
+def test_the_answers_are_kept_for_the_next_run_and_asked_again_for_new_data(tmp_path, monkeypatch) -> None:
+    """Loading the price data costs a few tenths of a second: `lunavect usage` keeps the answers for the models it
+    saw in the store, and a later run takes them from there, until the data or the day changes."""
+    conn = store.connect(tmp_path / "s.sqlite3")
+    try:
+        prices.prepare(conn, ["claude-opus-4-6", "some-new-model", None])
+        first = (prices.price_of("claude-opus-4-6"), prices.price_of("some-new-model"), prices.about())
+        assert first[0] == prices.Price(*LISTED["claude-opus-4-6"]) and first[1] is None
+
+        def never(*_args: object) -> None:
+            raise AssertionError("the price data was loaded")
+
+        prices._hold("")  # a new process: nothing at hand
+        monkeypatch.setattr(prices, "_priced", never)
+        monkeypatch.setattr(prices, "snapshot_date", never)
+        prices.prepare(conn, ["claude-opus-4-6", "some-new-model"])
+        assert (prices.price_of("claude-opus-4-6"), prices.price_of("some-new-model"), prices.about()) == first
+
+        monkeypatch.setattr(prices, "_data_key", lambda: "another data file, or tomorrow")
+        with pytest.raises(AssertionError, match="loaded"):
+            prices.prepare(conn, ["claude-opus-4-6"])
+        store.set_setting(conn, prices.CACHE_SETTING, "{not json")
+        monkeypatch.undo()
+        prices.prepare(conn, ["gpt-5.5"])  # an unreadable value is asked again, never an error
+        assert prices.price_of("gpt-5.5") == prices.Price(*LISTED["gpt-5.5"])
+    finally:
+        conn.close()
