@@ -167,8 +167,8 @@ class HistoryRow:
 def history(conn: sqlite3.Connection, since: float, by: str = "all") -> list[HistoryRow]:
     """The history's rows from `since` on (counts only), for `lunavect usage`, summed in SQL over what `by`
     does not need: by "day" each quarter hour and model, by "model" each model, by "project" or "session" each
-    session and model, by "client" each client's id (in `id`) and model ("all": every row as stored, by session,
-    quarter hour, model and sender)."""
+    session and model, by "client" each client's id (in `id`) and model, by "client-day" each client's id and
+    quarter hour ("all": every row as stored, by session, quarter hour, model and sender)."""
     keys = {
         "day": ("''", "quarter", "model", "0"),
         "model": ("''", "0", "model", "0"),
@@ -176,6 +176,7 @@ def history(conn: sqlite3.Connection, since: float, by: str = "all") -> list[His
         "session": ("id", "0", "model", "0"),
         # The client: the part of the session's key before its colon (`core.model.session_key`).
         "client": ("substr(id, 1, instr(id, ':') - 1)", "0", "model", "0"),
+        "client-day": ("substr(id, 1, instr(id, ':') - 1)", "quarter", "''", "0"),
     }.get(by, ("id", "quarter", "model", "subagent"))
     columns = ", ".join(keys)
     groups = ", ".join(k for k in keys if k not in ("''", "0"))

@@ -169,19 +169,23 @@ def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
     for account in accounts:
         if not account.windows:
             continue
-        parts = []
-        for w in account.windows:
-            length = limits.window_label(w)
-            figure = f"{length} {w.used_percent:.0f} %"
-            if w.stale:
-                figure += f" (as of {local_text(account.at, '%Y-%m-%d %H:%M', missing='?')}, may be old)"
-            else:
-                figure += _reset(w.resets_at, now) + f" · {pace.words(w.pace, w.runs_out_at, now)}"
-            parts.append(figure)
-        name = clean(account.account, limit=64)
-        label = account.client if account.account in ("default", account.client) else f"{account.client}/{name}"
-        lines.append(f"{label}: " + " | ".join(parts))
+        parts = [f"{limits.window_label(w)} {window_words(account, w, now)}" for w in account.windows]
+        lines.append(f"{account_label(account)}: " + " | ".join(parts))
     return lines
+
+
+def account_label(account: limits.AccountLimits) -> str:
+    """`codex`, or `codex/<account>` for an account of its own."""
+    name = clean(account.account, limit=64)
+    return account.client if account.account in ("default", account.client) else f"{account.client}/{name}"
+
+
+def window_words(account: limits.AccountLimits, w: limits.Window, now: float) -> str:
+    """`42 % · resets 14:00 · runs out in 1 h 20 m`, or `42 % (as of ..., may be old)`."""
+    figure = f"{w.used_percent:.0f} %"
+    if w.stale:
+        return figure + f" (as of {local_text(account.at, '%Y-%m-%d %H:%M', missing='?')}, may be old)"
+    return figure + _reset(w.resets_at, now) + f" · {pace.words(w.pace, w.runs_out_at, now)}"
 
 
 def render(report: Report, now: float | None = None) -> str:
