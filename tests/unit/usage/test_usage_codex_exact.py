@@ -210,25 +210,26 @@ def days_read(reader: Reader, path: Path, zone_name: str, monkeypatch: pytest.Mo
 
 
 @pytest.mark.usefixtures("zone")
-def test_each_request_is_dated_by_its_own_token_count(reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Across midnight in UTC-3: 02:00 to 04:00 UTC is 23:00 to 01:00 in São Paulo.
-    first, last = dt.datetime(2026, 2, 23, 2, 0, tzinfo=dt.UTC), dt.datetime(2026, 2, 23, 4, 0, tzinfo=dt.UTC)
+@pytest.mark.parametrize(
+    ("zone_name", "hour", "hours"),
+    [
+        # Across midnight in UTC-3: 02:00 to 04:00 UTC is 23:00 to 01:00 in São Paulo (each request on its day).
+        ("America/Sao_Paulo", 2, 2),
+        # 18:00 to 19:00 UTC is 23:30 to 00:30 in India (+5:30): an hourly bucket would put 18:30-19:00 on the
+        # wrong day.
+        ("Asia/Kolkata", 18, 1),
+    ],
+)
+def test_each_request_is_dated_by_its_own_token_count_on_exact_local_days(
+    reader: Reader, monkeypatch: pytest.MonkeyPatch, zone_name: str, hour: int, hours: int
+) -> None:
+    first = dt.datetime(2026, 2, 23, hour, 0, tzinfo=dt.UTC)
+    last = first + dt.timedelta(hours=hours)
     recs = spread(records(SOURCE), first, last)
     path = write(reader.day / SOURCE.name, recs)
-    expected = days_by_hand(recs, "America/Sao_Paulo")
+    expected = days_by_hand(recs, zone_name)
     assert len(expected) == 2
-    assert days_read(reader, path, "America/Sao_Paulo", monkeypatch) == expected
-
-
-@pytest.mark.usefixtures("zone")
-def test_days_in_a_half_hour_time_zone_are_exact(reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
-    # 18:00 to 19:00 UTC is 23:30 to 00:30 in India (+5:30): an hourly bucket would put 18:30-19:00 on the wrong day.
-    first, last = dt.datetime(2026, 2, 23, 18, 0, tzinfo=dt.UTC), dt.datetime(2026, 2, 23, 19, 0, tzinfo=dt.UTC)
-    recs = spread(records(SOURCE), first, last)
-    path = write(reader.day / SOURCE.name, recs)
-    expected = days_by_hand(recs, "Asia/Kolkata")
-    assert len(expected) == 2
-    assert days_read(reader, path, "Asia/Kolkata", monkeypatch) == expected
+    assert days_read(reader, path, zone_name, monkeypatch) == expected
 
 
 def test_the_migration_counts_codex_rollouts_again_by_quarter_hour(tmp_path: Path) -> None:
