@@ -13,7 +13,7 @@ from tui_support import pilot_test, wait_for
 
 from lunavect.core.tokens import Tokens
 from lunavect.frontends.tui import preferences
-from lunavect.frontends.tui.usage_screen import BAR, COLOURS, UsageScreen
+from lunavect.frontends.tui.usage_screen import BAR, UsageScreen
 from lunavect.usage import ledger, limits
 from lunavect.usage.limits import Limits, LimitWindow
 
@@ -87,7 +87,7 @@ async def test_u_opens_the_bars_the_widest_day_full_and_esc_closes_them(conn, ma
 
 def test_each_client_has_its_own_colour() -> None:
     from lunavect.core import clients
-    from lunavect.frontends.tui.usage_screen import colour
+    from lunavect.usage.chart import COLOURS, colour
 
     shown = [colour(client.id) for client in clients.every()]
     assert len(set(shown)) == len(shown) and set(shown) <= set(COLOURS)

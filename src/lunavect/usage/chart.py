@@ -15,6 +15,15 @@ from lunavect.core.times import local_text
 from lunavect.usage import ledger, report
 
 DAYS = 14
+# One colour a client, in the clients' order, for the panel's and the web page's bars: mid-tone, so that each reads
+# on a dark and on a light background.
+COLOURS = ("#d97757", "#10a37f", "#4285f4", "#a855f7", "#0891b2", "#ca8a04", "#db2777", "#65a30d")
+OTHER = "#8a8a8a"  # a client this lunavect does not know (another host's newer one)
+
+
+def colour(client_id: str) -> str:
+    ids = [client.id for client in clients.every()]
+    return COLOURS[ids.index(client_id) % len(COLOURS)] if client_id in ids else OTHER
 
 
 @dataclass
@@ -51,4 +60,4 @@ def days_by_client(conn: sqlite3.Connection, now: float, days: int = DAYS) -> li
     return [found[key] for key in sorted(found) if key]
 
 
-__all__ = ["DAYS", "Day", "days_by_client"]
+__all__ = ["COLOURS", "DAYS", "Day", "colour", "days_by_client"]

@@ -1,8 +1,8 @@
 """The `u` screen: tokens per day for the last two weeks as bars, each client its own colour, and each
 rate-limit window's fill as a bar with its reset and pace: a look instead of `lunavect usage`'s table.
 
-Read once as it opens (the store's history and windows: counts only); Esc or `u` closes it. The colours are
-mid-tone, readable on a dark and a light theme alike, and the legend names each client beside its colour.
+Read once as it opens (the store's history and windows: counts only); Esc or `u` closes it. The colours
+(`usage.chart`, the web page's too) are mid-tone, readable on a dark and a light theme alike, and the legend names each client beside its colour.
 """
 
 from __future__ import annotations
@@ -21,18 +21,12 @@ from lunavect.core import clients
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import local_text
 from lunavect.usage import chart, limits, report
+from lunavect.usage.chart import colour
 from lunavect.usage.text import count
 
-# One colour a client, in the clients' order: mid-tone, so that each reads on a dark and on a light background.
-COLOURS = ("#d97757", "#10a37f", "#4285f4", "#a855f7", "#0891b2", "#ca8a04", "#db2777", "#65a30d")
 BAR = 52  # cells of the widest day's bar
 LABEL = 10  # `Mon 11-30 `
 WINDOW_BAR = 40  # cells of a window's 100 %
-
-
-def colour(client_id: str) -> str:
-    ids = [client.id for client in clients.every()]
-    return COLOURS[ids.index(client_id) % len(COLOURS)] if client_id in ids else "#8a8a8a"
 
 
 def day_bars(days: list[chart.Day]) -> Text:

@@ -189,6 +189,7 @@ function render() {
     limits.replaceChildren(...windows.map((line) => { const li = document.createElement("li"); li.textContent = line; return li; }));
   }
   limits.hidden = !windows.length;
+  showUsageDays(doc.usage_days || []);
   const nHidden = hidden().length;
   $("hidden-view").textContent = nHidden ? `Hidden ${nHidden}` : "Hidden";
   $("hidden-view").setAttribute("aria-pressed", String(state.view === "hidden"));
@@ -218,6 +219,47 @@ function render() {
 
 // The client buttons of the choices while they fit the bar's line beside Active and Hidden; past that, one
 // compact choice (a drop-down) of the same, so that a phone's page never grows wider than its screen.
+// Tokens per day of the last two weeks as bars, each client its colour (the document's usage_days: the colours are
+// lunavect's own, the names the clients'); the widest day fills the track. Drawn again only when they change.
+function showUsageDays(days) {
+  const chart = $("usage-chart");
+  const sig = JSON.stringify(days);
+  chart.hidden = !days.length;
+  if (chart.dataset.sig === sig) return;
+  chart.dataset.sig = sig;
+  const widest = Math.max(0, ...days.map((d) => d.tokens));
+  const seen = new Map();
+  $("usage-days").replaceChildren(...days.map((d) => {
+    const li = document.createElement("li");
+    const label = document.createElement("span");
+    label.textContent = d.day;
+    const track = document.createElement("span");
+    track.className = "track";
+    track.setAttribute("aria-hidden", "true");
+    for (const [name, colour, tokens] of d.parts) {
+      seen.set(name, colour);
+      const part = document.createElement("span");
+      part.className = "part";
+      part.style.width = `${widest ? (100 * tokens) / widest : 0}%`;
+      part.style.background = colour;
+      part.title = `${name}: ${tokens.toLocaleString()} tokens`;
+      track.append(part);
+    }
+    const total = document.createElement("span");
+    total.className = "total";
+    total.textContent = d.total || "—";
+    li.title = d.parts.map(([name, , tokens]) => `${name} ${tokens.toLocaleString()}`).join(", ");
+    li.append(label, track, total);
+    return li;
+  }));
+  $("usage-legend").replaceChildren(...[...seen].flatMap(([name, colour], i) => {
+    const key = document.createElement("span");
+    key.className = "key";
+    key.style.background = colour;
+    return [...(i ? [document.createTextNode(" ")] : []), key, document.createTextNode(name)];
+  }));
+}
+
 function showClients() {
   const choices = clientChoices();
   const chosen = state.filter.provider;
