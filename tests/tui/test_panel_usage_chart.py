@@ -47,7 +47,8 @@ def seed_usage(conn) -> None:
         delta = ledger.Delta(ledger.quarter_of(seed.NOW - back * DAY, seed.NOW), "m", False, tokens)
         ledger.record(conn, f"/files/{key}", key, [delta])
     resets = seed.NOW + 3600
-    limits.record(conn, "codex", Limits(at=seed.NOW - 60, primary=LimitWindow(42.0, 300, resets)))
+    for back, used in ((100 * 60, 10.0), (60 * 60, 25.0), (60, 42.0)):  # its 5 h window filling over the hours
+        limits.record(conn, "codex", Limits(at=seed.NOW - back, primary=LimitWindow(used, 300, resets)))
     limits.record(
         conn, "codex", Limits(at=seed.NOW - 30, primary=LimitWindow(42.0, 300, resets), secondary=LimitWindow(8, 10080))
     )
@@ -77,6 +78,12 @@ async def test_u_opens_the_bars_the_widest_day_full_and_esc_closes_them(conn, ma
         windows = str(screen.query_one("#usage-limits").render())
         assert "codex\n" in windows and "42 % · resets 10:30" in windows and "8 %" in windows
         assert windows.splitlines()[1].count("█") == round(0.42 * 40)
+        # Its fill over the last two hours, a cell each 3 minutes, up to its highest figure: blank before the first
+        # report 100 minutes ago, then 10 % (▂), 25 % (▅) from an hour ago, 42 % (█) in the last minute.
+        fill = windows.splitlines()[2][9:49]
+        assert fill == " " * 6 + "▂" * 13 + "▅" * 20 + "█" and windows.splitlines()[2].endswith("2 h: 10 % → 42 %")
+        assert "7 d" in windows.splitlines()[3]  # the 7 d window's one figure, in the last cell
+        assert windows.splitlines()[4][9:49] == " " * 39 + "█"
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, UsageScreen))
         await pilot.press("u")

@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from lunavect.core import clients
+from lunavect.core.limit_history import KEEP_S
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import local_text
 from lunavect.usage import chart, limits, report
@@ -26,7 +27,9 @@ from lunavect.usage.text import count
 
 BAR = 52  # cells of the widest day's bar
 LABEL = 10  # `Mon 11-30 `
-WINDOW_BAR = 40  # cells of a window's 100 %
+WINDOW_BAR = 40  # cells of a window's 100 %, and of its last two hours
+SPAN_S = KEEP_S  # the history a window keeps
+LEVELS = "▁▂▃▄▅▆▇█"
 
 
 def day_bars(days: list[chart.Day]) -> Text:
@@ -75,7 +78,28 @@ def window_bars(accounts: list[limits.AccountLimits], now: float) -> Text:
             text.append("█" * filled, style="dim" if window.stale else colour(account.client))
             text.append("░" * (WINDOW_BAR - filled), style="dim")
             text.append(f"  {report.window_words(account, window, now)}\n")
+            line, low, high = fill_line(window.points, now)
+            if line.strip():
+                text.append(f"  {'':>6} ").append(line, style="dim" if window.stale else colour(account.client))
+                text.append(f"  the last 2 h: {low:.0f} % → {high:.0f} %\n", style="dim")
     return text
+
+
+def fill_line(points: list[tuple[float, float]], now: float) -> tuple[str, float, float]:
+    """A window's fill over the last two hours, a cell each three minutes (the figure that held at its end: blank
+    before the first one), ▁ to █ from nothing to its highest figure then: how fast it filled, at a glance. With
+    the lowest and highest figures shown."""
+    held_at = []
+    for i in range(WINDOW_BAR):
+        end = now - SPAN_S + (i + 1) * SPAN_S / WINDOW_BAR
+        held = [used for at, used in points if at <= end]
+        held_at.append(held[-1] if held else None)
+    shown = [used for used in held_at if used is not None]
+    if not shown:
+        return "", 0.0, 0.0
+    high = max(shown) or 1.0
+    cells = [" " if used is None else LEVELS[min(len(LEVELS) - 1, int(used / high * len(LEVELS)))] for used in held_at]
+    return "".join(cells), min(shown), max(shown)
 
 
 class UsageScreen(ModalScreen[None]):
