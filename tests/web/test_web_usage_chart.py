@@ -1,5 +1,6 @@
-"""The web page's tokens per day: bars of the last 14 days by client, the widest day the full track, each client
-its colour named in the legend, readable in a light and a dark page; hidden while no tokens are known."""
+"""The web page's usage: bars of the last 14 days' tokens by client (the widest day the full track, each client its
+colour named in the legend) and each rate-limit window's fill with its line over the last two hours, readable in
+a light and a dark page; hidden while no tokens and no windows are known."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from web_support import Served, hook, isolated_env, open_page, start_web, stop_c
 
 from lunavect import store
 from lunavect.core.tokens import Tokens
-from lunavect.usage import chart, ledger
+from lunavect.usage import chart, ledger, limits
+from lunavect.usage.limits import Limits, LimitWindow
 
 SESSION = "aaaaaaaa-1111-4111-8111-111111111111"
 DAY = 86400.0
@@ -32,6 +34,8 @@ def seed(env: dict[str, str]) -> None:
         for key, back, tokens in USED:
             at = now - back * DAY
             ledger.record(conn, f"/seeded/{key}", key, [ledger.Delta(ledger.quarter_of(at, at), "m", False, tokens)])
+        for back, used in ((100 * 60, 10.0), (60 * 60, 25.0), (60, 42.0)):  # Codex's 5 h window filling
+            limits.record(conn, "codex", Limits(at=now - back, primary=LimitWindow(used, 300, now + 3600)))
     conn.close()
 
 
@@ -67,6 +71,7 @@ def test_tokens_per_day_as_bars_by_client(served, browser, scheme: str) -> None:
     page.wait_for_selector("body[data-loaded='1']", timeout=20_000)
     page.wait_for_selector("#usage-chart:not([hidden])", timeout=20_000)
     page.click("#usage-chart summary")
+    assert page.locator("#usage-chart summary").inner_text() == "Usage"
     shown = bars(page)
     assert len(shown) == chart.DAYS
     widest = next(day for day in shown if day["total"] == "2.0M")
@@ -85,6 +90,22 @@ def test_tokens_per_day_as_bars_by_client(served, browser, scheme: str) -> None:
         " getComputedStyle(document.body).backgroundColor]"
     )
     assert colours[0] != colours[1]
+    # The window: its fill now (42 % of the track), its line over the last two hours climbing from 10 % through
+    # 25 % to 42 % (the figure held between reports), and what `lunavect usage` says of it.
+    window = page.evaluate(
+        """(() => { const li = document.querySelector('#usage-windows li');
+            return { label: li.firstChild.textContent, words: li.querySelector('.words').textContent,
+                     fill: li.querySelector('.fill').getBoundingClientRect().width,
+                     track: li.querySelector('.track').getBoundingClientRect().width,
+                     colour: getComputedStyle(li.querySelector('polyline')).stroke,
+                     ys: li.querySelector('polyline').getAttribute('points').split(' ').map((p) => +p.split(',')[1]) };
+        })()"""
+    )
+    assert window["label"] == "codex 5 h" and window["words"].startswith("42 % · resets ")
+    assert window["fill"] == pytest.approx(0.42 * window["track"], abs=1)
+    climb = [(100 - y) / 100 * 42 for y in dict.fromkeys(window["ys"])]  # drawn up to its highest figure
+    assert climb == pytest.approx([10, 25, 42]) and window["colour"] == "rgb(16, 163, 127)"
+    assert window["words"].endswith("· the last 2 h: 10 % → 42 %")
     context.close()
 
 
@@ -95,7 +116,7 @@ def test_no_tokens_no_chart(tmp_path, browser) -> None:
     try:
         page = open_page(browser, server.control)
         page.wait_for_selector("li.row", timeout=20_000)
-        assert page.locator("#usage-chart").is_hidden()
+        assert page.locator("#usage-chart").is_hidden()  # no tokens, no window: nothing to draw
     finally:
         server.stop()
         stop_collector(env)

@@ -74,6 +74,30 @@ class ChartDay(msgspec.Struct):
     parts: list[ChartPart]
 
 
+class WindowFill(msgspec.Struct):
+    label: str  # `codex 5 h`
+    used: float  # percent, 0 to 100
+    words: str  # `42 % · resets 14:00 · lasts to reset` (`usage.report.window_words`)
+    stale: bool
+    colour: str  # its client's (`usage.chart.colour`)
+    points: list[tuple[float, float]]  # its recent figures, `[epoch s, percent]` oldest first
+
+
+def window_fills(accounts: list[limits.AccountLimits], now: float) -> list[WindowFill]:
+    return [
+        WindowFill(
+            label=f"{report.account_label(account)} {limits.window_label(w)}",
+            used=w.used_percent,
+            words=report.window_words(account, w, now),
+            stale=w.stale,
+            colour=chart.colour(account.client),
+            points=w.points,
+        )
+        for account in accounts
+        for w in account.windows
+    ]
+
+
 class Document(msgspec.Struct):
     working: int
     awaiting_input: int
@@ -87,6 +111,8 @@ class Document(msgspec.Struct):
     limits: list[str] = []
     # Tokens per day of the last two weeks, by client (`usage.chart`), for the page's bars; empty without tokens.
     usage_days: list[ChartDay] = []
+    # Each window's fill now and its recent figures, for the page's bars and lines.
+    window_fills: list[WindowFill] = []
 
 
 def chart_days(days: list[chart.Day]) -> list[ChartDay]:
@@ -157,7 +183,10 @@ def page_row(session: Session) -> PageRow:
 
 
 def build(
-    sessions: list[Session], limit_lines: list[str] | None = None, days: list[ChartDay] | None = None
+    sessions: list[Session],
+    limit_lines: list[str] | None = None,
+    days: list[ChartDay] | None = None,
+    fills: list[WindowFill] | None = None,
 ) -> Document:
     counts = summarize_sessions(sessions)
     return Document(
@@ -166,6 +195,7 @@ def build(
         sessions=[page_row(s) for s in sessions],
         limits=limit_lines or [],
         usage_days=days or [],
+        window_fills=fills or [],
         errors=counts.errors,
         counters={name: count_words(name, getattr(counts, name)) for name in ("working", "awaiting_input", "errors")},
     )
@@ -176,8 +206,10 @@ def read(conn: sqlite3.Connection, now: float | None = None) -> tuple[bytes, byt
     the reading time: two reads with equal lists have equal second values, so an unchanged list is not sent
     again."""
     now = time.time() if now is None else now
-    windows = report.limit_lines(limits.read(conn, now), now)
+    accounts = limits.read(conn, now)
+    windows = report.limit_lines(accounts, now)
     days = chart_days(chart.days_by_client(conn, now))
-    body = _encoder.encode(build(read_sessions(conn, include_hidden=True, now=now), windows, days))
+    sessions = read_sessions(conn, include_hidden=True, now=now)
+    body = _encoder.encode(build(sessions, windows, days, window_fills(accounts, now)))
     # The reader's clock (epoch ms) goes first: the page aligns its timers with it.
     return b'{"at":%d,' % round(now * 1000) + body[1:], body
