@@ -131,6 +131,25 @@ def test_a_pushed_link_opens_with_its_sessions_row_focused(served, browser):
     assert "token" not in page.url and page.url.endswith(f"#{fragment}")
 
 
+def test_a_pushed_link_without_the_token_asks_for_it_and_then_opens_the_row(served, browser):
+    """A push's link carries no token: a browser without the cookie gets the locked page, whose field takes the
+    token and opens the same row; a wrong one stays locked."""
+    token = served.control.partition("token=")[2]
+    fragment = push.link_for(served.base.rstrip("/"), SITE).partition("/#")[2]  # type: ignore[union-attr]
+    context = browser.new_context(viewport={"width": 400, "height": 800})
+    page = context.new_page()
+    page.goto(f"{served.base.rstrip('/')}/#{fragment}")
+    page.fill("#token", "not-the-token")
+    page.click(".token-form button")
+    page.wait_for_selector("body.locked #token", timeout=10_000)
+    page.fill("#token", token)
+    page.click(".token-form button")
+    page.wait_for_selector("body[data-loaded='1']", timeout=20_000)
+    page.wait_for_function("() => document.querySelector('li.row.focused') !== null", timeout=10_000)
+    assert page.eval_on_selector_all("li.row.focused", "rows => rows.map(r => r.dataset.id)") == [SITE]
+    assert "token" not in page.url and page.url.endswith(f"#{fragment}")
+
+
 def test_every_row_says_open_or_ended_and_since_when_and_ended_rows_recede(served, browser):
     """The page says what `list --json` says: the working and the waiting session run in a client (their fresh
     evidence needs one), the ready and the failed ones have no process to say so (the hooks here come from no
