@@ -89,10 +89,10 @@ def next_command(print_only: bool, resume_in: str | None, as_json: bool) -> None
     """
     from lunavect.frontends.rows import label
     from lunavect.listing.attention import NOTHING_WAITS, needs_person
-    from lunavect.listing.sessions import read_sessions
+    from lunavect.listing.sessions import read_counted
 
     conn = fresh_store()
-    waiting = needs_person(read_sessions(conn, include_hidden=True))
+    waiting = needs_person(read_counted(conn))
     if not waiting:
         if as_json:
             click.echo(msgspec.json.encode({"outcome": "nothing", "message": NOTHING_WAITS}).decode())

@@ -228,4 +228,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX transition_by_session ON transition (host, id, seq);
     CREATE INDEX transition_by_at ON transition (at);
     """,
+    # 17: the snapshot's rows by state, for the counters and "needs you" (`listing.sessions.COUNTED_STATES`):
+    # `counts`, `status` and `next --print` read the few rows that work or wait, not the whole history.
+    "CREATE INDEX snapshot_by_state ON snapshot (state)",
 ]
