@@ -141,4 +141,6 @@ def test_a_live_pane_is_shown_in_a_grouped_session_and_the_others_keep_their_win
         here("kill-server")
         # The grouped session ends with its client: nothing is left behind on the pane's server.
         wait_until(lambda: there("list-sessions", "-F", "#{session_name}").split() == ["main"], what="cleaned up")
-        assert subprocess.run(["tmux", "-S", there.socket, "has-session", "-t", shown[0]], capture_output=True).returncode
+        assert subprocess.run(
+            ["tmux", "-S", there.socket, "has-session", "-t", shown[0]], capture_output=True
+        ).returncode
