@@ -5,24 +5,35 @@ name or id that could be read as an option or as shell is refused, and each word
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
 import pytest
+from sync_support import wait_until
 
 from lunavect.core.resume_command import ssh_attach_command, ssh_command
 from lunavect.navigation.open_result import Outcome
 from lunavect.navigation.remote_host import open_remote
 
 
-def test_inside_tmux_the_ssh_command_runs_in_a_new_window(tmp_path):
+def test_inside_tmux_the_ssh_command_runs_in_a_new_window_that_stays_when_it_fails(tmp_path, monkeypatch):
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
+    # A stand-in `ssh` first on PATH (tmux gives a window that a command client opened that client's
+    # environment): it records its words, says why it failed and fails (no name is looked up).
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "ssh-words"
+    ssh = bin_dir / "ssh"
+    ssh.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {record}\necho "ssh: no route to $2"\nexit 255\n')
+    ssh.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    env = dict(os.environ)
     sock = str(tmp_path / "tmux.sock")
     tmux = ["tmux", "-S", sock]
-    subprocess.run([*tmux, "new-session", "-d", "-s", "person", "sleep 60"], check=True)
+    subprocess.run([*tmux, "-f", "/dev/null", "new-session", "-d", "-s", "person", "sleep 60"], check=True, env=env)
     try:
-        subprocess.run([*tmux, "set-option", "-g", "remain-on-exit", "on"], check=True)
         pid = subprocess.run([*tmux, "display", "-p", "#{pid}"], capture_output=True, text=True).stdout.strip()
         session = subprocess.run([*tmux, "display", "-p", "#{session_id}"], capture_output=True, text=True)
         number = session.stdout.strip().lstrip("$")
@@ -30,16 +41,32 @@ def test_inside_tmux_the_ssh_command_runs_in_a_new_window(tmp_path):
         result = open_remote("alpha", "claude:abc", environ, live=True, in_tmux=True)
         assert result.outcome == Outcome.RESUMED and result.command == "ssh -t alpha lunavect open claude:abc --attach"
         assert result.target and result.target.startswith("%")
+        wait_until(lambda: "press Enter to close" in capture(tmux, result.target), what="the reason held on screen")
+        screen = capture(tmux, result.target)
+        assert "ssh: no route to alpha" in screen
+        assert record.read_text().splitlines() == ["-t", "alpha", "lunavect", "open", "claude:abc", "--attach"]
         ended = open_remote("alpha", "claude:abc", environ, live=False)
         assert ended.command == "ssh alpha -t lunavect resume claude:abc"
+        wait_until(lambda: "press Enter to close" in capture(tmux, ended.target), what="the second reason")
         windows = subprocess.run(
             [*tmux, "list-windows", "-t", "person", "-F", "#{pane_start_command}"], capture_output=True, text=True
         ).stdout.splitlines()
         assert len(windows) == 3
-        assert "ssh -t alpha lunavect open claude:abc --attach" in windows[1]
-        assert "ssh alpha -t lunavect resume claude:abc" in windows[2]
+        # The window closes once the person has read it.
+        subprocess.run([*tmux, "send-keys", "-t", result.target, "Enter"], check=True)
+        wait_until(lambda: len(list_windows(tmux)) == 2, what="the window closed after Enter")
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+def capture(tmux: list[str], pane: str | None) -> str:
+    assert pane is not None
+    return subprocess.run([*tmux, "capture-pane", "-p", "-t", pane], capture_output=True, text=True).stdout
+
+
+def list_windows(tmux: list[str]) -> list[str]:
+    done = subprocess.run([*tmux, "list-windows", "-t", "person"], capture_output=True, text=True)
+    return done.stdout.splitlines()
 
 
 def test_outside_tmux_the_ssh_command_is_printed():

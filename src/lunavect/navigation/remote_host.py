@@ -8,8 +8,8 @@ by a text it carries: a remote row's `resume` and terminal are never run here):
 - live elsewhere there: `ssh HOST -t lunavect open ID`, which has that machine focus its own terminal;
 - ended: `ssh HOST -t lunavect resume ID`, which resumes it in the ssh terminal.
 
-Inside tmux the command runs in a new window of the person's tmux session; elsewhere it is printed for the
-person to run. The host name and the session id are checked again here, at the sink, before either is put in
+Inside tmux the command runs in a new window of the person's tmux session, which stays open when the command
+fails until the person has read why; elsewhere it is printed for the person to run. The host name and the session id are checked again here, at the sink, before either is put in
 a command line (`sync.keys` checked them where they entered); each word is quoted for both shells it meets.
 """
 
@@ -68,6 +68,11 @@ def way_there(host: str, key: str, live: bool, in_tmux: bool) -> tuple[str, str]
     return ssh_command(host, "resume", key), f"it has ended on {host}; resume it there"
 
 
+# What the new window runs: the command, and when it fails (ssh unreachable, the other machine refusing with its
+# reason), the window stays until the person has read why; a window that closed at once would hide the reason.
+HOLD = "{command} || {{ printf '\\n%s' 'lunavect: it did not open (see above); press Enter to close.'; read -r _; }}"
+
+
 def open_remote(
     host: str,
     key: str,
@@ -97,7 +102,10 @@ def open_remote(
             "-P",
             "-F",
             "#{session_name}:#{window_index} #{pane_id}",
-            tmux_text.argument(command),
+            # As words tmux runs itself (tmux 3.0 and later), so the script is sh's whatever the default shell.
+            "sh",
+            "-c",
+            tmux_text.argument(HOLD.format(command=command)),
         ]
     )
     if not reply.ok:
