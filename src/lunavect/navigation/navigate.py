@@ -90,6 +90,16 @@ def focus_live(where: Whereabouts, table: ProcessTable, environ: Mapping[str, st
     return OpenResult(Outcome.UNSUPPORTED, f"it runs in {name}, which lunavect cannot bring forward", terminal=name)
 
 
+def ambiguous(where: Whereabouts, doing: str = "") -> OpenResult:
+    """Several terminals or sessions fit: never one of them, and the candidates named. `doing` leads the message
+    (what could not be done)."""
+    return OpenResult(
+        Outcome.AMBIGUOUS,
+        f"{doing}cannot tell which terminal is this session's: {where.detail}",
+        candidates=where.candidates,
+    )
+
+
 def _with_resume(result: OpenResult, session: SessionLike) -> OpenResult:
     """An unsupported route still offers the resume command (the guide: use the row's resume action)."""
     if result.outcome != Outcome.UNSUPPORTED or result.command:
@@ -165,11 +175,7 @@ def open_session(
             session,
         )
     if where.status == Status.AMBIGUOUS:
-        return OpenResult(
-            Outcome.AMBIGUOUS,
-            f"cannot tell which terminal is this session's: {where.detail}",
-            candidates=where.candidates,
-        )
+        return ambiguous(where)
     why = f"the session has finished ({where.detail})"
     if job is not None:
         return background.resume_stopped(session, job, why, resume_in, env)

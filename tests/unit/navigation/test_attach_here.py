@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from process_tables import FakeTable
 from tmux_server import tmux_server
 from unit_support import a_session, seed_snapshot, wait_until
 
@@ -19,24 +19,6 @@ from lunavect.navigation import attach_here, remote_host
 from lunavect.navigation.open_result import Outcome
 
 pytestmark = pytest.mark.process
-
-
-class Table:
-    def __init__(self, *procs: Proc, cwds: dict[int, str] | None = None) -> None:
-        self.procs = {p.pid: p for p in procs}
-        self.cwds = cwds or {}
-
-    def get(self, pid: int) -> Proc | None:
-        return self.procs.get(pid)
-
-    def processes(self) -> Iterator[Proc]:
-        return iter(list(self.procs.values()))
-
-    def cwd(self, pid: int) -> str | None:
-        return self.cwds.get(pid)
-
-    def unix_sockets(self, pid: int) -> list[str]:
-        return []
 
 
 SHELL = Proc(200, 1, "bash", "bash", "/dev/pts/93", 1100.0)
@@ -59,35 +41,35 @@ def refused(result: object, outcome: Outcome, words: str) -> None:
 
 def test_a_session_on_a_terminal_no_tmux_pane_holds_is_refused() -> None:
     session = a_session("s1", pid=300, pstart=1200.0, tty="/dev/pts/93")
-    result = attach_here.plan(session, Table(SHELL, CLAUDE), {}, isatty=terminal)
+    result = attach_here.plan(session, FakeTable(SHELL, CLAUDE), {}, isatty=terminal)
     refused(result, Outcome.UNSUPPORTED, "it runs on /dev/pts/93, which is no live tmux pane of this user's")
 
 
 def test_a_session_in_an_app_is_refused() -> None:
     session = a_session("s1", pid=300, pstart=1200.0, tty=None, client="desktop")
-    refused(attach_here.plan(session, Table(CLAUDE), {}, isatty=terminal), Outcome.UNSUPPORTED, "in no tmux pane")
+    refused(attach_here.plan(session, FakeTable(CLAUDE), {}, isatty=terminal), Outcome.UNSUPPORTED, "in no tmux pane")
 
 
 def test_one_of_several_sessions_in_a_folder_is_refused_with_the_candidates(tmp_path: Path) -> None:
     folder = str(tmp_path)
     other = Proc(301, 200, "claude", "claude", "/dev/pts/94", 1300.0)
     session = a_session("s1", cwd=folder)
-    result = attach_here.plan(session, Table(CLAUDE, other, cwds={300: folder, 301: folder}), {}, isatty=terminal)
+    result = attach_here.plan(session, FakeTable(CLAUDE, other, cwds={300: folder, 301: folder}), {}, isatty=terminal)
     refused(result, Outcome.AMBIGUOUS, "cannot tell which terminal")
     assert not isinstance(result, attach_here.Takeover) and len(result.candidates) == 2
 
 
 def test_inside_tmux_or_without_a_terminal_nothing_is_attached() -> None:
     session = a_session("s1", pid=300, pstart=1200.0, tty="/dev/pts/93")
-    inside = attach_here.plan(session, Table(CLAUDE), {"TMUX": "/tmp/x,1,0"}, isatty=terminal)
+    inside = attach_here.plan(session, FakeTable(CLAUDE), {"TMUX": "/tmp/x,1,0"}, isatty=terminal)
     refused(inside, Outcome.UNSUPPORTED, "inside tmux already; `lunavect open claude:s1` shows it here")
-    refused(attach_here.plan(session, Table(CLAUDE), {}, isatty=not_terminal), Outcome.UNSUPPORTED, "ssh -t")
+    refused(attach_here.plan(session, FakeTable(CLAUDE), {}, isatty=not_terminal), Outcome.UNSUPPORTED, "ssh -t")
 
 
 def test_another_machines_session_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(remote_host, "sync_host", lambda: "here")
     session = a_session("s1", host="there", pid=300, tty="/dev/pts/93")
-    result = attach_here.plan(session, Table(CLAUDE), {}, isatty=terminal)
+    result = attach_here.plan(session, FakeTable(CLAUDE), {}, isatty=terminal)
     refused(result, Outcome.UNSUPPORTED, "it runs on there; --attach opens a session of this machine only")
 
 
@@ -95,11 +77,11 @@ def test_a_finished_session_is_resumed_in_this_terminal(tmp_path: Path, iso_env,
     claude = iso_env.program_on_path("claude", "exit 0")
     monkeypatch.setenv("PATH", iso_env.env["PATH"])
     session = a_session("s1", cwd=str(tmp_path), pid=999_999, pstart=5.0)
-    result = attach_here.plan(session, Table(), {}, isatty=terminal)
+    result = attach_here.plan(session, FakeTable(), {}, isatty=terminal)
     assert isinstance(result, attach_here.Takeover), result
     assert (result.argv, result.cwd) == ([str(claude), "--resume", "s1"], str(tmp_path))
     gone = a_session("s2", cwd=str(tmp_path / "deleted"), pid=999_999, pstart=5.0)
-    refused(attach_here.plan(gone, Table(), {}, isatty=terminal), Outcome.UNAVAILABLE, "no longer exists")
+    refused(attach_here.plan(gone, FakeTable(), {}, isatty=terminal), Outcome.UNAVAILABLE, "no longer exists")
 
 
 def test_the_cli_refuses_with_the_reason_and_the_exit_code(iso_env) -> None:
