@@ -60,10 +60,6 @@ def plan(
     host = getattr(session, "host", None)
     if host and remote_host.is_elsewhere(host):
         return _refused(Outcome.UNSUPPORTED, f"it runs on {host}; --attach opens a session of this machine only")
-    if environ.get("TMUX"):
-        return _refused(
-            Outcome.UNSUPPORTED, f"this terminal is inside tmux already; `lunavect open {session.id}` shows it here"
-        )
     if not _terminal(isatty):
         return _refused(Outcome.UNSUPPORTED, "this command does not run in a terminal (over ssh, give `ssh -t`)")
     job = navigate.background_job(session, table)
@@ -78,6 +74,11 @@ def plan(
         pane = navigate.tmux_pane(where, table, environ)
         if pane is None:
             return _refused(Outcome.UNSUPPORTED, f"it runs on {where.tty}, which is no live tmux pane of this user's")
+        if environ.get("TMUX"):
+            # tmux refuses to nest a client in one of its own panes; the plain open switches this client instead.
+            return _refused(
+                Outcome.UNSUPPORTED, f"this terminal is inside tmux already; `lunavect open {session.id}` shows it here"
+            )
         argv = tmux.grouped_attach_argv(pane)
         return Takeover(argv, None, shell_words(argv))
     if where.status == Status.NO_TERMINAL:

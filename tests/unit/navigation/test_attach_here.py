@@ -59,10 +59,8 @@ def test_one_of_several_sessions_in_a_folder_is_refused_with_the_candidates(tmp_
     assert not isinstance(result, attach_here.Takeover) and len(result.candidates) == 2
 
 
-def test_inside_tmux_or_without_a_terminal_nothing_is_attached() -> None:
+def test_without_a_terminal_nothing_is_attached() -> None:
     session = a_session("s1", pid=300, pstart=1200.0, tty="/dev/pts/93")
-    inside = attach_here.plan(session, FakeTable(CLAUDE), {"TMUX": "/tmp/x,1,0"}, isatty=terminal)
-    refused(inside, Outcome.UNSUPPORTED, "inside tmux already; `lunavect open claude:s1` shows it here")
     refused(attach_here.plan(session, FakeTable(CLAUDE), {}, isatty=not_terminal), Outcome.UNSUPPORTED, "ssh -t")
 
 
@@ -77,7 +75,8 @@ def test_a_finished_session_is_resumed_in_this_terminal(tmp_path: Path, iso_env,
     claude = iso_env.program_on_path("claude", "exit 0")
     monkeypatch.setenv("PATH", iso_env.env["PATH"])
     session = a_session("s1", cwd=str(tmp_path), pid=999_999, pstart=5.0)
-    result = attach_here.plan(session, FakeTable(), {}, isatty=terminal)
+    # Inside tmux too: a resumed client nests nothing.
+    result = attach_here.plan(session, FakeTable(), {"TMUX": "/tmp/x,1,0"}, isatty=terminal)
     assert isinstance(result, attach_here.Takeover), result
     assert (result.argv, result.cwd) == ([str(claude), "--resume", "s1"], str(tmp_path))
     gone = a_session("s2", cwd=str(tmp_path / "deleted"), pid=999_999, pstart=5.0)
@@ -107,6 +106,8 @@ def test_a_live_pane_is_shown_in_a_grouped_session_and_the_others_keep_their_win
         there("split-window", "-t", "main:1", "echo LOWER-PANE; exec sleep 300")
         there("select-window", "-t", "main:0")
         session = a_session("s1", pid=pid, tty=tty)
+        inside = attach_here.plan(session, LiveProcesses(), {"TMUX": here.tmux_variable}, isatty=terminal)
+        refused(inside, Outcome.UNSUPPORTED, "inside tmux already; `lunavect open claude:s1` shows it here")
         result = attach_here.plan(session, LiveProcesses(), {"TMUX_TMPDIR": "/nonexistent"}, isatty=terminal)
         # The pane's server is found from the agent's own parents: a server of this user's only.
         assert isinstance(result, attach_here.Takeover), result
