@@ -77,6 +77,15 @@ def all_sessions(conn: sqlite3.Connection) -> list[Session]:
     return sessions
 
 
+def find_session(conn: sqlite3.Connection, key: str) -> Session | None:
+    """The session `key` names: this machine's (listed or not), else another machine's listed row (sync), hidden
+    ones too: what `lunavect open` and a notification's click open."""
+    found = next((s for s in all_sessions(conn) if s.id == key), None)
+    if found is None:
+        found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
+    return found
+
+
 def title_of(conn: sqlite3.Connection, key: str) -> str | None:
     """One session's title in this machine's snapshot (what a notification names it by), listed or not."""
     row = conn.execute("SELECT data FROM snapshot WHERE id = ?", (key,)).fetchone()
