@@ -22,7 +22,6 @@ the first line of a session's first prompt, its title (as the client's session l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -32,6 +31,7 @@ from lunavect.core.bounds import count
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import epoch
 from lunavect.core.tokens import Tokens
+from lunavect.evidence.chat_lines import Call, Line
 
 CONTEXT_OPENING = "<session_context>"
 CANCELLED = "Request cancelled."
@@ -118,36 +118,6 @@ def _short(value: object, limit: int = _ID_CHARS) -> str | None:
 
 def _name(value: object) -> str | None:
     return value if isinstance(value, str) and _NAME.match(value) else None
-
-
-@dataclass(frozen=True)
-class Call:
-    """A finished tool call of a `gemini` message: its id, tool, how it ended and when."""
-
-    id: str
-    name: str
-    status: str | None
-    at: float | None
-
-
-@dataclass
-class Line:
-    """What one line says. `kind`: meta, prompt, context, results, reply, pending, tools, api_error, cancelled,
-    compacted, summary, other."""
-
-    kind: str
-    message_id: str | None = None
-    at: float | None = None
-    session_id: str | None = None
-    subagent: bool = False
-    title: str | None = None
-    summary: str | None = None
-    calls: list[Call] = field(default_factory=list)
-    tokens: Tokens | None = None
-    context: int | None = None
-    model: str | None = None
-    http_status: int | None = None
-    error_detail: str | None = None
 
 
 def _texts(content: object) -> tuple[list[str], bool]:
