@@ -15,12 +15,13 @@ a long history costs a few rows.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import msgspec
 
-from lunavect.core.model import Evidence
+from lunavect.core.model import Evidence, session_key
 from lunavect.core.tokens import Tokens
 from lunavect.files.tail import Cursor, read_appended
 from lunavect.usage import ledger
@@ -167,6 +168,10 @@ def _learn(summary: Summary, line: Line) -> None:
             summary.started = line.at
         summary.subagent = summary.subagent or line.subagent
         return
+    if summary.session_id is None and line.session_id is not None and line.kind != "summary":
+        # A client with no metadata record names the session on every record (Qwen Code): the first starts it.
+        summary.session_id = line.session_id
+        summary.started = line.at
     if line.at is not None:
         summary.last_at = max(line.at, summary.last_at or line.at)
     if line.kind == "summary":
@@ -224,6 +229,16 @@ def evidence_of(provider: str, session_id: str, line: Line) -> list[tuple[str, E
                     )
                 )
         return found
+    if line.kind == "results":
+        # Calls whose end is a record of its own (Qwen Code's `tool_result`); Gemini CLI's carry none.
+        return [
+            (
+                f"{base}:result:{call.id}",
+                Evidence(provider, session_id, "TranscriptToolResult", call.at or line.at, SOURCE, tool_use_id=call.id),
+            )
+            for call in line.calls
+            if call.status is not None
+        ]
     kind = _KINDS.get(line.kind)
     if kind is None:
         return []
@@ -251,4 +266,25 @@ def meta_evidence(read: ChatRead, cwd: str | None, now: float) -> tuple[str, Evi
     return f"{provider}-meta:{sid}:{key}", evidence
 
 
-__all__ = ["Call", "ChatRead", "Cursor", "Line", "Reader", "Summary", "fold_lines", "read_chat"]
+def save_usage(
+    conn: sqlite3.Connection,
+    path: str,
+    read: ChatRead | None,
+    window: Callable[[str | None], int | None],
+    *,
+    restarted: bool,
+) -> None:
+    """Record what a read added to the usage history (a file read again from its start, or gone, first takes
+    back what it added); `window` is the context window of a model, as the client knows it."""
+    if read is None or read.session_id is None:
+        ledger.save_read(conn, path, None, ledger.Deltas(), None, restarted=restarted)
+        return
+    summary = read.summary
+    latest = None
+    if summary.usage_at is not None:
+        latest = ledger.Latest(summary.model, summary.context, window(summary.model), summary.usage_at)
+    key = session_key(read.reader.provider, read.session_id)
+    ledger.save_read(conn, path, key, read.deltas, latest, restarted=restarted)
+
+
+__all__ = ["Call", "ChatRead", "Cursor", "Line", "Reader", "Summary", "fold_lines", "read_chat", "save_usage"]
