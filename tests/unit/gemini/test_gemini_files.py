@@ -144,7 +144,7 @@ def test_a_sub_agents_own_file_says_it_is_one(tmp_path: Path) -> None:
 
 
 def test_a_line_too_long_is_passed_over_and_a_line_being_written_waits(tmp_path: Path, monkeypatch) -> None:
-    from lunavect.evidence import chat_lines
+    from lunavect.chats import lines as chat_lines
 
     monkeypatch.setattr(chat_lines, "MAX_LINE_BYTES", 1000)
     lines = sample("two-turns-main")

@@ -1,13 +1,13 @@
 """Reading one Gemini CLI chat file incrementally, through the shared reader of chat lines
-(`lunavect.evidence.chat_lines`) with Gemini CLI's own reader of a line (records.py).
+(`lunavect.chats.lines`) with Gemini CLI's own reader of a line (records.py).
 """
 
 from __future__ import annotations
 
+from lunavect.chats.lines import ChatRead, Cursor, Reader, Summary, fold_lines
+from lunavect.chats.lines import read_chat as read_with
 from lunavect.clients.gemini.records import read_line
 from lunavect.core.clients import GEMINI
-from lunavect.evidence.chat_lines import ChatRead, Cursor, Reader, Summary, fold_lines
-from lunavect.evidence.chat_lines import read_chat as read_with
 
 PROVIDER = GEMINI.id
 READER = Reader(PROVIDER, read_line)

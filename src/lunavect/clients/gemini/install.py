@@ -21,7 +21,7 @@ from lunavect.install.hooks_file import (
     describe,
     entries,
     install_hooks,
-    load,
+    load_plain,
     uninstall_hooks,
 )
 from lunavect.install.outcome import installed
@@ -49,30 +49,10 @@ SettingsError = HooksFileError
 Status = FileStatus
 
 
-def _load(path: Path) -> dict:
-    try:
-        return load(path)
-    except HooksFileError as exc:
-        if "not valid JSON" in str(exc) and _has_comments(path):
-            raise HooksFileError(
-                f"{path} holds comments, which lunavect cannot keep when it edits the file; remove them (or add "
-                "lunavect's hooks by hand), then run again"
-            ) from None
-        raise
-
-
-def _has_comments(path: Path) -> bool:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(line.lstrip().startswith(("//", "/*")) for line in text.splitlines())
-
-
 def status(path: Path | None = None) -> Status:
     path = path or settings_path()
     try:
-        settings = _load(path)
+        settings = load_plain(path)
     except HooksFileError as exc:
         return Status(path, "unreadable", detail=str(exc))
     return Status.of(path, entries(settings, EVENTS, hook_command(PROVIDER)))
@@ -81,7 +61,7 @@ def status(path: Path | None = None) -> Status:
 def install(path: Path | None = None) -> bool:
     """Install or repair lunavect's hooks; True when the file changed."""
     path = path or settings_path()
-    _load(path)  # a file with comments is refused before anything is written
+    load_plain(path)  # a file with comments is refused before anything is written
     return install_hooks(path, hook_command(PROVIDER), EVENTS, timeouts=TIMEOUTS)
 
 
@@ -89,7 +69,7 @@ def uninstall(path: Path | None = None) -> bool:
     """Remove lunavect's hooks and nothing else; True when the file changed."""
     path = path or settings_path()
     if path.exists():
-        _load(path)
+        load_plain(path)
     return uninstall_hooks(path)
 
 

@@ -25,13 +25,13 @@ import re
 
 import msgspec
 
+from lunavect.chats.lines import Call, Line
 from lunavect.conversation.message import title_line
 from lunavect.core import bounded_json
 from lunavect.core.bounds import count
 from lunavect.core.ids import is_session_id
 from lunavect.core.times import epoch
 from lunavect.core.tokens import Tokens
-from lunavect.evidence.chat_lines import Call, Line
 
 CONTEXT_OPENING = "<session_context>"
 CANCELLED = "Request cancelled."

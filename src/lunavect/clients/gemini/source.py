@@ -1,5 +1,5 @@
 """Gemini CLI sessions from their own files: every session's chat file, read incrementally, hooks or not
-(`lunavect.evidence.chat_source`, with Gemini CLI's files and reader).
+(`lunavect.chats.source`, with Gemini CLI's files and reader).
 
 A sub-agent writes a folder of its own below `chats/`, which is never read as a session; a file whose metadata
 says `kind: "subagent"` is reported as an internal agent. An older whole-file chat (`legacy.py`) is read from its
@@ -12,10 +12,10 @@ import os
 import sqlite3
 from pathlib import Path
 
+from lunavect.chats.source import TICK_BUDGET_BYTES, ChatSource
 from lunavect.clients.gemini import layout, legacy
 from lunavect.clients.gemini.chat_read import PROVIDER, ChatRead, Cursor, Summary, read_chat
 from lunavect.clients.gemini.usage import save_usage
-from lunavect.evidence.chat_source import TICK_BUDGET_BYTES, ChatSource
 
 
 class GeminiSource(ChatSource):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from lunavect.evidence import chat_lines
-from lunavect.evidence.chat_lines import ChatRead
+from lunavect.chats import lines as chat_lines
+from lunavect.chats.lines import ChatRead
 
 # Gemini CLI 0.61.0's `tokenLimit`: every Gemini model it knows holds 1,048,576 tokens, Gemma 4 256,000.
 WINDOW = 1_048_576

@@ -1,5 +1,5 @@
 """A client's sessions from their chat files, read incrementally, hooks or not: the `Source` of a client whose chat
-file is one record per line (`chat_lines`), for Gemini CLI and Qwen Code, each naming its own files and reader.
+file is one record per line (`lunavect.chats.lines`), for Gemini CLI and Qwen Code, each naming its own files and reader.
 
 Each poll reads what was appended to the chat files worth a look (those the operating system says changed,
 those not read to their end yet, those of sessions that run now; every file at a sweep), newest first within
@@ -19,14 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lunavect import store
+from lunavect.chats.lines import ChatRead, Cursor, Summary
 from lunavect.core.model import Evidence, session_key
 from lunavect.evidence import file_cursors
-from lunavect.evidence.chat_lines import ChatRead, Cursor, Summary
 from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
 from lunavect.files.changed import FollowedFolder, stat_newest_first
 from lunavect.files.quarantine import Quarantine
 
-log = logging.getLogger("lunavect.evidence.chat_source")
+log = logging.getLogger("lunavect.chats.source")
 
 # Bytes of chat files read per poll, across files: a first look at years of history is spread over polls.
 TICK_BUDGET_BYTES = 16 << 20
