@@ -371,8 +371,39 @@ COPILOT = Client(
     },
 )
 
+QWEN = Client(
+    id="qwen",
+    name="Qwen Code",
+    label="Qwen",
+    package="lunavect.clients.qwen",
+    # Its chats are kept per folder (`projects/<folder>/chats/<id>.jsonl`): `qwen --resume <id>` finds one only
+    # from the folder it was held in.
+    cli=Cli("qwen", resume=("--resume",), resume_needs_folder=True),
+    # `node …/bin/qwen` starts `node …/cli.js`, which relaunches itself once more (`QWEN_CODE_NO_RELAUNCH`): the
+    # last is the session, its hooks' parent, with no name of its own.
+    process=Process((), hook_parent="node"),
+    # `✳︎ Qwen - <folder>` while an approval or a question waits, `◐︎ …` while it works (`ui.showStatusInTitle`).
+    rules=Rules(live_title=True),
+    # Its approvals are answered in its own screen until `lunavect answer` is proven on it.
+    reply=Reply(answers_outside=False),
+    install=Install(environment=("QWEN_HOME", "QWEN_RUNTIME_DIR")),
+    tells={
+        "working": ("hook", "title", "file"),
+        "tool": ("hook", "file"),
+        # Its PreCompact and PostCompact hooks.
+        "compacting": ("hook",),
+        "permission": ("hook", "title"),
+        # Its question tool's PermissionRequest (`ask_user_question`).
+        "input": ("hook",),
+        "ready": ("hook", "file"),
+        # Its StopFailure hook, and its chat file's record of the failed request.
+        "error": ("hook", "file"),
+        "ended": ("process",),
+    },
+)
+
 # Every client, in the order lists and reports name them.
-CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT)
+CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT, QWEN)
 
 
 def every() -> tuple[Client, ...]:
