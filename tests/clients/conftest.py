@@ -36,6 +36,8 @@ from desktop_bus import DesktopBus, missing
 from gemini_harness import gemini_env, write_settings
 from gemini_server import GeminiServer
 from notifications_support import Collector
+from pi_harness import ensure_pi, pi_env
+from pi_harness import prepare as pi_prepare
 from responses_server import ResponsesServer
 from scripted_http import ScriptedServer
 
@@ -195,6 +197,22 @@ def copilot(iso_home: IsoHome, chat_server: ChatServer):
         raise
     copilot_prepare(iso_home)
     return command, iso_home, copilot_env(iso_home, chat_server, command)
+
+
+@pytest.fixture
+def pi(iso_home: IsoHome, chat_server: ChatServer):
+    """(command, iso, env) for Pi under tmux against the scripted Chat Completions API (lunavect's extension is the
+    iso fixture's); skipped where it cannot be installed or tmux is missing."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    try:
+        command = ensure_pi()
+    except ClientsMissing as exc:
+        if shutil.which("npm") is None:
+            pytest.skip(str(exc))
+        raise
+    pi_prepare(iso_home, chat_server)
+    return command, iso_home, pi_env(iso_home, command)
 
 
 @pytest.fixture

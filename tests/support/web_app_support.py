@@ -8,8 +8,8 @@ import asyncio
 import datetime as dt
 import threading
 import time
-from collections.abc import AsyncIterator, Coroutine
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from unit_support import a_session, seed_snapshot
@@ -88,3 +88,32 @@ def run_in_own_loop(coroutine: Coroutine[Any, Any, None]) -> None:
     assert not thread.is_alive(), "the scenario did not finish"
     if failures:
         raise failures[0]
+
+
+@contextmanager
+def served(app: Any) -> Iterator[int]:
+    """`app` on a real uvicorn server on a free loopback port (its thread stopped at the end); yields the port."""
+    import uvicorn
+
+    from lunavect.frontends.web import server
+
+    sock = server.bind(server.Listen("127.0.0.1", 0))
+    with running_on(uvicorn.Server(server.uvicorn_config(app)), sock):
+        yield sock.getsockname()[1]
+
+
+@contextmanager
+def running_on(running: Any, sock: Any) -> Iterator[None]:
+    """A uvicorn server serving `sock` on a thread, from when it has started until the block ends."""
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not running.started:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    try:
+        yield
+    finally:
+        running.should_exit = True
+        thread.join(timeout=10)
+        sock.close()

@@ -247,10 +247,10 @@ def test_a_hosts_own_keys_are_all_listed_though_the_watch_ends_early(tmp_path, n
 
 
 def test_the_readme_shows_the_permissions_the_tests_enforce():
+    from docs_support import page
     from nats_servers import host_permissions
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("## Many machines") :]
+    section = page("machines.md")
     for subject in host_permissions("laptop").split('"')[1::2]:
         assert f'"{subject}"' in section, subject
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import msgspec
 import pytest
 from nats_servers import HOSTS
+from rogue_host_support import beat, collector_value, raw_row, sessions, write
 from sync_support import row, started_clients, wait_until
-from test_trust_boundary import beat, collector_value, raw_row, sessions, write
 from unit_support import a_session, seed_snapshot
 
 from lunavect import store

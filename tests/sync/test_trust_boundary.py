@@ -8,7 +8,6 @@ counted, and sync goes on; a step of the sync loop that raises costs that step o
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import subprocess
@@ -17,61 +16,19 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import nats
 import pytest
 from machines import Machine, new_session_id
 from nats_servers import ADMIN, HOSTS, NatsServer
+from rogue_host_support import beat, collector_value, raw_row, sessions, write
 from sync_support import create_bucket, host_config, host_store, row, started_clients, wait_until
 
 from lunavect import faults, store
 from lunavect.core.model import State
 from lunavect.listing import hosts
-from lunavect.listing.sessions import own_ids, read_sessions
+from lunavect.listing.sessions import own_ids
 from lunavect.sync import admin, keys, remote, remote_row
 from lunavect.sync.client import SyncClient
 from lunavect.sync.open_server import WARNING
-
-
-def write(url: str, user: tuple[str, str], *entries: tuple[str, bytes | None]) -> None:
-    """Put (or delete, for None) keys of the bucket as `user`, the way any NATS client could."""
-
-    async def main() -> None:
-        nc = await nats.connect(servers=[url], user=user[0], password=user[1])
-        try:
-            kv = await nc.jetstream(timeout=5.0).key_value(keys.BUCKET)
-            for key, value in entries:
-                if value is None:
-                    await kv.delete(key)
-                else:
-                    await kv.put(key, value)
-        finally:
-            await nc.close()
-
-    asyncio.run(main())
-
-
-def beat(machine: str = "m-rogue", **fields: Any) -> bytes:
-    return msgspec.json.encode({"at": time.time(), "every": 1.0, "machine": machine, **fields})
-
-
-def raw_row(session_id: str, host: str, **fields: Any) -> bytes:
-    return msgspec.json.encode({**msgspec.json.decode(row(session_id, host)), **fields})
-
-
-def sessions(path: Path) -> list[Any]:
-    conn = store.connect(path)
-    try:
-        return read_sessions(conn, include_hidden=True)
-    finally:
-        conn.close()
-
-
-def collector_value(path: Path, key: str) -> str | None:
-    conn = store.connect(path)
-    try:
-        return store.collector_values(conn).get(key)
-    finally:
-        conn.close()
 
 
 @pytest.fixture

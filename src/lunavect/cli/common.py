@@ -87,8 +87,13 @@ def fresh_store() -> sqlite3.Connection:
     conn = open_store()
     note_person(conn)  # sync: the machine where a front end was used last notifies for the other hosts
     try:
-        if collector.ensure_running() and not collector.wait_caught_up(conn):
-            # Never stale data without a word: say so (on stderr, so scripts reading stdout are unaffected).
+        # Never stale data without a word: say so (on stderr, so scripts reading stdout are unaffected).
+        if not collector.ensure_running():
+            click.echo(
+                "lunavect: warning: the collector could not start; this may be out of date (see `lunavect doctor`)",
+                err=True,
+            )
+        elif not collector.wait_caught_up(conn):
             click.echo(
                 "lunavect: warning: the collector has not caught up; this may be out of date (see `lunavect doctor`)",
                 err=True,

@@ -3,6 +3,8 @@ where the collector's notifier reads them again for each batch (no restart neede
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
 import click
 
 from lunavect.cli.common import json_option, open_store, print_json
@@ -63,6 +65,7 @@ def _describe(s: object) -> str:
         f"desktop notifications: {'on' if s.desktop else 'off'}; sound: {s.sound}"
         + "".join(f"; {name}: {sound}" for name, sound in sorted(s.sounds.items())),
         f"command: {s.command or 'none'}",
+        "push: " + (f"{s.push_config}" + (f" (tag {s.push_tag})" if s.push_tag else "") if s.push_config else "off"),
         "usage warnings: "
         + (f"when a rate-limit window reaches {s.usage_percent:g} %" if s.usage_percent is not None else "off"),
     ]
@@ -225,16 +228,9 @@ def set_command(
     _say(current, as_json)
 
 
-@notifications.command("test")
-@json_option
-def test_command(as_json: bool) -> None:
-    """Send a test notification now, through the desktop and the command hook, and say how each went."""
-    from lunavect.notify import settings as ns
-    from lunavect.notify.command import run_command
+def _test_note() -> Any:
     from lunavect.notify.decide import Item, compose
 
-    conn = open_store()
-    current = ns.load(conn)
     item = Item(
         key="lunavect:test",
         kind="ready",
@@ -247,7 +243,19 @@ def test_command(as_json: bool) -> None:
         since=None,
         urgency=0,
     )
-    note = compose([item])
+    return compose([item])
+
+
+@notifications.command("test")
+@json_option
+def test_command(as_json: bool) -> None:
+    """Send a test notification now, through the desktop and the command hook, and say how each went."""
+    from lunavect.notify import settings as ns
+    from lunavect.notify.command import run_command
+
+    conn = open_store()
+    current = ns.load(conn)
+    note = _test_note()
     how: dict[str, str | None] = {"desktop": "off", "command": None}
     failed = False
     if current.desktop:
@@ -275,6 +283,139 @@ def test_command(as_json: bool) -> None:
                 click.echo(f"{channel}: {said}")
     if failed:
         raise SystemExit(1)
+
+
+@notifications.group("push")
+def push_group() -> None:
+    """Push notifications to a phone or a chat through Apprise (ntfy, Gotify, Pushover, Telegram, Matrix, e-mail
+    and ~100 more; the `push` extra): the kinds that are on also go to the services of an Apprise configuration
+    file. lunavect keeps only the file's path and a tag, never a service's URL or token.
+
+    \b
+    Examples:
+      lunavect notifications push set ~/.config/apprise/apprise.yml --tag lunavect
+      lunavect notifications push test
+    """
+
+
+def _push_module() -> Any:
+    from lunavect.notify import push
+
+    return push
+
+
+def _refuse(reason: str, as_json: bool) -> NoReturn:
+    """A push command that could not do its work: one line, or with `--json` `{"ok": false, "reason"}`; exit 1."""
+    from lunavect.cli.common import Failure
+
+    if as_json:
+        print_json({"ok": False, "reason": reason})
+        raise SystemExit(1)
+    raise Failure(reason)
+
+
+@push_group.command("set")
+@click.argument("config", metavar="FILE", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--tag", default=None, metavar="TAG", help="Only the services of FILE that have this tag.")
+@json_option
+def push_set(config: str, tag: str | None, as_json: bool) -> None:
+    """Push through the services of the Apprise configuration FILE (YAML or text; see README, "On your phone")."""
+    import os
+
+    from lunavect.notify import settings as ns
+
+    push = _push_module()
+    path = os.path.abspath(os.path.expanduser(config))
+    try:
+        _, services = push.load(path, tag)
+    except push.PushError as exc:
+        _refuse(str(exc), as_json)
+    if not services:
+        where = f" with the tag {tag}" if tag else ""
+        _refuse(f'{path} names no Apprise service{where} (see README, "On your phone")', as_json)
+    conn = open_store()
+    current = ns.load(conn)
+    current.push_config, current.push_tag = path, tag
+    ns.save(conn, current)
+    said = {"ok": True, "config": path, "tag": tag, "services": services}
+    if as_json:
+        print_json(said)
+        return
+    click.echo(f"push: on, through {services} service(s) of {path}" + (f" tagged {tag}" if tag else ""))
+    if os.stat(path).st_mode & 0o077:
+        click.echo(f"  warning: {path} holds your services' tokens and others may read it: chmod 600 it")
+
+
+@push_group.command("off")
+@json_option
+def push_off(as_json: bool) -> None:
+    """Stop pushing (the configuration file is left as it is)."""
+    from lunavect.notify import settings as ns
+
+    conn = open_store()
+    current = ns.load(conn)
+    current.push_config = current.push_tag = None
+    ns.save(conn, current)
+    if as_json:
+        print_json({"config": None, "tag": None})
+    else:
+        click.echo("push: off")
+
+
+@push_group.command("status")
+@json_option
+def push_status(as_json: bool) -> None:
+    """Where pushes go, the web panel's public address their links use, and how sending went: sends and
+    failures counted, the last failure's reason."""
+    from lunavect import store
+    from lunavect.core.terminal_text import clean
+    from lunavect.core.times import local_text
+    from lunavect.notify import settings as ns
+
+    push = _push_module()
+    conn = open_store()
+    current = ns.load(conn)
+    public_url = store.get_setting(conn, push.PUBLIC_URL_SETTING)
+    said = {"config": current.push_config, "tag": current.push_tag, "public_url": public_url, **push.status(conn)}
+    if as_json:
+        print_json(said)
+        return
+    if current.push_config is None:
+        click.echo("push: off (lunavect notifications push set FILE)")
+    else:
+        tagged = f" tagged {current.push_tag}" if current.push_tag else ""
+        click.echo(f"push: on, through the services of {clean(current.push_config)}{tagged}")
+    click.echo(f"links: {clean(public_url) if public_url else 'none (lunavect web --public-url URL)'}")
+    click.echo(f"sent: {said['sent']}, failed: {said['failed']}")
+    failure = said["last_failure"]
+    if isinstance(failure, dict):
+        when = local_text(failure["at"], "%Y-%m-%d %H:%M:%S", missing="?")
+        click.echo(f"last failure {when}: {clean(str(failure['reason']))}")
+
+
+@push_group.command("test")
+@json_option
+def push_test(as_json: bool) -> None:
+    """Push a test notification now, wait for the services, and say how it went (exit 1 when it failed)."""
+    import time
+
+    from lunavect import store
+    from lunavect.notify import settings as ns
+
+    push = _push_module()
+    conn = open_store()
+    current = ns.load(conn)
+    if current.push_config is None:
+        _refuse("push is off: lunavect notifications push set FILE first", as_json)
+    test_push = push.push_of(_test_note(), store.get_setting(conn, push.PUBLIC_URL_SETTING))
+    failure = push.send(current.push_config, current.push_tag, test_push)
+    push.record(conn, failure, time.time())
+    if failure is not None:
+        _refuse(f"push failed: {failure}", as_json)
+    if as_json:
+        print_json({"ok": True, "reason": None})
+    else:
+        click.echo("push: sent")
 
 
 COMMANDS: tuple[click.Command, ...] = (notifications,)

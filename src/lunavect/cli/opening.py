@@ -78,7 +78,7 @@ def next_command(print_only: bool, resume_in: str | None, as_json: bool) -> None
     """Open the session that needs you most, exactly as `lunavect open` would.
 
     A permission prompt first, then a question or form, then a failed turn of an open session that is not
-    hidden; within each, the one that has waited longest (README, "What needs you"). A ready reply waits for
+    hidden; within each, the one that has waited longest (docs, "What needs you"). A ready reply waits for
     nobody. With nothing waiting, says so and exits 1.
 
     \b

@@ -29,6 +29,7 @@ COMMAND_HOMES: dict[str, str] = {
     "list": "listing",
     "counts": "listing",
     "watch": "listing",
+    "events": "events",
     "hide": "arrange",
     "unhide": "arrange",
     "pin": "arrange",

@@ -141,7 +141,7 @@ class Status(msgspec.Struct):
     hosts: list[HostStatus] = []
     # Entries of other machines refused where they entered (a key or value that is not valid).
     refused: int = 0
-    # Rows of other machines kept with fields cut to the bounds (README, "Many machines").
+    # Rows of other machines kept with fields cut to the bounds (docs, "Many machines").
     cut: int = 0
     # The server lets clients without credentials write this host's keys (`sync.open_server`).
     open_to_anyone: bool = False
@@ -207,7 +207,7 @@ def sync_status(as_json: bool) -> None:
     if status.refused:
         click.echo(f"ignored {status.refused} entries from other machines (not valid; the collector's log names them)")
     if status.cut:
-        click.echo(f'cut {status.cut} rows from other machines to length (see README, "Many machines")')
+        click.echo(f"cut {status.cut} rows from other machines to length (see docs/machines.md)")
     for host in status.hosts:
         word = "silent" if host.silent else "heard"
         click.echo(f"  {clean(host.host)}: {host.sessions} sessions, {word} {host.heard}")

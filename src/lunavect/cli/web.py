@@ -33,7 +33,7 @@ def _web_modules():
 # Said instead of a QR code while the panel serves this machine's loopback only: a phone would open its own.
 LOOPBACK_ONLY = (
     "  no QR code: the page is served on this machine's loopback only, which a phone cannot reach (an SSH "
-    'tunnel, Tailscale or --listen with this machine\'s address: README, "From another machine")'
+    'tunnel, Tailscale or --listen with this machine\'s address: docs/web.md, "From another machine")'
 )
 
 
@@ -76,6 +76,13 @@ def _print_link(role: str, url: str, phone: str | None, qr: bool) -> None:
     help="Let control tokens read sessions' messages, reply and answer permissions (private text leaves "
     "this machine to the browser).",
 )
+@click.option(
+    "--public-url",
+    metavar="URL",
+    default=None,
+    help="The address a phone opens the panel at (e.g. https://desk.example.ts.net:8765): pushes carry the link "
+    "to the session's row there, never a token.",
+)
 @click.pass_context
 def web_command(
     ctx: click.Context,
@@ -85,6 +92,7 @@ def web_command(
     tls_key: str | None,
     no_qr: bool,
     allow_peek: bool,
+    public_url: str | None,
 ) -> None:
     """Serve the live list to browsers (a phone included): view-only and control links, each with a token.
 
@@ -105,6 +113,13 @@ def web_command(
         raise click.BadParameter(str(exc), param_hint="'--listen'") from None
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("give both --tls-cert and --tls-key")
+    from lunavect.notify import push
+
+    if public_url is not None:
+        try:
+            public_url = push.check_public_url(public_url)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--public-url'") from None
     try:
         server.check_tls(tls_cert, tls_key)
         sock = server.bind(listen)
@@ -116,6 +131,7 @@ def web_command(
 
     store.set_setting(conn, server.URL_SETTING, url)
     store.set_setting(conn, server.PHONE_URL_SETTING, phone)  # None: loopback only, no QR code
+    store.set_setting(conn, push.PUBLIC_URL_SETTING, public_url)  # pushes link here while this panel serves
     new = server.first_tokens(conn)
     conn.close()
     click.echo(f"lunavect web: serving the panel on {url}")
@@ -130,6 +146,8 @@ def web_command(
                 "  without TLS the network can read the traffic: prefer --tls-cert/--tls-key, an SSH tunnel "
                 "or Tailscale"
             )
+    if public_url is not None:
+        click.echo(f"  pushes link to the sessions' rows at {public_url} (the page asks for a token)")
     if allow_peek:
         click.echo("  --allow-peek: control tokens can read sessions' messages, reply and answer permissions")
     if new:

@@ -157,12 +157,22 @@ def _collector(report: Report, conn: sqlite3.Connection | None, now: float) -> N
 
 def _notifications(report: Report, conn: sqlite3.Connection | None) -> None:
     """Notifications that failed since the last one shown: each is a moment the person was not told."""
-    from lunavect.notify import sent
+    from lunavect.notify import push, sent
 
     if conn is None:
         return
     failed = sent.failing(conn)
     report.notifications = {"failing": len(failed), "last_reason": failed[0].reason if failed else None}
+    pushed = push.status(conn)
+    report.notifications["push"] = pushed
+    failure = pushed["last_failure"]
+    if pushed["failing"] and isinstance(failure, dict):
+        report.problems.append(
+            Problem(
+                f"push: {pushed['failed']} failed in all, the last: {failure['reason']}",
+                "check the services of your Apprise configuration; lunavect notifications push test says how it goes",
+            )
+        )
     if failed:
         report.problems.append(
             Problem(
@@ -293,6 +303,11 @@ def lines(report: Report) -> list[str]:
     if report.notifications.get("failing"):
         n = report.notifications
         out.append(f"notifications: the last {n['failing']} failed: {n['last_reason']}")
+    pushed = report.notifications.get("push") or {}
+    if pushed.get("sent") or pushed.get("failed"):
+        failure = pushed.get("last_failure") or {}
+        last = f"; the last failure: {failure.get('reason')}" if pushed.get("failing") else ""
+        out.append(f"push: {pushed['sent']} sent, {pushed['failed']} failed{last}")
     out.append(f"set-aside files: {len(report.quarantined)}")
     if report.editors:
         out.append("sessions in editors:")

@@ -22,6 +22,8 @@ from lunavect.core.times import elapsed
 POKE_FILE_NAME = "poke"
 # How long a front end waits for a collector it started, or for the collector to catch up with the spool.
 CATCH_UP_TIMEOUT_S = 5.0
+# How long a collector just started may take to hold its lock (it exits at once when it cannot run).
+START_TIMEOUT_S = 30.0
 # A running collector commits when a tick starts as its heartbeat: at most every 5 s, and at rest it ticks at
 # least every 20 s (its safety sweep). One whose last tick started longer ago than this is behind, and what the
 # store says may be out of date. (Kept here, not read from the collector: front ends never import it.)
@@ -78,7 +80,7 @@ def ensure_running() -> bool:
     log_fd = os.open(data / paths.LOG_FILE_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     log_file = os.fdopen(log_fd, "ab")  # noqa: SIM115 - handed to the child
     try:
-        subprocess.Popen(
+        child = subprocess.Popen(
             [sys.executable, "-m", "lunavect", "daemon", "--quiet"],
             stdin=subprocess.DEVNULL,
             stdout=log_file,
@@ -88,10 +90,15 @@ def ensure_running() -> bool:
         )
     finally:
         log_file.close()
-    deadline = time.monotonic() + CATCH_UP_TIMEOUT_S
+    # A loaded machine can take seconds to start an interpreter: wait while the child lives (one that exited,
+    # say on a folder it cannot write, is an answer at once), so that a slow start is not taken for no collector
+    # and the front end never goes on without waiting for it (CI: `open` found no session a hook had just sent).
+    deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if is_running():
             return True
+        if child.poll() is not None:
+            break
         time.sleep(0.02)
     return is_running()
 

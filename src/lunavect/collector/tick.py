@@ -28,6 +28,7 @@ from lunavect.collector.snapshot import build_session
 from lunavect.core.model import Evidence, State, session_key
 from lunavect.core.rules import LIVE_PHASES, Facts, decide, fold, settled
 from lunavect.core.rules.presence import shown_by
+from lunavect.events import log as changes_log
 from lunavect.evidence import spool, spool_record
 from lunavect.evidence.sources import Source
 from lunavect.faults import Errors
@@ -283,6 +284,7 @@ class Collector:
                     "data = excluded.data, updated = excluded.updated",
                     updates,
                 )
+                changes_log.record(self.conn, [t.session for t in moved if t.listed], now)  # `lunavect events`
             for key, state, _listed, text, _now in updates:
                 self._written[key] = text.encode()
                 self._states[key] = State(state)

@@ -181,20 +181,7 @@ class Client(_Record):
       and a quiet row of it says nothing of that.
     """
 
-    __slots__ = (
-        "id",
-        "name",
-        "label",
-        "package",
-        "cli",
-        "process",
-        "origins",
-        "rules",
-        "reply",
-        "install",
-        "limit_windows",
-        "tells",
-    )
+    __slots__ = tuple("id name label package cli process origins rules reply install limit_windows tells".split())
 
     def __init__(
         self,
@@ -371,39 +358,61 @@ COPILOT = Client(
     },
 )
 
+PI = Client(
+    id="pi",
+    name="Pi",
+    label="Pi",
+    package="lunavect.clients.pi",
+    # It finds a session by its id among the sessions of the folder it starts in first (another folder's it offers
+    # to fork into this one): resumed from its own folder.
+    cli=Cli("pi", resume=("--session",), resume_needs_folder=True),
+    # One node process that sets its title: its `comm` is `pi` (its argv is overwritten too).
+    process=Process(("pi",)),
+    # It asks no permission, and its editor has no mark lunavect could tell a draft from (pane.py).
+    reply=Reply(answers_outside=False),
+    install=Install(environment=("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")),
+    tells={
+        # lunavect's extension (its `agent_start`, `tool_execution_*`, `agent_end`); its session file.
+        "working": ("plugin", "file"),
+        "tool": ("plugin", "file"),
+        "compacting": ("plugin",),
+        # Pi has no approval prompts and no question tool of its own: no such state.
+        "permission": (),
+        "input": (),
+        "ready": ("plugin", "file"),
+        # Its last assistant message's `stopReason: "error"`, with the HTTP status its message begins with.
+        "error": ("plugin", "file"),
+        "ended": ("process",),
+    },
+)
+
 QWEN = Client(
     id="qwen",
     name="Qwen Code",
     label="Qwen",
     package="lunavect.clients.qwen",
-    # Its chats are kept per folder (`projects/<folder>/chats/<id>.jsonl`): `qwen --resume <id>` finds one only
-    # from the folder it was held in.
+    # Its chats are kept per folder (`projects/<folder>/chats/<id>.jsonl`): resumed from the folder it was held in.
     cli=Cli("qwen", resume=("--resume",), resume_needs_folder=True),
-    # `node …/bin/qwen` starts `node …/cli.js`, which relaunches itself once more (`QWEN_CODE_NO_RELAUNCH`): the
-    # last is the session, its hooks' parent, with no name of its own.
+    # `node …/bin/qwen` relaunches itself as `node …/cli.js`: the last node is the session, its hooks' parent.
     process=Process((), hook_parent="node"),
-    # `✳︎ Qwen - <folder>` while an approval or a question waits, `◐︎ …` while it works (`ui.showStatusInTitle`).
-    rules=Rules(live_title=True),
-    # Its approvals are answered in its own screen until `lunavect answer` is proven on it.
-    reply=Reply(answers_outside=False),
+    rules=Rules(live_title=True),  # `✳︎ Qwen - <folder>` while it waits for its person, `◐︎ …` while it works
+    reply=Reply(answers_outside=False),  # its approvals are answered in its own screen (not proven on it)
     install=Install(environment=("QWEN_HOME", "QWEN_RUNTIME_DIR")),
+    # Its hooks (PreCompact/PostCompact; its question tool's PermissionRequest; StopFailure), title and chat file.
     tells={
         "working": ("hook", "title", "file"),
         "tool": ("hook", "file"),
-        # Its PreCompact and PostCompact hooks.
         "compacting": ("hook",),
         "permission": ("hook", "title"),
-        # Its question tool's PermissionRequest (`ask_user_question`).
         "input": ("hook",),
         "ready": ("hook", "file"),
-        # Its StopFailure hook, and its chat file's record of the failed request.
         "error": ("hook", "file"),
         "ended": ("process",),
     },
 )
 
 # Every client, in the order lists and reports name them.
-CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT, QWEN)
+CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT, PI, QWEN)
 
 
 def every() -> tuple[Client, ...]:

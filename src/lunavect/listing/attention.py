@@ -66,7 +66,7 @@ NOTHING_WAITS = "nothing needs you: no session waits for a permission or an answ
 
 
 def needs_you(session: Session) -> bool:
-    """The one meaning of "needs you" (README, "What needs you"), for every surface: the counters, the `a`
+    """The one meaning of "needs you" (docs, "What needs you"), for every surface: the counters, the `a`
     filter's counter, `next` and `n`, the popup, the tray, the web page's Next and `status`. A session needs its
     person while it waits for a permission or an answer, hidden or not (hiding never cancels work: it stays
     blocked), or while its turn has failed, its client still runs and the person has neither hidden nor

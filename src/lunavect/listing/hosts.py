@@ -4,7 +4,7 @@ once their host is silent, whether their rows are current here, and which machin
 Sync (`lunavect.sync`) writes what other machines sent, checked where it entered (`sync.remote`); this is the
 reading half, kept beside the other readers of the store so that front ends never import sync's transport.
 
-Which machine notifies for the other hosts' sessions is the one where the person is (README, "Many
+Which machine notifies for the other hosts' sessions is the one where the person is (docs, "Many
 machines"): each host's heartbeat carries when a front end was last used there (`sync.presence`). Of the hosts
 heard recently, the one whose front end was used last notifies for every other host's sessions; with no front
 end used anywhere, the host with the smallest name does. Each host always notifies for its own sessions

@@ -25,7 +25,7 @@ from typing import Protocol
 from lunavect import store
 from lunavect.core.model import Session
 from lunavect.faults import Loop
-from lunavect.notify import kinds, sent, usage
+from lunavect.notify import kinds, push, sent, usage
 from lunavect.notify.command import run_command
 from lunavect.notify.decide import Decider, Notification, Transition
 from lunavect.notify.settings import NotifySettings, load
@@ -75,6 +75,8 @@ class _State:
     desktop_failed: str | None = None
     usage_at: float = 0.0
     stopped: bool = False
+    # The thread that sends pushes (`push.Pusher`), made when a push is first due.
+    pusher: push.Pusher | None = None
     # The notifications on the desktop whose reason may still hold, by their identifier: what each said of
     # each of its sessions (kind, needs). Withdrawn once none holds (`kinds.still_holds`).
     shown: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
@@ -140,6 +142,8 @@ class Notifier:
         finally:
             if state.desktop is not None:
                 state.desktop.close()
+            if state.pusher is not None:
+                state.pusher.close()
             conn.close()
 
     def _batch(self, state: _State) -> None:
@@ -202,11 +206,21 @@ class Notifier:
                 log.warning("%s", failure)
                 failures.append(failure)
             delivered = delivered or failure is None
+        if settings.push_config:
+            # Handed to the push thread: its own outcome is counted there (`push.status`, doctor).
+            if state.pusher is None:
+                state.pusher = push.Pusher(self._connect, self._clock)
+            public_url = store.get_setting(state.conn, push.PUBLIC_URL_SETTING)
+            if state.pusher.offer(settings.push_config, settings.push_tag, push.push_of(note, public_url)):
+                delivered = True
+            else:
+                push.record(state.conn, "too many pushes waiting to be sent", self._clock())
+                failures.append("push: too many pushes waiting to be sent")
         if delivered:
             return sent.SENT, None
         if failures:
             return sent.FAILED, "; ".join(failures)
-        return sent.NOT_SHOWN, "desktop notifications are off and no command is set"
+        return sent.NOT_SHOWN, "desktop notifications are off and neither a command nor push is set"
 
     def _offer(self, conn: sqlite3.Connection, decider: Decider, moved: list[Transition]) -> None:
         hidden = hidden_ids(conn) if moved else set()

@@ -36,6 +36,10 @@ class NotifySettings(msgspec.Struct, forbid_unknown_fields=False, omit_defaults=
     sounds: dict[str, str] = msgspec.field(default_factory=dict)
     # A program run with each notification as JSON on its stdin (split like a shell would, never through one).
     command: str | None = None
+    # Push through Apprise (`notify.push`): the path of the person's Apprise configuration file (never a URL or
+    # a token), and the tag that picks its services (None: every one).
+    push_config: str | None = None
+    push_tag: str | None = None
     quiet_s: float = QUIET_S
     coalesce_s: float = COALESCE_S
     # Warn once per window when an account's rate-limit window reaches this many percent; None: never.

@@ -212,4 +212,20 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE arrangement ADD COLUMN dismissed TEXT;
     """,
+    # 16: every change of a listed session's state, this machine's and the other hosts' (`lunavect.events.log`):
+    # numbered by AUTOINCREMENT so a number is never reused once the oldest are pruned (`lunavect events --since`).
+    """
+    CREATE TABLE transition (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        host TEXT NOT NULL,
+        id TEXT NOT NULL,
+        client TEXT NOT NULL,
+        from_state TEXT,
+        to_state TEXT NOT NULL,
+        reason TEXT,
+        at REAL NOT NULL
+    );
+    CREATE INDEX transition_by_session ON transition (host, id, seq);
+    CREATE INDEX transition_by_at ON transition (at);
+    """,
 ]

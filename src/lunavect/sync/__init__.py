@@ -1,5 +1,5 @@
 """Many machines, one list: each collector puts its sessions into a NATS JetStream key-value bucket and
-watches the other hosts' keys into its own store (DESIGN.md, "Many machines"; README, "Many machines").
+watches the other hosts' keys into its own store (DESIGN.md, "Many machines"; docs, "Many machines").
 
 Layout: `keys` (the bucket's key layout), `config` (what `lunavect sync set` stores), `connect` (servers,
 credentials, TLS), `client` (the NATS client, in a thread of its own inside the collector), `bucket` (the

@@ -3,7 +3,7 @@
 `<host>.beat` is the host's heartbeat, `<host>.s.<provider>.<token>` one of its sessions and
 `<host>.arr.<provider>.<token>` the person's arrangement of one session as that host last changed it. The
 host is always the first token, so a NATS server can let each host write `$KV.lunavect.<host>.>` only
-(README, "Many machines"). A session id made only of letters, digits, `-` and `_` is its own token; any
+(docs, "Many machines"). A session id made only of letters, digits, `-` and `_` is its own token; any
 other is `=` followed by its unpadded base64url, which NATS keys also allow.
 
 Keys are written by other machines, and what `parse` takes from one becomes a SQL key, a `ssh` argument (to

@@ -26,7 +26,7 @@ WRONG_LAST_SEQUENCE = 10071
 _IMPOSSIBLE_REVISION = str(2**62)
 WARNING = (
     "the server lets clients without credentials write this host's keys: anyone who reaches it can forge "
-    'this machine\'s sessions and heartbeat (give each machine its own user, see README "Many machines")'
+    "this machine's sessions and heartbeat (give each machine its own user, see docs/machines.md)"
 )
 
 

@@ -28,6 +28,7 @@ from lunavect import store
 from lunavect.core.ids import is_session_id
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import bounded
+from lunavect.events import log as changes_log
 from lunavect.host.name import machine_name
 from lunavect.sync import arrange, keys, remote_row
 
@@ -308,12 +309,14 @@ def _apply_one(conn: sqlite3.Connection, key: keys.Key, entry: Entry, held: _Hel
             return refusal
         heard = held.first_heard.setdefault((key.host, key.session), put_at)
         cut = remote_row.admit(session, key.host, key.session, put_at, heard)
-        conn.execute(
+        written = conn.execute(
             "INSERT INTO remote_session (host, id, data, revision, first_heard) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (host, id) DO UPDATE SET data = excluded.data, revision = excluded.revision "
             "WHERE excluded.revision > remote_session.revision",
             (key.host, key.session, _encoder.encode(session).decode(), entry.revision, heard),
-        )
+        ).rowcount
+        if written:  # its state change, if any, joins the stream in the order its host published it
+            changes_log.record(conn, [session], put_at)
         held.added(key.host, key.session)
         return _Applied(1, cut)
     return _Applied(0)

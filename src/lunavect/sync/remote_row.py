@@ -1,7 +1,7 @@
 """One session row another machine sent, made into a row this machine may keep and show.
 
 A row is that machine's word about its own session; what it may say is bounded here, once, where it enters
-(README, "Many machines"), because every front end then reads it and one page serves it whole:
+(docs, "Many machines"), because every front end then reads it and one page serves it whole:
 
 - its identity (host, provider, session id) is its key's (`keys.parse` checked those), never its value's;
 - what names this machine's processes and terminals (`pid`, `tty`, `pstart`) is that machine's, not this one's:

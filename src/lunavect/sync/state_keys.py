@@ -10,7 +10,7 @@ ERROR = "sync.error"
 STARTED = "sync.started"
 # How many entries of other machines were refused where they entered, since sync was turned on (`sync status`).
 REFUSED = "sync.refused"
-# How many rows of other machines were kept with fields cut to length (README, "Many machines": the bounds).
+# How many rows of other machines were kept with fields cut to length (docs, "Many machines": the bounds).
 CUT = "sync.cut"
 # Set while the server lets clients without credentials write this host's keys (`open_server`).
 OPEN_SERVER = "sync.open_server"

@@ -17,9 +17,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
+from docs_support import page
 from unit_support import LUNAVECT_BIN, installed_hook_command, stop_collector
 
 from lunavect.frontends.bar import follow as follow_module
@@ -227,8 +227,7 @@ markup=pango
 @pytest.mark.process
 @pytest.mark.skipif(shutil.which("i3blocks") is None, reason="i3blocks is not installed (Debian: i3blocks)")
 def test_i3blocks_runs_the_documented_block(iso_env, tmp_path):
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    assert I3BLOCKS_BLOCK in readme  # the block the README tells people to paste, exactly
+    assert I3BLOCKS_BLOCK in page("bars.md")  # the block the docs tell people to paste, exactly
     config = tmp_path / "i3blocks.conf"
     config.write_text(I3BLOCKS_BLOCK)
     env = {**iso_env.env, "PATH": f"{os.path.dirname(LUNAVECT_BIN)}:{os.environ['PATH']}"}
@@ -265,6 +264,6 @@ def test_every_format_is_offered_and_documented():
     from lunavect.frontends.bar.formats import FORMATS
 
     assert OFFERED == FORMATS
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    bars = page("bars.md")
     for fmt in ("waybar", "i3blocks", "polybar"):
-        assert f"lunavect status --follow --format {fmt}" in readme
+        assert f"lunavect status --follow --format {fmt}" in bars

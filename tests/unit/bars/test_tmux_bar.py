@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from docs_support import page
 from unit_support import stop_collector
 
 from lunavect import store
@@ -190,8 +191,7 @@ def test_without_any_tmux_server_nothing_fails(iso_env, tmux_dir):
 
 
 def test_the_readme_shows_the_block_install_writes():
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    assert f"```tmux\n{conf.block('lunavect')}```" in readme
+    assert f"```tmux\n{conf.block('lunavect')}```" in page("bars.md")
 
 
 def _wait_block_publishers(iso_env) -> None:

@@ -59,9 +59,9 @@ def test_the_help_holds_the_table(iso_env):
 
 
 def test_the_readme_holds_the_same_table():
-    from pathlib import Path
+    from docs_support import page
 
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    readme = page("commands.md")
     table = readme[readme.index("| exit code | meaning |") :].split("\n\n")[0]
     rows = [line.strip("| ").split(" | ") for line in table.splitlines()[2:]]
     assert [(int(code), meaning) for code, meaning in rows] == list(EXIT_CODES)

@@ -66,6 +66,10 @@ RUNS = {
     "notifications set": ["--no-desktop"],
     "notifications status": [],
     "notifications test": [],
+    "notifications push set": ["/nonexistent/apprise.yml"],
+    "notifications push off": [],
+    "notifications push status": [],
+    "notifications push test": [],
     "service status": [],
     "service install": None,  # starts a real service: `service status --json` stands for the pair
     "service uninstall": None,
@@ -74,6 +78,8 @@ RUNS = {
     "web tokens list": [],
     "web tokens new": ["--no-qr"],
 }
+# The commands whose `--json` is a stream, one JSON document per line (JSON Lines), as run by a script.
+JSON_LINES = {"events": []}
 
 
 def leaves(command: click.Command, path: tuple[str, ...] = ()) -> dict[str, click.Command]:
@@ -98,7 +104,7 @@ def test_every_command_reports_as_json_or_says_why_not():
     assert set(NO_REPORT) <= set(commands), set(NO_REPORT) - set(commands)
     without = {name for name, command in commands.items() if not takes_json(command)}
     assert without == set(NO_REPORT), f"without --json: {sorted(without - set(NO_REPORT))}"
-    assert set(RUNS) == set(commands) - set(NO_REPORT), "every command with --json is run below"
+    assert set(RUNS) | set(JSON_LINES) == set(commands) - set(NO_REPORT), "every command with --json is run below"
 
 
 @pytest.fixture
@@ -134,3 +140,14 @@ def test_every_json_output_parses(installed, name):
     assert result.returncode in (0, 1), (result.stdout, result.stderr)
     assert result.stdout.strip(), result.stderr
     json.loads(result.stdout)  # one document: a second line of words would not parse
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("name", list(JSON_LINES))
+def test_every_json_lines_output_parses_line_by_line(installed, name):
+    result = installed.cli(*name.split(), *JSON_LINES[name], "--json")
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    lines = result.stdout.splitlines()
+    assert lines, result.stderr
+    for line in lines:
+        json.loads(line)  # each line one document

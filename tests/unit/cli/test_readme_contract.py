@@ -1,20 +1,18 @@
-"""The README's `--json` field table is the contract's documentation: it names every field `lunavect list
+"""The docs' `--json` field table (docs/commands.md) is the contract's documentation: it names every field `lunavect list
 --json` prints, and no field it does not print, in the order the Session type prints them."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import msgspec
+from docs_support import page
 
 from lunavect.core.model import Session
 
-README = Path(__file__).resolve().parents[3] / "README.md"
-
 
 def documented_fields() -> list[str]:
-    text = README.read_text(encoding="utf-8")
+    text = page("commands.md")
     start = text.index("`lunavect list --json` prints one object per session")
     table = text[start:].split("\n\n")[1]
     rows = [line for line in table.splitlines() if line.startswith("| `")]

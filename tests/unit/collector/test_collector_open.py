@@ -131,6 +131,7 @@ def test_a_codex_session_without_a_process_is_open_while_fresh_evidence_keeps_it
     conn.close()
 
 
+@pytest.mark.process
 def test_a_session_shown_by_another_process_than_its_runner_ends_with_that_process(tmp_path, client):
     """Codex's daemon runs the thread (its hooks record it) and outlives the TUI that shows it: once the TUI is
     named (`terminal` evidence), the row is that process's, open while it lives, ended when it exits, though

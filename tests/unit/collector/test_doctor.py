@@ -76,6 +76,7 @@ def _read_only(folder) -> list[str]:
             f'"{folder}" && exec "$0" "$@"']  # fmt: skip
 
 
+@pytest.mark.process
 def test_a_read_only_data_folder_is_a_problem_not_a_traceback(iso_env):
     iso_env.connect()  # a store, and the collector's lock file, as a collector that ran left them
     (iso_env.data / "collector.lock").write_text("")

@@ -3,14 +3,11 @@ detail and `list --json`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from docs_support import page
 
 from lunavect.core import clients, telling
 from lunavect.core.clients import TELLS, Cli, Client, Process
-
-README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def table() -> str:
@@ -37,7 +34,7 @@ def test_the_readme_s_table_is_what_the_descriptors_say() -> None:
     """A client added, or a way of telling proven, changes its descriptor; this test then prints the table the
     README must hold."""
     expected = table()
-    assert expected in README.read_text(encoding="utf-8"), "README.md must hold this table:\n" + expected
+    assert expected in page("clients.md"), "docs/clients.md must hold this table:\n" + expected
 
 
 def _client(tells: dict[str, tuple[str, ...]]) -> Client:

@@ -96,6 +96,7 @@ def test_a_folder_and_server_another_user_made_for_this_user_are_never_talked_to
     assert tmux.default_sockets() == []
 
 
+@pytest.mark.process
 def test_a_socket_of_another_user_in_this_users_folder_is_never_talked_to(iso_env, shared, recording_tmux, monkeypatch):
     mine = shared / f"tmux-{os.getuid()}"
     mine.mkdir(mode=0o700)
@@ -115,6 +116,7 @@ def test_a_socket_of_another_user_in_this_users_folder_is_never_talked_to(iso_en
     assert tmux.default_sockets() == [str(path)]  # the same socket, this user's again: found
 
 
+@pytest.mark.process
 def test_this_users_own_server_is_found_and_published_to(iso_env, shared, recording_tmux, monkeypatch):
     env = {**iso_env.env, "TMUX_TMPDIR": str(shared)}
     subprocess.run(

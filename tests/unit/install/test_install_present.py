@@ -4,6 +4,8 @@ and why."""
 
 from __future__ import annotations
 
+import pytest
+
 from lunavect import clients
 from lunavect.core.clients import ids as client_ids
 
@@ -24,6 +26,7 @@ def test_only_the_clients_here_get_hooks(iso_env):
     assert "`lunavect hooks install claude` installs it anyway" in result.stdout
 
 
+@pytest.mark.process
 def test_a_client_on_path_counts_as_here(iso_env):
     face = clients.face_of("claude")
     iso_env.program_on_path(face.CLIENT.cli.command, "exit 0")

@@ -1,7 +1,7 @@
 """A poisoned OpenCode database (issue 42, items 2 and 3): one bad row costs that row or that session, never
 the source, and a FIFO where the database should be blocks nothing.
 
-Real SQLite databases in OpenCode 1.18.33's shape (test_opencode_database.OpenCodeDb): a part nested 2,000
+Real SQLite databases in OpenCode 1.18.33's shape (opencode_db_support.OpenCodeDb): a part nested 2,000
 deep (which SQLite 3.40 fails a whole `json_extract` statement on), lone surrogate escapes (what
 `JSON.stringify` writes for a string cut inside an emoji) in the fields lunavect extracts, and a session whose
 every read fails.
@@ -14,7 +14,8 @@ import os
 import threading
 from pathlib import Path
 
-from test_opencode_database import OpenCodeDb, T, tokens
+import pytest
+from opencode_db_support import OpenCodeDb, T, tokens
 
 from lunavect import store
 from lunavect.clients.opencode import places
@@ -143,6 +144,7 @@ def test_sessions_a_discarded_poll_read_are_read_again(iso_env) -> None:
     assert described(read_all(source, conn)) == set(HEALTHY)
 
 
+@pytest.mark.process
 def test_a_fifo_at_the_database_path_blocks_nothing_and_doctor_names_it(iso_env, monkeypatch, tmp_path) -> None:
     fifo = tmp_path / "opencode.db"
     os.mkfifo(fifo)

@@ -22,6 +22,7 @@ def test_this_interpreters_accelerator_is_used():
     assert jsoncodec.ACCELERATED
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("how", BROKEN)
 def test_a_changed_accelerator_leaves_the_json_module_in_its_place(how):
     # json has taken its own scanner already: a CPython whose `make_scanner` no longer takes the shim's context

@@ -10,6 +10,7 @@ import os
 from lunavect import paths, store
 from lunavect.collector.tick import PRUNE_EVERY_S, Collector
 from lunavect.core.model import Evidence
+from lunavect.events import log as changes_log
 from lunavect.evidence import spool
 from lunavect.evidence.sources import Batch, Source
 
@@ -66,7 +67,10 @@ def _events_pages(conn) -> int:
     return page_count - free
 
 
-def test_an_hour_of_events_leaves_the_store_flat_and_a_reread_catalog_entry_folded_once(iso_env):
+def test_an_hour_of_events_leaves_the_store_flat_and_a_reread_catalog_entry_folded_once(iso_env, monkeypatch):
+    # The stream of state changes keeps its newest 10,000 (tests/unit/events): kept small here, so the file's
+    # size measures the events table alone.
+    monkeypatch.setattr(changes_log, "KEEP_COUNT", 100)
     conn = store.connect()
     catalog = Catalog()
     collector = Collector(conn, sources=[catalog])

@@ -5,13 +5,14 @@ never one being answered."""
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
+
+from web_app_support import running_on  # noqa: E402
 
 from lunavect.frontends.web.connections import Gate  # noqa: E402
 
@@ -35,19 +36,8 @@ def gate_server() -> Iterator[tuple[Gate, int]]:
     gate = Gate(cap=4, request_s=0.6)
     sock = socket.create_server(("127.0.0.1", 0))
     config = uvicorn.Config(app, http=gate.protocol(), lifespan="off", log_level="critical", backlog=16)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    try:
+    with running_on(uvicorn.Server(config), sock):
         yield gate, sock.getsockname()[1]
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
 
 
 def dial(port: int, first: bytes = b"G") -> socket.socket:

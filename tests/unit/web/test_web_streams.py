@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -19,10 +17,11 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
-from test_web_app import seed  # noqa: E402
+
+from web_app_support import seed, served  # noqa: E402
 
 from lunavect import store  # noqa: E402
-from lunavect.frontends.web import server, tokens  # noqa: E402
+from lunavect.frontends.web import tokens  # noqa: E402
 from lunavect.frontends.web.app import COOKIE, Settings, create_app  # noqa: E402
 from lunavect.frontends.web.broadcast import CONTROL_RESERVE, STREAMS_PER_TOKEN  # noqa: E402
 
@@ -42,20 +41,8 @@ def panel(iso_env) -> Iterator[tuple[int, dict[str, str]]]:
         yield None
 
     app = create_app(Settings(connect=store.connect, hostname="devbox", changes=no_changes, max_connections=CAP))
-    sock = server.bind(server.Listen("127.0.0.1", 0))
-    running = uvicorn.Server(server.uvicorn_config(app))
-    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not running.started:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    try:
-        yield sock.getsockname()[1], secrets
-    finally:
-        running.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with served(app) as port:
+        yield port, secrets
 
 
 def request(port: int, secret: str, path: str) -> socket.socket:

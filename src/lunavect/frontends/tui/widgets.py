@@ -111,7 +111,7 @@ class PanelHeader(Horizontal):
 
     def show(self, counts: Summary, awaiting_selected: bool, view: str = "") -> None:
         """The counters in every surface's words (`core.state_words`); the errors counter only when some turn
-        that failed needs its person (README, "What needs you")."""
+        that failed needs its person (docs, "What needs you")."""
         show_text(self.query_one("#working", Counter), count_words("working", counts.working))
         awaiting_counter = self.query_one("#awaiting", Counter)
         show_text(awaiting_counter, count_words("awaiting_input", counts.awaiting_input))

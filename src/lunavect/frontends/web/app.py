@@ -19,7 +19,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from lunavect.faults import Loop
 from lunavect.frontends.web import assets, problems
 from lunavect.frontends.web.broadcast import CONTROL_RESERVE, LOOP_NAME, Broadcast, StoreWorker
-from lunavect.frontends.web.routes import live, page, peek, rows
+from lunavect.frontends.web.routes import live, page, peek, rows, transitions
 from lunavect.frontends.web.state import Panel, Settings
 from lunavect.frontends.web.walls import COOKIE, OuterWall
 from lunavect.listing import changes
@@ -30,7 +30,7 @@ log = logging.getLogger("lunavect.web")
 
 # Peek's `/api/sessions/{id}/messages|reply|answer` before the rows' `/api/sessions/{id}/{action}`, which would
 # take them for unknown actions.
-ROUTES = [*page.ROUTES, *live.ROUTES, *peek.ROUTES, *rows.ROUTES]
+ROUTES = [*page.ROUTES, *live.ROUTES, *transitions.ROUTES, *peek.ROUTES, *rows.ROUTES]
 
 
 def create_app(settings: Settings) -> Starlette:

@@ -18,8 +18,10 @@ const state = {
 
 // -- the token leaves the address bar at once: the cookie carries it from now on --------------------------
 if (new URLSearchParams(location.search).has("token")) {
-  history.replaceState(null, "", location.pathname);
+  history.replaceState(null, "", location.pathname + location.hash);
 }
+// A push's link names a session's row (`#session=ID`, notify/push.py): focused once the list first arrives.
+let wantedRow = new URLSearchParams(location.hash.slice(1)).get("session");
 
 try {
   const saved = JSON.parse(localStorage.getItem(FILTER_KEY) || "{}");
@@ -464,6 +466,10 @@ function receive(text) {
   state.offset = state.doc.at - Date.now();
   document.body.dataset.loaded = "1";
   render();
+  if (wantedRow) {
+    focusRow(wantedRow);
+    wantedRow = null;
+  }
 }
 function connect() {
   const source = new EventSource("/api/events");
