@@ -126,16 +126,17 @@ class Rules(_Record):
       whichever is read first.
     - `live_title`: it draws its state in its terminal's title while it runs (its face reads it: `read_title`),
       which the collector reads from the session's tmux pane.
+    - `tool_after_approval`: its PreToolUse fires only once a tool may run, after its approval (Qwen Code's): it
+      answers a permission prompt, where another client's PreToolUse, sent before it asks, does not.
     """
 
-    __slots__ = ("event_authority_s", "outcome_in_transcript", "live_title")
+    __slots__ = ("event_authority_s", "outcome_in_transcript", "live_title", "tool_after_approval")
 
-    def __init__(
-        self, *, event_authority_s: float | None = None, outcome_in_transcript: bool = False, live_title: bool = False
-    ) -> None:
+    def __init__(self, *, event_authority_s: float | None = None, **traits: bool) -> None:
         self.event_authority_s = event_authority_s
-        self.outcome_in_transcript = outcome_in_transcript
-        self.live_title = live_title
+        self.outcome_in_transcript = traits.get("outcome_in_transcript", False)
+        self.live_title = traits.get("live_title", False)
+        self.tool_after_approval = traits.get("tool_after_approval", False)
 
 
 class Reply(_Record):
@@ -395,7 +396,8 @@ QWEN = Client(
     cli=Cli("qwen", resume=("--resume",), resume_needs_folder=True),
     # `node …/bin/qwen` relaunches itself as `node …/cli.js`: the last node is the session, its hooks' parent.
     process=Process((), hook_parent="node"),
-    rules=Rules(live_title=True),  # `✳︎ Qwen - <folder>` while it waits for its person, `◐︎ …` while it works
+    # `✳︎ Qwen - <folder>` while it waits for its person, `◐︎ …` while it works; its PreToolUse after an approval.
+    rules=Rules(live_title=True, tool_after_approval=True),
     reply=Reply(answers_outside=False),  # its approvals are answered in its own screen (not proven on it)
     install=Install(environment=("QWEN_HOME", "QWEN_RUNTIME_DIR")),
     # Its hooks (PreCompact/PostCompact; its question tool's PermissionRequest; StopFailure), title and chat file.
