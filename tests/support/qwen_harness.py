@@ -143,7 +143,7 @@ def _runs_cli(info: dict | None) -> bool:
     return info is not None and info["comm"] == "node" and any(a.endswith("/cli.js") for a in info["cmdline"][1:3])
 
 
-def _is_session(info: dict) -> bool:
+def is_session(info: dict) -> bool:
     """Its session's process: the last node running its `cli.js` (the launcher's, relaunched once)."""
     return _runs_cli(info) and not any(_runs_cli(proc_info(child)) for child in children(info["pid"]))
 
@@ -166,7 +166,7 @@ class QwenTmux(ClaudeTmux):
             self.tmux("send-keys", "-t", self.target, "Enter")
 
     def pid(self, timeout: float = 30.0) -> int:
-        return self._find_pid(lambda pane: process_under(pane, _is_session), timeout)
+        return self._find_pid(lambda pane: process_under(pane, is_session), timeout)
 
 
 def start_qwen(
