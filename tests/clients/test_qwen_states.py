@@ -140,12 +140,13 @@ def test_an_api_error_is_an_error_with_its_reason(qwen, chat_server: ChatServer,
     command, iso, env = qwen
     if not hooks:
         without_hooks(iso)
-    chat_server.script(error(403, "Scripted failure of the model"))
+    chat_server.script(error(401, "Scripted failure of the model"))
     client = start_qwen(command, iso, env)
     try:
         client.send_text("say hello")
         client.wait_for_screen("Scripted failure", timeout=60)
         failed = wait_session(env, lambda s: s["state"] not in ("working", "idle"), timeout=40)
-        assert failed["state"] == "error" and failed["error"]
+        assert (failed["state"], failed["error"]) == ("error", "auth")  # `authentication_failed`; a 401
+        assert len(chat_server.main_requests()) == 1  # not retried
     finally:
         client.kill()
