@@ -11,13 +11,14 @@ import os
 import signal
 
 import pytest
-from chat_server import ChatServer, error, reply
+from chat_server import ChatServer, error, reply, tool_call
 from lunavect_probe import assert_kept_out
 from qwen_harness import (
     WAITING_RE,
     ask,
     at_the_marker_permission,
     chat_files,
+    sessions,
     shell,
     start_qwen,
     wait_session,
@@ -148,5 +149,25 @@ def test_an_api_error_is_an_error_with_its_reason(qwen, chat_server: ChatServer,
         failed = wait_session(env, lambda s: s["state"] not in ("working", "idle"), timeout=40)
         assert (failed["state"], failed["error"]) == ("error", "auth")  # `authentication_failed`; a 401
         assert len(chat_server.main_requests()) == 1  # not retried
+    finally:
+        client.kill()
+
+
+def test_a_sub_agent_stays_out_of_the_rows(qwen, chat_server: ChatServer) -> None:
+    """Its `agent` tool runs the sub-agent in the session's own process; the sub-agent's transcript is kept apart
+    (`projects/<folder>/subagents/<session id>/`), never a row of its own."""
+    command, iso, env = qwen
+    task = {"description": "look around", "prompt": "say hi", "subagent_type": "general-purpose"}
+    chat_server.script(
+        tool_call("agent", {**task, "run_in_background": False}), reply("Sub-agent done"), reply("Parent done")
+    )
+    client = start_qwen(command, iso, env, "--yolo")
+    try:
+        client.send_text("use an agent")
+        client.wait_for_screen("Parent done", timeout=90)
+        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=40)
+        assert len(chat_server.main_requests()) == 3
+        assert [s["session_id"] for s in sessions(env)] == [ready["session_id"]]
+        assert list((iso.home / ".qwen" / "projects").glob(f"*/subagents/{ready['session_id']}/*.jsonl"))
     finally:
         client.kill()

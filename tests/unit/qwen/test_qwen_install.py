@@ -121,3 +121,12 @@ def test_the_installed_hook_command_spools_an_event_and_prints_nothing(iso_env, 
     (record,) = iso_env.spool_records()
     assert (record["client"], record["event"], record["session"]) == ("qwen", "UserPromptSubmit", "s-1")
     assert "private words" not in json.dumps(record)
+
+
+def test_a_service_sees_its_folders_as_the_installing_shell_did(tmp_path: Path) -> None:
+    from lunavect.install import service
+
+    env = {"HOME": str(tmp_path), "QWEN_HOME": "/q/home", "QWEN_RUNTIME_DIR": "/q/run", "X": "1"}
+    assert service.carried(env) == {"QWEN_HOME": "/q/home", "QWEN_RUNTIME_DIR": "/q/run"}
+    unit = service.systemd_unit(env, python="/py")
+    assert "Environment=QWEN_HOME=/q/home\n" in unit and "Environment=QWEN_RUNTIME_DIR=/q/run\n" in unit
