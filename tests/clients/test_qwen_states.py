@@ -171,3 +171,26 @@ def test_a_sub_agent_stays_out_of_the_rows(qwen, chat_server: ChatServer) -> Non
         assert list((iso.home / ".qwen" / "projects").glob(f"*/subagents/{ready['session_id']}/*.jsonl"))
     finally:
         client.kill()
+
+
+def test_compress_is_compacting_until_it_ends(qwen, chat_server: ChatServer) -> None:
+    """`/compress` fires PreCompact (`manual`) before its summary request and PostCompact once it is written (then
+    SessionStart again, in the same session): compacting, then idle."""
+    command, iso, env = qwen
+    summary = reply("<state_snapshot>the summary</state_snapshot>", delay=6)
+    chat_server.script(reply("First reply " + "words " * 400), summary)
+    client = start_qwen(command, iso, env)
+    try:
+        client.send_text("say a lot")
+        client.wait_for_screen("First reply", timeout=60)
+        wait_session(env, lambda s: s["state"] == "ready", timeout=40)
+
+        client.send_text("/compress")
+
+        compacting = wait_session(env, lambda s: s["state"] == "compacting", timeout=40)
+        assert "hook" in compacting["basis"]
+        after = wait_session(env, lambda s: s["state"] != "compacting", timeout=40)
+        assert after["state"] == "idle" and len(chat_server.main_requests()) == 2
+        assert [s["session_id"] for s in sessions(env)] == [compacting["session_id"]]
+    finally:
+        client.kill()
