@@ -18,29 +18,19 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import npm_clients
 from chat_server import ChatServer, Step, tool_call
-from claude_tmux import (
-    CLIENTS_DIR,
-    ClaudeTmux,
-    ClientsMissing,
-    IsoHome,
-    _file_lock,
-    children,
-    proc_info,
-    process_under,
-)
+from claude_tmux import CLIENTS_DIR, ClaudeTmux, IsoHome, children, proc_info, process_under
 from lunavect_probe import listed, wait_listed
 
 QWEN_VERSION = "0.24.4"
 QWEN_DIR = CLIENTS_DIR / "qwen"
-NPM_PACKAGE = f"@qwen-code/qwen-code@{QWEN_VERSION}"
+PACKAGE = "@qwen-code/qwen-code"
 MODEL = "m"
 #: Its empty input box.
 READY_RE = re.compile(r"Type your message or @path/to/file")
@@ -59,37 +49,12 @@ SETTINGS = {
 
 def find_qwen(root: Path = QWEN_DIR) -> Path | None:
     """The pinned `qwen` command, or None."""
-    command = root / "node_modules" / ".bin" / "qwen"
-    package = root / "node_modules" / "@qwen-code" / "qwen-code" / "package.json"
-    try:
-        version = json.loads(package.read_text())["version"]
-    except (OSError, ValueError, KeyError):
-        return None
-    return command if version == QWEN_VERSION and command.exists() else None
+    return npm_clients.installed(root, PACKAGE, QWEN_VERSION, "qwen")
 
 
 def ensure_qwen(root: Path = QWEN_DIR, timeout: float = 1800) -> Path:
     """The pinned client, installed from npm once (in the real environment, under a file lock) if missing."""
-    found = find_qwen(root)
-    if found:
-        return found
-    with _file_lock(root.parent / (root.name + ".lock")):
-        found = find_qwen(root)
-        if found:
-            return found
-        npm = shutil.which("npm")
-        if not npm:
-            raise ClientsMissing(f"Qwen Code {QWEN_VERSION} is not in {root} and npm is not on PATH")
-        root.mkdir(parents=True, exist_ok=True)
-        if not (root / "package.json").exists():  # keep npm from adopting a parent project
-            (root / "package.json").write_text(json.dumps({"name": "lunavect-test-qwen", "private": True}))
-        cmd = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", NPM_PACKAGE]
-        with open(root / "npm.log", "ab") as log:
-            proc = subprocess.run(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
-        found = find_qwen(root)
-        if proc.returncode != 0 or found is None:
-            raise ClientsMissing(f"`{' '.join(cmd)}` failed in {root} (exit {proc.returncode}); see npm.log")
-        return found
+    return npm_clients.ensure(root, PACKAGE, QWEN_VERSION, "qwen", name="Qwen Code", timeout=timeout)
 
 
 def qwen_home(iso: IsoHome) -> Path:

@@ -9,22 +9,11 @@ JSON only, so a file with comments is refused and left as it is.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from lunavect.clients.qwen.layout import settings_path
 from lunavect.core.clients import QWEN
-from lunavect.install import file_status
-from lunavect.install.command import hook_command
 from lunavect.install.file_status import FileStatus
-from lunavect.install.hooks_file import (
-    HooksFileError,
-    describe,
-    entries,
-    install_hooks,
-    load_plain,
-    uninstall_hooks,
-)
-from lunavect.install.outcome import installed
+from lunavect.install.hooks_file import HooksFileError
+from lunavect.install.settings_hooks import SettingsHooks
 
 PROVIDER = QWEN.id
 # Every lifecycle event lunavect reads (tests/clients/NOTES.md); MessageDisplay fires for every streamed chunk
@@ -47,42 +36,13 @@ EVENTS = (
 )
 
 SettingsError = HooksFileError
-
 # Nothing of its own to add to what its settings.json says.
 Status = FileStatus
 
-
-def status(path: Path | None = None) -> Status:
-    path = path or settings_path()
-    try:
-        settings = load_plain(path)
-    except HooksFileError as exc:
-        return Status(path, "unreadable", detail=str(exc))
-    return Status.of(path, entries(settings, EVENTS, hook_command(PROVIDER)))
-
-
-def install(path: Path | None = None) -> bool:
-    """Install or repair lunavect's hooks; True when the file changed."""
-    path = path or settings_path()
-    load_plain(path)  # a file with comments is refused before anything is written
-    return install_hooks(path, hook_command(PROVIDER), EVENTS)
-
-
-def uninstall(path: Path | None = None) -> bool:
-    """Remove lunavect's hooks and nothing else; True when the file changed."""
-    path = path or settings_path()
-    if path.exists():
-        load_plain(path)
-    return uninstall_hooks(path)
-
-
-def describe_install(changed: bool, path: Path | None = None) -> str:
-    return installed(PROVIDER, changed, path or settings_path())
-
-
-def describe_status(state: Status) -> str:
-    return describe(PROVIDER, state.state, state.path, state.detail, state.missing)
-
-
-def report(state: Status) -> dict:
-    return file_status.report(state, "settings")
+_HOOKS = SettingsHooks(PROVIDER, EVENTS, settings_path)
+status = _HOOKS.status
+install = _HOOKS.install
+uninstall = _HOOKS.uninstall
+describe_install = _HOOKS.describe_install
+describe_status = _HOOKS.describe_status
+report = _HOOKS.report
