@@ -15,6 +15,7 @@ a long history costs a few rows.
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,34 @@ MAX_LINE_BYTES = 8 << 20
 # How many message ids whose tokens were counted a summary remembers: the client writes a message again
 # within its own turn, so the latest ones suffice to count each once.
 COUNTED_IDS = 64
+# The fields a line's reader checks: an id of bounded length on one line, a tool's name of a tool's shape.
+ID_CHARS = 200
+_TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}$")
+
+
+def present(raw: msgspec.Raw) -> bool:
+    """A raw field the line holds (neither absent nor null)."""
+    return len(raw) > 0 and bytes(raw) != b"null"
+
+
+def decode_raw(decoder: msgspec.json.Decoder, raw: msgspec.Raw):  # noqa: ANN201 - the decoder's type
+    """A raw field decoded, or None when it is absent, null or not of the decoder's shape."""
+    if not present(raw):
+        return None
+    try:
+        return decoder.decode(raw)
+    except msgspec.DecodeError:
+        return None
+
+
+def short(value: object, limit: int = ID_CHARS) -> str | None:
+    """`value` as an id: a string of one line and at most `limit` characters, else None."""
+    return value if isinstance(value, str) and 0 < len(value) <= limit and "\n" not in value else None
+
+
+def tool_name(value: object) -> str | None:
+    """`value` as a tool's name, else None."""
+    return value if isinstance(value, str) and _TOOL_NAME.match(value) else None
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import re
 
 import msgspec
 
-from lunavect.chats.lines import Call, Line
+from lunavect.chats.lines import Call, Line, decode_raw, short, tool_name
 from lunavect.conversation.message import title_line
 from lunavect.core import bounded_json
 from lunavect.core.bounds import count
@@ -32,8 +32,6 @@ from lunavect.core.tokens import Tokens
 
 PERSON = "real_user"
 API_ERROR_EVENT = "qwen-code.api_error"
-_ID_CHARS = 200
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}$")
 _STATUS = re.compile(r"^\s*(\d{3})\b")
 _UNREACHABLE = ("ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNRESET", "fetch failed", "Connection error")
 _FINISHED = frozenset({"success", "error", "cancelled"})
@@ -99,25 +97,8 @@ _result = msgspec.json.Decoder(_Result)
 _payload = msgspec.json.Decoder(_Payload | str)
 
 
-def _raw(decoder: msgspec.json.Decoder, raw: msgspec.Raw):  # noqa: ANN202 - the decoder's type
-    if len(raw) == 0 or bytes(raw) == b"null":
-        return None
-    try:
-        return decoder.decode(raw)
-    except msgspec.DecodeError:
-        return None
-
-
-def _short(value: object, limit: int = _ID_CHARS) -> str | None:
-    return value if isinstance(value, str) and 0 < len(value) <= limit and "\n" not in value else None
-
-
-def _name(value: object) -> str | None:
-    return value if isinstance(value, str) and _NAME.match(value) else None
-
-
 def _tokens(raw: msgspec.Raw) -> tuple[Tokens | None, int | None]:
-    usage = _raw(_usage, raw)
+    usage = decode_raw(_usage, raw)
     if not isinstance(usage, _Usage):
         return None, None
     prompt, cached = count(usage.promptTokenCount), count(usage.cachedContentTokenCount)
@@ -129,25 +110,25 @@ def _tokens(raw: msgspec.Raw) -> tuple[Tokens | None, int | None]:
 
 
 def _assistant(record: _Record, line: Line) -> Line:
-    message = _raw(_message, record.message)
+    message = decode_raw(_message, record.message)
     parts = message.parts[:256] if isinstance(message, _Message) else []
     for part in parts:
         call = part.functionCall
-        call_id, name = (_short(call.id), _name(call.name)) if call is not None else (None, None)
+        call_id, name = (short(call.id), tool_name(call.name)) if call is not None else (None, None)
         if call_id and name:
             line.calls.append(Call(call_id, name, None, line.at))
     line.tokens, line.context = _tokens(record.usageMetadata)
-    line.model = _short(record.model, 100)
+    line.model = short(record.model, 100)
     has_text = any(isinstance(p.text, str) and p.text.strip() and p.thought is not True for p in parts)
     line.kind = "tools" if line.calls else "reply" if has_text else "pending"
     return line
 
 
 def _tool_result(record: _Record, line: Line) -> Line:
-    result = _raw(_result, record.toolCallResult)
+    result = decode_raw(_result, record.toolCallResult)
     if not isinstance(result, _Result):
         return line
-    call_id = _short(result.callId)
+    call_id = short(result.callId)
     status = result.status if isinstance(result.status, str) and result.status in _FINISHED else None
     if status == "cancelled":
         line.kind = "cancelled"  # an approval refused or dismissed: the turn ends here, with no reply
@@ -161,7 +142,7 @@ def _tool_result(record: _Record, line: Line) -> Line:
 def _system(record: _Record, line: Line) -> Line:
     if record.subtype != "ui_telemetry":
         return line
-    payload = _raw(_payload, record.systemPayload)
+    payload = decode_raw(_payload, record.systemPayload)
     if isinstance(payload, str):  # written as a JSON string of the object
         try:
             payload = bounded_json.decode(_payload, payload.encode())
@@ -187,14 +168,14 @@ def read_line(data: bytes) -> Line | None:
         record = bounded_json.decode(_record, data)
     except msgspec.DecodeError:
         return None
-    line = Line("other", message_id=_short(record.uuid), at=epoch(record.timestamp))
+    line = Line("other", message_id=short(record.uuid), at=epoch(record.timestamp))
     line.session_id = (
         record.sessionId if isinstance(record.sessionId, str) and is_session_id(record.sessionId) else None
     )
     if line.message_id is None:
         return line
     if record.type == "user" and record.provenance == PERSON:
-        message = _raw(_message, record.message)
+        message = decode_raw(_message, record.message)
         texts = [p.text for p in message.parts if isinstance(p.text, str)] if isinstance(message, _Message) else []
         if any(t.strip() for t in texts):
             line.kind = "prompt"
