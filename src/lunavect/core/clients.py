@@ -398,7 +398,6 @@ QWEN = Client(
     process=Process((), hook_parent="node"),
     # `✳︎ Qwen - <folder>` while it waits for its person, `◐︎ …` while it works; its PreToolUse after an approval.
     rules=Rules(live_title=True, tool_after_approval=True),
-    reply=Reply(answers_outside=False),  # its approvals are answered in its own screen (not proven on it)
     install=Install(environment=("QWEN_HOME", "QWEN_RUNTIME_DIR")),
     # Its hooks (PreCompact/PostCompact; its question tool's PermissionRequest; StopFailure), title and chat file.
     tells={

@@ -28,7 +28,8 @@ def test_an_approval_is_no_prompt_and_its_keys_are_read_for_its_tool_as_the_hook
     assert reading.empty is None and "approval" in reading.why
     dialog = qwen.read_dialog(SCREENS["approval"])
     assert dialog is not None and dialog.tool == "run_shell_command"
-    assert dialog.options["1"] == "Yes, allow once" and dialog.key("deny") == "Escape"
+    assert (dialog.key("allow"), dialog.key("deny")) == ("1", "Escape")
+    assert dialog.key("allow-always") is None  # "Always allow run 'touch *' commands …": not offered from outside
     assert qwen.read_dialog(SCREENS["ready"]) is None
 
 
