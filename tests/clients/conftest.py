@@ -39,6 +39,8 @@ from nats_servers import HOSTS, NatsServer, nats_server_binary
 from notifications_support import Collector
 from pi_harness import ensure_pi, pi_env
 from pi_harness import prepare as pi_prepare
+from qwen_harness import ensure_qwen, qwen_env
+from qwen_harness import prepare as qwen_prepare
 from responses_server import ResponsesServer
 from scripted_http import ScriptedServer
 from sync_support import create_bucket
@@ -215,6 +217,22 @@ def pi(iso_home: IsoHome, chat_server: ChatServer):
         raise
     pi_prepare(iso_home, chat_server)
     return command, iso_home, pi_env(iso_home, command)
+
+
+@pytest.fixture
+def qwen(iso_home: IsoHome, chat_server: ChatServer):
+    """(command, iso, env) for Qwen Code under tmux against the scripted Chat Completions API (lunavect's hooks
+    are the iso fixture's); skipped where it cannot be installed or tmux is missing."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    try:
+        command = ensure_qwen()
+    except ClientsMissing as exc:
+        if shutil.which("npm") is None:
+            pytest.skip(str(exc))
+        raise
+    qwen_prepare(iso_home)
+    return command, iso_home, qwen_env(iso_home, chat_server, command)
 
 
 @pytest.fixture
