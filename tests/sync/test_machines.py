@@ -49,14 +49,18 @@ def test_a_change_on_one_host_shows_on_the_others_and_a_killed_collector_turns_o
     assert state_on(alpha, sid) == "alpha:working"
     for other in (beta, gamma):
         wait_until(lambda other=other: state_on(other, sid) == "alpha:working", what=f"working on {other.name}")
+    # Another host's session opens there: while it runs (in no tmux pane), that host's `open` focuses it; the
+    # command is printed (this test runs outside tmux).
+    opened = beta.run("open", sid[:8])
+    assert opened.returncode == 0 and f"ssh alpha -t lunavect open claude:{sid}" in opened.stdout, opened
     alpha.hook("Stop", sid, last_assistant_message="secret reply text", stop_hook_active=False)
     for other in (beta, gamma):
         wait_until(lambda other=other: state_on(other, sid) == "alpha:ready", what=f"ready on {other.name}")
     assert [s["id"] for s in beta.sessions("--host", "alpha")] == [f"claude:{sid}"]
     assert beta.sessions("--host", "gamma") == []
-    # Another host's session opens there: the command is printed (this test runs outside tmux).
+    # Its client's process not running there (a hooks-only session that is ready), it is resumed there.
     opened = beta.run("open", sid[:8])
-    assert opened.returncode == 0 and f"ssh alpha -t lunavect open claude:{sid}" in opened.stdout, opened
+    assert opened.returncode == 0 and f"ssh alpha -t lunavect resume claude:{sid}" in opened.stdout, opened
     resumed = beta.run("resume", sid, "--print")
     assert resumed.stdout.strip() == f"ssh alpha -t lunavect resume claude:{sid}"
     assert "ssh" not in alpha.run("open", sid).stdout + alpha.run("resume", sid, "--print").stdout

@@ -38,6 +38,16 @@ async def test_question_mark_shows_every_key_the_panel_has(conn, make_app):
 
 
 @pilot_test
+async def test_the_footer_offers_the_keys_screen(conn, make_app):
+    """A person who has not read the docs finds `?` where every terminal tool shows its keys: the footer."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        keys = {(item.key_display, item.description) for item in app.screen.query("FooterKey")}
+        assert ("?", "Keys") in keys, keys
+
+
+@pilot_test
 async def test_ctrl_p_opens_the_command_palette(conn, make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -25,6 +25,7 @@ from web_support import (
 
 from lunavect.core.state_words import PIN_MARK
 from lunavect.listing.arrangement import MOVED_UNTIL
+from lunavect.notify import push
 
 BUILD = "claude:aaaaaaaa-1111-4111-8111-111111111111"
 DOCS = "claude:bbbbbbbb-2222-4222-8222-222222222222"
@@ -114,6 +115,39 @@ def test_the_list_renders_with_states_counters_and_no_token_in_the_address_bar(s
     page.wait_for_function(
         f"t => document.querySelector('li.row[data-id=\"{BUILD}\"] .timer').textContent !== t", arg=first
     )
+
+
+def test_a_pushed_link_opens_with_its_sessions_row_focused(served, browser):
+    """A push's link (notify/push.py, `#session=ID` after the public address) opens the page on that row, even
+    with the token asked for in between (the token leaves the address bar, the row's name stays)."""
+    link = push.link_for(served.base.rstrip("/"), SITE)
+    assert link is not None
+    fragment = link.partition("/#")[2]
+    assert fragment.startswith("session=")
+    page = open_page(browser, f"{served.control}#{fragment}")
+    page.wait_for_function("() => document.querySelector('li.row.focused') !== null", timeout=10_000)
+    assert page.eval_on_selector_all("li.row.focused", "rows => rows.map(r => r.dataset.id)") == [SITE]
+    assert page.evaluate("document.activeElement.dataset.id") == SITE
+    assert "token" not in page.url and page.url.endswith(f"#{fragment}")
+
+
+def test_a_pushed_link_without_the_token_asks_for_it_and_then_opens_the_row(served, browser):
+    """A push's link carries no token: a browser without the cookie gets the locked page, whose field takes the
+    token and opens the same row; a wrong one stays locked."""
+    token = served.control.partition("token=")[2]
+    fragment = push.link_for(served.base.rstrip("/"), SITE).partition("/#")[2]  # type: ignore[union-attr]
+    context = browser.new_context(viewport={"width": 400, "height": 800})
+    page = context.new_page()
+    page.goto(f"{served.base.rstrip('/')}/#{fragment}")
+    page.fill("#token", "not-the-token")
+    page.click(".token-form button")
+    page.wait_for_selector("body.locked #token", timeout=10_000)
+    page.fill("#token", token)
+    page.click(".token-form button")
+    page.wait_for_selector("body[data-loaded='1']", timeout=20_000)
+    page.wait_for_function("() => document.querySelector('li.row.focused') !== null", timeout=10_000)
+    assert page.eval_on_selector_all("li.row.focused", "rows => rows.map(r => r.dataset.id)") == [SITE]
+    assert "token" not in page.url and page.url.endswith(f"#{fragment}")
 
 
 def test_every_row_says_open_or_ended_and_since_when_and_ended_rows_recede(served, browser):

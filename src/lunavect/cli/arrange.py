@@ -131,17 +131,20 @@ def resume_command(session: str, print_only: bool) -> None:
     found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     if found is None or not found.resume:
         raise Failure(f"no resume command is known for {key}")
-    from lunavect.core.resume_command import attach_command, ssh_command
-    from lunavect.navigation.remote_host import is_elsewhere
+    from lunavect.core.resume_command import attach_command, ssh_argv, ssh_command
+    from lunavect.navigation.remote_host import is_elsewhere, unsafe
 
     if is_elsewhere(found.host):
         # Another machine's session resumes there, through that machine's lunavect.
+        problem = unsafe(found.host, found.id)
+        if problem is not None:
+            raise Failure(f"cannot resume {key} on another machine: {problem}")
         command = ssh_command(found.host, "resume", found.id)
         if print_only:
             click.echo(clean(command))
             return
         try:
-            os.execvp("ssh", ["ssh", found.host, "-t", "lunavect", "resume", found.id])
+            os.execvp("ssh", ssh_argv(found.host, "resume", found.id))
         except OSError as exc:
             raise Failure(f"cannot run `{clean(command)}`: {exc}") from None
     from lunavect.host.processes import LiveProcesses

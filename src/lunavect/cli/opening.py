@@ -8,12 +8,18 @@ session first (`lunavect.listing.attention.needs_person`, the one rule every fro
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from typing import TYPE_CHECKING
 
 import click
 import msgspec
 
 from lunavect.cli.common import Failure, complete_session, fresh_store, print_outcome, session_key
+from lunavect.core.terminal_text import clean
+
+if TYPE_CHECKING:
+    from lunavect.core.model import Session
 
 RESUME_IN = click.option(
     "--resume-in",
@@ -25,20 +31,21 @@ RESUME_IN = click.option(
 AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 
 
-def open_key(conn: sqlite3.Connection, key: str, named: str, resume_in: str | None, as_json: bool) -> None:
+def open_key(
+    conn: sqlite3.Connection, key: str, named: str, resume_in: str | None, as_json: bool, attach: bool = False
+) -> None:
     """Open the session `key` (as the person `named` it) and say what happened, exiting 1 when it failed."""
-    from lunavect.listing.sessions import all_sessions
+    from lunavect.listing.sessions import all_sessions, find_session
     from lunavect.navigation.navigate import open_session
 
-    sessions = all_sessions(conn)
-    found = next((s for s in sessions if s.id == key), None)
-    if found is None:  # another machine's session (sync): its own machine opens it
-        from lunavect.listing.sessions import read_sessions
-
-        found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
-    if found is None:  # its row turned unreadable between the two reads
+    # Another machine's session (sync) is found too: its own machine opens it.
+    found = find_session(conn, key)
+    if found is None:  # its row turned unreadable between the reads
         raise Failure(f"no session {named!r} (see `lunavect list --all`)")
-    others = [s for s in sessions if s.id != found.id]
+    others = [s for s in all_sessions(conn) if s.id != found.id]
+    if attach:
+        attach_here(found, others, as_json)
+        return
     try:
         result = open_session(found, resume_in=resume_in, others=others)
     except OSError as exc:
@@ -51,11 +58,37 @@ def open_key(conn: sqlite3.Connection, key: str, named: str, resume_in: str | No
     print_outcome(result, as_json, detail)
 
 
+def attach_here(found: Session, others: list[Session], as_json: bool) -> None:
+    """`open --attach`: this terminal becomes a tmux client on the session's pane (or its resumed client);
+    only a refusal comes back, said as `open` says any failure."""
+    from lunavect.host.processes import LiveProcesses
+    from lunavect.navigation import attach_here as attaching
+
+    done = attaching.plan(found, LiveProcesses(), os.environ, others)
+    if isinstance(done, attaching.Takeover):
+        try:
+            attaching.take_over(done)
+        except OSError as exc:
+            raise Failure(f"cannot run `{clean(done.display)}`: {exc}") from None
+        return
+    detail = done.message + (" [" + "; ".join(done.candidates) + "]" if done.candidates else "")
+    if done.command:
+        detail += f" (instead: {done.command})"
+    print_outcome(done, as_json, detail)
+
+
 @click.command("open")
 @click.argument("session_id", metavar="ID", shell_complete=complete_session)
 @RESUME_IN
+@click.option(
+    "--attach",
+    is_flag=True,
+    help="Make this terminal a tmux client showing the session's own pane, with its window and pane selected "
+    "(what another machine's `open` runs over `ssh -t`), or resume it here once it has finished; refused, with "
+    "the reason, when the session is in no tmux pane of this machine.",
+)
 @AS_JSON
-def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
+def open_command(session_id: str, resume_in: str | None, attach: bool, as_json: bool) -> None:
     """Bring a session's exact terminal pane or tab to the front, or resume it if it has finished.
 
     ID is a session's id as `lunavect list --json` prints it (`claude:<id>`, `codex:<id>`), its bare
@@ -65,9 +98,12 @@ def open_command(session_id: str, resume_in: str | None, as_json: bool) -> None:
     Examples:
       lunavect open claude:5e55e55e
       lunavect open 5e55 --resume-in tmux
+      lunavect open claude:5e55e55e --attach
     """
+    if attach and resume_in is not None:
+        raise click.UsageError("--attach resumes a finished session in this terminal: give it without --resume-in")
     conn = fresh_store()
-    open_key(conn, session_key(conn, session_id), session_id, resume_in, as_json)
+    open_key(conn, session_key(conn, session_id), session_id, resume_in, as_json, attach)
 
 
 @click.command("next")
@@ -89,10 +125,10 @@ def next_command(print_only: bool, resume_in: str | None, as_json: bool) -> None
     """
     from lunavect.frontends.rows import label
     from lunavect.listing.attention import NOTHING_WAITS, needs_person
-    from lunavect.listing.sessions import read_sessions
+    from lunavect.listing.sessions import read_counted
 
     conn = fresh_store()
-    waiting = needs_person(read_sessions(conn, include_hidden=True))
+    waiting = needs_person(read_counted(conn))
     if not waiting:
         if as_json:
             click.echo(msgspec.json.encode({"outcome": "nothing", "message": NOTHING_WAITS}).decode())

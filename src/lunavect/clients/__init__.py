@@ -22,7 +22,7 @@ import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from lunavect.conversation.source import Source as Conversation
 from lunavect.core import clients
@@ -33,7 +33,10 @@ from lunavect.evidence import spool_record
 from lunavect.evidence.sources import BackgroundJob, LiveEntry, Source
 from lunavect.evidence.spool_record import SpoolRecord
 from lunavect.host.processes import ProcessTable
+from lunavect.install import outcome
 from lunavect.install.command import Http
+from lunavect.install.file_status import FileStatus
+from lunavect.install.hooks_file import HooksFileError
 
 
 class HooksStatus(Protocol):
@@ -156,6 +159,106 @@ class Face(ABC, Generic[S]):
     @abstractmethod
     def conversation_at(self, path: Path) -> Conversation:
         """The conversation of one of its files."""
+
+
+# -- the face of a client whose command hooks live in its own settings.json and whose every session appears from
+# its chat files, hooks or not: one body for what such faces share, each client's package giving its own modules
+# (as protocols mypy checks a module against) and its source, so that neither client imports the other.
+
+
+class Installer(Protocol):
+    def status(self, path: Path | None = None) -> FileStatus: ...
+    def report(self, state: FileStatus) -> dict: ...
+    def describe_status(self, state: FileStatus) -> str: ...
+    def install(self, path: Path | None = None) -> bool: ...
+    def uninstall(self, path: Path | None = None) -> bool: ...
+    def describe_install(self, changed: bool, path: Path | None = None) -> str: ...
+    def settings_path(self) -> Path: ...
+
+
+class Hooks(Protocol):
+    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None: ...
+
+
+class Layout(Protocol):
+    def home(self, environ: dict[str, str] | None = None) -> Path: ...
+
+
+class Pane(Protocol):
+    def read_prompt(self, screen: str) -> PromptReading: ...
+    def read_dialog(self, screen: str) -> Dialog | None: ...
+    def read_title(self, title: str) -> str | None: ...
+
+
+class Conversations(Protocol):
+    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None: ...
+    def conversation_at(self, path: Path) -> Conversation: ...
+
+
+class ChatFilesFace(Face[FileStatus]):
+    """Its hooks are the command shim in settings.json (no HTTP hooks, nothing more to ask of the client)."""
+
+    INSTALL: Installer
+    HOOKS: Hooks
+    LAYOUT: Layout
+    PANE: Pane
+    CONVERSATION: Conversations
+    # What its hooks add to its chat files, in the empty list's advice.
+    HOOKS_GIVE: ClassVar[str] = "permission prompts and exact states"
+
+    @abstractmethod
+    def new_source(self) -> Source:
+        """Its chat files: every session of it appears from them, hooks or not."""
+
+    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None:
+        return self.HOOKS.evidence_from_record(record)
+
+    def home(self) -> Path:
+        return self.LAYOUT.home()
+
+    def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> FileStatus:
+        return self.INSTALL.status()
+
+    def hooks_report(self, status: FileStatus) -> dict:
+        return self.INSTALL.report(status)
+
+    def describe_status(self, status: FileStatus) -> str:
+        return self.INSTALL.describe_status(status)
+
+    def setup_lines(self, hooks: str) -> list[str]:
+        name = self.CLIENT.name
+        if hooks == "installed":
+            return [f"{name} hooks: installed. {name} sessions also appear from their chat files, hooks or not."]
+        return [
+            f"{name} hooks: {hooks}. {name} sessions still appear from their chat files;",
+            f"run `lunavect hooks install` for {self.HOOKS_GIVE}.",
+        ]
+
+    def install_hooks(self, *, http: Http | None = None) -> list[str]:
+        """Install or repair its hooks in settings.json (the command shim: `http` is not for these clients)."""
+        return outcome.install_lines(
+            self.CLIENT.id, self.INSTALL.install, self.INSTALL.describe_install, HooksFileError
+        )
+
+    def uninstall_hooks(self) -> list[str]:
+        return outcome.uninstall_lines(
+            self.CLIENT.id, self.INSTALL.uninstall, self.INSTALL.settings_path(), HooksFileError
+        )
+
+    def read_prompt(self, screen: str) -> PromptReading:
+        return self.PANE.read_prompt(screen)
+
+    def read_dialog(self, screen: str) -> Dialog | None:
+        return self.PANE.read_dialog(screen)
+
+    def read_title(self, title: str) -> str | None:
+        return self.PANE.read_title(title)
+
+    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
+        return self.CONVERSATION.find_conversation(session_id, conn)
+
+    def conversation_at(self, path: Path) -> Conversation:
+        return self.CONVERSATION.conversation_at(path)
 
 
 _faces: dict[str, Face[Any]] = {}

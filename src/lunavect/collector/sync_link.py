@@ -1,5 +1,6 @@
 """The collector's side of sync: start, restart or stop the client as `lunavect sync set|off` changes the
-configuration, and hand it this machine's listed rows after every tick.
+configuration, and hand it this machine's listed rows after every tick (each marked with whether it runs in a
+tmux pane here, `tmux_rows`).
 
 Everything here is a read of the local store and a reference handed to another thread: a tick never waits
 on the network, and without the `sync` extra or a configuration it costs one settings lookup.
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from lunavect import store
 from lunavect.collector.notify_feed import RemoteTransitions
+from lunavect.collector.tmux_rows import TmuxRows
 from lunavect.listing import hosts, sessions
 from lunavect.sync import config as sync_config
 from lunavect.sync import presence, remote
@@ -33,6 +35,7 @@ class SyncLink:
         self.config: SyncConfig | None = None
         self._client: SyncClient | None = None
         self._remote_moves = RemoteTransitions()
+        self._tmux_rows = TmuxRows()
 
     @property
     def host(self) -> str | None:
@@ -70,6 +73,8 @@ class SyncLink:
         if self._client is None or self.config is None:
             return
         rows = {key: data.encode() for key, data in conn.execute("SELECT id, data FROM snapshot WHERE listed = 1")}
+        # Whether each live session is in a tmux pane here: what another machine's `open` attaches to.
+        rows = self._tmux_rows.mark(rows)
         self._client.offer(rows, presence.person_at(conn))
         moved = self._remote_moves.collect(conn, self.config.host)
         if moved and notify is not None and hosts.notifies_for_other_hosts(conn):

@@ -126,16 +126,17 @@ class Rules(_Record):
       whichever is read first.
     - `live_title`: it draws its state in its terminal's title while it runs (its face reads it: `read_title`),
       which the collector reads from the session's tmux pane.
+    - `tool_after_approval`: its PreToolUse fires only once a tool may run, after its approval (Qwen Code's): it
+      answers a permission prompt, where another client's PreToolUse, sent before it asks, does not.
     """
 
-    __slots__ = ("event_authority_s", "outcome_in_transcript", "live_title")
+    __slots__ = ("event_authority_s", "outcome_in_transcript", "live_title", "tool_after_approval")
 
-    def __init__(
-        self, *, event_authority_s: float | None = None, outcome_in_transcript: bool = False, live_title: bool = False
-    ) -> None:
+    def __init__(self, *, event_authority_s: float | None = None, **traits: bool) -> None:
         self.event_authority_s = event_authority_s
-        self.outcome_in_transcript = outcome_in_transcript
-        self.live_title = live_title
+        self.outcome_in_transcript = traits.get("outcome_in_transcript", False)
+        self.live_title = traits.get("live_title", False)
+        self.tool_after_approval = traits.get("tool_after_approval", False)
 
 
 class Reply(_Record):
@@ -181,20 +182,7 @@ class Client(_Record):
       and a quiet row of it says nothing of that.
     """
 
-    __slots__ = (
-        "id",
-        "name",
-        "label",
-        "package",
-        "cli",
-        "process",
-        "origins",
-        "rules",
-        "reply",
-        "install",
-        "limit_windows",
-        "tells",
-    )
+    __slots__ = tuple("id name label package cli process origins rules reply install limit_windows tells".split())
 
     def __init__(
         self,
@@ -399,8 +387,33 @@ PI = Client(
     },
 )
 
+QWEN = Client(
+    id="qwen",
+    name="Qwen Code",
+    label="Qwen",
+    package="lunavect.clients.qwen",
+    # Its chats are kept per folder (`projects/<folder>/chats/<id>.jsonl`): resumed from the folder it was held in.
+    cli=Cli("qwen", resume=("--resume",), resume_needs_folder=True),
+    # `node …/bin/qwen` relaunches itself as `node …/cli.js`: the last node is the session, its hooks' parent.
+    process=Process((), hook_parent="node"),
+    # `✳︎ Qwen - <folder>` while it waits for its person, `◐︎ …` while it works; its PreToolUse after an approval.
+    rules=Rules(live_title=True, tool_after_approval=True),
+    install=Install(environment=("QWEN_HOME", "QWEN_RUNTIME_DIR")),
+    # Its hooks (PreCompact/PostCompact; its question tool's PermissionRequest; StopFailure), title and chat file.
+    tells={
+        "working": ("hook", "title", "file"),
+        "tool": ("hook", "file"),
+        "compacting": ("hook",),
+        "permission": ("hook", "title"),
+        "input": ("hook",),
+        "ready": ("hook", "file"),
+        "error": ("hook", "file"),
+        "ended": ("process",),
+    },
+)
+
 # Every client, in the order lists and reports name them.
-CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT, PI)
+CLIENTS: tuple[Client, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE, COPILOT, PI, QWEN)
 
 
 def every() -> tuple[Client, ...]:

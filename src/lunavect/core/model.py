@@ -155,6 +155,10 @@ class Session(msgspec.Struct, omit_defaults=False):
     # The person dismissed the ready reply or the error the row shows (`core.dismissal`): it stays listed but
     # needs them no more, until the session's next one. The arrangement's, like `pinned`.
     dismissed: bool = False
+    # The session runs in a tmux pane of its machine (a row sync carries: `collector.tmux_rows`): another
+    # machine's `open` then attaches to that pane over ssh. A boolean, so another machine can make this one run
+    # nothing by it. False on a row of this machine that sync does not carry, and whenever unknown.
+    in_tmux: bool = False
 
 
 def session_key(provider: str, session_id: str) -> str:

@@ -111,7 +111,9 @@ class Dialog:
         """The dialog's own key for `allow`, `allow-always` or `deny`, or None when it offers no such option."""
         for key, label in self.options.items():
             words = label.lower().translate(_APOSTROPHES)
-            if answer == "allow" and (words in ("yes", "allow once") or words.startswith("yes, proceed")):
+            if answer == "allow" and (
+                words in ("yes", "allow once", "yes, allow once") or words.startswith("yes, proceed")
+            ):
                 return key
             if answer == "allow-always" and words.startswith(_ALLOW_ALWAYS):
                 return key

@@ -83,7 +83,24 @@ def attach_command(provider: str, job_id: str) -> str | None:
     return None if client is None or args is None else shell_words([client.cli.command, *args])
 
 
+def _remote_words(words: Sequence[str]) -> list[str]:
+    """Words for the shell on the other machine: ssh joins what follows the host with spaces and hands that line
+    to the remote user's shell, so each word is quoted for it (then once more, as any word, for the shell here)."""
+    return [shlex.quote(word) for word in words]
+
+
+def ssh_argv(host: str, *lunavect_args: str) -> list[str]:
+    """`ssh HOST -t lunavect ...` as words. The host name was checked where it entered (`sync.keys`): it starts
+    with a letter or digit, so ssh can never read it as an option."""
+    return ["ssh", host, "-t", *_remote_words(["lunavect", *lunavect_args])]
+
+
 def ssh_command(host: str, *lunavect_args: str) -> str:
-    """The command that runs lunavect on another machine (whose rows sync brought): `ssh HOST -t lunavect ...`.
-    The host name was checked where it entered (`sync.keys`), so it can never be read by ssh as an option."""
-    return shell_words(["ssh", host, "-t", "lunavect", *lunavect_args])
+    """The command that runs lunavect on another machine (whose rows sync brought): `ssh HOST -t lunavect ...`."""
+    return shell_words(ssh_argv(host, *lunavect_args))
+
+
+def ssh_attach_command(host: str, session: str) -> str:
+    """The command that makes this terminal show a session's own tmux pane on another machine:
+    `ssh -t HOST lunavect open ID --attach` (`navigation.attach_here` runs there)."""
+    return shell_words(["ssh", "-t", host, *_remote_words(["lunavect", "open", session, "--attach"])])

@@ -50,6 +50,8 @@ class SpoolRecord(msgspec.Struct, frozen=True):
     error: str | None = None
     error_detail: str | None = None
     question: bool = False
+    # A prompt with no text: the client's own going on after its tools (Qwen Code), not the person's prompt.
+    continuation: bool = False
     interrupt: bool = False
     notification_only: bool = False
     bg: list[Task] | None = None

@@ -95,6 +95,21 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes | None:
     return data if len(data) <= limit else None
 
 
+def first_line(path: str, limit: int = 64 * 1024) -> bytes | None:
+    """The first line of a file (its first `limit` bytes at most), or None when it cannot be read: a chat file's
+    first record names its session."""
+    try:
+        fd = open_regular(path)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, limit).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 

@@ -251,8 +251,26 @@ def terminal(pid: int) -> str | None:
     return procfacts.linux_tty(pid)
 
 
+def _forget_terminal_names() -> None:
+    """psutil names a process's terminal from a map of the devices it reads once per process (its
+    `get_terminal_map` is memoized): in a process that runs for long (the collector, whose notifier opens a
+    session when its notification is clicked, the panel, the web server), a terminal opened since would have no
+    name, and its session would seem to run in no terminal at all. Forgotten, the map is read again."""
+    try:
+        from psutil import _psposix
+    except ImportError:  # not a POSIX system: psutil names terminals otherwise there
+        return
+    clear = getattr(getattr(_psposix, "get_terminal_map", None), "cache_clear", None)
+    if callable(clear):
+        clear()
+
+
 class LiveProcesses:
-    """The real process table, live, through psutil: with terminals, zombies, folders and sockets."""
+    """The real process table, live, through psutil: with terminals, zombies, folders and sockets. Each table
+    reads the terminals' names afresh (`_forget_terminal_names`); one is made per action or tick."""
+
+    def __init__(self) -> None:
+        _forget_terminal_names()
 
     def get(self, pid: int) -> Proc | None:
         try:

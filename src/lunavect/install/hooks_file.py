@@ -86,6 +86,28 @@ def load(path: Path) -> dict:
     return settings
 
 
+def load_plain(path: Path) -> dict:
+    """`load`, for a client that reads its settings as JSON with comments (Gemini CLI, Qwen Code): lunavect edits
+    plain JSON only, so a file with comments is refused with why, and left as it is."""
+    try:
+        return load(path)
+    except HooksFileError as exc:
+        if "not valid JSON" in str(exc) and _has_comments(path):
+            raise HooksFileError(
+                f"{path} holds comments, which lunavect cannot keep when it edits the file; remove them (or add "
+                "lunavect's hooks by hand), then run again"
+            ) from None
+        raise
+
+
+def _has_comments(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.lstrip().startswith(("//", "/*")) for line in text.splitlines())
+
+
 def render(settings: dict, like: str = "") -> str:
     """The settings as JSON in the style of the person's file `like`: its indentation, \\u escapes when it
     wrote non-ASCII that way, and each number as it was written."""

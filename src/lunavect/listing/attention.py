@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
 from lunavect.listing import hosts
-from lunavect.listing.sessions import count_sessions, epoch, read_sessions
+from lunavect.listing.sessions import count_sessions, epoch, read_counted
 from lunavect.usage.bar import limits_note
 
 # Extra fragments a bar shows after the counts (e.g. a usage limit: "5 h 42 % · resets 14:00"). Each reads the
@@ -117,4 +117,4 @@ def summarize_sessions(sessions: list[Session], notes: tuple[str, ...] = ()) -> 
 
 def summarize(conn: sqlite3.Connection, now: float | None = None) -> Summary:
     notes = tuple(text for source in NOTE_SOURCES if (text := source(conn)))
-    return summarize_sessions(read_sessions(conn, include_hidden=True, now=now), notes)
+    return summarize_sessions(read_counted(conn, now), notes)

@@ -17,7 +17,7 @@ import msgspec
 from lunavect import store
 from lunavect.core import clients, dismissal, hiding, ordering, telling
 from lunavect.core.clients import Client
-from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session
+from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
 from lunavect.core.times import epoch
 from lunavect.core.tokens import SessionUsage
 from lunavect.listing import hosts
@@ -27,6 +27,12 @@ from lunavect.usage import ledger
 AUTO_HIDE_SETTING = "auto_hide_after"
 
 _decoder = msgspec.json.Decoder(Session)
+
+# The states the counters and "needs you" (`listing.attention`) count: working, awaiting its person, a failed
+# turn. A bar or a tmux key runs `counts`, `status` or `next --print` every second; reading only these rows
+# (the snapshot's indexed `state`; another host's row by its stored state, which reading only ever turns into
+# `offline`, never into one of these) keeps them as fast at 50,000 sessions as at 100.
+COUNTED_STATES: frozenset[str] = frozenset(WORKING_STATES | AWAITING_STATES | {State.ERROR})
 
 
 @dataclass
@@ -69,6 +75,15 @@ def all_sessions(conn: sqlite3.Connection) -> list[Session]:
         except msgspec.DecodeError:
             continue
     return sessions
+
+
+def find_session(conn: sqlite3.Connection, key: str) -> Session | None:
+    """The session `key` names: this machine's (listed or not), else another machine's listed row (sync), hidden
+    ones too: what `lunavect open` and a notification's click open."""
+    found = next((s for s in all_sessions(conn) if s.id == key), None)
+    if found is None:
+        found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
+    return found
 
 
 def title_of(conn: sqlite3.Connection, key: str) -> str | None:
@@ -173,10 +188,23 @@ def _tells(provider: str) -> dict[str, list[str]] | None:
 _told: dict[Client, dict[str, list[str]]] = {}
 
 
-def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo | None = None) -> list[Row]:
+def read_rows(
+    conn: sqlite3.Connection,
+    now: float | None = None,
+    memo: RowMemo | None = None,
+    states: frozenset[str] | None = None,
+) -> list[Row]:
     """Every listed session with its arrangement, in the list's order (hidden and retired ones included).
-    A long-lived reader passes its `memo` (see `RowMemo`)."""
+    A long-lived reader passes its `memo` (see `RowMemo`). With `states`, only the sessions stored in one of
+    them, and without their usage (what the counters read: `COUNTED_STATES`)."""
     now = time.time() if now is None else now
+    own_where = remote_where = ""
+    chosen: tuple[str, ...] = ()
+    if states is not None:
+        chosen = tuple(sorted(states))
+        marks = ", ".join("?" * len(chosen))
+        own_where = f" AND state IN ({marks})"
+        remote_where = f" AND json_extract(data, '$.state') IN ({marks})"
     after = auto_hide_after(conn)
     catalogs = dict(conn.execute("SELECT provider, at FROM catalog_listing").fetchall())
     # Other machines' sessions (sync) are listed beside this one's, as their hosts last said them; a session of
@@ -184,16 +212,18 @@ def read_rows(conn: sqlite3.Connection, now: float | None = None, memo: RowMemo 
     # machine that claims one of this machine's sessions).
     remote_hosts = hosts.hosts(conn)
     keyed: list[tuple[tuple[int, float, str], Row]] = []
-    usage = ledger.sessions(conn, listed=True)
+    usage = ledger.sessions(conn, listed=True) if states is None else {}
     kept_before = memo._kept if memo is not None else {}
     kept_now: dict[str, _Kept] = {}
     if memo is not None:
         memo.decoded = 0
     for key, data, remote_host, pinned, hidden, hidden_at, position, shown_at, listed_at, dismissed in conn.execute(
         "SELECT s.id, s.data, s.host, COALESCE(a.pinned, 0), COALESCE(a.hidden, 0), a.hidden_at, a.position, "
-        "a.shown_at, a.listed_at, a.dismissed FROM (SELECT id, data, NULL AS host FROM snapshot WHERE listed = 1 "
-        "UNION ALL SELECT id, data, host FROM remote_session WHERE id NOT IN (SELECT id FROM snapshot)) s "
-        "LEFT JOIN arrangement a ON a.id = s.id"
+        f"a.shown_at, a.listed_at, a.dismissed FROM (SELECT id, data, NULL AS host FROM snapshot WHERE listed = 1{own_where} "
+        "UNION ALL SELECT id, data, host FROM remote_session r "
+        "WHERE NOT EXISTS (SELECT 1 FROM snapshot o WHERE o.id = r.id)"
+        f"{remote_where}) s LEFT JOIN arrangement a ON a.id = s.id",  # noqa: S608 - placeholders only
+        chosen * 2,
     ):
         inputs = (data, pinned, hidden, hidden_at, position, shown_at, listed_at, dismissed)
         kept = kept_before.get(key) if remote_host is None else None
@@ -256,12 +286,13 @@ def read_sessions(
     now: float | None = None,
     host: str | None = None,
     memo: RowMemo | None = None,
+    states: frozenset[str] | None = None,
 ) -> list[Session]:
     """Listed sessions: pinned ones first in the person's order, then the most recently active first (as their
-    LAST column shows it); only those of `host` when it is given. `memo`: see `RowMemo`."""
+    LAST column shows it); only those of `host` when it is given. `memo` and `states`: see `read_rows`."""
     return [
         r.session
-        for r in read_rows(conn, now, memo)
+        for r in read_rows(conn, now, memo, states)
         if not r.retired and (include_hidden or not r.session.hidden) and (host is None or r.session.host == host)
     ]
 
@@ -284,7 +315,13 @@ def count_sessions(sessions: list[Session]) -> dict[str, int]:
     return {"working": working, "awaiting_input": awaiting}
 
 
+def read_counted(conn: sqlite3.Connection, now: float | None = None) -> list[Session]:
+    """The listed sessions the counters and "needs you" can count (`COUNTED_STATES`), hidden ones included
+    (hiding never cancels work), without their usage."""
+    return read_sessions(conn, include_hidden=True, now=now, states=COUNTED_STATES)
+
+
 def counts(conn: sqlite3.Connection, now: float | None = None) -> dict[str, int]:
     """The header counters: working and awaiting input, hidden sessions included (hiding never cancels
     work)."""
-    return count_sessions(read_sessions(conn, include_hidden=True, now=now))
+    return count_sessions(read_counted(conn, now))

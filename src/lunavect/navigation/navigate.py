@@ -39,11 +39,18 @@ def own_tty(table: ProcessTable) -> str | None:
     return None
 
 
+def tmux_pane(where: Whereabouts, table: ProcessTable, environ: Mapping[str, str]) -> tmux.Pane | None:
+    """The live tmux pane on a live session's terminal device, on one of this user's tmux servers (those among
+    the agent's parents, then tmux's default folder's), or None when no such pane holds it."""
+    assert where.pid is not None and where.tty is not None
+    sockets = tmux.server_sockets(table, where.pid) + tmux.default_sockets(environ=dict(environ))
+    return tmux.find_pane(sockets, where.tty, where.tmux_pane)
+
+
 def focus_live(where: Whereabouts, table: ProcessTable, environ: Mapping[str, str]) -> OpenResult:
     """Focus the terminal of a session placed on a live terminal device."""
     assert where.pid is not None and where.tty is not None
-    sockets = tmux.server_sockets(table, where.pid) + tmux.default_sockets(environ=dict(environ))
-    pane = tmux.find_pane(sockets, where.tty, where.tmux_pane)
+    pane = tmux_pane(where, table, environ)
     if pane is not None:
         mine = own_tty(table)
         return tmux.focus(pane, mine, tmux.own_tmux_session(mine, [pane.socket]))
@@ -81,6 +88,16 @@ def focus_live(where: Whereabouts, table: ProcessTable, environ: Mapping[str, st
             target=where.tty,
         )
     return OpenResult(Outcome.UNSUPPORTED, f"it runs in {name}, which lunavect cannot bring forward", terminal=name)
+
+
+def ambiguous(where: Whereabouts, doing: str = "") -> OpenResult:
+    """Several terminals or sessions fit: never one of them, and the candidates named. `doing` leads the message
+    (what could not be done)."""
+    return OpenResult(
+        Outcome.AMBIGUOUS,
+        f"{doing}cannot tell which terminal is this session's: {where.detail}",
+        candidates=where.candidates,
+    )
 
 
 def _with_resume(result: OpenResult, session: SessionLike) -> OpenResult:
@@ -134,7 +151,8 @@ def open_session(
     env = os.environ if environ is None else environ
     if host and remote_host.is_elsewhere(host):
         # A synced session's pids and devices belong to its own machine: that machine's lunavect opens it.
-        return remote_host.open_remote(host, session.id, env)
+        live, in_tmux = bool(getattr(session, "open", True)), bool(getattr(session, "in_tmux", False))
+        return remote_host.open_remote(host, session.id, env, live=live, in_tmux=in_tmux)
     table = table or LiveProcesses()
     # A session its client runs in the background holds its service's terminal, never the person's: its way
     # back is the client's attach command, whatever terminal its process is on.
@@ -157,11 +175,7 @@ def open_session(
             session,
         )
     if where.status == Status.AMBIGUOUS:
-        return OpenResult(
-            Outcome.AMBIGUOUS,
-            f"cannot tell which terminal is this session's: {where.detail}",
-            candidates=where.candidates,
-        )
+        return ambiguous(where)
     why = f"the session has finished ({where.detail})"
     if job is not None:
         return background.resume_stopped(session, job, why, resume_in, env)

@@ -46,6 +46,10 @@ class Stored(Protocol):
         """One session's title (what a notification names it by)."""
         ...
 
+    def find_session(self, conn: sqlite3.Connection, key: str) -> Session | None:
+        """The session a notification's click opens: this machine's, else another machine's listed row."""
+        ...
+
 
 class Shower(Protocol):
     """What shows a notification on the desktop (`desktop.Desktop`, or a test's stand-in)."""
@@ -310,10 +314,11 @@ def open_from_notification(key: str, *, stored: Stored) -> None:
         log.warning("cannot open %s: %s", key, exc)
         return
     try:
+        # Another machine's session too: `open_session` opens it over ssh, as `lunavect open` does.
+        found = stored.find_session(conn, key)
         sessions = stored.all_sessions(conn)
     finally:
         conn.close()
-    found = next((s for s in sessions if s.id == key), None)
     if found is None:
         log.warning("cannot open %s: it is no longer in the store", key)
         return

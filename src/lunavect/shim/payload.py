@@ -231,6 +231,8 @@ def extract(client: str, payload: dict, installed_for: str | None = None) -> dic
         record["interrupt"] = True
     if event == "UserPromptSubmit":
         prompt = payload.get("prompt")
+        if prompt == "":
+            record["continuation"] = True  # the client goes on after its tools (Qwen Code): no one prompted
         if isinstance(prompt, str) and NOTIFICATION_OPEN in prompt:
             ended, only = ended_background(prompt)
             if ended:

@@ -228,7 +228,10 @@ MIGRATIONS: list[str] = [
     CREATE INDEX transition_by_session ON transition (host, id, seq);
     CREATE INDEX transition_by_at ON transition (at);
     """,
-    # 17: the usage history by quarter hour, not hour (`lunavect.usage.ledger`): a day in a time zone with a
+    # 17: the snapshot's rows by state, for the counters and "needs you" (`listing.sessions.COUNTED_STATES`):
+    # `counts`, `status` and `next --print` read the few rows that work or wait, not the whole history.
+    "CREATE INDEX snapshot_by_state ON snapshot (state)",
+    # 18: the usage history by quarter hour, not hour (`lunavect.usage.ledger`): a day in a time zone with a
     # half-hour offset is whole buckets. Codex's rollouts have their usage counted again, by each request's own
     # time, with their sub-agents and cache writes (`lunavect.clients.codex.usage`): their rows and the usage
     # their cursors kept are forgotten, and each is read again at its next look. Cache writes kept for an hour

@@ -369,13 +369,15 @@ def test_a_pane_whose_agent_recorded_no_terminal_is_marked_from_its_process(iso_
     codex = tmp_path / "bin" / "codex"
     codex.parent.mkdir()
     codex.symlink_to(shutil.which("sleep"))  # the kernel names the process after the path it ran: "codex"
-    pane = tmux(iso_env.env, "one", "new-window", "-P", "-F", "#{pane_id}", "-c", str(folder), f"{codex} 120")
+    # Two arguments: tmux runs the stand-in itself, no shell between (a shell left waiting in the same folder,
+    # its command line naming "codex", would make two candidates).
+    pane = tmux(iso_env.env, "one", "new-window", "-P", "-F", "#{pane_id}", "-c", str(folder), str(codex), "120")
     device = tmux(iso_env.env, "one", "display-message", "-p", "-t", pane, "#{pane_tty}")
     session = a_session("c1", provider="codex", state="input", waiting_for="question", cwd=str(folder), open=True)
     conn = iso_env.connect()
     seed_snapshot(conn, session)
     store.set_setting(conn, publish.SETTING, "1")
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while publish.placed([session])[0].tty != device:
         assert time.monotonic() < deadline, "the stand-in's pane was never found"
         time.sleep(0.1)

@@ -36,6 +36,7 @@ def test_its_sessions_come_from_its_source_with_its_resume_command(iso_env, stan
         "OpenCodeSource",
         "CopilotSource",
         "PiSource",
+        "QwenSource",
         "StandinSource",
         "PaneTitles",
     ]
@@ -67,7 +68,7 @@ def test_its_hook_records_are_mapped_by_its_face(iso_env, standin) -> None:
 def test_hooks_install_status_and_uninstall_include_it(iso_env, standin) -> None:
     assert f"standin: installed in {standin.hooks_path()}" in iso_env.cli("hooks", "install", *client_ids()).stdout
     report = json.loads(iso_env.cli("hooks", "status", "--json").stdout)
-    assert list(report) == ["claude", "codex", "gemini", "opencode", "copilot", "pi", "standin"]
+    assert list(report) == ["claude", "codex", "gemini", "opencode", "copilot", "pi", "qwen", "standin"]
     assert report["standin"]["state"] == "installed" and report["standin"]["last_event_age_s"] is None
     assert f"standin: installed ({standin.hooks_path()})" in iso_env.cli("hooks", "status").stdout
     assert f"standin: removed in {standin.hooks_path()}" in iso_env.cli("hooks", "uninstall").stdout
@@ -124,7 +125,7 @@ def test_resume_names_and_the_provider_filters_include_it(iso_env, standin) -> N
 
     assert display_command("standin", "s3", "/p") == "cd /p && standin --continue s3"
     assert client_name("standin", None) == "Stand-in CLI"
-    assert filters.providers() == ("all", "claude", "codex", "gemini", "opencode", "copilot", "pi", "standin")
+    assert filters.providers() == ("all", "claude", "codex", "gemini", "opencode", "copilot", "pi", "qwen", "standin")
     assert filters.provider_label("standin") == "Stand-in"
     assert filters.loads('{"provider": "standin"}').provider == "standin"
     page = assets.load()["index.html"].body.decode()

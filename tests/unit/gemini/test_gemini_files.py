@@ -144,9 +144,9 @@ def test_a_sub_agents_own_file_says_it_is_one(tmp_path: Path) -> None:
 
 
 def test_a_line_too_long_is_passed_over_and_a_line_being_written_waits(tmp_path: Path, monkeypatch) -> None:
-    from lunavect.clients.gemini import chat_read
+    from lunavect.chats import lines as chat_lines
 
-    monkeypatch.setattr(chat_read, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(chat_lines, "MAX_LINE_BYTES", 1000)
     lines = sample("two-turns-main")
     huge = json.dumps({"id": "big", "timestamp": "2026-12-01T17:05:30.000Z", "type": "info", "content": "x" * 5000})
     path = write(tmp_path / "session-2026-12-01T17-05-a1b2c3d4.jsonl", [*lines, huge + "\n", '{"id":"half'])

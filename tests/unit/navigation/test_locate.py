@@ -4,35 +4,14 @@ folder rule that never treats two sessions in one folder as interchangeable."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
+from process_tables import FakeTable
 
 from lunavect.clients.claude.catalog import CatalogEntry, tmux_pane
 from lunavect.host.processes import Proc, ancestry, is_same_process, parse_proc_start
 from lunavect.navigation.locate import Status, locate, terminal_of
-
-
-class FakeTable:
-    def __init__(
-        self, *procs: Proc, cwds: dict[int, str] | None = None, sockets: dict[int, list[str]] | None = None
-    ) -> None:
-        self.procs = {p.pid: p for p in procs}
-        self.cwds = cwds or {}
-        self.sockets = sockets or {}
-
-    def get(self, pid: int) -> Proc | None:
-        return self.procs.get(pid)
-
-    def processes(self) -> Iterator[Proc]:
-        return iter(list(self.procs.values()))
-
-    def cwd(self, pid: int) -> str | None:
-        return self.cwds.get(pid)
-
-    def unix_sockets(self, pid: int) -> list[str]:
-        return self.sockets.get(pid, [])
 
 
 @dataclass

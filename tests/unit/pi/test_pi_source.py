@@ -9,6 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
+from unit_support import wait_until
+
 from lunavect.clients.pi import places
 from lunavect.clients.pi.source import PiSource
 from lunavect.collector.tick import Collector
@@ -53,6 +55,36 @@ def test_sessions_appear_from_their_files_with_title_folder_state_resume_and_usa
     kept = b"".join(p.read_bytes() for p in iso_env.data.rglob("*") if p.is_file())
     assert b"KAPPA" not in kept and b"OMICRON" not in kept and b"RHO-7" not in kept and b"NU-4" not in kept
     assert str(turns) in file_cursors.load(conn, "pi") and str(failed) in file_cursors.load(conn, "pi")
+
+
+def test_appended_entries_are_read_on_a_name_is_the_title_and_a_file_gone_is_forgotten(iso_env) -> None:
+    path = lay_out("tool-turns")
+    T0 = 1796375060.0
+    lines = path.read_text().splitlines(keepends=True)
+    end = next(i for i, line in enumerate(lines) if '"role":"toolResult"' in line)
+    path.write_text("".join(lines[:end]))
+    conn = iso_env.connect()
+    source = PiSource()
+    collector = Collector(conn, sources=[source])
+    collector.tick(now=T0)
+    (row,) = rows(conn).values()
+    assert (row.state, row.activity) == ("working", "bash")
+    stored = file_cursors.load(conn, "pi")[str(path)]
+    named = '{"type":"session_info","id":"0badc0de","parentId":"26014121","timestamp":"2026-12-04T09:04:19.000Z","name":"Tidy the parser"}\n'
+    path.write_text("".join(lines) + named)
+
+    def read_on() -> bool:  # the source reads what the operating system told it, a moment after the write
+        collector.tick(now=T0 + 1)
+        return file_cursors.load(conn, "pi")[str(path)].cursor != stored.cursor
+
+    wait_until(read_on, "the appended entries read", timeout=10)
+    (row,) = rows(conn).values()
+    assert (row.state, row.title) == ("ready", "Tidy the parser")
+    path.unlink()
+    source._swept_at = None  # the next poll is a sweep
+    collector.tick(now=T0 + 2)
+    assert str(path) not in file_cursors.load(conn, "pi")
+    assert conn.execute("SELECT COUNT(*) FROM usage_ledger WHERE path = ?", (str(path),)).fetchone()[0] == 0
 
 
 def test_lunavect_show_reads_the_conversation_from_the_session_file(iso_env) -> None:

@@ -69,6 +69,8 @@ def test_overwritten_pages_give_one_line_not_a_traceback(iso_env, command):
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     overwrite_pages(paths.store_path(), "snapshot")
+    # The counters read the snapshot through its state index (`listing.sessions.COUNTED_STATES`): garbled too.
+    overwrite_pages(paths.store_path(), "snapshot_by_state")
     result = iso_env.cli(*command)  # CliRunner re-raises anything but a clean exit: a traceback fails here
     assert result.returncode == 1, result.stdout
     lines = [line for line in result.stderr.splitlines() if not line.startswith("lunavect: warning:")]

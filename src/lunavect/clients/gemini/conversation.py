@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from lunavect.clients.gemini.layout import chat_files, first_line, is_legacy
+from lunavect.clients.gemini.layout import chat_files, is_legacy
 from lunavect.clients.gemini.records import API_ERROR_OPENING, CANCELLED, CONTEXT_OPENING
 from lunavect.conversation.message import (
     RESULT_CHARS,
@@ -32,6 +32,7 @@ from lunavect.conversation.source import Source, stored_file
 from lunavect.core.clients import GEMINI
 from lunavect.core.ids import is_session_id
 from lunavect.evidence import file_cursors
+from lunavect.files.tail import first_line
 
 _ARGUMENT_FIELDS = ("command", "file_path", "absolute_path", "path", "dir_path", "pattern", "query", "url", "prompt")
 

@@ -9,22 +9,10 @@ lunavect edits plain JSON only, so a file with comments is refused and left as i
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from lunavect.clients.gemini.layout import settings_path
-from lunavect.install import file_status
-from lunavect.install.command import hook_command
 from lunavect.install.file_status import FileStatus
-from lunavect.install.hooks_file import (
-    HOOK_TIMEOUT_S,
-    HooksFileError,
-    describe,
-    entries,
-    install_hooks,
-    load,
-    uninstall_hooks,
-)
-from lunavect.install.outcome import installed
+from lunavect.install.hooks_file import HOOK_TIMEOUT_S, HooksFileError
+from lunavect.install.settings_hooks import SettingsHooks
 
 PROVIDER = "gemini"
 # Every lifecycle event lunavect reads (tests/clients/NOTES.md); BeforeModel and AfterModel fire for every
@@ -43,63 +31,13 @@ EVENTS = (
 TIMEOUTS = dict.fromkeys(EVENTS, HOOK_TIMEOUT_S * 1000)
 
 SettingsError = HooksFileError
-
-
 # Nothing of its own to add to what its settings.json says.
 Status = FileStatus
 
-
-def _load(path: Path) -> dict:
-    try:
-        return load(path)
-    except HooksFileError as exc:
-        if "not valid JSON" in str(exc) and _has_comments(path):
-            raise HooksFileError(
-                f"{path} holds comments, which lunavect cannot keep when it edits the file; remove them (or add "
-                "lunavect's hooks by hand), then run again"
-            ) from None
-        raise
-
-
-def _has_comments(path: Path) -> bool:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return any(line.lstrip().startswith(("//", "/*")) for line in text.splitlines())
-
-
-def status(path: Path | None = None) -> Status:
-    path = path or settings_path()
-    try:
-        settings = _load(path)
-    except HooksFileError as exc:
-        return Status(path, "unreadable", detail=str(exc))
-    return Status.of(path, entries(settings, EVENTS, hook_command(PROVIDER)))
-
-
-def install(path: Path | None = None) -> bool:
-    """Install or repair lunavect's hooks; True when the file changed."""
-    path = path or settings_path()
-    _load(path)  # a file with comments is refused before anything is written
-    return install_hooks(path, hook_command(PROVIDER), EVENTS, timeouts=TIMEOUTS)
-
-
-def uninstall(path: Path | None = None) -> bool:
-    """Remove lunavect's hooks and nothing else; True when the file changed."""
-    path = path or settings_path()
-    if path.exists():
-        _load(path)
-    return uninstall_hooks(path)
-
-
-def describe_install(changed: bool, path: Path | None = None) -> str:
-    return installed(PROVIDER, changed, path or settings_path())
-
-
-def describe_status(state: Status) -> str:
-    return describe(PROVIDER, state.state, state.path, state.detail, state.missing)
-
-
-def report(state: Status) -> dict:
-    return file_status.report(state, "settings")
+_HOOKS = SettingsHooks(PROVIDER, EVENTS, settings_path, TIMEOUTS)
+status = _HOOKS.status
+install = _HOOKS.install
+uninstall = _HOOKS.uninstall
+describe_install = _HOOKS.describe_install
+describe_status = _HOOKS.describe_status
+report = _HOOKS.report

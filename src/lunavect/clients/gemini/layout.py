@@ -18,7 +18,7 @@ import os
 import re
 from pathlib import Path
 
-from lunavect.files.tail import open_regular, read_small
+from lunavect.files.tail import read_small
 
 GEMINI_DIR = ".gemini"
 CHATS_DIR = "chats"
@@ -85,20 +85,6 @@ def chat_files(root: Path | None = None) -> list[tuple[str, os.stat_result]]:
 def _small_text(path: Path) -> str | None:
     data = read_small(path, MAX_SMALL_FILE)
     return data.decode("utf-8", "replace") if data is not None else None
-
-
-def first_line(path: str, limit: int = 64 * 1024) -> bytes | None:
-    """The first line of a file (its first `limit` bytes at most), or None when it cannot be read."""
-    try:
-        fd = open_regular(path)
-    except OSError:
-        return None
-    try:
-        return os.read(fd, limit).split(b"\n", 1)[0]
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _folder(value: object) -> str | None:

@@ -15,7 +15,7 @@ import os
 
 import msgspec
 
-from lunavect.clients.gemini.chat_read import ChatRead, Cursor, Summary, fold_lines
+from lunavect.clients.gemini.chat_read import READER, ChatRead, Cursor, Summary, fold_lines
 from lunavect.core import bounded_json
 from lunavect.files.tail import TailFile, open_regular
 
@@ -67,6 +67,7 @@ def read_legacy(path: str, cwd: str | None, now: float) -> ChatRead:
             path,
             Cursor(st.st_dev, st.st_ino, len(data), head, mark, len(data), st.st_mtime_ns),
             Summary(),
+            READER,
             restarted=True,
         )
         fold_lines(read, _lines(chat), cwd, now)

@@ -22,10 +22,10 @@ the first line of a session's first prompt, its title (as the client's session l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import msgspec
 
+from lunavect.chats.lines import Call, Line, decode_raw, present, short, tool_name
 from lunavect.conversation.message import title_line
 from lunavect.core import bounded_json
 from lunavect.core.bounds import count
@@ -36,8 +36,6 @@ from lunavect.core.tokens import Tokens
 CONTEXT_OPENING = "<session_context>"
 CANCELLED = "Request cancelled."
 API_ERROR_OPENING = "[API Error"
-_ID_CHARS = 200
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}$")
 _STATUS_CODE = re.compile(r'"code"\s*:\s*(\d{3})\b')
 # What a connection the client could not make says (Node's fetch and its error codes).
 _UNREACHABLE = ("ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNRESET", "fetch failed")
@@ -46,10 +44,6 @@ _FINISHED = frozenset({"success", "error", "cancelled"})
 
 # A field the line does not hold (or holds as null): raw fields stay unchecked until a reader needs them.
 ABSENT = msgspec.Raw()
-
-
-def _present(raw: msgspec.Raw) -> bool:
-    return len(raw) > 0 and bytes(raw) != b"null"
 
 
 class _Call(msgspec.Struct):
@@ -103,53 +97,6 @@ _content = msgspec.json.Decoder(str | list[_Part])
 _messages = msgspec.json.Decoder(list[_Record])
 
 
-def _raw(decoder: msgspec.json.Decoder, raw: msgspec.Raw):  # noqa: ANN202 - the decoder's type
-    if not _present(raw):
-        return None
-    try:
-        return decoder.decode(raw)
-    except msgspec.DecodeError:
-        return None
-
-
-def _short(value: object, limit: int = _ID_CHARS) -> str | None:
-    return value if isinstance(value, str) and 0 < len(value) <= limit and "\n" not in value else None
-
-
-def _name(value: object) -> str | None:
-    return value if isinstance(value, str) and _NAME.match(value) else None
-
-
-@dataclass(frozen=True)
-class Call:
-    """A finished tool call of a `gemini` message: its id, tool, how it ended and when."""
-
-    id: str
-    name: str
-    status: str | None
-    at: float | None
-
-
-@dataclass
-class Line:
-    """What one line says. `kind`: meta, prompt, context, results, reply, pending, tools, api_error, cancelled,
-    compacted, summary, other."""
-
-    kind: str
-    message_id: str | None = None
-    at: float | None = None
-    session_id: str | None = None
-    subagent: bool = False
-    title: str | None = None
-    summary: str | None = None
-    calls: list[Call] = field(default_factory=list)
-    tokens: Tokens | None = None
-    context: int | None = None
-    model: str | None = None
-    http_status: int | None = None
-    error_detail: str | None = None
-
-
 def _texts(content: object) -> tuple[list[str], bool]:
     """The text parts of a message's content, and whether it holds a tool's result sent back."""
     if isinstance(content, str):
@@ -161,7 +108,7 @@ def _texts(content: object) -> tuple[list[str], bool]:
 
 
 def _tokens_of(raw: msgspec.Raw) -> tuple[Tokens | None, int | None]:
-    counts = _raw(_tokens, raw)
+    counts = decode_raw(_tokens, raw)
     if not isinstance(counts, _Tokens):
         return None, None
     prompt, cached = count(counts.input), count(counts.cached)
@@ -173,10 +120,10 @@ def _tokens_of(raw: msgspec.Raw) -> tuple[Tokens | None, int | None]:
 
 
 def _calls_of(raw: msgspec.Raw) -> list[Call]:
-    found = _raw(_calls, raw)
+    found = decode_raw(_calls, raw)
     calls: list[Call] = []
     for call in (found or [])[:256]:
-        call_id, name = _short(call.id), _name(call.name)
+        call_id, name = short(call.id), tool_name(call.name)
         if call_id and name:
             status = call.status if isinstance(call.status, str) and call.status in _FINISHED else None
             calls.append(Call(call_id, name, status, epoch(call.timestamp)))
@@ -194,7 +141,7 @@ def _error(text: str, line: Line) -> Line:
 
 def _message(record: _Record, line: Line) -> Line:
     kind = record.type
-    content = _raw(_content, record.content)
+    content = decode_raw(_content, record.content)
     texts, results = _texts(content)
     if kind == "user":
         if results:
@@ -208,7 +155,7 @@ def _message(record: _Record, line: Line) -> Line:
     if kind == "gemini":
         line.calls = _calls_of(record.toolCalls)
         line.tokens, line.context = _tokens_of(record.tokens)
-        line.model = _short(record.model, 100)
+        line.model = short(record.model, 100)
         has_text = any(t.strip() for t in texts)
         line.kind = "tools" if line.calls else "reply" if has_text else "pending"
         return line
@@ -229,13 +176,13 @@ def read_line(data: bytes) -> Line | None:
     except msgspec.DecodeError:
         return None
     line = Line("other", at=epoch(record.timestamp))
-    if _present(record.set):
-        updates = _raw(_set, record.set)
+    if present(record.set):
+        updates = decode_raw(_set, record.set)
         line.kind = "summary"
         if isinstance(updates, _Set):
             line.summary = title_line(updates.summary) if isinstance(updates.summary, str) else None
             line.session_id = record_id(updates.sessionId)
-            if _present(updates.messages) and line.summary is None:
+            if present(updates.messages) and line.summary is None:
                 line.title = rebuilt_title(updates.messages)
         return line
     if record.sessionId is not None and record.id is None:
@@ -244,7 +191,7 @@ def read_line(data: bytes) -> Line | None:
         line.at = epoch(record.startTime)
         line.subagent = record.kind == "subagent"
         return line
-    line.message_id = _short(record.id)
+    line.message_id = short(record.id)
     if line.message_id is None or not isinstance(record.type, str):
         return line
     return _message(record, line)
@@ -256,7 +203,7 @@ def record_id(value: object) -> str | None:
 
 def rebuilt_title(raw: msgspec.Raw) -> str | None:
     """The first prompt's title among a rebuild's messages (`$set.messages`), read when no title is known."""
-    messages = _raw(_messages, raw)
+    messages = decode_raw(_messages, raw)
     for record in (messages or [])[:10_000]:
         if record.type == "user":
             line = _message(record, Line("other"))

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from lunavect.clients.gemini.chat_read import PROVIDER, ChatRead
-from lunavect.core.model import session_key
-from lunavect.usage import ledger
+from lunavect.chats import lines as chat_lines
+from lunavect.chats.lines import ChatRead
 
 # Gemini CLI 0.61.0's `tokenLimit`: every Gemini model it knows holds 1,048,576 tokens, Gemma 4 256,000.
 WINDOW = 1_048_576
@@ -29,12 +28,4 @@ def context_window(model: str | None) -> int | None:
 
 def save_usage(conn: sqlite3.Connection, path: str, read: ChatRead | None, *, restarted: bool) -> None:
     """Record what a read added (a file read again from its start, or gone, first takes back what it added)."""
-    if read is None or read.session_id is None:
-        ledger.save_read(conn, path, None, ledger.Deltas(), None, restarted=restarted)
-        return
-    summary = read.summary
-    latest = None
-    if summary.usage_at is not None:
-        latest = ledger.Latest(summary.model, summary.context, context_window(summary.model), summary.usage_at)
-    key = session_key(PROVIDER, read.session_id)
-    ledger.save_read(conn, path, key, read.deltas, latest, restarted=restarted)
+    chat_lines.save_usage(conn, path, read, context_window, restarted=restarted)

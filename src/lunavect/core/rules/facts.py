@@ -261,6 +261,13 @@ def outcome_in_transcript(provider: str) -> bool:
     return client is not None and client.rules.outcome_in_transcript
 
 
+def tool_after_approval(provider: str) -> bool:
+    """The client's PreToolUse fires only once its approval let the tool run (its descriptor says so: Qwen
+    Code's), so it answers a permission prompt."""
+    client = by_id(provider)
+    return client is not None and client.rules.tool_after_approval
+
+
 def outcome_read(facts: Facts) -> bool:
     """The transcript already said how the latest turn ended (an error, a cancel): its Stop adds nothing."""
     started = facts.turn_started

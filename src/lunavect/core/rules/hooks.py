@@ -29,6 +29,7 @@ from lunavect.core.rules.facts import (
     set_phase,
     set_phase_keeping_timer,
     start_turn,
+    tool_after_approval,
     wake_for_notification,
 )
 from lunavect.core.rules.presence import forget_terminal
@@ -87,7 +88,7 @@ def _subagent_event(facts: Facts, ev: Evidence) -> None:
 
 def _pre_tool(facts: Facts, ev: Evidence) -> None:
     note_tool_running(facts, ev)
-    if facts.phase == State.PERMISSION:
+    if facts.phase == State.PERMISSION and not tool_after_approval(facts.provider):
         confirm(facts, ev.at)  # a racing PreToolUse does not answer a permission prompt
         return
     if not facts.turn_open:

@@ -58,7 +58,7 @@ class PanelApp(App[None]):
         Binding("ctrl+z", "undo", "Undo"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False),
-        Binding("question_mark", "keys", "Keys", show=False),
+        Binding("question_mark", "keys", "Keys", key_display="?"),
         Binding("u", "usage_chart", "Usage", show=False),
     ]
 

@@ -11,10 +11,11 @@ import time
 from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
-# No inline script or style anywhere: everything the page runs comes from its own files.
+# No inline script or style anywhere: everything the page runs comes from its own files. The one form, the locked
+# page's token field, goes to this server only (it asks for `/?token=...`, as the printed link does).
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 
 SECURITY_HEADERS = {

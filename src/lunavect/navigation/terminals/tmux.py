@@ -99,6 +99,36 @@ def attach_command(pane: Pane) -> str:
     return shell_words(["tmux", "-S", pane.socket, "attach-session", "-t", pane.session])
 
 
+def grouped_attach_argv(pane: Pane) -> list[str]:
+    """Attach this terminal to the pane's server in a new session grouped with the pane's own, showing exactly
+    that window with that pane selected; the grouped session ends when this client leaves it.
+
+    A grouped session shares the windows of the pane's session but has a current window of its own, so the
+    clients already attached there (the person's other screens, a colleague's view) keep the window they show:
+    attaching to the pane's own session and selecting its window would switch all of them. Which pane is active
+    belongs to the window, so that one choice is shared with whoever shows the same window. The pane is
+    named by its id (`%N`) and the window by its (`@N`), never by a session name, which may hold `:` or `.`.
+    """
+    return argv(
+        pane.socket,
+        "new-session",
+        "-t",
+        pane.pane_id,
+        ";",
+        "set-option",
+        "destroy-unattached",
+        "on",
+        ";",
+        "select-window",
+        "-t",
+        pane.window_id,
+        ";",
+        "select-pane",
+        "-t",
+        pane.pane_id,
+    )
+
+
 def choose_client(clients: list[Client], pane: Pane, own_tty: str | None, own_session: str | None) -> Client | None:
     """The client that should show the pane: the one this command runs in, else one already showing the
     pane's session, else the most recently used one."""
