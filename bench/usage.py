@@ -156,15 +156,15 @@ def history_store(path: Path, sessions: int = 1000, days: int = 30):
         for s in range(sessions):
             key = f"claude:{s:08d}-0000-4000-8000-000000000000"
             for d in range(days):
-                hour = int((now - d * 86400) // 3600 * 3600)
+                quarter = int((now - d * 86400) // 900 * 900)
                 for model in ("claude-sonnet-4-5-20250929", "claude-opus-4-5"):
-                    rows.append((f"/p/{s}.jsonl", key, hour, model, 0, 100, 2000, 50000, 3000))
+                    rows.append((f"/p/{s}.jsonl", key, quarter, model, 0, 100, 2000, 50000, 3000))
             data = msgspec.json.encode({"id": key, "project": f"project-{s % 40}", "title": f"Session {s}"}).decode()
             conn.execute(
                 "INSERT INTO snapshot (id, state, listed, data, updated) VALUES (?, 'idle', 1, ?, 0)", (key, data)
             )
         conn.executemany(
-            "INSERT INTO usage_ledger (path, id, hour, model, subagent, input, output, cache_read, cache_write) "
+            "INSERT INTO usage_ledger (path, id, quarter, model, subagent, input, output, cache_read, cache_write) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )

@@ -42,7 +42,13 @@ def test_codex_usage_and_rate_limits_are_exactly_what_the_server_reported(codex,
     env = codex[2]
     row, resets = count_tokens(codex, codex_server)
     usage = row["usage"]
-    assert usage["tokens"] == {"input": 2000, "output": 77, "cache_read": 1000, "cache_write": 0}
+    assert usage["tokens"] == {
+        "input": 2000,
+        "output": 77,
+        "cache_read": 1000,
+        "cache_write": 0,
+        "cache_write_1h": 0,
+    }
     assert usage["context"] == 3077
     report = json.loads(lunavect(env, "usage", "--json", "--since", "1d").stdout)
     [codex_limits] = [a for a in report["limits"] if a["client"] == "codex"]

@@ -218,7 +218,7 @@ def _count(read: ChatRead, line: Line) -> None:
     if line.tokens is None or line.message_id is None or line.message_id in summary.counted:
         return
     summary.counted = [*summary.counted, line.message_id][-COUNTED_IDS:]
-    read.deltas.add(ledger.hour_of(line.at, line.at or 0.0), line.model, False, line.tokens)
+    read.deltas.add(ledger.quarter_of(line.at, line.at or 0.0), line.model, False, line.tokens)
     if line.at is not None and (summary.usage_at is None or line.at >= summary.usage_at):
         summary.model = line.model or summary.model
         summary.context = line.context or summary.context

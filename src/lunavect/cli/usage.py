@@ -12,7 +12,7 @@ from lunavect.cli.common import fresh_store
 @click.option("--since", default="7d", show_default=True, metavar="N[h|d|w]", help="How far back (e.g. 12h, 7d, 2w).")
 @click.option(
     "--by",
-    type=click.Choice(["day", "project", "model", "session"]),
+    type=click.Choice(["day", "project", "model", "session", "client"]),
     default="day",
     show_default=True,
     help="How to group the tokens.",
@@ -32,6 +32,7 @@ def usage_command(since: str, by: str, as_json: bool, prices: str | None) -> Non
       lunavect usage
       lunavect usage --since 30d --by project
       lunavect usage --by model --json
+      lunavect usage --by client
     """
     import time
 

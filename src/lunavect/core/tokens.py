@@ -21,6 +21,9 @@ class Tokens(msgspec.Struct, omit_defaults=False):
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    # The part of `cache_write` kept for an hour rather than five minutes (Claude Code's
+    # `cache_creation.ephemeral_1h_input_tokens`): written at a higher price.
+    cache_write_1h: int = 0
 
     def plus(self, other: Tokens) -> Tokens:
         return Tokens(
@@ -28,6 +31,7 @@ class Tokens(msgspec.Struct, omit_defaults=False):
             self.output + other.output,
             self.cache_read + other.cache_read,
             self.cache_write + other.cache_write,
+            self.cache_write_1h + other.cache_write_1h,
         )
 
     def minus(self, other: Tokens) -> Tokens:
@@ -36,6 +40,7 @@ class Tokens(msgspec.Struct, omit_defaults=False):
             self.output - other.output,
             self.cache_read - other.cache_read,
             self.cache_write - other.cache_write,
+            self.cache_write_1h - other.cache_write_1h,
         )
 
     @property

@@ -231,4 +231,18 @@ MIGRATIONS: list[str] = [
     # 17: the snapshot's rows by state, for the counters and "needs you" (`listing.sessions.COUNTED_STATES`):
     # `counts`, `status` and `next --print` read the few rows that work or wait, not the whole history.
     "CREATE INDEX snapshot_by_state ON snapshot (state)",
+    # 18: the usage history by quarter hour, not hour (`lunavect.usage.ledger`): a day in a time zone with a
+    # half-hour offset is whole buckets. Codex's rollouts have their usage counted again, by each request's own
+    # time, with their sub-agents and cache writes (`lunavect.clients.codex.usage`): their rows and the usage
+    # their cursors kept are forgotten, and each is read again at its next look. Cache writes kept for an hour
+    # are counted apart (`cache_write_1h`, a part of `cache_write`: priced at their own rate).
+    """
+    ALTER TABLE usage_ledger RENAME COLUMN hour TO quarter;
+    ALTER TABLE usage_ledger ADD COLUMN cache_write_1h INTEGER NOT NULL DEFAULT 0;
+    DROP INDEX usage_ledger_by_hour;
+    CREATE INDEX usage_ledger_by_quarter ON usage_ledger (quarter);
+    DELETE FROM usage_ledger WHERE path IN (SELECT path FROM codex_rollout);
+    DELETE FROM usage_state WHERE path IN (SELECT path FROM codex_rollout);
+    UPDATE codex_rollout SET cursor = json_remove(cursor, '$.usage'), summary = json_set(summary, '$.size', -1);
+    """,
 ]

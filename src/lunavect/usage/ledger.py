@@ -1,8 +1,11 @@
-"""The usage history in the store: token counts by file, hour, model and who sent them, and each file's
-latest state (model, context fill).
+"""The usage history in the store: token counts by file, quarter hour, model and who sent them, and each
+file's latest state (model, context fill).
+
+Quarter hours, not hours: every time zone's offset is a whole number of quarter hours (India's +5:30, Nepal's
++5:45), so a day in any of them is a whole number of buckets and `lunavect usage --by day` is exact there.
 
 Readers hand over the tokens a read added (deltas), never records, so the history stays a few rows per
-session and hour however long a conversation gets. A file read again from its start forgets its rows
+session and quarter hour however long a conversation gets. A file read again from its start forgets its rows
 first (`forget`), so a rewrite never counts twice. Sessions' totals, `lunavect usage` and the panels all
 read from here: one owner for the figures.
 """
@@ -20,26 +23,29 @@ from lunavect.usage.windows import context_window
 
 @dataclass(frozen=True)
 class Delta:
-    """Tokens one read added for one hour, model and sender."""
+    """Tokens one read added for one quarter hour (its start), model and sender."""
 
-    hour: int
+    quarter: int
     model: str
     subagent: bool
     tokens: Tokens
 
 
-def hour_of(at: float | None, fallback: float) -> int:
-    return int((at if at is not None else fallback) // 3600 * 3600)
+QUARTER_S = 900
+
+
+def quarter_of(at: float | None, fallback: float) -> int:
+    return int((at if at is not None else fallback) // QUARTER_S * QUARTER_S)
 
 
 class Deltas:
-    """What one read of one file adds to the history, summed by hour, model and sender."""
+    """What one read of one file adds to the history, summed by quarter hour, model and sender."""
 
     def __init__(self) -> None:
         self.by_key: dict[tuple[int, str, bool], Tokens] = {}
 
-    def add(self, hour: int, model: str | None, subagent: bool, tokens: Tokens) -> None:
-        key = (hour, model or "", subagent)
+    def add(self, quarter: int, model: str | None, subagent: bool, tokens: Tokens) -> None:
+        key = (quarter, model or "", subagent)
         held = self.by_key.get(key)
         self.by_key[key] = tokens if held is None else held.plus(tokens)  # Tokens are never changed in place
 
@@ -58,21 +64,23 @@ def forget(conn: sqlite3.Connection, path: str) -> None:
 
 def record(conn: sqlite3.Connection, path: str, key: str, deltas: Iterable[Delta]) -> None:
     conn.executemany(
-        "INSERT INTO usage_ledger (path, id, hour, model, subagent, input, output, cache_read, cache_write) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path, hour, model, subagent) DO UPDATE SET "
-        "input = input + excluded.input, output = output + excluded.output, "
-        "cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write",
+        "INSERT INTO usage_ledger (path, id, quarter, model, subagent, input, output, cache_read, cache_write, "
+        "cache_write_1h) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path, quarter, model, subagent) DO UPDATE "
+        "SET input = input + excluded.input, output = output + excluded.output, "
+        "cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write, "
+        "cache_write_1h = cache_write_1h + excluded.cache_write_1h",
         [
             (
                 path,
                 key,
-                d.hour,
+                d.quarter,
                 d.model,
                 int(d.subagent),
                 d.tokens.input,
                 d.tokens.output,
                 d.tokens.cache_read,
                 d.tokens.cache_write,
+                d.tokens.cache_write_1h,
             )
             for d in deltas
         ],
@@ -126,12 +134,13 @@ def sessions(conn: sqlite3.Connection, listed: bool = False) -> dict[str, Sessio
     refresh of a list reads): totals from the history, the latest state of the session's files."""
     where = "id IN (SELECT id FROM listed_session)" if listed else "1"
     found: dict[str, SessionUsage] = {}
-    for key, subagent, i, o, cr, cw in conn.execute(
-        "SELECT id, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) FROM usage_ledger "
+    for key, subagent, i, o, cr, cw, cw1 in conn.execute(
+        "SELECT id, subagent, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write), SUM(cache_write_1h) "
+        "FROM usage_ledger "
         f"WHERE {where} GROUP BY id, subagent"  # noqa: S608 - one of two constant conditions
     ):
         usage = found.setdefault(key, SessionUsage())
-        tokens = Tokens(i, o, cr, cw)
+        tokens = Tokens(i, o, cr, cw, cw1)
         usage.tokens = usage.tokens.plus(tokens)
         if subagent:
             usage.subagents = usage.subagents.plus(tokens)
@@ -149,7 +158,7 @@ def sessions(conn: sqlite3.Connection, listed: bool = False) -> dict[str, Sessio
 @dataclass(frozen=True)
 class HistoryRow:
     id: str
-    hour: int
+    quarter: int
     model: str
     subagent: bool
     tokens: Tokens
@@ -157,21 +166,26 @@ class HistoryRow:
 
 def history(conn: sqlite3.Connection, since: float, by: str = "all") -> list[HistoryRow]:
     """The history's rows from `since` on (counts only), for `lunavect usage`, summed in SQL over what `by`
-    does not need: by "day" each hour and model, by "model" each model, by "project" or "session" each
-    session and model ("all": every row as stored, by session, hour, model and sender)."""
+    does not need: by "day" each quarter hour and model, by "model" each model, by "project" or "session" each
+    session and model, by "client" each client's id (in `id`) and model, by "client-day" each client's id and
+    quarter hour ("all": every row as stored, by session, quarter hour, model and sender)."""
     keys = {
-        "day": ("''", "hour", "model", "0"),
+        "day": ("''", "quarter", "model", "0"),
         "model": ("''", "0", "model", "0"),
         "project": ("id", "0", "model", "0"),
         "session": ("id", "0", "model", "0"),
-    }.get(by, ("id", "hour", "model", "subagent"))
+        # The client: the part of the session's key before its colon (`core.model.session_key`).
+        "client": ("substr(id, 1, instr(id, ':') - 1)", "0", "model", "0"),
+        "client-day": ("substr(id, 1, instr(id, ':') - 1)", "quarter", "''", "0"),
+    }.get(by, ("id", "quarter", "model", "subagent"))
     columns = ", ".join(keys)
     groups = ", ".join(k for k in keys if k not in ("''", "0"))
     return [
-        HistoryRow(key, hour, model, bool(subagent), Tokens(i, o, cr, cw))
-        for key, hour, model, subagent, i, o, cr, cw in conn.execute(
-            f"SELECT {columns}, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write) "  # noqa: S608 - constants
-            f"FROM usage_ledger WHERE hour >= ? GROUP BY {groups}",
-            (int(since // 3600 * 3600),),
+        HistoryRow(key, quarter, model, bool(subagent), Tokens(i, o, cr, cw, cw1))
+        for key, quarter, model, subagent, i, o, cr, cw, cw1 in conn.execute(
+            f"SELECT {columns}, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write), "  # noqa: S608 - constants
+            f"SUM(cache_write_1h) "
+            f"FROM usage_ledger WHERE quarter >= ? GROUP BY {groups}",
+            (int(since // QUARTER_S * QUARTER_S),),
         )
     ]

@@ -60,6 +60,9 @@ class Window(msgspec.Struct, omit_defaults=False):
     # or `unknown` (too little history, or a stale figure).
     pace: str = "unknown"
     runs_out_at: float | None = None
+    # Its recent figures, `[at, used_percent]` oldest first (`core.limit_history`: the last two hours and the one
+    # before them), for the usage screen's line of its fill over time.
+    points: list[tuple[float, float]] = []
 
 
 class AccountLimits(msgspec.Struct, omit_defaults=False):
@@ -159,11 +162,13 @@ def read(conn: sqlite3.Connection, now: float | None = None, folder: Path | None
                 continue
             stale = _stale(w, limits.at, now)
             paced = pace.UNKNOWN
+            points = limit_history.of_window(history, side)
             if not stale:
-                points = limit_history.of_window(history, side)
                 paced = pace.pace(points, now, window_minutes=w.window_minutes, resets_at=w.resets_at)
             windows.append(
-                Window(name, w.used_percent, w.window_minutes, w.resets_at, stale, paced.verdict, paced.runs_out_at)
+                Window(
+                    name, w.used_percent, w.window_minutes, w.resets_at, stale, paced.verdict, paced.runs_out_at, points
+                )
             )
         found.append(AccountLimits(client, account, limits.plan, limits.at, windows))
     return found

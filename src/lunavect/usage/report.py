@@ -1,6 +1,6 @@
-"""`lunavect usage`: the history summed by day, project, model or session, with rate limits and an estimate.
+"""`lunavect usage`: the history summed by day, project, model, session or client, with rate limits and an estimate.
 
-Counts only: the history holds tokens by file, hour and model (ledger.py); a session's project and title come
+Counts only: the history holds tokens by file, quarter hour and model (ledger.py); a session's project and title come
 from its row in the snapshot. Days are the reader's local days.
 """
 
@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 
 import msgspec
 
+from lunavect import store
+from lunavect.core import clients
 from lunavect.core.bounds import EARLIEST
 from lunavect.core.terminal_text import clean
 from lunavect.core.times import local, local_text
@@ -23,7 +25,10 @@ from lunavect.usage.text import count
 
 # A project's name or a session's title as the table's first column shows it (the JSON keeps it whole).
 KEY_CHARS = 80
-GROUPINGS = ("day", "project", "model", "session")
+GROUPINGS = ("day", "project", "model", "session", "client")
+# The collector's progress through the history at its first start (`lunavect.collector.tick.READING_KEY`, a layer
+# above this one: named again here, and a test holds the two together).
+READING_KEY = "reading"
 _SINCE_RE = re.compile(r"^(\d{1,5})([hdw])$")
 _UNIT_S = {"h": 3600, "d": 86400, "w": 7 * 86400}
 
@@ -31,7 +36,7 @@ _UNIT_S = {"h": 3600, "d": 86400, "w": 7 * 86400}
 class UsageRow(msgspec.Struct, omit_defaults=False):
     key: str
     tokens: Tokens
-    # Estimated US dollars at list price (prices.json); None when a model is not priced or estimates are off.
+    # Estimated US dollars at list price (usage/prices.py); None when a model is not priced or estimates are off.
     cost: float | None
     # Part of the tokens is of a model the price table does not know: `cost` covers only the rest.
     cost_partial: bool = False
@@ -43,8 +48,13 @@ class Report(msgspec.Struct, omit_defaults=False):
     rows: list[UsageRow]
     total: UsageRow
     limits: list[limits.AccountLimits]
-    # The price table's date and source when estimates are on; None when the person turned them off.
+    # The price data's date and source when estimates are on; None when the person turned them off.
     prices: dict[str, str] | None
+    # The models used whose price the data does not know, by name (no estimate for their tokens).
+    unpriced: list[str] = []
+    # While the collector still reads the history it found at its first start ("120 of 3,400" files): the totals
+    # are not whole yet (a large transcript is listed from a glance first, its tokens counted at its whole read).
+    reading: str | None = None
 
 
 def parse_since(text: str, now: float) -> float | None:
@@ -71,19 +81,25 @@ Names = Callable[[sqlite3.Connection], Mapping[str, tuple[str | None, str | None
 def build(
     conn: sqlite3.Connection, since: float, by: str, now: float | None = None, costs: bool = True, *, names: Names
 ) -> Report:
-    """The report of the tokens used since `since`, by day, project, model or session. `names` reads the
+    """The report of the tokens used since `since`, by day, project, model, session or client. `names` reads the
     sessions' projects and titles (`listing.sessions.names`: the snapshot is the listing's to read)."""
     now = time.time() if now is None else now
+    # Before the history: a whole read the collector commits in between makes the note too careful, never missing.
+    reading = store.collector_values(conn).get(READING_KEY) or None
     history = ledger.history(conn, since, by)
+    if costs:
+        prices.prepare(conn, {row.model for row in history})
     named = names(conn) if by in ("project", "session") else {}
     sums: dict[str, dict[str, Tokens]] = {}  # key -> model -> tokens
     for row in history:
         if by == "day":
-            key = local_text(row.hour, "%Y-%m-%d", missing="(unknown day)")
+            key = local_text(row.quarter, "%Y-%m-%d", missing="(unknown day)")
         elif by == "project":
             key = named.get(row.id, (None, None))[0] or "(no project)"
         elif by == "model":
             key = row.model or "(unknown model)"
+        elif by == "client":
+            key = clients.name_of(row.id) if row.id else "(unknown client)"
         else:
             project, title = named.get(row.id, (None, None))
             key = f"{row.id} {title or ''}".strip() if title else row.id
@@ -105,6 +121,10 @@ def build(
         total=_row("total", everything, costs),
         limits=limits.read(conn, now),
         prices=prices.about() if costs else None,
+        unpriced=sorted(
+            m or "(unknown model)" for m, t in everything.items() if costs and not t.empty and prices.cost(m, t) is None
+        ),
+        reading=reading,
     )
 
 
@@ -149,19 +169,23 @@ def limit_lines(accounts: list[limits.AccountLimits], now: float) -> list[str]:
     for account in accounts:
         if not account.windows:
             continue
-        parts = []
-        for w in account.windows:
-            length = limits.window_label(w)
-            figure = f"{length} {w.used_percent:.0f} %"
-            if w.stale:
-                figure += f" (as of {local_text(account.at, '%Y-%m-%d %H:%M', missing='?')}, may be old)"
-            else:
-                figure += _reset(w.resets_at, now) + f" · {pace.words(w.pace, w.runs_out_at, now)}"
-            parts.append(figure)
-        name = clean(account.account, limit=64)
-        label = account.client if account.account in ("default", account.client) else f"{account.client}/{name}"
-        lines.append(f"{label}: " + " | ".join(parts))
+        parts = [f"{limits.window_label(w)} {window_words(account, w, now)}" for w in account.windows]
+        lines.append(f"{account_label(account)}: " + " | ".join(parts))
     return lines
+
+
+def account_label(account: limits.AccountLimits) -> str:
+    """`codex`, or `codex/<account>` for an account of its own."""
+    name = clean(account.account, limit=64)
+    return account.client if account.account in ("default", account.client) else f"{account.client}/{name}"
+
+
+def window_words(account: limits.AccountLimits, w: limits.Window, now: float) -> str:
+    """`42 % · resets 14:00 · runs out in 1 h 20 m`, or `42 % (as of ..., may be old)`."""
+    figure = f"{w.used_percent:.0f} %"
+    if w.stale:
+        return figure + f" (as of {local_text(account.at, '%Y-%m-%d %H:%M', missing='?')}, may be old)"
+    return figure + _reset(w.resets_at, now) + f" · {pace.words(w.pace, w.runs_out_at, now)}"
 
 
 def render(report: Report, now: float | None = None) -> str:
@@ -197,6 +221,12 @@ def render(report: Report, now: float | None = None) -> str:
         out.append(
             f"Costs are estimates at list prices of {report.prices['date']} ({report.prices['source']}); "
             "'+' leaves out models without a price. `lunavect usage --prices off` hides them."
+        )
+        if report.unpriced:
+            out.append("No price for: " + ", ".join(clean(m, limit=KEY_CHARS) for m in report.unpriced) + ".")
+    if report.reading:
+        out.append(
+            f"Still reading the history ({clean(report.reading, limit=40)} files): these totals are not whole yet."
         )
     lim = limit_lines(report.limits, now)
     if lim:

@@ -138,7 +138,7 @@ def reference_fold(data: bytes):
         added = take_usage(summary, facts)
         if added is not None:
             assert facts.usage is not None
-            usage.add(ledger.hour_of(facts.at, NOW), facts.usage.model, facts.usage.subagent, added)
+            usage.add(ledger.quarter_of(facts.at, NOW), facts.usage.model, facts.usage.subagent, added)
         observations.extend(facts.observations)
         records.append(facts)
     return summary, observations, usage.by_key, reference_evidence(records), skipped

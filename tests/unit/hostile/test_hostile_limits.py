@@ -19,7 +19,7 @@ from notify_support import row
 from unit_support import delivering_to, stop_collector, wait_until
 
 from lunavect import store
-from lunavect.clients.codex.usage import UsageScan
+from lunavect.clients.codex.usage import UsageRead
 from lunavect.core.model import State
 from lunavect.install.statusline import wrapper_command
 from lunavect.listing import sessions
@@ -228,10 +228,12 @@ def test_a_codex_token_count_of_any_figure_is_read_bounded(value: object) -> Non
             },
         },
     }
-    scan = UsageScan()
-    scan.block(json.dumps(event).encode() + b"\n", 0)
-    usage = scan.fold(None)
-    assert usage is not None and usage.limits is not None and usage.total is not None
+    read = UsageRead(None, time.time())
+    read.lines(json.dumps(event).encode() + b"\n")
+    usage = read.usage
+    assert usage.limits is not None and usage.total is not None
+    for delta in read.deltas:  # what the history takes from it, too
+        assert all(0 <= n < 1 << 40 for n in (delta.tokens.input, delta.tokens.output, delta.tokens.cache_read))
     assert usage.limits.primary is None or 0 <= usage.limits.primary.used_percent <= 100
     secondary = usage.limits.secondary
     assert secondary is not None and secondary.used_percent == 12.5

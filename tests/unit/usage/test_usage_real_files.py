@@ -47,6 +47,7 @@ def expected_claude(path: Path) -> tuple[Tokens, Tokens, str | None]:
             usage.get("output_tokens", 0),
             usage.get("cache_read_input_tokens", 0),
             usage.get("cache_creation_input_tokens", 0),
+            (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens", 0),
         )
         total = total.plus(tokens)
         if sidechain:

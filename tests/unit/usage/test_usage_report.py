@@ -11,6 +11,7 @@ import pytest
 from unit_support import a_session
 
 from lunavect import store
+from lunavect.collector import tick
 from lunavect.core.tokens import Tokens
 from lunavect.listing.sessions import names
 from lunavect.usage import ledger, limits, prices, report
@@ -29,7 +30,7 @@ def conn(tmp_path: Path):
 
 def add(conn, path: str, key: str, at: float, model: str, tokens: Tokens, subagent: bool = False) -> None:
     deltas = ledger.Deltas()
-    deltas.add(ledger.hour_of(at, at), model, subagent, tokens)
+    deltas.add(ledger.quarter_of(at, at), model, subagent, tokens)
     with conn:
         ledger.record(conn, path, key, deltas)
 
@@ -50,7 +51,7 @@ def fill(conn) -> None:
     snapshot(conn, "codex:b", "beta", "Port it")
 
 
-def test_grouped_by_model_with_an_estimate_from_the_dated_table(conn) -> None:
+def test_grouped_by_model_with_an_estimate_from_the_dated_price_data(conn) -> None:
     fill(conn)
     result = report.build(conn, report.parse_since("7d", NOW), "model", NOW, names=names)
     by_key = {row.key: row for row in result.rows}
@@ -61,8 +62,10 @@ def test_grouped_by_model_with_an_estimate_from_the_dated_table(conn) -> None:
     assert by_key["some-new-model"].cost is None  # not in the table: no guess
     assert result.total.cost == pytest.approx(18.25) and result.total.cost_partial
     assert result.prices == prices.about() and result.prices["date"]
+    assert result.unpriced == ["some-new-model"]
     text = report.render(result, NOW)
-    assert "$18.25+" in text and "estimates" in text and prices.table().date in text
+    assert "$18.25+" in text and "estimates" in text and prices.about()["date"] in text
+    assert "genai-prices" in text and "No price for: some-new-model." in text
 
 
 def test_grouped_by_day_project_and_session(conn) -> None:
@@ -82,6 +85,43 @@ def test_grouped_by_day_project_and_session(conn) -> None:
     assert sessions == ["claude:a Fix the build", "codex:b Port it", "claude:d"]
     # 40 days back is outside 7d and inside 60d.
     assert report.build(conn, report.parse_since("60d", NOW), "model", NOW, names=names).total.tokens.input == 1_000_012
+
+
+def test_grouped_by_client_by_its_name(conn) -> None:
+    fill(conn)
+    add(conn, "/e.jsonl", "gemini:e", NOW - DAY, "gemini-2.5-pro", Tokens(3, 0, 0, 0))
+    add(conn, "/f.jsonl", "elsewhere:f", NOW - DAY, "m", Tokens(2, 0, 0, 0))  # another host's newer client
+    add(conn, "/g.jsonl", "nocolon", NOW - DAY, "m", Tokens(1, 0, 0, 0))
+    result = report.build(conn, report.parse_since("7d", NOW), "client", NOW, names=names)
+    assert {row.key: row.tokens for row in result.rows} == {
+        "Claude Code": Tokens(1_000_007, 1_000_000, 0, 0),
+        "Codex": Tokens(0, 0, 2_000_000, 0),
+        "Gemini CLI": Tokens(3, 0, 0, 0),
+        "elsewhere": Tokens(2, 0, 0, 0),
+        "(unknown client)": Tokens(1, 0, 0, 0),
+    }
+    assert [row.key for row in result.rows][:3] == ["Claude Code", "Codex", "Gemini CLI"]  # the most tokens first
+    # Each client's cost is its models' at their own prices: Gemini's is known, "m" and "some-new-model" not.
+    by_key = {row.key: row for row in result.rows}
+    assert by_key["Gemini CLI"].cost == pytest.approx(3 * 1.25 / 1_000_000) and not by_key["Gemini CLI"].cost_partial
+    assert by_key["Claude Code"].cost_partial and by_key["elsewhere"].cost is None
+    assert "Claude Code" in report.render(result, NOW)
+
+
+def test_totals_read_while_the_history_is_still_being_read_say_so(conn) -> None:
+    """A first start lists large transcripts from a glance and counts their tokens at their whole read, later:
+    a report in between says its totals are not whole yet, with the collector's progress."""
+    fill(conn)
+    since = report.parse_since("7d", NOW)
+    assert report.build(conn, since, "day", NOW, names=names).reading is None
+    with conn:
+        store.set_collector_value(conn, tick.READING_KEY, "3 of 10")
+    result = report.build(conn, since, "day", NOW, names=names)
+    assert result.reading == "3 of 10" and msgspec.json.decode(msgspec.json.encode(result))["reading"] == "3 of 10"
+    assert "Still reading the history (3 of 10 files): these totals are not whole yet." in report.render(result, NOW)
+    with conn:
+        store.set_collector_value(conn, tick.READING_KEY, "")  # what the collector writes once it has read all
+    assert report.build(conn, since, "day", NOW, names=names).reading is None
 
 
 def test_estimates_turned_off_are_gone_from_text_and_json(conn) -> None:

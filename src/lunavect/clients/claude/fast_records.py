@@ -17,8 +17,8 @@ from lunavect.clients.claude.latest import Latest
 from lunavect.clients.claude.record_shapes import TypedRecord
 from lunavect.clients.claude.records import _FINAL_STOPS, READ_BY_KIND, _metadata, _valid_id, check_session
 from lunavect.clients.claude.summary import FirstResponse, TranscriptSummary
+from lunavect.clients.claude.usage import typed_tokens
 from lunavect.core.times import epoch
-from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger
 
 # Tools whose call records.py reads for background work: their records take the general way.
@@ -157,12 +157,7 @@ class CommonRecords:
         usage, summary = message.usage, self.summary
         if usage is None:
             return
-        tokens = Tokens(
-            usage.input_tokens or 0,
-            usage.output_tokens or 0,
-            usage.cache_read_input_tokens or 0,
-            usage.cache_creation_input_tokens or 0,
-        )
+        tokens = typed_tokens(usage)
         ident, model = message.id, message.model
         if not (isinstance(ident, str) and 0 < len(ident) <= 200):
             ident = None
@@ -177,4 +172,4 @@ class CommonRecords:
             summary.context = (tokens.input + tokens.cache_read + tokens.cache_write) or summary.context
         delta = tokens if before is None else tokens.minus(before)
         if delta.input or delta.output or delta.cache_read or delta.cache_write:
-            self.usage.add(ledger.hour_of(at, self.now), model, subagent, delta)
+            self.usage.add(ledger.quarter_of(at, self.now), model, subagent, delta)

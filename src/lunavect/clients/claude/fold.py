@@ -79,7 +79,7 @@ def fold_lines(
             added = take_usage(summary, facts)
             if added is not None:
                 assert facts.usage is not None
-                usage.add(ledger.hour_of(facts.at, now), facts.usage.model, facts.usage.subagent, added)
+                usage.add(ledger.quarter_of(facts.at, now), facts.usage.model, facts.usage.subagent, added)
         if facts.observations:
             observations.extend(facts.observations)
         if facts.activity:

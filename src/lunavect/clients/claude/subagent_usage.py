@@ -73,7 +73,7 @@ def read_agents(transcript: str, agents: dict[str, AgentRead], now: float, delta
                     added = usage.tokens.minus(before)
                     if not added.empty:
                         assert facts is not None
-                        deltas.add(ledger.hour_of(facts.at, now), usage.model, True, added)
+                        deltas.add(ledger.quarter_of(facts.at, now), usage.model, True, added)
                 state.cursor = lines.cursor()
                 budget -= lines.end - lines.start
         except OSError:

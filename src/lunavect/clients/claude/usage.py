@@ -19,16 +19,26 @@ from lunavect.core.bounds import count as _count
 from lunavect.core.tokens import Tokens
 
 
+class CacheCreation(msgspec.Struct):
+    ephemeral_1h_input_tokens: object = None
+
+
 class Usage(msgspec.Struct):
     input_tokens: object = None
     output_tokens: object = None
     cache_read_input_tokens: object = None
     cache_creation_input_tokens: object = None
+    # The cache writes by how long they are kept: the one-hour part is priced apart.
+    cache_creation: CacheCreation | None = None
 
 
 _usage_decoder = msgspec.json.Decoder(Usage)
 # A count as `bounds.count` takes one (a whole number from 0 below MAX_COUNT), or null.
 _Count = Annotated[int, msgspec.Meta(ge=0, lt=MAX_COUNT)] | None
+
+
+class TypedCacheCreation(msgspec.Struct):
+    ephemeral_1h_input_tokens: _Count = None
 
 
 class TypedUsage(msgspec.Struct):
@@ -39,6 +49,7 @@ class TypedUsage(msgspec.Struct):
     output_tokens: _Count = None
     cache_read_input_tokens: _Count = None
     cache_creation_input_tokens: _Count = None
+    cache_creation: TypedCacheCreation | None = None
 
 
 class MessageUsage(msgspec.Struct, frozen=True):
@@ -59,12 +70,7 @@ def message_usage(
     if usage is None:
         return None
     if isinstance(usage, TypedUsage):
-        tokens = Tokens(
-            usage.input_tokens or 0,
-            usage.output_tokens or 0,
-            usage.cache_read_input_tokens or 0,
-            usage.cache_creation_input_tokens or 0,
-        )
+        tokens = typed_tokens(usage)
         name = model if type(model) is str and 0 < len(model) <= 200 and model != "<synthetic>" else None
         ident = message_id if type(message_id) is str and 0 < len(message_id) <= 200 else None
         return MessageUsage(ident, name, tokens, subagent)
@@ -77,12 +83,28 @@ def message_usage(
             decoded = _usage_decoder.decode(usage)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
+    written = _count(decoded.cache_creation_input_tokens)
+    hour = _count(decoded.cache_creation.ephemeral_1h_input_tokens) if decoded.cache_creation is not None else 0
     tokens = Tokens(
         _count(decoded.input_tokens),
         _count(decoded.output_tokens),
         _count(decoded.cache_read_input_tokens),
-        _count(decoded.cache_creation_input_tokens),
+        written,
+        min(hour, written),
     )
     name = model if isinstance(model, str) and 0 < len(model) <= 200 and model != "<synthetic>" else None
     ident = message_id if isinstance(message_id, str) and 0 < len(message_id) <= 200 else None
     return MessageUsage(ident, name, tokens, subagent)
+
+
+def typed_tokens(usage: TypedUsage) -> Tokens:
+    """The counts of a usage decoded with its record; the one-hour writes are a part of all writes, never more."""
+    written = usage.cache_creation_input_tokens or 0
+    hour = (usage.cache_creation.ephemeral_1h_input_tokens or 0) if usage.cache_creation is not None else 0
+    return Tokens(
+        usage.input_tokens or 0,
+        usage.output_tokens or 0,
+        usage.cache_read_input_tokens or 0,
+        written,
+        min(hour, written),
+    )

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lunavect.clients.codex.cursor import CursorState, Lifecycle, LifecycleCursor, fold_block, last_line_time
-from lunavect.clients.codex.usage import UsageScan
+from lunavect.clients.codex.usage import UsageRead
 
 SUFFIX = ".zst"
 BLOCK_BYTES = 1024 * 1024
@@ -80,15 +80,17 @@ def lifecycle(path: Path | str) -> Lifecycle | None:
     return read_whole(path)[0]
 
 
-def read_whole(path: Path | str) -> tuple[Lifecycle | None, CursorState]:
-    """The lifecycle and the kept state (with the newest usage records, codex/usage.py) of one pass."""
+def read_whole(path: Path | str, usage: UsageRead | None = None) -> tuple[Lifecycle | None, CursorState]:
+    """The lifecycle and the kept state of one pass; `usage`, when given, folds every usage record on the way
+    (codex/usage.py), and the state keeps what it left."""
     state = CursorState()
     read = False
     for block in complete_lines(path):
         read = True
         fold_block(state, block)
         state.last_at = last_line_time(block) or state.last_at
-        scan = UsageScan()
-        scan.block(block, 0)
-        state.usage = scan.fold(state.usage)
+        if usage is not None:
+            usage.lines(block)
+    if usage is not None:
+        state.usage = usage.usage
     return (LifecycleCursor(state).answer() if read else None), state

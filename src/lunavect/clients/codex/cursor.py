@@ -27,15 +27,14 @@ from pathlib import Path
 import msgspec
 
 from lunavect.clients.codex.cursor_state import Boundary, CursorState, ToolMark
-from lunavect.clients.codex.usage import UsageScan
 from lunavect.core import lenient_json
 from lunavect.core.bounds import http_status
 from lunavect.core.times import bounded, epoch
 from lunavect.files.tail import TailFile, open_regular
 
 BLOCK_BYTES = 1024 * 1024
-# A backward search reads this much first (more than the overlap), then whole blocks: a boundary and the newest
-# usage records are nearly always within a rollout's last few KB.
+# A backward search reads this much first (more than the overlap), then whole blocks: a boundary is nearly
+# always within a rollout's last few KB.
 FIRST_BLOCK_BYTES = 256 * 1024
 OVERLAP_BYTES = 64 * 1024
 TAIL_BYTES = 64 * 1024
@@ -253,24 +252,16 @@ class LifecycleCursor:
             raise EOFError("the rollout ended before its stated length")  # cut short under the read
         return data
 
-    def _search(self, fd: int, floor: int, upper: int, scan: _Scan, usage: UsageScan | None = None) -> None:
-        """Search [floor, upper) backwards in blocks with an overlap, until a boundary is found; `usage`, when
-        given, looks at the same blocks (and older ones, until it found the newest usage records)."""
+    def _search(self, fd: int, floor: int, upper: int, scan: _Scan) -> None:
+        """Search [floor, upper) backwards in blocks with an overlap, until a boundary is found."""
         end = upper
-        searching = True
         size = FIRST_BLOCK_BYTES  # the newest records first: nearly every search ends in them
         while end > floor:
             start = max(floor, end - size)
             size = BLOCK_BYTES
             data = self._read(fd, start, end - start)
             whole = start == floor
-            if usage is not None and not usage.done:
-                first = 0 if whole else data.find(b"\n") + 1
-                if first or whole:
-                    usage.block(data, first)
-            if searching and _search_block(data, whole, scan):
-                searching = False
-            if whole or (not searching and (usage is None or usage.done)):
+            if _search_block(data, whole, scan) or whole:
                 return
             end = start + OVERLAP_BYTES
 
@@ -309,9 +300,7 @@ class LifecycleCursor:
         state = self.state
         window = max(start, complete - WINDOW_BYTES)
         scan = _Scan()
-        usage = UsageScan()
-        self._search(fd, window, complete, scan, usage)
-        state.usage = usage.fold(state.usage)
+        self._search(fd, window, complete, scan)
         if scan.boundary is not None:
             state.boundary, state.tool, state.pending, state.tool_newer = scan.boundary, scan.tool, [], None
             state.seen_turn = scan.turn_ref

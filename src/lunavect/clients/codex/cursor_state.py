@@ -44,6 +44,8 @@ class RolloutUsage(msgspec.Struct, frozen=True, omit_defaults=True):
     at: float | None = None
     model: str | None = None
     limits: Limits | None = None
+    # Where the forward read of the usage records stopped (usage_file.py): the end of the last line it folded.
+    read_to: int = 0
 
 
 class CursorState(msgspec.Struct, omit_defaults=True):

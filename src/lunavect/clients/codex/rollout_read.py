@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,8 @@ from lunavect.clients.codex.rollout import (
     is_internal,
     read_header,
 )
-from lunavect.clients.codex.usage import UsageChange, usage_change
+from lunavect.clients.codex.usage import UsageRead
+from lunavect.clients.codex.usage_file import UsageChange, read_usage, usage_change
 from lunavect.clients.codex.vocabulary import error_code, hook_tool_name
 from lunavect.core.model import Evidence, session_key
 from lunavect.evidence.sources import Batch
@@ -37,6 +39,8 @@ log = logging.getLogger("lunavect.clients.codex.source")
 PROVIDER = "codex"
 # Rollout activity renews a running turn's evidence at most this often.
 ACTIVITY_STEP_S = 30.0
+# A rollout unchanged this long, of a session not open, is finished: its last line counts without a newline.
+QUIET_S = 120.0
 
 
 class Summary(msgspec.Struct, omit_defaults=True):
@@ -53,6 +57,8 @@ class Summary(msgspec.Struct, omit_defaults=True):
     started: float | None = None
     prompt_title: str | None = None
     activity_at: float | None = None
+    # An internal agent's parent thread (its header's), whose session its tokens are counted to.
+    parent: str | None = None
 
 
 class Rollout:
@@ -97,15 +103,23 @@ def save_rollout(conn: sqlite3.Connection, rollout: Rollout, now: float) -> None
     )
     rollout.dirty = False
     if rollout.usage is not None:
-        rollout.usage.save(conn, rollout.path, session_key(PROVIDER, rollout.thread_id))
+        owner = rollout.summary.parent if rollout.usage.subagent and rollout.summary.parent else rollout.thread_id
+        rollout.usage.save(conn, rollout.path, session_key(PROVIDER, owner))
         rollout.usage = None
 
 
 def read_rollout(
-    rollouts: dict[str, Rollout], path: str, codex_home: Path, memories: Path, now: float, batch: Batch
+    rollouts: dict[str, Rollout],
+    path: str,
+    codex_home: Path,
+    memories: Path,
+    now: float,
+    batch: Batch,
+    is_open: Callable[[str], bool] = lambda _thread: False,
 ) -> tuple[Rollout, Lifecycle | None] | None:
     """Read what was appended to one rollout; None when there is nothing to say of it (unchanged, not a
-    thread's rollout, archived, no header yet, an internal agent: the last reported into `batch.internal`)."""
+    thread's rollout, archived, no header yet, an internal agent: the last reported into `batch.internal`,
+    its usage counted to its parent). `is_open` tells whether a thread's session is open (by its id)."""
     rollout = rollouts.get(path)
     if rollout is None:
         candidate = Path(path)
@@ -120,7 +134,11 @@ def read_rollout(
         st = os.stat(path)
     except OSError:
         return None
-    if (st.st_size, st.st_mtime_ns, st.st_ino) == (summary.size, summary.mtime_ns, summary.ino):
+    settled = now - st.st_mtime >= QUIET_S and not is_open(rollout.thread_id)
+    unread = rollout.cursor.usage is None or rollout.cursor.usage.read_to < st.st_size
+    if (st.st_size, st.st_mtime_ns, st.st_ino) == (summary.size, summary.mtime_ns, summary.ino) and not (
+        settled and unread and summary.header and not compressed.is_compressed(path)
+    ):
         if summary.internal:
             batch.internal.add(session_key(PROVIDER, rollout.thread_id))
         return None
@@ -130,18 +148,38 @@ def read_rollout(
         return None
     if summary.internal:
         batch.internal.add(session_key(PROVIDER, rollout.thread_id))
+        if summary.parent:
+            _read_subagent_usage(rollout, now, settled)
         return None
     if compressed.is_compressed(path):
         # Finished and immutable: read once, whole, as a stream (its usage counted afresh).
-        life, whole = compressed.read_whole(path)
-        rollout.usage = usage_change(CursorState(), None, whole, now, None)
+        usage = UsageRead(None, now)
+        life, rollout.cursor = compressed.read_whole(path, usage)
+        rollout.usage = usage_change(True, usage, None)
     else:
         cursor = LifecycleCursor(rollout.cursor)
-        before, old_usage = rollout.cursor, rollout.cursor.usage
+        before = rollout.cursor
         life = cursor.sample(path)
         rollout.cursor = cursor.state
-        rollout.usage = usage_change(before, old_usage, cursor.state, now, rollout.usage)
+        restarted = cursor.state is not before
+        read = read_usage(path, cursor.state.usage, now, settled=settled)
+        if read is not None:
+            cursor.state.usage = read.usage
+        rollout.usage = usage_change(restarted or (read is not None and read.restarted), read, rollout.usage)
     return rollout, life
+
+
+def _read_subagent_usage(rollout: Rollout, now: float, settled: bool) -> None:
+    """An internal agent's rollout is read for its usage alone (no lifecycle: it has no row)."""
+    if compressed.is_compressed(rollout.path):
+        usage = UsageRead(None, now, subagent=True)
+        rollout.cursor = compressed.read_whole(rollout.path, usage)[1]
+        rollout.usage = usage_change(True, usage, None)
+        return
+    read = read_usage(rollout.path, rollout.cursor.usage, now, settled=settled, subagent=True)
+    if read is not None:
+        rollout.cursor.usage = read.usage
+        rollout.usage = usage_change(read.restarted, read, rollout.usage)
 
 
 def _read_header(rollout: Rollout, memories: Path) -> bool:
@@ -156,6 +194,7 @@ def _read_header(rollout: Rollout, memories: Path) -> bool:
         summary.rejected = True  # the name and the header disagree: not this thread's rollout
         return False
     summary.internal = is_internal(header, memories)
+    summary.parent = header.parent_thread_id if summary.internal else None
     summary.cwd, summary.started = header.cwd, header.started
     summary.client = client_of(header.originator, header.source)
     if not summary.internal:

@@ -318,7 +318,15 @@ class CodexSource(Source):
 
     def _read(self, path: str, now: float, batch: Batch) -> None:
         assert self.rollouts is not None
-        read = read_rollout(self.rollouts, path, self.codex_home, self.memories, now, batch)
+        read = read_rollout(
+            self.rollouts,
+            path,
+            self.codex_home,
+            self.memories,
+            now,
+            batch,
+            lambda thread: self.known.live(session_key(PROVIDER, thread)),
+        )
         rollout = self.rollouts.get(path)
         if rollout is not None and rollout.dirty:
             self._dirty[path] = rollout

@@ -1,37 +1,35 @@
-"""The usage a Codex rollout carries: the latest `token_count` event and the latest `turn_context`'s model.
+"""The usage a Codex rollout's records carry: every `token_count` event, and the `turn_context` model before it.
 
 Codex writes running totals (`info.total_token_usage`), the last request's own counts
 (`info.last_token_usage`), the model's window (`info.model_context_window`) and the account's rate-limit
-windows (`rate_limits.primary` / `.secondary`) in each `token_count` event, so the newest one says it all: the
-lifecycle cursor hands each block it reads anyway to `UsageScan`, which finds the last such lines by a byte
-search and decodes only them, and only the fields used here (a `turn_context` also holds instructions: they
-are skipped by the decoder, never kept).
+windows (`rate_limits.primary` / `.secondary`) in each `token_count` event. Each one's growth of the running
+total is dated by its own timestamp (a rollout read in one go spans days, and midnights), so every such event
+is folded, oldest first: they are found by a byte search and only they (and the `turn_context` lines) are
+decoded, and only the fields used here (a `turn_context` also holds instructions: skipped by the decoder,
+never kept). Reading the file and storing what a read added is usage_file.py's.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from dataclasses import dataclass, field
+import re
 
 import msgspec
 
-from lunavect.clients.codex.cursor_state import CursorState, RolloutUsage
+from lunavect.clients.codex.cursor_state import RolloutUsage
 from lunavect.core import bounded_json
 from lunavect.core.bounds import bounded, percent, window_minutes
 from lunavect.core.bounds import count as _count
 from lunavect.core.times import epoch
 from lunavect.core.tokens import Tokens
 from lunavect.usage import ledger
-from lunavect.usage import limits as limit_store
 from lunavect.usage.limits import Limits, LimitWindow
-
-_TOKEN_COUNT = b'"token_count"'
-_TURN_CONTEXT = b'"turn_context"'
 
 
 class _Counts(msgspec.Struct):
     input_tokens: object = None
     cached_input_tokens: object = None
+    # Codex 0.146+: the part of the input written to the cache (counted in `input_tokens`, as the cached part is).
+    cache_write_input_tokens: object = None
     output_tokens: object = None
     total_tokens: object = None
 
@@ -55,20 +53,21 @@ class _Limits(msgspec.Struct):
     plan_type: object = None
 
 
-class _CountPayload(msgspec.Struct):
+class _Payload(msgspec.Struct):
     type: object = None
     info: _Info | None = None
     rate_limits: _Limits | None = None
+    model: object = None
 
 
 class _ContextPayload(msgspec.Struct):
     model: object = None
 
 
-class _CountRecord(msgspec.Struct):
+class _Record(msgspec.Struct):
     timestamp: object = None
     type: object = None
-    payload: _CountPayload | None = None
+    payload: _Payload | None = None
 
 
 class _ContextRecord(msgspec.Struct):
@@ -77,14 +76,27 @@ class _ContextRecord(msgspec.Struct):
     payload: _ContextPayload | None = None
 
 
-_count_decoder = msgspec.json.Decoder(_CountRecord)
+class _Any(msgspec.Struct):
+    """Any JSON object, its fields skipped (checked, never kept): a line that is one is a complete record."""
+
+
+_record_decoder = msgspec.json.Decoder(_Record)
 _context_decoder = msgspec.json.Decoder(_ContextRecord)
+_any_decoder = msgspec.json.Decoder(_Any)
+_MARKER_RE = re.compile(rb'"(?:token_count|turn_context)"')
 
 
 def _tokens(counts: _Counts) -> Tokens:
     total_input, cached = _count(counts.input_tokens), _count(counts.cached_input_tokens)
-    # Codex's input count includes the cached part: the two are made disjoint as Claude's are.
-    return Tokens(input=max(0, total_input - cached), output=_count(counts.output_tokens), cache_read=cached)
+    written = _count(counts.cache_write_input_tokens)
+    # Codex's input count includes the cached and the cache-written parts: the three are made disjoint as
+    # Claude's are.
+    return Tokens(
+        input=max(0, total_input - cached - written),
+        output=_count(counts.output_tokens),
+        cache_read=cached,
+        cache_write=written,
+    )
 
 
 def _window(window: _Window | None) -> LimitWindow | None:
@@ -100,71 +112,74 @@ def _str(value: object) -> str | None:
     return value if isinstance(value, str) and 0 < len(value) <= 200 else None
 
 
-def _line_at(data: bytes, marker: bytes, floor: int) -> bytes | None:
-    """The last whole line of `data` at or after `floor` that holds `marker`."""
-    found = data.rfind(marker, floor)
-    while found >= 0:
-        start = data.rfind(b"\n", 0, found) + 1
-        end = data.find(b"\n", found)
-        if start >= floor and end >= 0:
-            return data[start:end]
-        found = data.rfind(marker, floor, start) if start > floor else -1
-    return None
+def _grown(new: Tokens, old: Tokens | None) -> Tokens:
+    """What one `token_count`'s running total added to the one before: Codex writes the same totals again
+    (about half its events repeat them), which add nothing; a total whose input or output is below the one
+    before is a count begun again (a resumed process), all of it new."""
+    if old is None:
+        return new
+    if new.prompt_size < old.prompt_size or new.output < old.output:
+        return new
+    grown = new.minus(old)
+    return Tokens(max(0, grown.input), grown.output, max(0, grown.cache_read), max(0, grown.cache_write))
 
 
-class UsageScan:
-    """The newest usage records among the blocks a read looks at, newest block first."""
+class UsageRead:
+    """The usage records of whole lines read oldest first: each request's tokens dated by the `token_count`
+    that carries them and given to the model of the `turn_context` before it, the running total, context,
+    window and rate limits as the newest record leaves them."""
 
-    def __init__(self) -> None:
-        self.count: _CountRecord | None = None
-        self.model: str | None = None
-        self.model_seen = False
+    def __init__(self, usage: RolloutUsage | None, now: float, subagent: bool = False) -> None:
+        self.usage = usage or RolloutUsage()
+        self.now, self.subagent = now, subagent
+        self.deltas = ledger.Deltas()
+        self.changed = False
+        # The file was cut below where the last read stopped: it is counted again from its start.
+        self.restarted = False
 
-    @property
-    def done(self) -> bool:
-        return self.count is not None and self.model_seen
+    def lines(self, data: bytes) -> None:
+        """Fold every usage record among the whole lines of `data` (the last may lack its newline)."""
+        done = 0
+        for match in _MARKER_RE.finditer(data):
+            if match.start() < done:
+                continue  # another marker in a line already folded
+            start = data.rfind(b"\n", 0, match.start()) + 1
+            end = data.find(b"\n", match.end())
+            done = end if end >= 0 else len(data)
+            self.line(data[start:done])
 
-    def block(self, data: bytes, first: int) -> None:
-        """Look at one block of whole lines from byte `first` (older blocks come later)."""
-        if self.count is None and _TOKEN_COUNT in data:
-            rest = data
-            while True:
-                line = _line_at(rest, _TOKEN_COUNT, first)
-                if line is None:
-                    break
-                record = _decode(_count_decoder, line)
-                payload = record.payload if record is not None else None
-                if record is not None and record.type == "event_msg" and payload is not None:
-                    if payload.type == "token_count":
-                        self.count = record
-                        break
-                # The marker quoted in some text: look before that line.
-                rest = rest[: rest.rfind(line)]
-        if not self.model_seen and _TURN_CONTEXT in data:
-            line = _line_at(data, _TURN_CONTEXT, first)
-            record = _decode(_context_decoder, line) if line is not None else None
-            if record is not None and record.type == "turn_context" and record.payload is not None:
-                self.model, self.model_seen = _str(record.payload.model), True
-
-    def fold(self, previous: RolloutUsage | None) -> RolloutUsage | None:
-        """The rollout's usage after this read: what it found over what was known."""
-        if self.count is None and not self.model_seen:
-            return previous
-        usage = previous or RolloutUsage()
-        model = self.model if self.model_seen and self.model else usage.model
-        record = self.count
-        if record is None or record.payload is None:
-            return msgspec.structs.replace(usage, model=model)
-        at = epoch(record.timestamp)
+    def line(self, line: bytes) -> bool:
+        """Fold one line; False when it is no complete JSON record (a line still being written)."""
+        record = _decode(_record_decoder, line) or _decode(_context_decoder, line)
+        if record is None:
+            return _decode(_any_decoder, line) is not None
         payload = record.payload
-        info = payload.info
+        if record.type == "turn_context" and payload is not None:
+            model = _str(payload.model)
+            if model is not None and model != self.usage.model:
+                self.usage, self.changed = msgspec.structs.replace(self.usage, model=model), True
+        elif record.type == "event_msg" and isinstance(payload, _Payload) and payload.type == "token_count":
+            self._count(epoch(record.timestamp), payload)
+        return True
+
+    def _count(self, at: float | None, payload: _Payload) -> None:
+        usage = self.usage
         total, context, window = usage.total, usage.context, usage.context_window
+        info = payload.info
+        grown = Tokens()
         if info is not None:
             if info.total_token_usage is not None:
                 total = _tokens(info.total_token_usage)
+                grown = _grown(total, usage.total)
+            elif info.last_token_usage is not None:
+                grown = _tokens(info.last_token_usage)
+                total = grown if usage.total is None else usage.total.plus(grown)
             if info.last_token_usage is not None:
                 context = _count(info.last_token_usage.total_tokens) or None
             window = _count(info.model_context_window) or window
+        when = at if at is not None else usage.at
+        if not grown.empty:
+            self.deltas.add(ledger.quarter_of(when, self.now), usage.model, self.subagent, grown)
         limits = usage.limits
         raw = payload.rate_limits
         if raw is not None and at is not None:
@@ -175,7 +190,10 @@ class UsageScan:
                 primary=_window(raw.primary),
                 secondary=_window(raw.secondary),
             )
-        return RolloutUsage(total, context, window, at or usage.at, model, limits)
+        self.usage = msgspec.structs.replace(
+            usage, total=total, context=context, context_window=window, at=when, limits=limits
+        )
+        self.changed = True
 
 
 def _decode(decoder: msgspec.json.Decoder, line: bytes):  # noqa: ANN202 - the decoder's type
@@ -183,47 +201,3 @@ def _decode(decoder: msgspec.json.Decoder, line: bytes):  # noqa: ANN202 - the d
         return bounded_json.decode(decoder, line)
     except msgspec.DecodeError:  # not JSON, another shape, nested too deep
         return None
-
-
-@dataclass
-class UsageChange:
-    """What reads of one rollout changed in the usage history, held until the collector commits."""
-
-    restarted: bool = False
-    deltas: ledger.Deltas = field(default_factory=ledger.Deltas)
-    usage: RolloutUsage | None = None
-
-    def save(self, conn: sqlite3.Connection, path: str, key: str) -> None:
-        if self.restarted:
-            ledger.forget(conn, path)
-        ledger.record(conn, path, key, self.deltas)
-        usage = self.usage
-        if usage is None:
-            return
-        at = usage.at if usage.at is not None else 0.0
-        ledger.set_state(conn, path, key, usage.model, usage.context, usage.context_window, at)
-        if usage.limits is not None:
-            limit_store.record(conn, "codex", usage.limits)
-
-
-def usage_change(
-    before: CursorState, old: RolloutUsage | None, after: CursorState, now: float, pending: UsageChange | None
-) -> UsageChange | None:
-    """The history's change from one read: the growth of the running totals. `before` is the cursor's state
-    object before the read and `old` its usage then; a read from the start gives a new state object (the file
-    was new, replaced or rewritten), and what the old content added is taken back."""
-    restarted = after is not before
-    new = after.usage
-    if restarted:
-        old = None
-    elif new is None or new == old:
-        return pending
-    change = UsageChange(restarted=True) if restarted else pending or UsageChange()
-    change.usage = new
-    if new is not None and new.total is not None:
-        previous = old.total if old is not None and old.total is not None else Tokens()
-        grown = new.total.minus(previous)
-        grown = Tokens(max(0, grown.input), max(0, grown.output), max(0, grown.cache_read), max(0, grown.cache_write))
-        if not grown.empty:
-            change.deltas.add(ledger.hour_of(new.at, now), new.model, False, grown)
-    return change

@@ -124,7 +124,7 @@ def _learn(read: EventsRead, line: Line) -> None:
     elif line.kind == "subagent" and line.agent and line.agent not in summary.agents:
         summary.agents = [*summary.agents, line.agent][-AGENTS_KEPT:]
     elif line.kind == "usage" and line.tokens is not None:
-        read.deltas.add(ledger.hour_of(line.at, line.at or 0.0), line.model, line.agent is not None, line.tokens)
+        read.deltas.add(ledger.quarter_of(line.at, line.at or 0.0), line.model, line.agent is not None, line.tokens)
         if line.agent is None and line.at is not None and (summary.usage_at is None or line.at >= summary.usage_at):
             summary.model = line.model or summary.model
             summary.context, summary.window, summary.usage_at = line.context, line.window, line.at

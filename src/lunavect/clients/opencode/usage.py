@@ -3,7 +3,7 @@
 Each assistant message holds its request's tokens (`tokens`: `input` without what the cache read or wrote,
 `output` without `reasoning`, `cache.read`, `cache.write`: disjoint, as lunavect counts them; reasoning is
 output here). A session's history is its messages' and its sub-agents' (its child sessions', as `subagent`),
-by hour and model; it is read again whole when one of them changed (the ledger forgets the session's rows
+by quarter hour and model; it is read again whole when one of them changed (the ledger forgets the session's rows
 first), so a message updated while it streamed is never counted twice. The context is the last request of the
 session itself.
 """
@@ -42,7 +42,7 @@ def session_tokens(key: str, path: str, root: str, messages: Sequence[MessageRow
     for message in messages:
         tokens = Tokens(*message.tokens)
         if not tokens.empty:
-            deltas.add(ledger.hour_of(message.created, now), message.model, message.session != root, tokens)
+            deltas.add(ledger.quarter_of(message.created, now), message.model, message.session != root, tokens)
         if message.session == root and not message.summary and not tokens.empty:
             last = message
     context = None

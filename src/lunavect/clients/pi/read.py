@@ -119,7 +119,7 @@ def _learn(read: SessionRead, line: Line) -> None:
     elif line.kind == "prompt" and summary.title is None:
         summary.title = line.title
     if line.tokens is not None:
-        read.deltas.add(ledger.hour_of(line.at, line.at or 0.0), line.model, False, line.tokens)
+        read.deltas.add(ledger.quarter_of(line.at, line.at or 0.0), line.model, False, line.tokens)
         if line.at is not None and (summary.usage_at is None or line.at >= summary.usage_at):
             summary.model = line.model or summary.model
             summary.context, summary.usage_at = line.context, line.at

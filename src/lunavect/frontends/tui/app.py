@@ -59,6 +59,7 @@ class PanelApp(App[None]):
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False),
         Binding("question_mark", "keys", "Keys", key_display="?"),
+        Binding("u", "usage_chart", "Usage", show=False),
     ]
 
     def __init__(
@@ -235,6 +236,13 @@ class PanelApp(App[None]):
 
         palette = [Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Commands and themes")]
         self.push_screen(KeysScreen(rows(PanelScreen.BINDINGS, SessionList.BINDINGS, self.BINDINGS, palette)))
+
+    def action_usage_chart(self) -> None:
+        """The `u` screen: tokens per day by client and the rate-limit windows, as bars."""
+        from lunavect.frontends.tui.usage_screen import UsageScreen
+
+        if self.conn is not None:
+            self.push_screen(UsageScreen(self.conn, self.clock()))
 
     def action_toggle_usage(self) -> None:
         self.panel.action_toggle_usage()

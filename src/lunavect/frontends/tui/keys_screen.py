@@ -17,6 +17,7 @@ MORE = {
     "toggle_active": "Only the active sessions, or all again",
     "cycle_provider": "Show one client's sessions, then the next",
     "toggle_usage": "Show or hide the usage column",
+    "usage_chart": "Usage: tokens per day and rate-limit windows",
     "command_palette": "Commands and themes",
 }
 

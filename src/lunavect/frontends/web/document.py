@@ -8,19 +8,20 @@ rate-limit windows come along, in numbers only.
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 import time
 
 import msgspec
 
-from lunavect.core import dismissal
+from lunavect.core import clients, dismissal
 from lunavect.core.model import AWAITING_STATES, WORKING_STATES, Session, State
 from lunavect.core.state_words import count_words, tone
 from lunavect.frontends import rows
 from lunavect.listing.attention import summarize_sessions
 from lunavect.listing.sessions import epoch, read_sessions
-from lunavect.usage import limits, report
-from lunavect.usage.text import usage_line
+from lunavect.usage import chart, limits, report
+from lunavect.usage.text import count, usage_line
 
 
 class PageRow(msgspec.Struct):
@@ -60,6 +61,43 @@ class PageRow(msgspec.Struct):
     dismissed: bool = False
 
 
+class ChartPart(msgspec.Struct, array_like=True):
+    name: str  # the client's name, as the legend shows it
+    colour: str  # `usage.chart.colour`: one of lunavect's own, never from the files
+    tokens: int
+
+
+class ChartDay(msgspec.Struct):
+    day: str  # `Mon 11-09`
+    total: str  # `1.2M`, or "" for a day without tokens
+    tokens: int
+    parts: list[ChartPart]
+
+
+class WindowFill(msgspec.Struct):
+    label: str  # `codex 5 h`
+    used: float  # percent, 0 to 100
+    words: str  # `42 % · resets 14:00 · lasts to reset` (`usage.report.window_words`)
+    stale: bool
+    colour: str  # its client's (`usage.chart.colour`)
+    points: list[tuple[float, float]]  # its recent figures, `[epoch s, percent]` oldest first
+
+
+def window_fills(accounts: list[limits.AccountLimits], now: float) -> list[WindowFill]:
+    return [
+        WindowFill(
+            label=f"{report.account_label(account)} {limits.window_label(w)}",
+            used=w.used_percent,
+            words=report.window_words(account, w, now),
+            stale=w.stale,
+            colour=chart.colour(account.client),
+            points=w.points,
+        )
+        for account in accounts
+        for w in account.windows
+    ]
+
+
 class Document(msgspec.Struct):
     working: int
     awaiting_input: int
@@ -71,6 +109,31 @@ class Document(msgspec.Struct):
     # Each client's and account's rate-limit windows in one line, with how long each lasts at the pace of the last
     # hour (`usage.report.limit_lines`: `codex: 5 h 42 % · resets 14:00 · runs out in 1 h 20 m | 7 d 8 % ...`).
     limits: list[str] = []
+    # Tokens per day of the last two weeks, by client (`usage.chart`), for the page's bars; empty without tokens.
+    usage_days: list[ChartDay] = []
+    # Each window's fill now and its recent figures, for the page's bars and lines.
+    window_fills: list[WindowFill] = []
+
+
+def chart_days(days: list[chart.Day]) -> list[ChartDay]:
+    if not any(day.total for day in days):
+        return []
+    return [
+        ChartDay(
+            day=_short_day(day.day),
+            total=count(day.total) if day.total else "",
+            tokens=day.total,
+            parts=[ChartPart(clients.name_of(c), chart.colour(c), n) for c, n in day.by_client.items()],
+        )
+        for day in days
+    ]
+
+
+def _short_day(day: str) -> str:
+    try:
+        return dt.date.fromisoformat(day).strftime("%a %m-%d")
+    except ValueError:
+        return day
 
 
 _encoder = msgspec.json.Encoder()
@@ -119,13 +182,20 @@ def page_row(session: Session) -> PageRow:
     )
 
 
-def build(sessions: list[Session], limit_lines: list[str] | None = None) -> Document:
+def build(
+    sessions: list[Session],
+    limit_lines: list[str] | None = None,
+    days: list[ChartDay] | None = None,
+    fills: list[WindowFill] | None = None,
+) -> Document:
     counts = summarize_sessions(sessions)
     return Document(
         working=counts.working,
         awaiting_input=counts.awaiting_input,
         sessions=[page_row(s) for s in sessions],
         limits=limit_lines or [],
+        usage_days=days or [],
+        window_fills=fills or [],
         errors=counts.errors,
         counters={name: count_words(name, getattr(counts, name)) for name in ("working", "awaiting_input", "errors")},
     )
@@ -136,7 +206,10 @@ def read(conn: sqlite3.Connection, now: float | None = None) -> tuple[bytes, byt
     the reading time: two reads with equal lists have equal second values, so an unchanged list is not sent
     again."""
     now = time.time() if now is None else now
-    windows = report.limit_lines(limits.read(conn, now), now)
-    body = _encoder.encode(build(read_sessions(conn, include_hidden=True, now=now), windows))
+    accounts = limits.read(conn, now)
+    windows = report.limit_lines(accounts, now)
+    days = chart_days(chart.days_by_client(conn, now))
+    sessions = read_sessions(conn, include_hidden=True, now=now)
+    body = _encoder.encode(build(sessions, windows, days, window_fills(accounts, now)))
     # The reader's clock (epoch ms) goes first: the page aligns its timers with it.
     return b'{"at":%d,' % round(now * 1000) + body[1:], body

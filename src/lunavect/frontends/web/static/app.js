@@ -189,6 +189,9 @@ function render() {
     limits.replaceChildren(...windows.map((line) => { const li = document.createElement("li"); li.textContent = line; return li; }));
   }
   limits.hidden = !windows.length;
+  showUsageDays(doc.usage_days || []);
+  showWindowFills(doc.window_fills || [], doc.at || Date.now());
+  $("usage-chart").hidden = !(doc.usage_days || []).length && !(doc.window_fills || []).length;
   const nHidden = hidden().length;
   $("hidden-view").textContent = nHidden ? `Hidden ${nHidden}` : "Hidden";
   $("hidden-view").setAttribute("aria-pressed", String(state.view === "hidden"));
@@ -218,6 +221,95 @@ function render() {
 
 // The client buttons of the choices while they fit the bar's line beside Active and Hidden; past that, one
 // compact choice (a drop-down) of the same, so that a phone's page never grows wider than its screen.
+// Tokens per day of the last two weeks as bars, each client its colour (the document's usage_days: the colours are
+// lunavect's own, the names the clients'); the widest day fills the track. Drawn again only when they change.
+function showUsageDays(days) {
+  const chart = $("usage-days");
+  const sig = JSON.stringify(days);
+  if (chart.dataset.sig === sig) return;
+  chart.dataset.sig = sig;
+  const widest = Math.max(0, ...days.map((d) => d.tokens));
+  const seen = new Map();
+  $("usage-days").replaceChildren(...days.map((d) => {
+    const li = document.createElement("li");
+    const label = document.createElement("span");
+    label.textContent = d.day;
+    const track = document.createElement("span");
+    track.className = "track";
+    track.setAttribute("aria-hidden", "true");
+    for (const [name, colour, tokens] of d.parts) {
+      seen.set(name, colour);
+      const part = document.createElement("span");
+      part.className = "part";
+      part.style.width = `${widest ? (100 * tokens) / widest : 0}%`;
+      part.style.background = colour;
+      part.title = `${name}: ${tokens.toLocaleString()} tokens`;
+      track.append(part);
+    }
+    const total = document.createElement("span");
+    total.className = "total";
+    total.textContent = d.total || "—";
+    li.title = d.parts.map(([name, , tokens]) => `${name} ${tokens.toLocaleString()}`).join(", ");
+    li.append(label, track, total);
+    return li;
+  }));
+  $("usage-legend").replaceChildren(...[...seen].flatMap(([name, colour], i) => {
+    const key = document.createElement("span");
+    key.className = "key";
+    key.style.background = colour;
+    return [...(i ? [document.createTextNode(" ")] : []), key, document.createTextNode(name)];
+  }));
+}
+
+// Each rate-limit window: its fill now as a bar, and beside it its figures of the last two hours as a line (up to
+// the highest of them, as the terminal panel draws it), so how fast it fills shows at a glance; under them what
+// `lunavect usage` says of it, and the lowest and highest figures of the line.
+const SVG = "http://www.w3.org/2000/svg";
+const SPAN_MS = 2 * 3600 * 1000;
+function showWindowFills(fills, at) {
+  const list = $("usage-windows");
+  const sig = JSON.stringify(fills);
+  if (list.dataset.sig === sig) return;
+  list.dataset.sig = sig;
+  list.replaceChildren(...fills.map((w) => {
+    const li = document.createElement("li");
+    li.classList.toggle("stale", w.stale);
+    const label = document.createElement("span");
+    label.textContent = w.label;
+    const track = document.createElement("span");
+    track.className = "track";
+    const fill = document.createElement("span");
+    fill.className = "fill";
+    fill.style.width = `${Math.min(100, Math.max(0, w.used))}%`;
+    fill.style.background = w.colour;
+    fill.style.display = "block";
+    track.append(fill);
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", "0 0 100 100");
+    svg.setAttribute("preserveAspectRatio", "none");
+    svg.setAttribute("aria-hidden", "true");
+    const line = document.createElementNS(SVG, "polyline");
+    const start = at - SPAN_MS;
+    const shown = w.points.filter(([when]) => when * 1000 >= start - SPAN_MS).map(([, used]) => used);
+    const high = Math.max(...shown, 0) || 1;
+    const xy = [];
+    for (const [when, used] of w.points) {
+      const x = Math.min(100, Math.max(0, ((when * 1000 - start) / SPAN_MS) * 100));
+      if (xy.length) xy.push(`${x},${xy[xy.length - 1].split(",")[1]}`); // the figure held until this one
+      xy.push(`${x},${100 - (100 * Math.min(high, Math.max(0, used))) / high}`);
+    }
+    if (xy.length) xy.push(`100,${xy[xy.length - 1].split(",")[1]}`);
+    line.setAttribute("points", xy.join(" "));
+    line.style.stroke = w.colour;
+    svg.append(line);
+    const words = document.createElement("span");
+    words.className = "words";
+    words.textContent = w.words + (shown.length > 1 ? ` · the last 2 h: ${Math.round(Math.min(...shown))} % → ${Math.round(high)} %` : "");
+    li.append(label, track, svg, words);
+    return li;
+  }));
+}
+
 function showClients() {
   const choices = clientChoices();
   const chosen = state.filter.provider;
