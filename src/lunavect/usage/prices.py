@@ -19,7 +19,7 @@ import sqlite3
 import warnings
 from collections.abc import Iterable
 from decimal import Decimal
-from importlib import metadata, util
+from importlib import util
 
 import msgspec
 
@@ -199,6 +199,8 @@ def snapshot_date() -> str:
 def _data_about() -> dict[str, str]:
     """The data's date and version, found once for its key."""
     if not _about:
+        from importlib import metadata  # its import costs a fifth of `usage`'s start: only when the data is named
+
         _about.update(
             date=snapshot_date(),
             source=f"{_PACKAGE} {metadata.version(_PACKAGE)} (list prices, US dollars, read offline)",
