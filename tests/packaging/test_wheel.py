@@ -149,6 +149,7 @@ DEPENDENCIES = {
     "backports.zstd",
     "desktop-notifier",
     "websockets",
+    "genai-prices",
 }
 
 

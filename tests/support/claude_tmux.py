@@ -734,7 +734,10 @@ class ClaudeTmux:
         session: str = "main",
     ):
         self.claude = str(claude)
-        self.env = dict(env)
+        # A program in a pane learns its size from the pane: COLUMNS and LINES exported by the shell that runs
+        # the tests (CI's does) would make Textual draw at that size instead (shutil.get_terminal_size reads them
+        # first), as an 80x24 panel in a 120x40 pane.
+        self.env = {key: value for key, value in env.items() if key not in ("COLUMNS", "LINES")}
         self.cwd = str(cwd)
         self.args = [str(a) for a in args]
         self.width, self.height = width, height
@@ -771,9 +774,7 @@ class ClaudeTmux:
         return [self.claude, *self.args]
 
     def start(self) -> ClaudeTmux:
-        # The server's own default size too: a window tmux resizes later with no client attached (3.3a does,
-        # seen in CI as an 80x24 panel) falls back to the global default-size, not to new-session's -x/-y.
-        self.conf.write_text(_TMUX_CONF + f"set -g default-size {self.width}x{self.height}\n")
+        self.conf.write_text(_TMUX_CONF)
         size = ["-x", str(self.width), "-y", str(self.height)]
         self.started_at = time.monotonic()
         if self.via_shell:
