@@ -77,10 +77,22 @@ def all_sessions(conn: sqlite3.Connection) -> list[Session]:
     return sessions
 
 
+def _own_session(conn: sqlite3.Connection, key: str) -> Session | None:
+    """One session of this machine's snapshot, listed or not, read by its key alone (None when absent or
+    unreadable)."""
+    row = conn.execute("SELECT data FROM snapshot WHERE id = ?", (key,)).fetchone()
+    if row is None:
+        return None
+    try:
+        return _decoder.decode(row[0])
+    except msgspec.DecodeError:
+        return None
+
+
 def find_session(conn: sqlite3.Connection, key: str) -> Session | None:
     """The session `key` names: this machine's (listed or not), else another machine's listed row (sync), hidden
     ones too: what `lunavect open` and a notification's click open."""
-    found = next((s for s in all_sessions(conn) if s.id == key), None)
+    found = _own_session(conn, key)
     if found is None:
         found = next((s for s in read_sessions(conn, include_hidden=True) if s.id == key), None)
     return found
@@ -88,13 +100,8 @@ def find_session(conn: sqlite3.Connection, key: str) -> Session | None:
 
 def title_of(conn: sqlite3.Connection, key: str) -> str | None:
     """One session's title in this machine's snapshot (what a notification names it by), listed or not."""
-    row = conn.execute("SELECT data FROM snapshot WHERE id = ?", (key,)).fetchone()
-    if row is None:
-        return None
-    try:
-        return _decoder.decode(row[0]).title
-    except msgspec.DecodeError:
-        return None
+    found = _own_session(conn, key)
+    return found.title if found is not None else None
 
 
 class _Names(msgspec.Struct):
