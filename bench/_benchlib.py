@@ -161,6 +161,19 @@ class Run:
     wall_s: float
     cpu_s: float  # the child's user + system time
     status: int
+    peak_mb: float = 0.0  # the child's peak RSS
+
+
+def run_timed(argv: list[str], env: dict[str, str]) -> Run:
+    """Run argv (its output discarded) and measure it as a child of its own: `wait4` gives its rusage."""
+    import subprocess
+
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
+    wall = time.perf_counter() - start
+    return Run(wall, usage.ru_utime + usage.ru_stime, proc.returncode, usage.ru_maxrss / 1024)
 
 
 def spawn_timed(argv: list[str], payload: bytes, env: dict[str, str], out_fd: int) -> Run:

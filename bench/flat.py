@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from datetime import UTC
 
-from _benchlib import REPO, home_folders, machine_line, md_table  # noqa: E402
+from _benchlib import REPO, home_folders, machine_line, md_table, run_timed  # noqa: E402
 
 COMMANDS = {
     "--version": ["--version"],
@@ -84,14 +84,9 @@ def seed(sessions: int) -> None:
 
 
 def run(env: dict[str, str], args: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one command, a child of its own (`wait4` gives its rusage)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lunavect", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    _, _, usage = os.wait4(proc.pid, 0)
-    proc.returncode = 0
-    return time.perf_counter() - start, usage.ru_maxrss / 1024
+    """Wall seconds and peak RSS (MB) of one lunavect command."""
+    done = run_timed([sys.executable, "-m", "lunavect", *args], env)
+    return done.wall_s, done.peak_mb
 
 
 def stop_collector(env: dict[str, str]) -> None:

@@ -21,14 +21,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _benchlib import REPO, compile_tree, isolated_home, machine_line, md_table, shared_data  # noqa: E402
+from _benchlib import REPO, compile_tree, isolated_home, machine_line, md_table, run_timed, shared_data  # noqa: E402
 from _history import build  # noqa: E402
 from scale import Tree, cold_start, collector, lunavect, stop  # noqa: E402
 
@@ -38,13 +37,10 @@ CCUSAGE = CLIENTS_DIR / "ccusage" / "node_modules" / ".bin" / "ccusage"
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system, the command and the children it waited for) of one run."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{argv[0]} exited {proc.returncode}")
-    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+    done = run_timed(argv, env)
+    if done.status != 0:
+        raise RuntimeError(f"{argv[0]} exited {done.status}")
+    return done.wall_s, done.cpu_s
 
 
 def main() -> int:
