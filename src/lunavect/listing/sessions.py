@@ -211,7 +211,9 @@ def read_rows(
         chosen = tuple(sorted(states))
         marks = ", ".join("?" * len(chosen))
         own_where = f" AND state IN ({marks})"
-        remote_where = f" AND json_extract(data, '$.state') IN ({marks})"
+        # A damaged row is left out, as its decoding would leave it out of the whole list (json_extract raises
+        # on text that is not JSON, and one row must never stop the counters).
+        remote_where = f" AND CASE WHEN json_valid(data) THEN json_extract(data, '$.state') END IN ({marks})"
     after = auto_hide_after(conn)
     catalogs = dict(conn.execute("SELECT provider, at FROM catalog_listing").fetchall())
     # Other machines' sessions (sync) are listed beside this one's, as their hosts last said them; a session of

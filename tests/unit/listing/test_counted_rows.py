@@ -112,3 +112,17 @@ def test_the_counted_rows_are_found_through_the_snapshots_state_index(iso_env):
         "EXPLAIN QUERY PLAN SELECT id FROM snapshot WHERE listed = 1 AND state IN (?, ?)", ("working", "input")
     ).fetchall()
     assert any("snapshot_by_state" in str(step) for step in plan), plan
+
+
+def test_a_damaged_row_of_another_host_is_left_out_not_a_stop(iso_env):
+    """Text that is not JSON in a stored row (a damaged store) is left out of the counters, as the whole list
+    leaves it out: it never stops `counts`, `status` or the collector's tmux publishing."""
+    conn = iso_env.connect()
+    history(conn, 10)
+    conn.execute(
+        "INSERT INTO remote_session (host, id, data, revision, first_heard) VALUES ('there', 'claude:bad', '{bad', 1, ?)",
+        (NOW,),
+    )
+    conn.commit()
+    assert sessions.counts(conn, NOW) == sessions.count_sessions(sessions.read_sessions(conn, True, NOW))
+    assert [s.id for s in attention.summarize(conn, now=NOW).attention][:2] == ["claude:ask", "claude:r-ask"]
