@@ -275,6 +275,19 @@ def test_a_quick_approval_counts_once_the_catalog_showed_the_wait():
     assert state_at(play(*ASKING, catalog(2.1, "waiting", waiting_for="permission prompt")), 3) is State.PERMISSION
 
 
+def test_an_approval_before_any_tick_read_the_wait_counts_from_the_second_busy():
+    # The collector read the turn's busy, then the prompt came and was approved within a second, between two
+    # ticks: the catalog's next row is busy again, stamped after the prompt. Claude Code stamps a row only when
+    # its status changes (2.1.328), so it came back from the wait.
+    turn_busy = catalog(0.5, "busy")
+    facts = play(*BASH_TURN, turn_busy, ev("PermissionRequest", 2, tool="Bash"), catalog(2.4, "busy"))
+    decision = decide(facts, T0 + 3)
+    assert (decision.state, decision.activity) == (State.WORKING, "Bash")
+    # The same busy read again, at every tick, is no answer.
+    again = play(*BASH_TURN, turn_busy, ev("PermissionRequest", 2, tool="Bash"), catalog(0.5, "busy"))
+    assert state_at(again, 3) is State.PERMISSION
+
+
 def test_a_dialog_answered_in_the_client_works_again_from_the_catalogs_busy():
     facts = play(*BASH_TURN, ev("Notification", 2, notification="agent_needs_input"), catalog(6, "busy"))
     assert (decide(facts, T0 + 7).state, decide(facts, T0 + 7).since) == (State.WORKING, T0)

@@ -48,14 +48,20 @@ def _hooked_busy(facts: Facts, ev: Evidence) -> None:
 
 def _left_the_wait(facts: Facts, ev: Evidence) -> bool:
     """A `busy` row says the wait is over: it is newer than the wait's start by the margin, or the catalog
-    itself showed the wait since it began (then any later `busy` is its end, however quickly it came).
+    itself showed the wait since it began (then any later `busy` is its end, however quickly it came), or it
+    is a `busy` newer than the `busy` read before it. The client stamps a row only when its status changes, so
+    a second `busy` came back from another status: the wait, answered before a tick read it (an approval
+    within a second of the prompt left a 20-second command "Permission needed" for its whole run).
     `facts.catalog_status` is still the row before this one."""
     start = facts.phase_at if facts.phase_at is not None else ev.at
     if ev.at <= start:
         return False  # a row from before the wait (the turn's own busy) says nothing of its end
     was_at = facts.catalog_at
-    showed_wait = facts.catalog_status == "waiting" and was_at is not None and was_at >= start - CATALOG_MARGIN_S
-    return showed_wait or ev.at > start + CATALOG_MARGIN_S
+    if was_at is None:
+        return ev.at > start + CATALOG_MARGIN_S
+    showed_wait = facts.catalog_status == "waiting" and was_at >= start - CATALOG_MARGIN_S
+    busy_again = facts.catalog_status == "busy" and ev.at > was_at
+    return showed_wait or busy_again or ev.at > start + CATALOG_MARGIN_S
 
 
 def _hooked_waiting(facts: Facts, ev: Evidence) -> None:
