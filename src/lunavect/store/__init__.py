@@ -220,10 +220,16 @@ def prune_events(
 
     `since` is the previous prune's cut (its `now - window`, no later than this one's): a session's kind with no
     event stored since then has only its newest left, so only the kinds with an event stored since are looked
-    at, and a prune costs what was stored lately, not every session ever seen. None looks at every event.
+    at, and a prune costs what was stored lately, not every session ever seen. None looks at every event, once
+    the stored_at index shows one older than the window.
     """
     cut = now - window
     if since is None or since > cut:
+        if (
+            conn.execute("SELECT 1 FROM events INDEXED BY events_by_stored_at WHERE stored_at < ?", (cut,)).fetchone()
+            is None
+        ):
+            return 0  # nothing is that old (a first start's prune, with every event just stored): no scan of them all
         cursor = conn.execute(
             "DELETE FROM events WHERE stored_at < ? AND seq NOT IN "
             "(SELECT MAX(seq) FROM events GROUP BY provider, session_id, kind)",

@@ -230,3 +230,27 @@ def test_a_prune_since_the_last_cut_forgets_what_a_full_prune_forgets(tmp_path_f
         assert left[0] == left[1]
     full.close()
     quick.close()
+
+
+def test_a_first_prune_with_nothing_old_deletes_without_looking_at_every_event(iso_env):
+    """A collector's first prune (no earlier cut) over a store whose events were all stored just now, as at a
+    first start over years of history, is one index lookup: the grouping of every event was a twelfth of a cold
+    start's CPU. Once an event is older than the window, the same prune forgets it as before."""
+    conn = iso_env.connect()
+    with store.transaction(conn):
+        conn.executemany(
+            "INSERT INTO events (event_id, provider, session_id, kind, at, data, stored_at) "
+            "VALUES (?, 'claude', ?, 'Stop', ?, '{}', ?)",
+            [(f"e{i}", f"s{i % 3}", 1000.0 + i, 1000.0 + i) for i in range(12)],
+        )
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    with store.transaction(conn):
+        assert store.prune_events(conn, 1100.0, window=900.0) == 0
+    assert not [s for s in statements if "DELETE" in s], statements
+    with store.transaction(conn):
+        assert store.prune_events(conn, 1905.0, window=900.0) == 5  # e0 to e4: old, and none a session's newest
+    conn.set_trace_callback(None)
+    assert [row[0] for row in conn.execute("SELECT event_id FROM events ORDER BY seq")] == [
+        f"e{i}" for i in range(5, 12)
+    ]
