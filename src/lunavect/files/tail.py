@@ -13,7 +13,6 @@ backward search for a lifecycle boundary) stays theirs. A file of one JSON recor
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -111,6 +110,8 @@ def first_line(path: str, limit: int = 64 * 1024) -> bytes | None:
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # here: OpenSSL's load is a twentieth of a quick command's start, which never hashes
+
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
