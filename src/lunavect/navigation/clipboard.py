@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import sys
 
+from lunavect.navigation.terminals import tmux
+
 COPY_TIMEOUT_S = 10.0
 
 
@@ -29,8 +31,9 @@ def copy_argvs(environ: dict[str, str], platform: str = sys.platform) -> list[li
     if environ.get("DISPLAY"):
         argvs.append(["xclip", "-selection", "clipboard"])
         argvs.append(["xsel", "--clipboard", "--input"])
-    if environ.get("TMUX"):
-        argvs.append(["tmux", "load-buffer", "-w", "-"])
+    server = tmux.own_server(environ)
+    if server is not None:  # the text goes to a server of this user's only, never to another's `$TMUX`
+        argvs.append(["tmux", "-S", server.socket, "load-buffer", "-w", "-"])
     return argvs
 
 

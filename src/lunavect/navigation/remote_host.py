@@ -22,6 +22,7 @@ from lunavect.core.ids import is_session_id
 from lunavect.core.resume_command import ssh_attach_command, ssh_command
 from lunavect.host.name import machine_name
 from lunavect.navigation.open_result import OpenResult, Outcome
+from lunavect.navigation.terminals import tmux
 from lunavect.navigation.terminals.runner import Reply, run
 from lunavect.sync.keys import PROVIDER_NAME, valid_host
 
@@ -87,18 +88,16 @@ def open_remote(
     if problem is not None:
         return OpenResult(Outcome.UNAVAILABLE, f"cannot open it on another machine: {problem}")
     command, doing = way_there(host, key, live, in_tmux)
-    tmux = environ.get("TMUX", "")
-    if not tmux:
+    server = tmux.own_server(environ)
+    if server is None:  # outside tmux, or in a server of another user's (never talked to)
         return OpenResult(Outcome.RESUME, f"{doing} with: {command}", command=command)
-    parts = tmux.split(",")
-    target = ["-t", f"${parts[2]}:"] if len(parts) >= 3 and parts[2].isdigit() else []
     reply = runner(
         [
             "tmux",
             "-S",
-            parts[0],
+            server.socket,
             "new-window",
-            *target,
+            *server.target,
             "-P",
             "-F",
             "#{session_name}:#{window_index} #{pane_id}",

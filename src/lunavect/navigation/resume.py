@@ -21,7 +21,7 @@ from lunavect.core.resume_command import in_folder as _in_folder
 from lunavect.core.resume_command import resume_args as _resume_args
 from lunavect.navigation import clipboard
 from lunavect.navigation.open_result import OpenResult, Outcome
-from lunavect.navigation.terminals import macos
+from lunavect.navigation.terminals import macos, tmux
 from lunavect.navigation.terminals.runner import Reply, run
 
 # Terminals that take the command after `--` rather than `-e`.
@@ -74,22 +74,23 @@ def plan(
     return ResumePlan(cli=cli, args=args, cwd=cwd, display=display)
 
 
+# What a command run in another user's tmux server (`$TMUX` naming a socket that is not this user's) is told.
+NOT_YOURS = "the tmux server `$TMUX` names is not yours, so nothing is opened in it"
+
+
 def tmux_argv(p: ResumePlan, environ: dict[str, str]) -> list[str]:
-    """A new window in the tmux session this command runs in, or a new detached session."""
-    parts = environ.get("TMUX", "").split(",")
-    socket = parts[0]
-    base = ["tmux", "-S", socket] if socket else ["tmux"]
+    """A new window in the tmux session this command runs in (when `$TMUX`'s server is this user's: `in_tmux`
+    refuses another's), or a new detached session."""
+    server = tmux.own_server(environ)
+    base = ["tmux", "-S", server.socket] if server is not None else ["tmux"]
     # tmux expands `-c` as a format: a folder named `proj#(touch x)` would run `touch x`.
     cwd = ["-c", tmux_text.expanded_argument(p.cwd)] if p.cwd else []
     command = tmux_text.argument(shell_words(p.argv))
-    if socket:
-        # `$TMUX` is "<socket>,<server pid>,<session number>": the window opens in that session, not in
-        # whichever session tmux last used.
-        target = ["-t", f"${parts[2]}:"] if len(parts) >= 3 and parts[2].isdigit() else []
+    if server is not None:
         return [
             *base,
             "new-window",
-            *target,
+            *server.target,
             "-P",
             "-F",
             "#{session_name}:#{window_index} #{pane_id}",
@@ -112,6 +113,8 @@ def in_tmux(
     p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]], Reply] = run, done: str = "resumed"
 ) -> OpenResult:
     """`done` says what running the command does (a background session is attached, not resumed)."""
+    if environ.get("TMUX") and tmux.own_server(environ) is None:
+        return OpenResult(Outcome.UNAVAILABLE, NOT_YOURS, command=p.display)
     argv = tmux_argv(p, environ)
     reply = runner(argv)
     if reply.failure == "missing":

@@ -186,3 +186,26 @@ def test_the_owner_says_why(tmp_path) -> None:
         ownership.require_mine(path, ownership.FILE)
     with pytest.raises(FileNotFoundError):
         ownership.require_mine(tmp_path / "none", ownership.FILE)
+
+
+@pytest.mark.process
+def test_a_tmux_variable_naming_another_users_server_opens_no_window_there(
+    iso_env, shared, recording_tmux, monkeypatch
+):
+    """Resuming, opening another machine's session and copying a command use `$TMUX`'s server only when it is
+    this user's: named by `$TMUX`, another user's server gets no window and no text, and its hooks never run."""
+    from lunavect.navigation import clipboard, remote_host, resume
+    from lunavect.navigation.open_result import Outcome
+
+    victim = iso_env.home / ".profile"
+    socket_path = their_server(shared, victim)
+    monkeypatch.setenv("PATH", iso_env.env["PATH"])  # the recording tmux first
+    environ = {**iso_env.env, "TMUX": f"{socket_path},1,0"}
+    plan = resume.ResumePlan("/bin/true", (), str(iso_env.home), "true")
+    refused = resume.in_tmux(plan, environ)
+    assert refused.outcome == Outcome.UNAVAILABLE and "not yours" in refused.message
+    printed = remote_host.open_remote("alpha", "claude:abc", environ, in_tmux=True)
+    assert printed.outcome == Outcome.RESUME and printed.command == "ssh -t alpha lunavect open claude:abc --attach"
+    assert not [argv for argv in clipboard.copy_argvs(environ, "linux") if argv[0] == "tmux"]
+    assert not [c for c in recorded(recording_tmux) if str(socket_path) in c]
+    assert not victim.exists()

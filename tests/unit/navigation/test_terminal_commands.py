@@ -333,12 +333,33 @@ def test_resume_plan_needs_the_cli_and_the_folder(tmp_path) -> None:
 
 
 def test_resume_in_tmux_opens_a_window_in_the_callers_session(tmp_path) -> None:
+    import socket as sock
+
     plan = resume.ResumePlan("/bin/claude", ("--resume", "abc"), str(tmp_path), "x")
-    argv = resume.tmux_argv(plan, {"TMUX": "/tmp/s,123,4"})
-    assert argv[:6] == ["tmux", "-S", "/tmp/s", "new-window", "-t", "$4:"]
+    server = sock.socket(sock.AF_UNIX)
+    server.bind(str(tmp_path / "s"))  # this user's socket, as a tmux server of theirs binds it
+    try:
+        argv = resume.tmux_argv(plan, {"TMUX": f"{tmp_path}/s,123,4"})
+    finally:
+        server.close()
+    assert argv[:6] == ["tmux", "-S", f"{tmp_path}/s", "new-window", "-t", "$4:"]
     assert argv[-3:] == ["-c", str(tmp_path), "/bin/claude --resume abc"]
     outside = resume.tmux_argv(plan, {})
     assert outside[:3] == ["tmux", "new-session", "-d"]
+
+
+def test_a_tmux_variable_naming_no_socket_of_this_users_opens_nothing_and_copies_nothing(tmp_path) -> None:
+    """`$TMUX` is used only when its socket is this user's (tests/unit/hostile/test_other_users_tmux.py has a
+    real server of another user's): no new window, no `tmux -S` to it, no clipboard text for it."""
+    plan = resume.ResumePlan("/bin/claude", ("--resume", "abc"), str(tmp_path), "claude --resume abc")
+    (tmp_path / "plain").write_text("")  # no socket at all
+    for socket_path in (tmp_path / "missing", tmp_path / "plain"):
+        environ = {"TMUX": f"{socket_path},1,0"}
+        refused = resume.in_tmux(plan, environ, runner=pytest.fail)
+        assert refused.outcome == Outcome.UNAVAILABLE and refused.command == "claude --resume abc"
+        assert "not yours" in refused.message
+        assert resume.tmux_argv(plan, environ)[:2] == ["tmux", "new-session"]
+        assert not [argv for argv in clipboard.copy_argvs({**environ, "DISPLAY": ":0"}, "linux") if argv[0] == "tmux"]
 
 
 def test_resume_in_a_terminal_window(tmp_path) -> None:
@@ -359,13 +380,21 @@ def test_resume_in_a_terminal_window(tmp_path) -> None:
     assert gnome[1] == "--"
 
 
-def test_clipboard_commands_per_desktop() -> None:
+def test_clipboard_commands_per_desktop(tmp_path) -> None:
+    import socket as sock
+
     assert clipboard.copy_argvs({}, "darwin") == [["pbcopy"]]
     assert clipboard.copy_argvs({"WAYLAND_DISPLAY": "w"}, "linux") == [["wl-copy"]]
-    assert clipboard.copy_argvs({"DISPLAY": ":0", "TMUX": "/s,1,0"}, "linux") == [
+    server = sock.socket(sock.AF_UNIX)
+    server.bind(str(tmp_path / "s"))
+    try:
+        argvs = clipboard.copy_argvs({"DISPLAY": ":0", "TMUX": f"{tmp_path}/s,1,0"}, "linux")
+    finally:
+        server.close()
+    assert argvs == [
         ["xclip", "-selection", "clipboard"],
         ["xsel", "--clipboard", "--input"],
-        ["tmux", "load-buffer", "-w", "-"],
+        ["tmux", "-S", f"{tmp_path}/s", "load-buffer", "-w", "-"],
     ]
     with pytest.raises(clipboard.ClipboardError):
         clipboard.copy("x", {"PATH": "/nonexistent"})

@@ -14,7 +14,7 @@ client's process). These are the only places sockets come from: every `tmux -S` 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from lunavect.core.resume_command import shell_words
@@ -148,15 +148,37 @@ def choose_client(clients: list[Client], pane: Pane, own_tty: str | None, own_se
     return max(clients, key=lambda c: c.activity)
 
 
+@dataclass(frozen=True)
+class OwnServer:
+    """The tmux server a command runs in, as `$TMUX` names it ("<socket>,<server pid>,<session number>")."""
+
+    socket: str
+    session: str | None  # the session's number, for `-t '$N:'`: a new window opens there, not in tmux's last one
+
+    @property
+    def target(self) -> list[str]:
+        return ["-t", f"${self.session}:"] if self.session is not None else []
+
+
+def own_server(environ: Mapping[str, str], uid: int | None = None) -> OwnServer | None:
+    """`$TMUX`'s server when its socket is this user's; None outside tmux, and for a socket of another user's,
+    which lunavect never talks to (a new window there, or the clipboard's text, would be theirs). Every use of
+    `$TMUX` goes through here."""
+    parts = environ.get("TMUX", "").split(",")
+    if not parts[0] or not is_mine(parts[0], SOCKET, os.getuid() if uid is None else uid):
+        return None
+    return OwnServer(parts[0], parts[2] if len(parts) >= 3 and parts[2].isdigit() else None)
+
+
 def default_sockets(uid: int | None = None, environ: dict[str, str] | None = None) -> list[str]:
     """The sockets in tmux's default folder (`$TMUX_TMPDIR` or /tmp, then `tmux-<uid>`), and `$TMUX`'s: only
     a folder of this user's that no one else may write (tmux's own check of it), and only sockets of theirs."""
     env = os.environ if environ is None else environ
     uid = os.getuid() if uid is None else uid
     found: list[str] = []
-    own = env.get("TMUX", "").split(",")[0]
-    if own and is_mine(own, SOCKET, uid):
-        found.append(own)
+    own = own_server(env, uid)
+    if own is not None:
+        found.append(own.socket)
     folder = os.path.join(env.get("TMUX_TMPDIR") or "/tmp", f"tmux-{uid}")
     if not is_mine(folder, FOLDER, uid):
         return found
