@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -130,6 +131,34 @@ def test_this_users_own_server_is_found_and_published_to(iso_env, shared, record
     out = iso_env.cli("tmux", "install")
     assert "1 running tmux server" in out.stdout, out.stdout
     assert any(f"-S {path} source-file" in c for c in recorded(recording_tmux))
+    # The block it sourced runs `lunavect tmux publish` in the background, which starts a collector (and starts it
+    # again if it stops while it waits): both waited for here, so that the teardown's stop is the last word (a
+    # collector started after it outlived the test).
+    deadline = time.monotonic() + 30
+    while not _collector_runs(iso_env.data) or _publishing(iso_env.data):
+        assert time.monotonic() < deadline, "the sourced block's publish did not end"
+        time.sleep(0.05)
+
+
+def _collector_runs(data: Path) -> bool:
+    try:
+        pid = int((data / "collector.lock").read_text().strip() or 0)
+    except (OSError, ValueError):
+        return False
+    return pid > 0 and Path(f"/proc/{pid}").exists()
+
+
+def _publishing(data: Path) -> bool:
+    """Whether a `lunavect tmux publish` of this home still runs."""
+    import psutil
+
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if proc.info["cmdline"][-2:] == ["tmux", "publish"] and proc.environ().get("LUNAVECT_HOME") == str(data):
+                return True
+        except (psutil.Error, TypeError):
+            continue
+    return False
 
 
 def test_a_folder_others_may_write_and_a_link_are_refused(tmp_path, monkeypatch) -> None:
