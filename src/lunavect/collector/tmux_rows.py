@@ -27,6 +27,8 @@ RECHECK_S = 30.0
 TMUX_TIMEOUT_S = 2.0
 
 _decoder = msgspec.json.Decoder(Session)
+# How the snapshot (written by msgspec, compact) says a row's client still runs: a row without it is not decoded.
+_OPEN = b'"open":true'
 _encoder = msgspec.json.Encoder()
 
 Place = tuple[int, float | None, str]
@@ -56,6 +58,8 @@ class TmuxRows:
         marked: dict[str, bytes] = {}
         for key, data in rows.items():
             marked[key] = data
+            if _OPEN not in data:
+                continue  # an ended session (nearly every row of a long history): not decoded at each publish
             try:
                 session = _decoder.decode(data)
             except msgspec.DecodeError:
