@@ -286,6 +286,10 @@ def test_an_approval_before_any_tick_read_the_wait_counts_from_the_second_busy()
     # The same busy read again, at every tick, is no answer.
     again = play(*BASH_TURN, turn_busy, ev("PermissionRequest", 2, tool="Bash"), catalog(0.5, "busy"))
     assert state_at(again, 3) is State.PERMISSION
+    # Nor is a busy after an earlier turn's busy (its idle never read): this turn's own busy, written late.
+    earlier_turn = (catalog(-30, "busy"), ev("Stop", -20, background=()))
+    late = play(*earlier_turn, *BASH_TURN, ev("PermissionRequest", 2, tool="Bash"), catalog(2.4, "busy"))
+    assert state_at(late, 3) is State.PERMISSION
 
 
 def test_a_dialog_answered_in_the_client_works_again_from_the_catalogs_busy():

@@ -60,7 +60,10 @@ def _left_the_wait(facts: Facts, ev: Evidence) -> bool:
     if was_at is None:
         return ev.at > start + CATALOG_MARGIN_S
     showed_wait = facts.catalog_status == "waiting" and was_at >= start - CATALOG_MARGIN_S
-    busy_again = facts.catalog_status == "busy" and ev.at > was_at
+    # The busy before it must be this turn's (read at its start or later): a busy left from an earlier turn whose
+    # idle no tick read, followed by this turn's own busy written late, is no answer.
+    this_turns = facts.turn_started is None or was_at >= facts.turn_started - CATALOG_MARGIN_S
+    busy_again = facts.catalog_status == "busy" and ev.at > was_at and this_turns
     return showed_wait or busy_again or ev.at > start + CATALOG_MARGIN_S
 
 

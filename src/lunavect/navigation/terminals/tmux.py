@@ -163,7 +163,7 @@ class OwnServer:
 def own_server(environ: Mapping[str, str], uid: int | None = None) -> OwnServer | None:
     """`$TMUX`'s server when its socket is this user's; None outside tmux, and for a socket of another user's,
     which lunavect never talks to (a new window there, or the clipboard's text, would be theirs). Every use of
-    `$TMUX` goes through here."""
+    `$TMUX`'s socket goes through here (elsewhere its presence alone is asked: is this command inside tmux)."""
     parts = environ.get("TMUX", "").split(",")
     if not parts[0] or not is_mine(parts[0], SOCKET, os.getuid() if uid is None else uid):
         return None
