@@ -24,6 +24,20 @@ SOURCE = "transcript"
 MAX_LINE_BYTES = 8 << 20
 
 
+# The evidence each kind of line a client's reader names is, whichever client's reader named it (each names only
+# the kinds its client writes; `cancelled` is Gemini CLI's and Qwen Code's word for an interrupted turn).
+KINDS = {
+    "prompt": "TranscriptPrompt",
+    "reply": "TranscriptResponse",
+    "interrupt": "TranscriptInterrupt",
+    "cancelled": "TranscriptInterrupt",
+    "api_error": "TranscriptApiError",
+    "compacted": "TranscriptCompacted",
+    "tool_use": "TranscriptToolUse",
+    "tool_result": "TranscriptToolResult",
+}
+
+
 class FileSummary(Protocol):
     """What the meta evidence needs of a file's summary, whichever client's summary it is."""
 
@@ -91,22 +105,21 @@ def fold(
     read.evidence.extend(activity[last_prompt:])
 
 
-def meta_evidence(
-    provider: str, read: FileRead[Any], title: str | None, cwd: str | None, now: float
-) -> tuple[str, Evidence] | None:
-    """The session's title, folder and file, when they changed: never activity (its time is the session's own)."""
+def add_meta(provider: str, read: FileRead[Any], title: str | None, cwd: str | None, now: float) -> None:
+    """The session's title, folder and file, first among the read's evidence when they changed: never activity (its
+    time is the session's own)."""
     summary = read.summary
     sid = summary.session_id
     if sid is None:
-        return None
+        return
     values = (title, cwd, read.path)
     key = hashlib.blake2b(repr(values).encode(), digest_size=8).hexdigest()
     if key == summary.sent_meta:
-        return None
+        return
     summary.sent_meta = key
     at = summary.started or summary.last_at or now
     evidence = Evidence(provider, sid, "TranscriptMeta", at, SOURCE, title=title, cwd=cwd, transcript=read.path)
-    return f"{provider}-meta:{sid}:{key}", evidence
+    read.evidence.insert(0, (f"{provider}-meta:{sid}:{key}", evidence))
 
 
-__all__ = ["MAX_LINE_BYTES", "SOURCE", "FileRead", "FileSummary", "Record", "fold", "meta_evidence"]
+__all__ = ["KINDS", "MAX_LINE_BYTES", "SOURCE", "FileRead", "FileSummary", "Record", "add_meta", "fold"]

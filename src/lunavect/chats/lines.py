@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from lunavect.chats.file_read import MAX_LINE_BYTES, SOURCE, FileRead, fold, meta_evidence
+from lunavect.chats.file_read import KINDS, MAX_LINE_BYTES, SOURCE, FileRead, add_meta, fold
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.tokens import Tokens
 from lunavect.files.tail import Cursor, read_appended
@@ -150,9 +150,7 @@ def read_chat(
 def fold_lines(read: ChatRead, lines: list[bytes], cwd: str | None, now: float) -> None:
     """Fold a file's lines into its read: the summary, the tokens, and the activity from its last prompt on."""
     fold(read, lines, read.reader.read_line, _take)
-    meta = meta_evidence(read.reader.provider, read, read.summary.summary or read.summary.title, cwd, now)
-    if meta is not None:
-        read.evidence.insert(0, meta)
+    add_meta(read.reader.provider, read, read.summary.summary or read.summary.title, cwd, now)
 
 
 def _take(read: ChatRead, line: Line) -> list[tuple[str, Evidence]]:
@@ -200,15 +198,6 @@ def _count(read: ChatRead, line: Line) -> None:
         summary.usage_at = line.at
 
 
-_KINDS = {
-    "prompt": "TranscriptPrompt",
-    "reply": "TranscriptResponse",
-    "api_error": "TranscriptApiError",
-    "cancelled": "TranscriptInterrupt",
-    "compacted": "TranscriptCompacted",
-}
-
-
 def evidence_of(provider: str, session_id: str, line: Line) -> list[tuple[str, Evidence]]:
     """The evidence of one message, each with its stable id (the client's message id and what it says)."""
     assert line.at is not None
@@ -243,7 +232,7 @@ def evidence_of(provider: str, session_id: str, line: Line) -> list[tuple[str, E
             for call in line.calls
             if call.status is not None
         ]
-    kind = _KINDS.get(line.kind)
+    kind = KINDS.get(line.kind)
     if kind is None:
         return []
     evidence = Evidence(

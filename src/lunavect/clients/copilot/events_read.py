@@ -16,7 +16,7 @@ from typing import TypeAlias
 
 import msgspec
 
-from lunavect.chats.file_read import MAX_LINE_BYTES, SOURCE, FileRead, fold, meta_evidence
+from lunavect.chats.file_read import KINDS, MAX_LINE_BYTES, SOURCE, FileRead, add_meta, fold
 from lunavect.clients.copilot.layout import session_of
 from lunavect.clients.copilot.records import Line, read_line
 from lunavect.core.ids import is_session_id
@@ -65,9 +65,7 @@ def read_events(
         path, found.cursor, summary, restarted=found.restarted, skipped=found.skipped, partial=found.partial
     )
     fold(read, found.lines, read_line, _take)
-    meta = meta_evidence(PROVIDER, read, summary.name or summary.title, summary.cwd, now)
-    if meta is not None:
-        read.evidence.insert(0, meta)
+    add_meta(PROVIDER, read, summary.name or summary.title, summary.cwd, now)
     read.bytes_read = found.bytes_read
     return read
 
@@ -98,20 +96,9 @@ def _learn(read: EventsRead, line: Line) -> None:
             summary.context, summary.window, summary.usage_at = line.context, line.window, line.at
 
 
-_KINDS = {
-    "prompt": "TranscriptPrompt",
-    "reply": "TranscriptResponse",
-    "interrupt": "TranscriptInterrupt",
-    "api_error": "TranscriptApiError",
-    "compacted": "TranscriptCompacted",
-    "tool_use": "TranscriptToolUse",
-    "tool_result": "TranscriptToolResult",
-}
-
-
 def evidence_of(session_id: str, line: Line) -> list[tuple[str, Evidence]]:
     """The evidence of one record, with its stable id (the record's own)."""
-    kind = _KINDS.get(line.kind)
+    kind = KINDS.get(line.kind)
     if kind is None or line.at is None:
         return []
     evidence = Evidence(

@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 import msgspec
 
-from lunavect.chats.file_read import MAX_LINE_BYTES, SOURCE, FileRead, fold, meta_evidence
+from lunavect.chats.file_read import KINDS, MAX_LINE_BYTES, SOURCE, FileRead, add_meta, fold
 from lunavect.clients.pi.records import Line, read_line
 from lunavect.core.clients import PI
 from lunavect.core.ids import is_session_id
@@ -59,9 +59,7 @@ def read_session(path: str, stored: tuple[Cursor, Summary] | None, budget: int, 
         path, found.cursor, summary, restarted=found.restarted, skipped=found.skipped, partial=found.partial
     )
     fold(read, found.lines, read_line, _take)
-    meta = meta_evidence(PI.id, read, summary.name or summary.title, summary.cwd, now)
-    if meta is not None:
-        read.evidence.insert(0, meta)
+    add_meta(PI.id, read, summary.name or summary.title, summary.cwd, now)
     read.bytes_read = found.bytes_read
     return read
 
@@ -93,16 +91,6 @@ def _learn(read: SessionRead, line: Line) -> None:
             summary.context, summary.usage_at = line.context, line.at
 
 
-_KINDS = {
-    "prompt": "TranscriptPrompt",
-    "reply": "TranscriptResponse",
-    "interrupt": "TranscriptInterrupt",
-    "api_error": "TranscriptApiError",
-    "compacted": "TranscriptCompacted",
-    "tool_result": "TranscriptToolResult",
-}
-
-
 def evidence_of(session_id: str, line: Line) -> list[tuple[str, Evidence]]:
     """The evidence of one entry, with its stable ids (the entry's own, and each tool call's)."""
     assert line.at is not None
@@ -116,7 +104,7 @@ def evidence_of(session_id: str, line: Line) -> list[tuple[str, Evidence]]:
             )
             for call in line.calls
         ]
-    kind = _KINDS.get(line.kind)
+    kind = KINDS.get(line.kind)
     if kind is None:
         return []
     evidence = Evidence(
