@@ -1,6 +1,7 @@
 """What every incremental read of a client's session file shares, whichever client wrote the file (Gemini CLI's and
-Qwen Code's chat files through `lines`, Pi's session files, Copilot CLI's events files): the read itself, the fold
-that keeps only the activity from the last prompt on, and the evidence of the session's title, folder and file.
+Qwen Code's chat files through `lines`, Pi's session files, Copilot CLI's events files): the read itself, the
+evidence kind of each kind of line, the fold that keeps only the activity from the last prompt on, and the evidence
+of the session's title, folder and file.
 
 Each client reads its own lines and builds its own activity's evidence (their ids are its own); what they share
 lives here once, so the rule that a newer prompt supersedes what came before it, and the id of a session's meta
