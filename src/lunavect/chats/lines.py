@@ -14,7 +14,6 @@ a long history costs a few rows.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sqlite3
 from collections.abc import Callable
@@ -22,14 +21,12 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from lunavect.chats.file_read import KINDS, MAX_LINE_BYTES, SOURCE, FileRead, add_meta, fold
 from lunavect.core.model import Evidence, session_key
 from lunavect.core.tokens import Tokens
 from lunavect.files.tail import Cursor, read_appended
 from lunavect.usage import ledger
 
-SOURCE = "transcript"
-# A line longer than this (a huge tool result) is skipped unread, and counted.
-MAX_LINE_BYTES = 8 << 20
 # How many message ids whose tokens were counted a summary remembers: the client writes a message again
 # within its own turn, so the latest ones suffice to count each once.
 COUNTED_IDS = 64
@@ -119,23 +116,10 @@ class Summary(msgspec.Struct):
 
 
 @dataclass
-class ChatRead:
-    path: str
-    cursor: Cursor
-    summary: Summary
-    reader: Reader
-    evidence: list[tuple[str, Evidence]] = field(default_factory=list)
-    deltas: ledger.Deltas = field(default_factory=ledger.Deltas)
-    restarted: bool = False
-    bytes_read: int = 0
-    # Lines this read skipped unread (too long, not a record): counted, never raised.
-    skipped: int = 0
-    # More complete lines remain past the cursor (the byte budget ran out).
-    partial: bool = False
+class ChatRead(FileRead[Summary]):
+    """The shared read (`file_read`), with the client's reader of its lines."""
 
-    @property
-    def session_id(self) -> str | None:
-        return self.summary.session_id
+    reader: Reader = field(kw_only=True)
 
 
 def read_chat(
@@ -153,7 +137,7 @@ def read_chat(
         path,
         found.cursor,
         Summary() if found.restarted else msgspec.structs.replace(summary, counted=list(summary.counted)),
-        reader,
+        reader=reader,
         restarted=found.restarted,
         skipped=found.skipped,
         partial=found.partial,
@@ -165,29 +149,18 @@ def read_chat(
 
 def fold_lines(read: ChatRead, lines: list[bytes], cwd: str | None, now: float) -> None:
     """Fold a file's lines into its read: the summary, the tokens, and the activity from its last prompt on."""
+    fold(read, lines, read.reader.read_line, _take)
+    add_meta(read.reader.provider, read, read.summary.summary or read.summary.title, cwd, now)
+
+
+def _take(read: ChatRead, line: Line) -> list[tuple[str, Evidence]]:
     summary = read.summary
-    activity: list[tuple[str, Evidence]] = []
-    last_prompt = 0
-    for data in lines:
-        if not data.strip():
-            continue
-        line = read.reader.read_line(data)
-        if line is None:
-            read.skipped += 1
-            continue
-        _learn(summary, line)
-        sid = summary.session_id
-        if sid is None or line.at is None:
-            continue
-        _count(read, line)
-        found = evidence_of(read.reader.provider, sid, line)
-        if line.kind == "prompt" and found:
-            last_prompt = len(activity)
-        activity.extend(found)
-    read.evidence.extend(activity[last_prompt:])
-    meta = meta_evidence(read, cwd, now)
-    if meta is not None:
-        read.evidence.insert(0, meta)
+    _learn(summary, line)
+    sid = summary.session_id
+    if sid is None or line.at is None:
+        return []
+    _count(read, line)
+    return evidence_of(read.reader.provider, sid, line)
 
 
 def _learn(summary: Summary, line: Line) -> None:
@@ -225,15 +198,6 @@ def _count(read: ChatRead, line: Line) -> None:
         summary.usage_at = line.at
 
 
-_KINDS = {
-    "prompt": "TranscriptPrompt",
-    "reply": "TranscriptResponse",
-    "api_error": "TranscriptApiError",
-    "cancelled": "TranscriptInterrupt",
-    "compacted": "TranscriptCompacted",
-}
-
-
 def evidence_of(provider: str, session_id: str, line: Line) -> list[tuple[str, Evidence]]:
     """The evidence of one message, each with its stable id (the client's message id and what it says)."""
     assert line.at is not None
@@ -268,31 +232,13 @@ def evidence_of(provider: str, session_id: str, line: Line) -> list[tuple[str, E
             for call in line.calls
             if call.status is not None
         ]
-    kind = _KINDS.get(line.kind)
+    kind = KINDS.get(line.kind)
     if kind is None:
         return []
     evidence = Evidence(
         provider, session_id, kind, line.at, SOURCE, http_status=line.http_status, error_detail=line.error_detail
     )
     return [(f"{base}:{line.kind}", evidence)]
-
-
-def meta_evidence(read: ChatRead, cwd: str | None, now: float) -> tuple[str, Evidence] | None:
-    """The session's title, folder and file, when they changed: never activity (its time is the session's own)."""
-    summary = read.summary
-    sid = summary.session_id
-    if sid is None:
-        return None
-    title = summary.summary or summary.title
-    values = (title, cwd, read.path)
-    key = hashlib.blake2b(repr(values).encode(), digest_size=8).hexdigest()
-    if key == summary.sent_meta:
-        return None
-    summary.sent_meta = key
-    at = summary.started or summary.last_at or now
-    provider = read.reader.provider
-    evidence = Evidence(provider, sid, "TranscriptMeta", at, SOURCE, title=title, cwd=cwd, transcript=read.path)
-    return f"{provider}-meta:{sid}:{key}", evidence
 
 
 def save_usage(

@@ -18,11 +18,12 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
 from lunavect import store
+from lunavect.chats.file_read import FileRead
 from lunavect.chats.lines import ChatRead, Cursor, Summary
 from lunavect.core.model import Evidence, session_key
 from lunavect.evidence import file_cursors
@@ -38,23 +39,6 @@ TICK_BUDGET_BYTES = 16 << 20
 SWEEP_S = 30.0
 
 S = TypeVar("S", bound=msgspec.Struct)
-
-
-class FileRead(Protocol[S]):
-    """What one incremental read of a file gives that the shared body saves and hands on, whichever reader
-    made it."""
-
-    path: str
-    cursor: Cursor
-    summary: S
-    evidence: list[tuple[str, Evidence]]
-    restarted: bool
-    bytes_read: int
-    skipped: int
-    partial: bool
-
-    @property
-    def session_id(self) -> str | None: ...
 
 
 R = TypeVar("R", bound=FileRead[Any])

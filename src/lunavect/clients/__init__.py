@@ -161,18 +161,24 @@ class Face(ABC, Generic[S]):
         """The conversation of one of its files."""
 
 
-# -- the face of a client whose command hooks live in its own settings.json and whose every session appears from
-# its chat files, hooks or not: one body for what such faces share, each client's package giving its own modules
-# (as protocols mypy checks a module against) and its source, so that neither client imports the other.
+# -- the face of a client whose every answer is one of its package's modules (its hook records' mapping, its
+# installer of a file of lunavect's own, its screen readers, its conversation files): one body for what such faces
+# share, each client's package naming its own modules (as protocols mypy checks a module against), so that no
+# client imports another.
 
 
-class Installer(Protocol):
-    def status(self, path: Path | None = None) -> FileStatus: ...
+class HooksInstaller(Protocol[S]):
+    """A client's installer of the one file its hooks are (a hooks file, its settings' hooks, an extension)."""
+
+    def status(self) -> S: ...
+    def describe_status(self, state: S) -> str: ...
+    def install(self) -> bool: ...
+    def uninstall(self) -> bool: ...
+    def describe_install(self, changed: bool) -> str: ...
+
+
+class Installer(HooksInstaller[FileStatus], Protocol):
     def report(self, state: FileStatus) -> dict: ...
-    def describe_status(self, state: FileStatus) -> str: ...
-    def install(self, path: Path | None = None) -> bool: ...
-    def uninstall(self, path: Path | None = None) -> bool: ...
-    def describe_install(self, changed: bool, path: Path | None = None) -> str: ...
     def settings_path(self) -> Path: ...
 
 
@@ -184,9 +190,12 @@ class Layout(Protocol):
     def home(self, environ: dict[str, str] | None = None) -> Path: ...
 
 
-class Pane(Protocol):
+class Screens(Protocol):
     def read_prompt(self, screen: str) -> PromptReading: ...
     def read_dialog(self, screen: str) -> Dialog | None: ...
+
+
+class Pane(Screens, Protocol):
     def read_title(self, title: str) -> str | None: ...
 
 
@@ -195,14 +204,55 @@ class Conversations(Protocol):
     def conversation_at(self, path: Path) -> Conversation: ...
 
 
-class ChatFilesFace(Face[FileStatus]):
-    """Its hooks are the command shim in settings.json (no HTTP hooks, nothing more to ask of the client)."""
+class ModulesFace(Face[S]):
+    """Its hooks are one file lunavect writes with the command shim or a plugin of its own (no HTTP hooks, nothing
+    more to ask of the client), which its installer refuses to touch with `REFUSED`."""
+
+    INSTALL: HooksInstaller[S]
+    HOOKS: Hooks
+    PANE: Screens
+    CONVERSATION: Conversations
+    REFUSED: ClassVar[type[Exception]]
+
+    @abstractmethod
+    def hooks_file(self) -> Path:
+        """The file its hooks are, named by `hooks uninstall`."""
+
+    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None:
+        return self.HOOKS.evidence_from_record(record)
+
+    def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> S:
+        return self.INSTALL.status()
+
+    def describe_status(self, status: S) -> str:
+        return self.INSTALL.describe_status(status)
+
+    def install_hooks(self, *, http: Http | None = None) -> list[str]:
+        return outcome.install_lines(self.CLIENT.id, self.INSTALL.install, self.INSTALL.describe_install, self.REFUSED)
+
+    def uninstall_hooks(self) -> list[str]:
+        return outcome.uninstall_lines(self.CLIENT.id, self.INSTALL.uninstall, self.hooks_file(), self.REFUSED)
+
+    def read_prompt(self, screen: str) -> PromptReading:
+        return self.PANE.read_prompt(screen)
+
+    def read_dialog(self, screen: str) -> Dialog | None:
+        return self.PANE.read_dialog(screen)
+
+    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
+        return self.CONVERSATION.find_conversation(session_id, conn)
+
+    def conversation_at(self, path: Path) -> Conversation:
+        return self.CONVERSATION.conversation_at(path)
+
+
+class ChatFilesFace(ModulesFace[FileStatus]):
+    """Its hooks are the command shim in settings.json, and every session of it appears from its chat files."""
 
     INSTALL: Installer
-    HOOKS: Hooks
     LAYOUT: Layout
     PANE: Pane
-    CONVERSATION: Conversations
+    REFUSED = HooksFileError
     # What its hooks add to its chat files, in the empty list's advice.
     HOOKS_GIVE: ClassVar[str] = "permission prompts and exact states"
 
@@ -210,20 +260,14 @@ class ChatFilesFace(Face[FileStatus]):
     def new_source(self) -> Source:
         """Its chat files: every session of it appears from them, hooks or not."""
 
-    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None:
-        return self.HOOKS.evidence_from_record(record)
-
     def home(self) -> Path:
         return self.LAYOUT.home()
 
-    def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> FileStatus:
-        return self.INSTALL.status()
+    def hooks_file(self) -> Path:
+        return self.INSTALL.settings_path()
 
     def hooks_report(self, status: FileStatus) -> dict:
         return self.INSTALL.report(status)
-
-    def describe_status(self, status: FileStatus) -> str:
-        return self.INSTALL.describe_status(status)
 
     def setup_lines(self, hooks: str) -> list[str]:
         name = self.CLIENT.name
@@ -234,31 +278,8 @@ class ChatFilesFace(Face[FileStatus]):
             f"run `lunavect hooks install` for {self.HOOKS_GIVE}.",
         ]
 
-    def install_hooks(self, *, http: Http | None = None) -> list[str]:
-        """Install or repair its hooks in settings.json (the command shim: `http` is not for these clients)."""
-        return outcome.install_lines(
-            self.CLIENT.id, self.INSTALL.install, self.INSTALL.describe_install, HooksFileError
-        )
-
-    def uninstall_hooks(self) -> list[str]:
-        return outcome.uninstall_lines(
-            self.CLIENT.id, self.INSTALL.uninstall, self.INSTALL.settings_path(), HooksFileError
-        )
-
-    def read_prompt(self, screen: str) -> PromptReading:
-        return self.PANE.read_prompt(screen)
-
-    def read_dialog(self, screen: str) -> Dialog | None:
-        return self.PANE.read_dialog(screen)
-
     def read_title(self, title: str) -> str | None:
         return self.PANE.read_title(title)
-
-    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
-        return self.CONVERSATION.find_conversation(session_id, conn)
-
-    def conversation_at(self, path: Path) -> Conversation:
-        return self.CONVERSATION.conversation_at(path)
 
 
 _faces: dict[str, Face[Any]] = {}

@@ -9,26 +9,27 @@ light and comes with the face. The modules behind it are this package's own: cal
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lunavect.clients import Face
+from lunavect.clients import ModulesFace
 from lunavect.clients.copilot import conversation, hooks, install, layout, pane
 from lunavect.core.clients import COPILOT
-from lunavect.install import outcome
-from lunavect.install.command import Http
 
 if TYPE_CHECKING:
-    from lunavect.conversation.source import Source as Conversation
-    from lunavect.core.model import Evidence
-    from lunavect.core.pane_reading import Dialog, PromptReading
     from lunavect.evidence.sources import Source
-    from lunavect.evidence.spool_record import SpoolRecord
 
 
-class CopilotFace(Face[install.Status]):
+class CopilotFace(ModulesFace[install.Status]):
+    """Its hooks are a hooks file of lunavect's own (the command shim; Copilot CLI has no HTTP hooks lunavect
+    uses, nothing more to ask of it)."""
+
     CLIENT = COPILOT
+    INSTALL = install
+    HOOKS = hooks
+    PANE = pane
+    CONVERSATION = conversation
+    REFUSED = install.HooksError
 
     def new_source(self) -> Source:
         """Its events files: every Copilot CLI session appears from them, hooks or not."""
@@ -36,23 +37,14 @@ class CopilotFace(Face[install.Status]):
 
         return CopilotSource()
 
-    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None:
-        return hooks.evidence_from_record(record)
-
     def home(self) -> Path:
         return layout.home()
 
-    # -- its hooks
-
-    def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> install.Status:
-        """What lunavect's hooks file says (Copilot CLI has no HTTP hooks lunavect uses, nothing more to ask)."""
-        return install.status()
+    def hooks_file(self) -> Path:
+        return install.hooks_path()
 
     def hooks_report(self, status: install.Status) -> dict:
         return install.report(status)
-
-    def describe_status(self, status: install.Status) -> str:
-        return install.describe_status(status)
 
     def setup_lines(self, hooks: str) -> list[str]:
         name = self.CLIENT.name
@@ -62,27 +54,6 @@ class CopilotFace(Face[install.Status]):
             f"{name} hooks: {hooks}. Its sessions still appear from their events files;",
             "run `lunavect hooks install` for permission prompts, questions and exact states.",
         ]
-
-    def install_hooks(self, *, http: Http | None = None) -> list[str]:
-        """Write lunavect's hooks file (the command shim: `http` is not Copilot CLI's)."""
-        return outcome.install_lines(self.CLIENT.id, install.install, install.describe_install, install.HooksError)
-
-    def uninstall_hooks(self) -> list[str]:
-        return outcome.uninstall_lines(self.CLIENT.id, install.uninstall, install.hooks_path(), install.HooksError)
-
-    # -- read on demand
-
-    def read_prompt(self, screen: str) -> PromptReading:
-        return pane.read_prompt(screen)
-
-    def read_dialog(self, screen: str) -> Dialog | None:
-        return pane.read_dialog(screen)
-
-    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
-        return conversation.find_conversation(session_id, conn)
-
-    def conversation_at(self, path: Path) -> Conversation:
-        return conversation.conversation_at(path)
 
 
 FACE = CopilotFace()

@@ -12,11 +12,11 @@ row of it.
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import msgspec
 
+from lunavect.chats.file_read import KINDS, MAX_LINE_BYTES, SOURCE, FileRead, add_meta, fold
 from lunavect.clients.copilot.layout import session_of
 from lunavect.clients.copilot.records import Line, read_line
 from lunavect.core.ids import is_session_id
@@ -25,9 +25,6 @@ from lunavect.files.tail import Cursor, read_appended
 from lunavect.usage import ledger
 
 PROVIDER = "copilot"
-SOURCE = "transcript"
-# A line longer than this (a huge tool result, the model's snapshot of the whole conversation) is passed over.
-MAX_LINE_BYTES = 8 << 20
 # How many of a session's sub-agents a summary remembers (their ids are internal sessions, never rows).
 AGENTS_KEPT = 64
 
@@ -49,23 +46,8 @@ class Summary(msgspec.Struct):
     agents: list[str] = []
 
 
-@dataclass
-class EventsRead:
-    path: str
-    cursor: Cursor
-    summary: Summary
-    evidence: list[tuple[str, Evidence]] = field(default_factory=list)
-    deltas: ledger.Deltas = field(default_factory=ledger.Deltas)
-    restarted: bool = False
-    bytes_read: int = 0
-    # Lines this read skipped unread (too long, not a record): counted, never raised.
-    skipped: int = 0
-    # More complete lines remain past the cursor (the byte budget ran out).
-    partial: bool = False
-
-    @property
-    def session_id(self) -> str | None:
-        return self.summary.session_id
+# Copilot CLI's read is the shared one (`lunavect.chats.file_read`) over its summary.
+EventsRead: TypeAlias = FileRead[Summary]
 
 
 def read_events(
@@ -82,34 +64,18 @@ def read_events(
     read = EventsRead(
         path, found.cursor, summary, restarted=found.restarted, skipped=found.skipped, partial=found.partial
     )
-    _fold(read, found.lines, now)
+    fold(read, found.lines, read_line, _take)
+    add_meta(PROVIDER, read, summary.name or summary.title, summary.cwd, now)
     read.bytes_read = found.bytes_read
     return read
 
 
-def _fold(read: EventsRead, lines: list[bytes], now: float) -> None:
-    summary = read.summary
-    sid = summary.session_id
-    activity: list[tuple[str, Evidence]] = []
-    last_prompt = 0
-    for data in lines:
-        if not data.strip():
-            continue
-        line = read_line(data)
-        if line is None:
-            read.skipped += 1
-            continue
-        _learn(read, line)
-        if sid is None or line.at is None or line.agent is not None or line.record_id is None:
-            continue
-        found = evidence_of(sid, line)
-        if line.kind == "prompt" and found:
-            last_prompt = len(activity)
-        activity.extend(found)
-    read.evidence.extend(activity[last_prompt:])
-    meta = meta_evidence(read, now)
-    if meta is not None:
-        read.evidence.insert(0, meta)
+def _take(read: EventsRead, line: Line) -> list[tuple[str, Evidence]]:
+    _learn(read, line)
+    sid = read.summary.session_id
+    if sid is None or line.at is None or line.agent is not None or line.record_id is None:
+        return []
+    return evidence_of(sid, line)
 
 
 def _learn(read: EventsRead, line: Line) -> None:
@@ -130,20 +96,9 @@ def _learn(read: EventsRead, line: Line) -> None:
             summary.context, summary.window, summary.usage_at = line.context, line.window, line.at
 
 
-_KINDS = {
-    "prompt": "TranscriptPrompt",
-    "reply": "TranscriptResponse",
-    "interrupt": "TranscriptInterrupt",
-    "api_error": "TranscriptApiError",
-    "compacted": "TranscriptCompacted",
-    "tool_use": "TranscriptToolUse",
-    "tool_result": "TranscriptToolResult",
-}
-
-
 def evidence_of(session_id: str, line: Line) -> list[tuple[str, Evidence]]:
     """The evidence of one record, with its stable id (the record's own)."""
-    kind = _KINDS.get(line.kind)
+    kind = KINDS.get(line.kind)
     if kind is None or line.at is None:
         return []
     evidence = Evidence(
@@ -159,23 +114,6 @@ def evidence_of(session_id: str, line: Line) -> list[tuple[str, Evidence]]:
         http_status=line.http_status,
     )
     return [(f"copilot-events:{session_id}:{line.record_id}", evidence)]
-
-
-def meta_evidence(read: EventsRead, now: float) -> tuple[str, Evidence] | None:
-    """The session's title, folder and file, when they changed: never activity (its time is the session's own)."""
-    summary = read.summary
-    sid = summary.session_id
-    if sid is None:
-        return None
-    title = summary.name or summary.title
-    values = (title, summary.cwd, read.path)
-    key = hashlib.blake2b(repr(values).encode(), digest_size=8).hexdigest()
-    if key == summary.sent_meta:
-        return None
-    summary.sent_meta = key
-    at = summary.started or summary.last_at or now
-    evidence = Evidence(PROVIDER, sid, "TranscriptMeta", at, SOURCE, title=title, cwd=summary.cwd, transcript=read.path)
-    return f"copilot-meta:{sid}:{key}", evidence
 
 
 __all__ = ["PROVIDER", "Cursor", "EventsRead", "Summary", "read_events"]

@@ -67,7 +67,7 @@ def read_legacy(path: str, cwd: str | None, now: float) -> ChatRead:
             path,
             Cursor(st.st_dev, st.st_ino, len(data), head, mark, len(data), st.st_mtime_ns),
             Summary(),
-            READER,
+            reader=READER,
             restarted=True,
         )
         fold_lines(read, _lines(chat), cwd, now)

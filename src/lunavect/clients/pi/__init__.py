@@ -9,26 +9,26 @@ collector's reader (its source) is imported when first asked for; the rest is li
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lunavect.clients import Face
+from lunavect.clients import ModulesFace
 from lunavect.clients.pi import conversation, events, install, pane, places
 from lunavect.core.clients import PI
-from lunavect.install import outcome
-from lunavect.install.command import Http
 
 if TYPE_CHECKING:
-    from lunavect.conversation.source import Source as Conversation
-    from lunavect.core.model import Evidence
-    from lunavect.core.pane_reading import Dialog, PromptReading
     from lunavect.evidence.sources import Source
-    from lunavect.evidence.spool_record import SpoolRecord
 
 
-class PiFace(Face[install.Status]):
+class PiFace(ModulesFace[install.Status]):
+    """Its "hooks" are lunavect's extension, a file in Pi's extensions folder that Pi loads when it next starts."""
+
     CLIENT = PI
+    INSTALL = install
+    HOOKS = events
+    PANE = pane
+    CONVERSATION = conversation
+    REFUSED = install.ExtensionError
 
     def new_source(self) -> Source:
         """Its session files: every Pi session appears from them, extension or not."""
@@ -36,17 +36,11 @@ class PiFace(Face[install.Status]):
 
         return PiSource()
 
-    def evidence_from_record(self, record: SpoolRecord) -> Evidence | None:
-        return events.evidence_from_record(record)
-
     def home(self) -> Path:
         return places.agent_dir()
 
-    # -- its extension (lunavect's "hooks" for Pi)
-
-    def hooks_status(self, *, http: Http | None = None, verify: bool = True) -> install.Status:
-        """Whether lunavect's extension file is there, as this installation writes it (`http` is not Pi's)."""
-        return install.status()
+    def hooks_file(self) -> Path:
+        return places.extension_path()
 
     def hooks_report(self, status: install.Status) -> dict:
         return {
@@ -56,9 +50,6 @@ class PiFace(Face[install.Status]):
             "sessions": str(places.sessions_dir()),
         }
 
-    def describe_status(self, status: install.Status) -> str:
-        return install.describe_status(status)
-
     def setup_lines(self, hooks: str) -> list[str]:
         name = self.CLIENT.name
         if hooks == "installed":
@@ -67,29 +58,6 @@ class PiFace(Face[install.Status]):
             f"{name} extension: {hooks}. Pi sessions still appear from their session files;",
             "run `lunavect hooks install` for exact states while they run.",
         ]
-
-    def install_hooks(self, *, http: Http | None = None) -> list[str]:
-        """Write lunavect's extension into Pi's extensions folder (Pi loads it when it next starts)."""
-        return outcome.install_lines(self.CLIENT.id, install.install, install.describe_install, install.ExtensionError)
-
-    def uninstall_hooks(self) -> list[str]:
-        return outcome.uninstall_lines(
-            self.CLIENT.id, install.uninstall, places.extension_path(), install.ExtensionError
-        )
-
-    # -- read on demand
-
-    def read_prompt(self, screen: str) -> PromptReading:
-        return pane.read_prompt(screen)
-
-    def read_dialog(self, screen: str) -> Dialog | None:
-        return pane.read_dialog(screen)
-
-    def find_conversation(self, session_id: str, conn: sqlite3.Connection | None = None) -> Conversation | None:
-        return conversation.find_conversation(session_id, conn)
-
-    def conversation_at(self, path: Path) -> Conversation:
-        return conversation.conversation_at(path)
 
 
 FACE = PiFace()

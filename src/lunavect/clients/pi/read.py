@@ -9,22 +9,18 @@ a newer prompt is superseded (the rules would ignore it), so a long history cost
 
 from __future__ import annotations
 
-import hashlib
 import os
-from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import msgspec
 
+from lunavect.chats.file_read import KINDS, MAX_LINE_BYTES, SOURCE, FileRead, add_meta, fold
 from lunavect.clients.pi.records import Line, read_line
 from lunavect.core.clients import PI
 from lunavect.core.ids import is_session_id
 from lunavect.core.model import Evidence
 from lunavect.files.tail import Cursor, read_appended
 from lunavect.usage import ledger
-
-SOURCE = "transcript"
-# A line longer than this (a huge tool result, an image) is passed over.
-MAX_LINE_BYTES = 8 << 20
 
 
 class Summary(msgspec.Struct):
@@ -42,23 +38,8 @@ class Summary(msgspec.Struct):
     usage_at: float | None = None
 
 
-@dataclass
-class SessionRead:
-    path: str
-    cursor: Cursor
-    summary: Summary
-    evidence: list[tuple[str, Evidence]] = field(default_factory=list)
-    deltas: ledger.Deltas = field(default_factory=ledger.Deltas)
-    restarted: bool = False
-    bytes_read: int = 0
-    # Lines this read skipped unread (too long, not an entry): counted, never raised.
-    skipped: int = 0
-    # More complete lines remain past the cursor (the byte budget ran out).
-    partial: bool = False
-
-    @property
-    def session_id(self) -> str | None:
-        return self.summary.session_id
+# Pi's read is the shared one (`lunavect.chats.file_read`) over Pi's summary.
+SessionRead: TypeAlias = FileRead[Summary]
 
 
 def named_session(path: str) -> str | None:
@@ -77,33 +58,18 @@ def read_session(path: str, stored: tuple[Cursor, Summary] | None, budget: int, 
     read = SessionRead(
         path, found.cursor, summary, restarted=found.restarted, skipped=found.skipped, partial=found.partial
     )
-    _fold(read, found.lines)
-    meta = meta_evidence(read, now)
-    if meta is not None:
-        read.evidence.insert(0, meta)
+    fold(read, found.lines, read_line, _take)
+    add_meta(PI.id, read, summary.name or summary.title, summary.cwd, now)
     read.bytes_read = found.bytes_read
     return read
 
 
-def _fold(read: SessionRead, lines: list[bytes]) -> None:
-    activity: list[tuple[str, Evidence]] = []
-    last_prompt = 0
-    for data in lines:
-        if not data.strip():
-            continue
-        line = read_line(data)
-        if line is None:
-            read.skipped += 1
-            continue
-        _learn(read, line)
-        sid = read.summary.session_id
-        if sid is None or line.at is None or line.record_id is None:
-            continue
-        found = evidence_of(sid, line)
-        if line.kind == "prompt" and found:
-            last_prompt = len(activity)
-        activity.extend(found)
-    read.evidence.extend(activity[last_prompt:])
+def _take(read: SessionRead, line: Line) -> list[tuple[str, Evidence]]:
+    _learn(read, line)
+    sid = read.summary.session_id
+    if sid is None or line.at is None or line.record_id is None:
+        return []
+    return evidence_of(sid, line)
 
 
 def _learn(read: SessionRead, line: Line) -> None:
@@ -125,16 +91,6 @@ def _learn(read: SessionRead, line: Line) -> None:
             summary.context, summary.usage_at = line.context, line.at
 
 
-_KINDS = {
-    "prompt": "TranscriptPrompt",
-    "reply": "TranscriptResponse",
-    "interrupt": "TranscriptInterrupt",
-    "api_error": "TranscriptApiError",
-    "compacted": "TranscriptCompacted",
-    "tool_result": "TranscriptToolResult",
-}
-
-
 def evidence_of(session_id: str, line: Line) -> list[tuple[str, Evidence]]:
     """The evidence of one entry, with its stable ids (the entry's own, and each tool call's)."""
     assert line.at is not None
@@ -148,7 +104,7 @@ def evidence_of(session_id: str, line: Line) -> list[tuple[str, Evidence]]:
             )
             for call in line.calls
         ]
-    kind = _KINDS.get(line.kind)
+    kind = KINDS.get(line.kind)
     if kind is None:
         return []
     evidence = Evidence(
@@ -162,20 +118,3 @@ def evidence_of(session_id: str, line: Line) -> list[tuple[str, Evidence]]:
         http_status=line.http_status,
     )
     return [(f"pi-entries:{session_id}:{line.record_id}", evidence)]
-
-
-def meta_evidence(read: SessionRead, now: float) -> tuple[str, Evidence] | None:
-    """The session's title, folder and file, when they changed: never activity (its time is the session's own)."""
-    summary = read.summary
-    sid = summary.session_id
-    if sid is None:
-        return None
-    title = summary.name or summary.title
-    values = (title, summary.cwd, read.path)
-    key = hashlib.blake2b(repr(values).encode(), digest_size=8).hexdigest()
-    if key == summary.sent_meta:
-        return None
-    summary.sent_meta = key
-    at = summary.started or summary.last_at or now
-    evidence = Evidence(PI.id, sid, "TranscriptMeta", at, SOURCE, title=title, cwd=summary.cwd, transcript=read.path)
-    return f"pi-meta:{sid}:{key}", evidence
