@@ -5,6 +5,8 @@ which ends the turn."""
 
 from __future__ import annotations
 
+import time
+
 from chat_server import ChatServer, reply
 from lunavect_probe import installed_lunavect as lunavect
 from qwen_harness import WAITING_RE, at_the_marker_permission, shell, start_qwen, wait_session
@@ -39,7 +41,12 @@ def test_show_reply_and_answer(qwen, chat_server: ChatServer) -> None:
         client.wait_for_screen("Marker written IOTA", timeout=60)
         assert marker.exists()
         wait_session(env, lambda s: s["state"] == "ready", timeout=40)
-        shown = lunavect(env, "show", sid, "--last", "4").stdout
+        # The row's "ready" comes from the Stop hook, which Qwen Code may run before its chat file holds the reply.
+        shown = ""
+        deadline = time.monotonic() + 20
+        while "Marker written IOTA" not in shown and time.monotonic() < deadline:
+            time.sleep(0.3)
+            shown = lunavect(env, "show", sid, "--last", "4").stdout
         assert "Marker written IOTA" in shown and "run_shell_command" in shown
     finally:
         client.kill()

@@ -441,6 +441,26 @@ def test_esc_while_thinking_ends_with_the_idle_prompt_or_the_catalog():
     assert state_at(facts, 6) is State.IDLE
 
 
+def test_an_idle_within_a_second_of_the_prompt_ends_the_turn_when_it_follows_this_turns_busy():
+    # Copilot CLI's double Esc while the model answers, 0.7 s after its prompt (1.0.102): no hook and no record
+    # says so, only the registry's `working: false`. A client stamps a row only when its status changes, so an
+    # idle after this turn's own busy is the turn's end, however soon.
+    prompt = (ev("UserPromptSubmit", 0), catalog(0.05, "busy"))
+    assert state_at(play(*prompt, catalog(0.7, "idle")), 1) is State.IDLE
+    # A denial as quick as that, the catalog having shown the wait.
+    asked = (*prompt, ev("PermissionRequest", 0.2, tool="Bash"), catalog(0.25, "waiting", waiting_for="permission"))
+    assert state_at(play(*asked, catalog(0.8, "idle")), 1) is State.IDLE
+    # Without this turn's row before it, the margin still holds: an idle so close to the hooks proves nothing.
+    assert state_at(play(ev("UserPromptSubmit", 0), catalog(0.7, "idle")), 1) is State.WORKING
+    # Nor does an idle stamped before the hooks' last word.
+    assert state_at(play(*prompt, ev("PreToolUse", 0.6, tool="Bash", tool_use_id="t1"), catalog(0.5, "idle")), 1) is (
+        State.WORKING
+    )
+    # Nor one after an earlier turn's busy, whose idle no tick read.
+    earlier = (catalog(-30, "busy"), ev("Stop", -20, background=()))
+    assert state_at(play(*earlier, ev("UserPromptSubmit", 0), catalog(0.7, "idle")), 1) is State.WORKING
+
+
 def test_a_catalog_row_older_than_the_hooks_cannot_end_a_turn():
     facts = play(
         ev("UserPromptSubmit", 10),

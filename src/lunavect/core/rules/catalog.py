@@ -32,8 +32,28 @@ def _newer_than_hooks(facts: Facts, ev: Evidence) -> bool:
     return facts.confirmed_at is None or ev.at > facts.confirmed_at + CATALOG_MARGIN_S
 
 
+def _this_turns_row(facts: Facts, before: float, *statuses: str) -> bool:
+    """The row before this one has one of `statuses`, was stamped before `before`, and belongs to this turn (read
+    at its start or later, not one left from an earlier turn whose idle no tick read)."""
+    was_at = facts.catalog_at
+    if facts.catalog_status not in statuses or was_at is None or was_at >= before:
+        return False
+    return facts.turn_started is None or was_at >= facts.turn_started - CATALOG_MARGIN_S
+
+
+def _ended_the_turn(facts: Facts, ev: Evidence) -> bool:
+    """An `idle` ends the turn when it is newer than the hooks' last word by the margin, or newer than it at all
+    and than this turn's own `busy` or `waiting` before it: the client stamps a row only when its status changes,
+    so that idle is the turn's end however soon it came (Copilot CLI's double Esc within a second of the prompt,
+    a permission denied as soon as it was asked)."""
+    if _newer_than_hooks(facts, ev):
+        return True
+    after_hooks = facts.confirmed_at is None or ev.at > facts.confirmed_at
+    return after_hooks and _this_turns_row(facts, ev.at, "busy", "waiting")
+
+
 def _hooked_idle(facts: Facts, ev: Evidence) -> None:
-    if _newer_than_hooks(facts, ev) and (facts.phase in (State.WORKING, State.PERMISSION) or waits_in_dialog(facts)):
+    if _ended_the_turn(facts, ev) and (facts.phase in (State.WORKING, State.PERMISSION) or waits_in_dialog(facts)):
         # The turn ended without a Stop (Esc, a denied permission prompt, a dialog that stopped the turn).
         cut_short(facts, State.IDLE, ev.at)
 
@@ -60,10 +80,7 @@ def _left_the_wait(facts: Facts, ev: Evidence) -> bool:
     if was_at is None:
         return ev.at > start + CATALOG_MARGIN_S
     showed_wait = facts.catalog_status == "waiting" and was_at >= start - CATALOG_MARGIN_S
-    # The busy before it must be this turn's (read at its start or later): a busy left from an earlier turn whose
-    # idle no tick read, followed by this turn's own busy written late, is no answer.
-    this_turns = facts.turn_started is None or was_at >= facts.turn_started - CATALOG_MARGIN_S
-    busy_again = facts.catalog_status == "busy" and ev.at > was_at and this_turns
+    busy_again = _this_turns_row(facts, ev.at, "busy")
     return showed_wait or busy_again or ev.at > start + CATALOG_MARGIN_S
 
 
