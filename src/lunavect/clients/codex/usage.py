@@ -149,6 +149,8 @@ class UsageRead:
         self._total, self._context, self._window = self._usage.total, self._usage.context, self._usage.context_window
         self._at: float | None = self._usage.at
         self._limits: tuple[float, _Limits] | None = None  # the newest rate limits read, not yet converted
+        # The last `info` folded, when it carried running totals: the same again adds nothing and moves nothing.
+        self._info: _Info | None = None
         self.now, self.subagent = now, subagent
         self.deltas = ledger.Deltas()
         self.changed = False
@@ -172,7 +174,7 @@ class UsageRead:
 
     @usage.setter
     def usage(self, value: RolloutUsage) -> None:
-        self._usage, self._pending, self._limits = value, False, None
+        self._usage, self._pending, self._limits, self._info = value, False, None, None
         self._total, self._context, self._window, self._at = value.total, value.context, value.context_window, value.at
 
     def lines(self, data: bytes) -> None:
@@ -204,7 +206,7 @@ class UsageRead:
     def _count(self, at: float | None, payload: _Payload) -> None:
         info = payload.info
         grown = None
-        if info is not None:
+        if info is not None and (info != self._info or info.total_token_usage is None):
             if info.total_token_usage is not None:
                 total = _tokens(info.total_token_usage)
                 grown = _grown(total, self._total)
@@ -215,6 +217,9 @@ class UsageRead:
             if info.last_token_usage is not None:
                 self._context = _count(info.last_token_usage.total_tokens) or None
             self._window = _count(info.model_context_window) or self._window
+            # Kept only once folded: equal totals fold to the same total, context and window, and grow nothing
+            # (about half of a rollout's events repeat the one before: compared in C, skipped in Python).
+            self._info = info if info.total_token_usage is not None else None
         if at is not None:
             self._at = at
         if grown is not None and not grown.empty:
