@@ -198,11 +198,24 @@ class CopilotTmux(ClaudeTmux):
     def interrupt(self, offered: str = "interrupt", timeout: float = 30.0) -> None:
         """Esc twice, once its footer offers what it does (`esc esc interrupt` while a tool runs, `esc esc edit
         prompt` while the model answers: two Esc pressed between the two, or while its hooks run, do nothing):
-        one Esc only dismisses a dialog."""
-        self.wait_for_screen(f"esc esc {offered}", timeout=timeout)
-        self.send_keys("Escape")
-        time.sleep(0.2)
-        self.send_keys("Escape")
+        one Esc only dismisses a dialog.
+
+        Under load the two can reach the client too far apart to be one gesture: the tool then runs to its end
+        and the turn goes on to the model's next reply (the likely cause of the one `ready` seen where an Esc's
+        `idle` was awaited). While the offer stays on the screen for seconds after them, nothing was
+        interrupted, and they are sent again."""
+        offer = f"esc esc {offered}"
+        self.wait_for_screen(offer, timeout=timeout)
+        for _ in range(3):
+            self.send_keys("Escape")
+            time.sleep(0.2)
+            self.send_keys("Escape")
+            deadline = time.monotonic() + 8.0
+            while time.monotonic() < deadline:
+                if offer not in self.capture():
+                    return
+                time.sleep(0.2)
+        raise TimeoutError(f"{offer!r} stayed on the screen after three double Esc:\n{self.capture()}")
 
     def send_text_raw(self, text: str) -> None:
         """Type `text` where the cursor is (a dialog's line for the person's words), nothing more."""
