@@ -78,10 +78,9 @@ def plan(
 NOT_YOURS = "the tmux server `$TMUX` names is not yours, so nothing is opened in it"
 
 
-def tmux_argv(p: ResumePlan, environ: dict[str, str]) -> list[str]:
-    """A new window in the tmux session this command runs in (when `$TMUX`'s server is this user's: `in_tmux`
-    refuses another's), or a new detached session."""
-    server = tmux.own_server(environ)
+def tmux_argv(p: ResumePlan, server: tmux.OwnServer | None) -> list[str]:
+    """A new window in the tmux session this command runs in (`server`: `$TMUX`'s, when it is this user's;
+    `in_tmux` refuses another's), or a new detached session."""
     base = ["tmux", "-S", server.socket] if server is not None else ["tmux"]
     # tmux expands `-c` as a format: a folder named `proj#(touch x)` would run `touch x`.
     cwd = ["-c", tmux_text.expanded_argument(p.cwd)] if p.cwd else []
@@ -113,9 +112,10 @@ def in_tmux(
     p: ResumePlan, environ: dict[str, str], runner: Callable[[list[str]], Reply] = run, done: str = "resumed"
 ) -> OpenResult:
     """`done` says what running the command does (a background session is attached, not resumed)."""
-    if environ.get("TMUX") and tmux.own_server(environ) is None:
+    server = tmux.own_server(environ)
+    if environ.get("TMUX") and server is None:
         return OpenResult(Outcome.UNAVAILABLE, NOT_YOURS, command=p.display)
-    argv = tmux_argv(p, environ)
+    argv = tmux_argv(p, server)
     reply = runner(argv)
     if reply.failure == "missing":
         return OpenResult(Outcome.UNAVAILABLE, "tmux is not installed", command=p.display)

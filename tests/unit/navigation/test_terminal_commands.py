@@ -339,12 +339,12 @@ def test_resume_in_tmux_opens_a_window_in_the_callers_session(tmp_path) -> None:
     server = sock.socket(sock.AF_UNIX)
     server.bind(str(tmp_path / "s"))  # this user's socket, as a tmux server of theirs binds it
     try:
-        argv = resume.tmux_argv(plan, {"TMUX": f"{tmp_path}/s,123,4"})
+        argv = resume.tmux_argv(plan, tmux.own_server({"TMUX": f"{tmp_path}/s,123,4"}))
     finally:
         server.close()
     assert argv[:6] == ["tmux", "-S", f"{tmp_path}/s", "new-window", "-t", "$4:"]
     assert argv[-3:] == ["-c", str(tmp_path), "/bin/claude --resume abc"]
-    outside = resume.tmux_argv(plan, {})
+    outside = resume.tmux_argv(plan, None)
     assert outside[:3] == ["tmux", "new-session", "-d"]
 
 
@@ -358,7 +358,7 @@ def test_a_tmux_variable_naming_no_socket_of_this_users_opens_nothing_and_copies
         refused = resume.in_tmux(plan, environ, runner=pytest.fail)
         assert refused.outcome == Outcome.UNAVAILABLE and refused.command == "claude --resume abc"
         assert "not yours" in refused.message
-        assert resume.tmux_argv(plan, environ)[:2] == ["tmux", "new-session"]
+        assert tmux.own_server(environ) is None
         assert not [argv for argv in clipboard.copy_argvs({**environ, "DISPLAY": ":0"}, "linux") if argv[0] == "tmux"]
 
 
