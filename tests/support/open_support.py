@@ -1,5 +1,6 @@
 """Helpers for the return-to-a-task tests: the clients on PATH and lunavect as a person runs them, one shared
-tmux server with many panes, a second tmux client attached in a pty the test drives, and Codex's hooks.
+tmux server with many panes, a second tmux client attached in a pty the test drives, Codex's hooks, and the one
+scenario of the clients started in a shell (`open_focuses_then_resumes`).
 
 Standard library and the scripted servers' harness only. Everything runs in the test's isolated HOME; the tmux server's environment is the
 clients' environment, so every window it opens (including the one `lunavect open --resume-in tmux` opens)
@@ -19,9 +20,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from claude_tmux import ClientPaths, IsoHome
+from claude_tmux import ClientPaths, IsoHome, process_under
+from lunavect_probe import wait_for
 from responses_server import API_KEY_ENV, ResponsesServer
 
 _TMUX_CONF = """\
@@ -217,3 +220,59 @@ def write_codex_hooks(codex_home: Path, hook_command: str) -> None:
     handler = [{"hooks": [{"type": "command", "command": hook_command, "timeout": 30}]}]
     events = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
     (codex_home / "hooks.json").write_text(json.dumps({"hooks": {e: handler for e in events}}))
+
+
+def lunavect_run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    """`lunavect ARGS` as a person runs it, with nothing on its stdin."""
+    return subprocess.run(
+        [sys.executable, "-m", "lunavect", *args], env=env, capture_output=True, text=True, timeout=90,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def open_focuses_then_resumes(
+    iso: IsoHome,
+    env: dict[str, str],
+    *,
+    command: str,
+    provider: str,
+    ready_pattern: str,
+    is_process: Callable[[dict], bool],
+    resumes_with: str,
+) -> None:
+    """One client's return to its task, as the pane tests of the clients started in a shell (OpenCode, Copilot
+    CLI, Pi, Qwen Code) prove it: `command` is started in a pane of one tmux session and answers a prompt (its scripted
+    server replies "Reply for the pane"); from another session, which a real attached client shows, `open`
+    focuses that exact pane. Once the client's process (`is_process`, the one lunavect reports) is killed, the
+    session is never focused again: `open` prints `resumes_with`, the command that resumes it (`{work}`: the
+    folder it ran in; `{session_id}`: its id)."""
+    tmux = Tmux(iso.root, env)
+    client: AttachedClient | None = None
+    try:
+        tmux.new_session("home", iso.work, "sh")
+        pane = tmux.new_session("work", iso.work, command)
+        tmux.wait_screen(pane, ready_pattern, timeout=90)
+        tmux.send_text(pane, "say something")
+        tmux.wait_screen(pane, "Reply for the pane")
+        ready = wait_for(env, lambda s: s["provider"] == provider and s["state"] == "ready", timeout=40)
+        assert ready["tty"] == tmux.pane_value(pane, "#{pane_tty}")
+
+        client = AttachedClient(tmux, "home")
+        assert tmux.client_pane(client.name) != pane
+        proc = lunavect_run(env, "open", ready["id"], "--json")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        result = json.loads(proc.stdout)
+        assert (result["outcome"], result["terminal"], result["target"]) == ("focused", "tmux", pane), result
+        assert tmux.client_pane(client.name) == pane
+
+        pid = process_under(int(tmux.pane_value(pane, "#{pane_pid}")), is_process)
+        assert pid is not None and pid == ready["pid"]
+        os.kill(pid, signal.SIGKILL)
+        wait_for(env, lambda s: s["provider"] == provider and not s["open"], timeout=30)
+        proc = lunavect_run(env, "open", ready["id"], "--resume-in", "print")
+        resume = resumes_with.format(work=iso.work, session_id=ready["session_id"])
+        assert resume in proc.stdout, proc.stdout + proc.stderr
+    finally:
+        if client is not None:
+            client.close()
+        tmux.kill()

@@ -139,13 +139,13 @@ def without_plugin(iso: IsoHome) -> None:
     plugin_file(iso).unlink(missing_ok=True)
 
 
-def _is_opencode(info: dict) -> bool:
+def is_opencode(info: dict) -> bool:
     return info["comm"] in ("opencode", "opencode.exe")
 
 
 def opencode_pid(root_pid: int, timeout: float = 20) -> int:
     """The native OpenCode process at or under the pane's process."""
-    return wait_process_under(root_pid, _is_opencode, "opencode process", timeout)
+    return wait_process_under(root_pid, is_opencode, "opencode process", timeout)
 
 
 class OpenCodeTmux(ClaudeTmux):
@@ -165,7 +165,7 @@ class OpenCodeTmux(ClaudeTmux):
             self.tmux("send-keys", "-t", self.target, "Enter")
 
     def pid(self, timeout: float = 10.0) -> int:
-        return self._find_pid(lambda pane: process_under(pane, _is_opencode), timeout)
+        return self._find_pid(lambda pane: process_under(pane, is_opencode), timeout)
 
 
 def start_tui(
