@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
 
 EXTENSION_ID = "lunavect.lunavect-companion"
 # The folder of lunavect.companions that holds the VS Code companion (src/lunavect/companions/vscode in the repository).
@@ -78,6 +77,10 @@ def _files(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversable
 
 
 def _vsix_manifest(m: Manifest) -> str:
+    # Imported here: xml.sax.saxutils imports urllib.request, and with it http.client and OpenSSL, which the
+    # collector (it imports this module to offer the companion) would otherwise load at every start.
+    from xml.sax.saxutils import escape, quoteattr
+
     return f"""<?xml version="1.0" encoding="utf-8"?>
 <PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011" \
 xmlns:d="http://schemas.microsoft.com/developer/vsx-schema-design/2011">
