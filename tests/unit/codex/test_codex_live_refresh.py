@@ -121,3 +121,37 @@ def test_an_unusable_daemon_is_logged_when_it_becomes_so_not_at_every_read(short
         stale.close()
         home.close()
     assert [r.getMessage() for r in caplog.records] == ["Codex's app-server daemon is unavailable: refused"]
+
+
+def test_while_a_session_waits_for_its_person_the_daemon_is_read_every_second(short_root: Path):
+    """An approval given in the TUI is told by the daemon alone (no hook until the approved command ends): while a
+    session waits, the daemon is read at every tick, not every other one, so the row leaves "Permission needed"
+    within about a second of the approval."""
+    home = Home(short_root)
+    status = {"type": "active", "activeFlags": ["waitingOnApproval"]}
+
+    def answer(request: dict) -> dict | None:
+        thread = {"id": A, "status": status, "preview": "write it"}
+        return {
+            "initialize": {"result": {"userAgent": "codex/0.169.0"}},
+            "thread/loaded/list": {"result": {"data": [A]}},
+            "thread/read": {"result": {"thread": thread}},
+        }.get(request.get("method"))
+
+    daemon = serve(home.codex, answer)
+    now = time.time()
+    home.rollout(A, meta(A, now - 5) + started("turn-1", now - 4))
+    try:
+        home.tick(now)
+        home.source.catalog.wait_live()
+        assert home.tick(now + 0.2)[f"codex:{A}"]["state"] == "permission"
+        status["activeFlags"] = []  # approved
+        time.sleep(1.1)  # the source times its reads by the monotonic clock
+        home.tick(now + 1.4)  # a read is due again: someone waits
+        home.source.catalog.wait_live()
+        row = home.tick(now + 1.6)[f"codex:{A}"]
+        assert row["state"] == "working", row
+    finally:
+        daemon.shutdown()
+        home.source.catalog.wait()
+        home.close()

@@ -41,7 +41,7 @@ from lunavect.clients.codex.rollout_read import (
 )
 from lunavect.clients.codex.thread_catalog import ThreadCatalog
 from lunavect.clients.codex.writer_proof import CodexWriterProof
-from lunavect.core.model import Evidence, session_key
+from lunavect.core.model import Evidence, State, session_key
 from lunavect.core.rules import Facts
 from lunavect.core.rules.presence import TERMINAL
 from lunavect.evidence.sources import Batch, Known, NothingKnown, Source
@@ -55,6 +55,10 @@ CATALOG_INTERVAL_S = 10.0
 # Codex's app-server daemon (live statuses: a permission prompt) is read this often, on its own: never behind
 # the catalog's slower refresh.
 LIVE_INTERVAL_S = 2.0
+# While one of its sessions waits for its person, at every tick: the daemon alone says an approval was given (no
+# hook fires until the approved command ends), and a person who just approved looks at the list at once.
+WAITING_LIVE_INTERVAL_S = 1.0
+_WAITS = frozenset({State.PERMISSION, State.INPUT})
 # Reading rollouts stops for this poll after this long; the rest is read on the next ones.
 READ_BUDGET_S = 0.5
 # A session whose hooks or rollout spoke this recently has its rollout stat'ed at every poll.
@@ -143,7 +147,7 @@ class CodexSource(Source):
             batch.progress = (len(self.rollouts) - (len(self.history.pending) - unread), len(self.rollouts) + unread)
 
         self._apply(self.catalog.take_live_result(), self.daemon_quarantine, facts, batch, now)
-        if _due(self._live_at, clock, LIVE_INTERVAL_S):
+        if _due(self._live_at, clock, WAITING_LIVE_INTERVAL_S if self._someone_waits(facts) else LIVE_INTERVAL_S):
             self._live_at = clock
             self.catalog.start_live_refresh()
             self._find_terminals(facts, batch, now)
@@ -300,6 +304,10 @@ class CodexSource(Source):
             if rollout is not None and not rollout.summary.rejected and not rollout.summary.internal:
                 ids[rollout.thread_id] = None
         return list(ids)
+
+    def _someone_waits(self, facts: Mapping[str, Facts]) -> bool:
+        """A live session of Codex's waits for its person (a permission, a question)."""
+        return any((f := facts.get(key)) is not None and f.phase in _WAITS for key in self._live)
 
     def _active(self, facts: Mapping[str, Facts], batch: Batch) -> list[str]:
         """Known active tasks (their catalog read comes first): live phases, never internal agents."""
