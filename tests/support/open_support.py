@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from claude_tmux import ClientPaths, IsoHome, process_under
-from lunavect_probe import wait_for
+from lunavect_probe import lunavect, wait_for
 from responses_server import API_KEY_ENV, ResponsesServer
 
 _TMUX_CONF = """\
@@ -222,14 +222,6 @@ def write_codex_hooks(codex_home: Path, hook_command: str) -> None:
     (codex_home / "hooks.json").write_text(json.dumps({"hooks": {e: handler for e in events}}))
 
 
-def lunavect_run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    """`lunavect ARGS` as a person runs it, with nothing on its stdin."""
-    return subprocess.run(
-        [sys.executable, "-m", "lunavect", *args], env=env, capture_output=True, text=True, timeout=90,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-
-
 def open_focuses_then_resumes(
     iso: IsoHome,
     env: dict[str, str],
@@ -259,7 +251,7 @@ def open_focuses_then_resumes(
 
         client = AttachedClient(tmux, "home")
         assert tmux.client_pane(client.name) != pane
-        proc = lunavect_run(env, "open", ready["id"], "--json")
+        proc = lunavect(env, "open", ready["id"], "--json", timeout=90)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         result = json.loads(proc.stdout)
         assert (result["outcome"], result["terminal"], result["target"]) == ("focused", "tmux", pane), result
@@ -269,7 +261,7 @@ def open_focuses_then_resumes(
         assert pid is not None and pid == ready["pid"]
         os.kill(pid, signal.SIGKILL)
         wait_for(env, lambda s: s["provider"] == provider and not s["open"], timeout=30)
-        proc = lunavect_run(env, "open", ready["id"], "--resume-in", "print")
+        proc = lunavect(env, "open", ready["id"], "--resume-in", "print", timeout=90)
         resume = resumes_with.format(work=iso.work, session_id=ready["session_id"])
         assert resume in proc.stdout, proc.stdout + proc.stderr
     finally:
