@@ -36,7 +36,7 @@ def usage_command(since: str, by: str, as_json: bool, prices: str | None) -> Non
     """
     import time
 
-    from lunavect.listing.sessions import names
+    from lunavect.listing.names import names
     from lunavect.usage import prices as price_table
     from lunavect.usage import report
 

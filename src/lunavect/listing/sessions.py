@@ -104,27 +104,6 @@ def title_of(conn: sqlite3.Connection, key: str) -> str | None:
     return found.title if found is not None else None
 
 
-class _Names(msgspec.Struct):
-    project: str | None = None
-    title: str | None = None
-
-
-_names_decoder = msgspec.json.Decoder(_Names)
-
-
-def names(conn: sqlite3.Connection) -> dict[str, tuple[str | None, str | None]]:
-    """Each session's (project, title) in this machine's snapshot, decoded from only those two fields (what the
-    usage report groups and names its rows by)."""
-    found = {}
-    for key, data in conn.execute("SELECT id, data FROM snapshot"):
-        try:
-            named = _names_decoder.decode(data)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-        found[key] = (named.project, named.title)
-    return found
-
-
 def own_ids(conn: sqlite3.Connection) -> set[str]:
     """The ids of every session of this machine's snapshot, listed or not: no other machine's row may stand
     for one of them (sync's intake refuses it)."""

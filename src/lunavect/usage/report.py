@@ -82,7 +82,7 @@ def build(
     conn: sqlite3.Connection, since: float, by: str, now: float | None = None, costs: bool = True, *, names: Names
 ) -> Report:
     """The report of the tokens used since `since`, by day, project, model, session or client. `names` reads the
-    sessions' projects and titles (`listing.sessions.names`: the snapshot is the listing's to read)."""
+    sessions' projects and titles (`listing.names.names`: the snapshot is the listing's to read)."""
     now = time.time() if now is None else now
     # Before the history: a whole read the collector commits in between makes the note too careful, never missing.
     reading = store.collector_values(conn).get(READING_KEY) or None

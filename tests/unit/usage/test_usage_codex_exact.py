@@ -20,7 +20,7 @@ from lunavect import store
 from lunavect.clients.codex.rollout_read import QUIET_S, Rollout, read_rollout, save_rollout
 from lunavect.core.tokens import Tokens
 from lunavect.evidence.sources import Batch
-from lunavect.listing.sessions import names
+from lunavect.listing.names import names
 from lunavect.usage import ledger, report
 
 pytestmark = pytest.mark.skipif(not CODEX_FILES, reason="the shared real rollouts are not there")

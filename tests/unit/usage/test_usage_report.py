@@ -13,7 +13,7 @@ from unit_support import a_session
 from lunavect import store
 from lunavect.collector import tick
 from lunavect.core.tokens import Tokens
-from lunavect.listing.sessions import names
+from lunavect.listing.names import names
 from lunavect.usage import ledger, limits, prices, report
 from lunavect.usage.limits import Limits, LimitWindow
 
