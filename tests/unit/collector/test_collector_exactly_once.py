@@ -6,6 +6,7 @@ no moment between "stored" and "cursor moved" at which a kill could leave them d
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -469,6 +470,14 @@ def test_wait_caught_up_without_a_collector_times_out(iso_env):
     started = time.monotonic()
     assert collector.wait_caught_up(conn, timeout=0.3) is False
     assert time.monotonic() - started < 2
+
+
+def test_a_front_end_looks_again_soon_then_every_ten_milliseconds():
+    # A collector at rest answers a poke in about 2 ms: the first looks come after 1, 2 and 4 ms, not 10 (a tenth
+    # of `lunavect usage`'s run); a busy one is looked at no more often than every 10 ms.
+    pauses = list(itertools.islice(collector.catch_up_pauses(), 8))
+    assert pauses[:3] == [0.001, 0.002, 0.004]
+    assert sum(pauses[:3]) < 0.01 and max(pauses) == 0.01 == pauses[-1]
 
 
 @pytest.mark.process
