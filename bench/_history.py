@@ -46,6 +46,10 @@ def build(data_dir: Path, claude_dir: Path, codex_home: Path, sessions: int, rol
     history = History()
     now = time.time()
     transcripts = _sources(data_dir / "claude", "*.jsonl")
+    originals = _sources(data_dir / "codex", "rollout-*.jsonl")
+    for wanted, found, what in ((sessions, transcripts, "Claude Code transcripts"), (rollouts, originals, "rollouts")):
+        if wanted and not found:
+            raise SystemExit(f"no {what} under {data_dir}: set LUNAVECT_SHARED_DATA to the shared/data folder")
     for index in range(sessions):
         source = transcripts[index % len(transcripts)]
         new_id = str(uuid.uuid4())
@@ -60,7 +64,6 @@ def build(data_dir: Path, claude_dir: Path, codex_home: Path, sessions: int, rol
         history.claude.append(new_id)
         history.claude_paths.append(str(path))
         history.bytes += len(data)
-    originals = _sources(data_dir / "codex", "rollout-*.jsonl")
     for index in range(rollouts):
         source = originals[index % len(originals)]
         header = source.split(b"\n", 1)[0]
