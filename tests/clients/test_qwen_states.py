@@ -7,6 +7,7 @@ or killed session working. What each test observed is in NOTES.md.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 
@@ -19,6 +20,7 @@ from qwen_harness import (
     at_the_marker_permission,
     chat_files,
     sessions,
+    settings_path,
     shell,
     start_qwen,
     wait_session,
@@ -31,19 +33,28 @@ LONG = "sleep {} # intentional-sleep: the test's long command"
 
 @pytest.mark.parametrize("hooks", [True, False], ids=["hooks", "chat-file-only"])
 def test_a_reply_is_ready_with_its_title_and_usage(qwen, chat_server: ChatServer, hooks: bool) -> None:
-    """Without hooks the chat file alone gives the title, the reply's end and its usage."""
+    """Without hooks the chat file alone gives the title, the reply's end and its usage. The model's window is the
+    one the person set, as its turn's end (`Stop`) names it; its chat file does not, so without hooks it is
+    unknown."""
     command, iso, env = qwen
     if not hooks:
         without_hooks(iso)
+    path = settings_path(iso)
+    settings = json.loads(path.read_text())
+    settings["model"] = {"generationConfig": {"contextWindowSize": 64_000}}
+    path.write_text(json.dumps(settings))
     chat_server.script(reply("Hello from the script", usage={"prompt_tokens": 1000, "completion_tokens": 7}))
     client = start_qwen(command, iso, env)
     try:
         client.send_text("say hello")
         client.wait_for_screen("Hello from the script", timeout=60)
-        ready = wait_session(env, lambda s: s["state"] == "ready", timeout=40)
+        # With hooks, the chat file's reply may be read before the `Stop` that names the window.
+        windowed = lambda s: not hooks or bool((s["usage"] or {}).get("context_window"))  # noqa: E731
+        ready = wait_session(env, lambda s: s["state"] == "ready" and windowed(s), timeout=40)
         assert ready["title"] == "say hello" and ready["cwd"] == str(iso.work)
         assert ("hook" in ready["basis"]) is hooks
         assert ready["usage"]["tokens"]["output"] == 7 and ready["usage"]["model"] == "m"
+        assert ready["usage"]["context_window"] == (64_000 if hooks else None)
         if hooks:
             assert ready["pid"] == client.pid() and ready["open"] is True
         assert ready["resume"] == f"cd {iso.work} && qwen --resume {ready['session_id']}"

@@ -104,6 +104,9 @@ class Evidence(msgspec.Struct, frozen=True, omit_defaults=True):
     # The job of a session its client runs in the background (Claude Code's `claude --bg`), as its live catalog
     # names it; None for any other. Its way back is the client's attach command, not a resume.
     job: str | None = None
+    # The model's context window, when a hook names it and the client's files do not (Qwen Code's `Stop`): kept
+    # with the session's usage (`lunavect.usage.ledger.set_window`), not folded into its state.
+    context_window: int | None = None
 
 
 class Session(msgspec.Struct, omit_defaults=False):

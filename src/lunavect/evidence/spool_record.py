@@ -12,6 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from lunavect.core import bounded_json
+from lunavect.core.bounds import count
 from lunavect.core.clients import CLAUDE
 from lunavect.core.ids import is_session_id
 from lunavect.core.model import BackgroundTask, Evidence
@@ -62,6 +63,8 @@ class SpoolRecord(msgspec.Struct, frozen=True):
     cwd: str | None = None
     transcript: str | None = None
     title: str | None = None
+    # The model's context window a turn's end names (Qwen Code's `Stop`: `context_limit`).
+    window: int | None = None
 
 
 _decoder = msgspec.json.Decoder(SpoolRecord)
@@ -112,4 +115,5 @@ def evidence(record: SpoolRecord) -> Evidence | None:
         cwd=record.cwd,
         transcript=record.transcript,
         title=record.title,
+        context_window=count(record.window) or None,
     )

@@ -223,6 +223,12 @@ def extract(client: str, payload: dict, installed_for: str | None = None) -> dic
             record["question"] = True
         if payload.get("stop_hook_active") is True:
             record["stop_hook_active"] = True
+        if event == "Stop" and "context_limit" in payload:
+            from lunavect.core.bounds import count  # once a turn, and only for a client that names it
+
+            window = count(payload["context_limit"])
+            if window:
+                record["window"] = window  # the session's model's window (Qwen Code): a number, nothing said
     if event == "PostToolUse":
         started = _started_background(payload)
         if started:

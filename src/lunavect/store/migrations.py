@@ -245,4 +245,13 @@ MIGRATIONS: list[str] = [
     DELETE FROM usage_state WHERE path IN (SELECT path FROM codex_rollout);
     UPDATE codex_rollout SET cursor = json_remove(cursor, '$.usage'), summary = json_set(summary, '$.size', -1);
     """,
+    # 19: the model's context window a session's hook names when its files do not (Qwen Code's `Stop`:
+    # `context_limit`), by session (`lunavect.usage.ledger.set_window`): its newest, with the time it was said.
+    """
+    CREATE TABLE usage_window (
+        id TEXT PRIMARY KEY,
+        context_window INTEGER NOT NULL,
+        updated REAL NOT NULL
+    );
+    """,
 ]

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from lunavect.core.bounds import count as bounded_count
 from lunavect.core.times import iso
 from lunavect.core.tokens import SessionUsage, Tokens
 from lunavect.usage.windows import context_window
@@ -104,6 +105,17 @@ def set_state(
     )
 
 
+def set_window(conn: sqlite3.Connection, key: str, window: int, at: float) -> None:
+    """The model's context window a hook of session `key` named at `at` (a client whose files do not say it):
+    a newer one replaces it, an older one (a replay, a spool read late) does not."""
+    conn.execute(
+        "INSERT INTO usage_window (id, context_window, updated) VALUES (?, ?, ?) "
+        "ON CONFLICT (id) DO UPDATE SET context_window = excluded.context_window, updated = excluded.updated "
+        "WHERE excluded.updated >= usage_window.updated",
+        (key, window, at),
+    )
+
+
 @dataclass(frozen=True)
 class Latest:
     """A file's latest request as a read left it: its model, the context it filled, the model's window, its time."""
@@ -144,13 +156,15 @@ def sessions(conn: sqlite3.Connection, listed: bool = False) -> dict[str, Sessio
         usage.tokens = usage.tokens.plus(tokens)
         if subagent:
             usage.subagents = usage.subagents.plus(tokens)
+    hooked = dict(conn.execute(f"SELECT id, context_window FROM usage_window WHERE {where}"))  # noqa: S608
     for key, model, context, window, updated in conn.execute(
         f"SELECT id, model, context, context_window, MAX(updated) FROM usage_state WHERE {where} GROUP BY id"  # noqa: S608
     ):
         usage = found.setdefault(key, SessionUsage())
         usage.model = model
         usage.context = context
-        usage.context_window = window if window else context_window(model, context)
+        # The file's own word, then the session's hook's, then what lunavect knows of the model.
+        usage.context_window = window or bounded_count(hooked.get(key)) or context_window(model, context)
         usage.updated = iso(updated)
     return found
 

@@ -116,3 +116,17 @@ def test_no_prompt_text_reaches_the_evidence() -> None:
     for payload, ev, _facts, _at in replay():
         if ev is not None and payload.get("prompt"):
             assert payload["prompt"] not in repr(ev)
+
+
+def test_a_turns_end_names_the_models_window() -> None:
+    stops = [ev for payload, ev, _facts, _at in replay() if payload["hook_event_name"] == "Stop"]
+    assert stops and all(ev is not None and ev.context_window == 200_000 for ev in stops)
+    others = [ev for payload, ev, _facts, _at in replay() if ev is not None and payload["hook_event_name"] != "Stop"]
+    assert others and all(ev.context_window is None for ev in others)
+
+
+@pytest.mark.parametrize("bad", [True, 0, -1, "200000", 200_000.0, 1 << 41, None, [200_000]])
+def test_a_window_that_is_no_count_is_left_out(bad: object) -> None:
+    stop = next(hook["payload"] for hook in HOOKS if hook["payload"]["hook_event_name"] == "Stop")
+    record = extract("qwen", {**stop, "context_limit": bad})
+    assert record is not None and "window" not in record

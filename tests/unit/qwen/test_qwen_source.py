@@ -16,10 +16,16 @@ from lunavect.clients.qwen.source import QwenSource
 from lunavect.collector.tick import Collector
 from lunavect.conversation.window import read_window
 from lunavect.listing.sessions import read_sessions
+from lunavect.usage import ledger
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 FOLDER = "/tmp/h-qwen/home/work"
 SID = json.loads((SAMPLES / "every-turn.jsonl").read_text().splitlines()[0])["sessionId"]
+STOP = next(
+    hook["payload"]
+    for line in (SAMPLES / "hooks.jsonl").read_text().splitlines()
+    if (hook := json.loads(line))["payload"]["hook_event_name"] == "Stop"
+)
 
 
 def lay_out(root: Path, sample: str) -> Path:
@@ -44,6 +50,21 @@ def test_a_session_appears_from_its_chat_file_with_title_folder_state_resume_and
     assert (found.id, found.title, found.cwd, found.state) == (f"qwen:{SID}", "say hello", FOLDER, "ready")
     assert found.resume == f"cd {FOLDER} && qwen --resume {SID}"
     assert found.usage is not None and found.usage.model == "m" and found.usage.context_window is None
+
+
+def test_its_window_is_the_one_its_last_turns_end_named(iso_env) -> None:
+    # Its chat file names no window; its `Stop` hook does (`context_limit`): the fill is then a percent of it. An
+    # older turn's end read later (a spool read late, a replay) does not take the newer one's place.
+    lay_out(iso_env.home / ".qwen", "every-turn")
+    stop = {**STOP, "session_id": SID, "transcript_path": "", "cwd": FOLDER}
+    for window in (128_000, 64_000):
+        assert iso_env.hook({**stop, "context_limit": window}, client="qwen").returncode == 0
+    found = row(iso_env)
+    assert found.usage is not None and found.usage.context_window == 64_000
+    assert found.usage.context is not None and found.usage.context_percent == 100 * found.usage.context / 64_000
+    conn = iso_env.connect()
+    ledger.set_window(conn, f"qwen:{SID}", 32_000, at=1.0)
+    assert ledger.sessions(conn)[f"qwen:{SID}"].context_window == 64_000
 
 
 def test_a_failed_request_is_an_error_with_its_reason(iso_env) -> None:

@@ -368,6 +368,7 @@ ALLOWED_LUNAVECT = {
     "lunavect.core.services",
     "lunavect.core.ids",  # the session-id rule: string methods, no import
     "lunavect.core.clients",  # the client descriptors (their process names): no import
+    "lunavect.core.bounds",  # the ranges of numbers (a turn's end: the model's window): no import
     "lunavect.hook",
     "lunavect.shim",
     "lunavect.shim.entry",

@@ -3,7 +3,8 @@
 Each `assistant` record carries its request's `usageMetadata` (the prompt with its cached part, the reply, the
 thoughts) and its `model`; the shared reader counts each record once. The context a session fills is its latest
 request's prompt and reply. Its files do not say the model's window, and Qwen Code serves any model a provider
-names: the window is left unknown rather than guessed.
+names: the window is not guessed from the model's name. Its `Stop` hook names it (`context_limit`), and the
+collector keeps that beside the session's usage (`ledger.set_window`); without hooks it stays unknown.
 """
 
 from __future__ import annotations
