@@ -1,9 +1,9 @@
 """Each session's project and title as this machine's snapshot names them: what the usage report groups and
 names its rows by.
 
-Apart from sessions.py because `lunavect usage` needs only these two fields: decoding them alone, without the
-listing's arrangement, hosts and hiding rules, keeps a command a person runs again and again at the speed of
-the interpreter's start (bench/peer.py measures it beside ccusage)."""
+Apart from sessions.py because `lunavect usage` needs only these two fields: it then loads none of the listing's
+arrangement, hosts and hiding rules. Its answer again is measured beside ccusage's (bench/peer.py), and nearly
+all of it is the interpreter's start and the imports."""
 
 from __future__ import annotations
 
