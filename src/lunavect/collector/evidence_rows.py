@@ -13,8 +13,9 @@ import sqlite3
 
 import msgspec
 
-from lunavect.core.model import Evidence
+from lunavect.core.model import Evidence, session_key
 from lunavect.core.rules import Facts
+from lunavect.usage import ledger
 
 # Ids asked per query: well below SQLite's limit on the number of parameters of one statement.
 _IDS_PER_QUERY = 500
@@ -24,7 +25,8 @@ _facts_encoder = msgspec.json.Encoder()
 
 def store_new(conn: sqlite3.Connection, items: list[tuple[str, Evidence]], now: float) -> list[Evidence]:
     """Store each piece of evidence whose id is not stored yet (the first of the same id in `items`); returns
-    those, in order. What was stored already is a replay after a crash, or a fact read again."""
+    those, in order. What was stored already is a replay after a crash, or a fact read again. A model's window
+    a new piece names (a hook's, for a client whose files do not say it) goes beside the session's usage."""
     ids = list(dict.fromkeys(event_id for event_id, _ in items))
     seen: set[str] = set()
     for start in range(0, len(ids), _IDS_PER_QUERY):
@@ -52,6 +54,10 @@ def store_new(conn: sqlite3.Connection, items: list[tuple[str, Evidence]], now: 
             for event_id, evidence in new
         ],
     )
+    for _, evidence in new:
+        if evidence.context_window:
+            key = session_key(evidence.provider, evidence.session_id)
+            ledger.set_window(conn, key, evidence.context_window, evidence.at)
     return [evidence for _, evidence in new]
 
 

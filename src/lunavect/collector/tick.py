@@ -36,7 +36,6 @@ from lunavect.host.network import NetworkWatch, has_network
 from lunavect.host.processes import is_alive
 from lunavect.listing import arrangement
 from lunavect.notify.decide import Transition
-from lunavect.usage import ledger
 
 log = logging.getLogger("lunavect.collector")
 
@@ -182,8 +181,6 @@ class Collector:
         new = evidence_rows.store_new(self.conn, items, now)
         for evidence in new:
             key = session_key(evidence.provider, evidence.session_id)
-            if evidence.context_window:
-                ledger.set_window(self.conn, key, evidence.context_window, evidence.at)
             facts = changed.get(key) or self._facts.get(key) or Facts(evidence.provider, evidence.session_id)
             changed[key] = fold(facts, evidence)
         evidence_rows.save_facts(self.conn, changed, now)

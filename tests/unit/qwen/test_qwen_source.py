@@ -52,6 +52,7 @@ def test_a_session_appears_from_its_chat_file_with_title_folder_state_resume_and
     assert found.usage is not None and found.usage.model == "m" and found.usage.context_window is None
 
 
+@pytest.mark.process
 def test_its_window_is_the_one_its_last_turns_end_named(iso_env) -> None:
     # Its chat file names no window; its `Stop` hook does (`context_limit`): the fill is then a percent of it. An
     # older turn's end read later (a spool read late, a replay) does not take the newer one's place.
